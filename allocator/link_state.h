@@ -1,0 +1,93 @@
+// Who holds every host and every up-link of a fat-tree: free, a tenant, or (links) faulty.
+//
+// Per-switch bitsets of free host slots and free up-link columns make the placement search a
+// matter of bitwise ANDs; std::bitset<256> covers every InfiniBand radix (ports are 8-bit).
+#pragma once
+
+#include <bitset>
+#include <string>
+#include <vector>
+
+#include "topology/fat_tree.h"
+
+namespace laas::allocator {
+
+using topology::FatTree;
+using topology::HostId;
+using topology::LinkId;
+
+using TenantIndex = int;  // dense index chosen by the caller (Cluster, simulator)
+constexpr TenantIndex kFree = -1;
+using SlotSet = std::bitset<256>;  // host slots of a leaf, or up-link columns of a switch
+
+// Q switches holding D each, plus optionally one holding R < D (the paper's N = Q*D + R).
+struct ShapeLevel {
+  int q = 0;
+  int d = 0;
+  int r = 0;
+};
+
+// leaves: hosts per leaf. pods: leaves per pod, set (q > 0) only for tenants spanning pods,
+// which the approximated 3-level scheme places as whole leaves.
+struct Shape {
+  ShapeLevel leaves;
+  ShapeLevel pods;
+  std::string text() const;  // e.g. "2x4+2" or "pods 3x2+1 of whole leaves"
+};
+
+struct Placement {
+  std::vector<HostId> hosts;  // sorted
+  std::vector<LinkId> links;  // sorted; level-1 up-links first
+  Shape shape;
+};
+
+class LinkState {
+ public:
+  explicit LinkState(const FatTree& tree);
+
+  const FatTree& tree() const { return *tree_; }
+
+  TenantIndex host_owner(HostId host) const { return host_owner_[host]; }
+  TenantIndex link_owner(LinkId link) const { return link_owner_[link]; }
+  bool link_faulty(LinkId link) const { return faulty_[link]; }
+
+  int free_hosts() const { return free_hosts_; }
+  int free_hosts_on_leaf(int leaf) const { return static_cast<int>(free_slots_[leaf].count()); }
+  const SlotSet& free_slots(int leaf) const { return free_slots_[leaf]; }
+  // Free (neither allocated nor faulty) up-link columns of a leaf (level 1) or level-2 switch.
+  const SlotSet& free_columns(int level, int sw) const {
+    return level == 1 ? free_l1_[sw] : free_l2_[sw];
+  }
+  // A leaf whose hosts and up-links are all free: what the 3-level scheme hands out whole.
+  bool leaf_wholly_free(int leaf) const;
+  int allocated_links(int level) const { return allocated_links_[level - 1]; }
+  int faulty_links() const { return faulty_count_; }
+
+  // Whether every host and link of `p` is free (and no link faulty); `why` names the first
+  // that is not.
+  bool can_assign(const Placement& p, std::string* why) const;
+  // Preconditions: can_assign(p). Marks p's hosts and links as held by `tenant`.
+  void assign(TenantIndex tenant, const Placement& p);
+  // Returns p's hosts and links to the free pool; exact inverse of assign.
+  void release(TenantIndex tenant, const Placement& p);
+
+  // A faulty link is excluded from every future placement. A link a tenant holds stays with it
+  // (the tenant is never changed silently); it is reported and excluded once released.
+  void set_faulty(LinkId link, bool faulty);
+
+ private:
+  void refresh_link(LinkId link);
+
+  const FatTree* tree_;
+  std::vector<TenantIndex> host_owner_;
+  std::vector<TenantIndex> link_owner_;
+  std::vector<bool> faulty_;
+  std::vector<SlotSet> free_slots_;
+  std::vector<SlotSet> free_l1_;
+  std::vector<SlotSet> free_l2_;
+  int free_hosts_ = 0;
+  int allocated_links_[2] = {0, 0};
+  int faulty_count_ = 0;
+};
+
+}  // namespace laas::allocator

@@ -1,0 +1,32 @@
+// Placement algorithms: given the current LinkState, choose hosts and links for a new tenant.
+// A placer is a pure search; it never changes the state (Cluster commits what it returns).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "allocator/link_state.h"
+
+namespace laas::allocator {
+
+struct PlaceResult {
+  std::optional<Placement> placement;
+  std::string reason;  // why nothing was placed; empty on success
+};
+
+class Placer {
+ public:
+  virtual ~Placer() = default;
+  virtual std::string name() const = 0;
+  // Whether tenants placed by this algorithm get dedicated links (false: bare-metal only).
+  virtual bool isolates() const = 0;
+  // Precondition: 0 < hosts <= tree size.
+  virtual PlaceResult place(const LinkState& state, int hosts) const = 0;
+};
+
+// "laas" (paper Algorithms 1-2), "simple" (whole sub-trees), "unconstrained" (bare metal).
+// Throws std::invalid_argument naming the known algorithms.
+std::unique_ptr<Placer> make_placer(const std::string& name);
+
+}  // namespace laas::allocator
