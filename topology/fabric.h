@@ -21,9 +21,9 @@ struct FabricPort {
 };
 
 struct FabricNode {
-  Guid guid = 0;      // node GUID
-  Guid port_guid = 0; // for a CA: the GUID of its cabled port; for a switch: port 0's
-  std::string name;   // node description
+  Guid guid = 0;       // node GUID
+  Guid port_guid = 0;  // for a CA: the GUID of its cabled port; for a switch: port 0's
+  std::string name;    // node description
   bool is_switch = false;
   std::vector<FabricPort> ports;  // index = port number; [0] is the switch management port
 };

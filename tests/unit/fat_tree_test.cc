@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "topology/embedding.h"
 #include "topology/netfile.h"
 
 using laas::topology::FatTree;
@@ -98,4 +99,21 @@ TEST(NetFile, DemoTreeIsCabledBothWays) {
   EXPECT_NE(s.find("Hca\t1 \"comp-13\"\n[1]\t\"SW_L1_3\"[5]\n"), std::string::npos);
   // The first record is a top switch: ibsim takes the file's first port as the SM port.
   EXPECT_EQ(s.find("Switch"), s.find("Switch\t8 \"SW_L2_0\""));
+}
+
+TEST(ModelFabric, EmbedsTheTreeOneToOne) {
+  auto t = FatTree::parse("pgft(2;8,4;1,4;1,2)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(t);
+  EXPECT_EQ(static_cast<int>(fabric.nodes.size()), t.num_hosts() + t.total_switches());
+  const auto& leaf1 = fabric.nodes[emb.switch_node[0][1]];
+  EXPECT_EQ(leaf1.name, "SW_L1_1");
+  // Leaf 1, column 3 = spine 1, parallel link 1, which is the spine's down-port 1*2+1+1.
+  const auto& cable = leaf1.ports[4];
+  EXPECT_EQ(fabric.nodes[cable.peer_node].name, "SW_L2_1");
+  EXPECT_EQ(cable.peer_port, 4);
+  const auto& host = fabric.nodes[emb.host_node[9]];
+  EXPECT_EQ(host.name, "comp-10");
+  EXPECT_EQ(fabric.nodes[host.ports[1].peer_node].name, "SW_L1_1");
+  EXPECT_NE(fabric.lid_of(emb.host_node[9]), 0);
+  EXPECT_EQ(emb.node_model[emb.host_node[9]], std::make_pair(0, 9));
 }
