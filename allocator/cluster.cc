@@ -99,6 +99,20 @@ Outcome Cluster::remove(const std::string& name) {
   return {Status::kOk, "tenant '" + name + "' removed"};
 }
 
+std::vector<HostId> Cluster::reserve(const std::vector<HostId>& hosts) {
+  std::vector<HostId> skipped;
+  Placement p;
+  for (HostId h : hosts) {
+    if (h < 0 || h >= tree().num_hosts()) continue;
+    if (state_.host_owner(h) == kFree)
+      p.hosts.push_back(h);
+    else if (state_.host_owner(h) != kReserved)
+      skipped.push_back(h);
+  }
+  state_.assign(kReserved, p);
+  return skipped;
+}
+
 const Tenant* Cluster::find(const std::string& name) const {
   auto it = tenants_.find(name);
   return it == tenants_.end() ? nullptr : &it->second;

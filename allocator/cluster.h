@@ -44,6 +44,9 @@ class Cluster {
   Outcome add_explicit(const std::string& name, int requested, const Placement& placement);
   Outcome remove(const std::string& name);
   void set_faulty(LinkId link, bool faulty) { state_.set_faulty(link, faulty); }
+  // Keeps hosts out of every placement (the SM's host, configured management ports). Hosts
+  // already held by a tenant are skipped and returned.
+  std::vector<HostId> reserve(const std::vector<HostId>& hosts);
 
   const Tenant* find(const std::string& name) const;
   const std::map<std::string, Tenant>& tenants() const { return tenants_; }
