@@ -43,6 +43,10 @@ class Engine {
         p3_(h_ == 3 ? tree.p(3) : 1),
         w3_(h_ == 3 ? tree.w(3) : 1),
         l2_per_pod_(tree.switches_per_pod(2)) {
+    for (int level = 0; level <= h_; ++level) {
+      up_cols_[level] = level >= 1 ? tree.up_columns(level) : 0;
+      par_[level] = level >= 1 ? tree.p(level) : 1;
+    }
     validate();
   }
 
@@ -121,7 +125,6 @@ class Engine {
     const std::vector<int>* keys;      // D-mod-K key of each destination
     const std::vector<int>* leaves;    // source leaves to write (gated); others are left alone
     const std::vector<int>* level2;    // level-2 switches that may carry the class (global index)
-    bool write_all = false;            // write kNoRoute at switches with no path (first pass)
     // Tenants: keys are ranks 0..n-1 and each source leaf (pod) counts from the first rank it
     // holds, (key - base) mod n: shift permutations then leave every source on distinct
     // up-links, also when the shape has a smaller R leaf (plain key mod K collides there).
@@ -215,76 +218,97 @@ class Engine {
       }
     }
 
+    // Writes go switch by switch (a row each), destinations inner: the hosts of one leaf are
+    // neighbouring endpoints, so this stays within a cache line or two per switch.
     const int lip = t_.leaf_in_pod(ld);
-    for (std::size_t i = 0; i < job.dests->size(); ++i) {
-      const HostId d = (*job.dests)[i];
-      const int k = (*job.keys)[i];
-      const int e = out_.endpoint_of_host(d);
-      out_.set_port(1, ld, e, static_cast<std::uint8_t>(t_.down_port(1, t_.slot_of_host(d), 0)));
-      const int k2 = n1 > 0 ? k / n1 : 0;
-      // Level 2 of the destination pod: down to ld.
-      for (int b = 0; b < l2_per_pod_; ++b) {
-        const int s = t_.level2_switch(pd, b);
-        if (down_end_[b] == 0) {
-          if (job.write_all) out_.set_port(2, s, e, kNoRoute);
-          continue;
-        }
+    const int nd = static_cast<int>(job.dests->size());
+    const HostId* dests = job.dests->data();
+    const int* keys = job.keys->data();
+    {
+      std::uint8_t* row = out_.row(out_.switch_number(1, ld));
+      for (int i = 0; i < nd; ++i)
+        row[dests[i]] = static_cast<std::uint8_t>(down_port(1, t_.slot_of_host(dests[i]), 0));
+    }
+    if (n1 == 0) {  // nothing above ld can reach it; source leaves get no route
+      for (int ls : *job.leaves)
+        if (ls != ld)
+          for (int i = 0; i < nd; ++i) {
+            out_.row(out_.switch_number(1, ls))[dests[i]] = kNoRoute;
+            if (job.cls >= 0) note_unreachable(job.cls, ls, dests[i]);
+          }
+      return;
+    }
+    // Level 2 of the destination pod: down to ld.
+    for (int b = 0; b < l2_per_pod_; ++b) {
+      if (down_end_[b] == 0) continue;
+      std::uint8_t* row = out_.row(out_.switch_number(2, t_.level2_switch(pd, b)));
+      const int len = down_end_[b] - down_begin_[b];
+      for (int i = 0; i < nd; ++i) {
+        const int k = keys[i];
         int c = cols_ld_[k % n1];
-        if (c / p2_ != b) {
-          const int len = down_end_[b] - down_begin_[b];
-          c = cols_ld_[down_begin_[b] + k % len];
-        }
-        out_.set_port(2, s, e, static_cast<std::uint8_t>(t_.down_port(2, lip, c % p2_)));
-      }
-      if (h_ == 3) {
-        // Top switches: down to the destination pod.
-        for (int b = 0; b < l2_per_pod_; ++b) {
-          if (cols2_[b].empty()) continue;
-          const auto& cols = cols2_[b];
-          const int n = static_cast<int>(cols.size());
-          const int canon = cols[k2 % n];
-          for (int x = 0; x < w3_; ++x) {
-            const int top = b * w3_ + x;
-            if (!top_ok_[top]) continue;
-            int c = canon;
-            if (c / p3_ != x) {
-              int first = -1, len = 0;
-              for (int j = 0; j < n; ++j)
-                if (cols[j] / p3_ == x) {
-                  if (first < 0) first = j;
-                  ++len;
-                }
-              c = cols[first + k2 % len];
-            }
-            out_.set_port(3, top, e, static_cast<std::uint8_t>(t_.down_port(3, pd, c % p3_)));
-          }
-        }
-        if (job.write_all)
-          for (int top = 0; top < t_.num_switches(3); ++top)
-            if (!top_ok_[top]) out_.set_port(3, top, e, kNoRoute);
-        // Level 2 of other pods: up.
-        for (int s : *job.level2) {
-          if (pod_of_l2(s) == pd) continue;
-          const auto& cand = cand2_[s];
-          if (cand.empty()) {
-            if (job.write_all) out_.set_port(2, s, e, kNoRoute);
-            continue;
-          }
-          out_.set_port(2, s, e, static_cast<std::uint8_t>(t_.up_port(2, cand[k2 % cand.size()])));
-        }
-      }
-      for (int ls : *job.leaves) {
-        if (ls == ld) continue;
-        const auto& cand = cand1_[ls];
-        if (cand.empty()) {
-          out_.set_port(1, ls, e, kNoRoute);
-          if (job.cls >= 0) note_unreachable(job.cls, ls, d);
-          continue;
-        }
-        const int key = job.leaf_base ? relative(k, (*job.leaf_base)[ls], job.n) : k;
-        out_.set_port(1, ls, e, static_cast<std::uint8_t>(t_.up_port(1, cand[key % cand.size()])));
+        if (c / p2_ != b) c = cols_ld_[down_begin_[b] + k % len];
+        row[dests[i]] = static_cast<std::uint8_t>(down_port(2, lip, c % p2_));
       }
     }
+    if (h_ == 3) {
+      // Top switches: down to the destination pod.
+      for (int b = 0; b < l2_per_pod_; ++b) {
+        const auto& cols = cols2_[b];
+        if (cols.empty()) continue;
+        const int n = static_cast<int>(cols.size());
+        for (int x = 0; x < w3_; ++x) {
+          const int top = b * w3_ + x;
+          if (!top_ok_[top]) continue;
+          int first = -1, len = 0;
+          for (int j = 0; j < n; ++j)
+            if (cols[j] / p3_ == x) {
+              if (first < 0) first = j;
+              ++len;
+            }
+          std::uint8_t* row = out_.row(out_.switch_number(3, top));
+          for (int i = 0; i < nd; ++i) {
+            const int k2 = keys[i] / n1;
+            int c = cols[k2 % n];
+            if (c / p3_ != x) c = cols[first + k2 % len];
+            row[dests[i]] = static_cast<std::uint8_t>(down_port(3, pd, c % p3_));
+          }
+        }
+      }
+      // Level 2 of other pods: up.
+      for (int s : *job.level2) {
+        if (pod_of_l2(s) == pd) continue;
+        const auto& cand = cand2_[s];
+        if (cand.empty()) continue;
+        const int n = static_cast<int>(cand.size());
+        std::uint8_t* row = out_.row(out_.switch_number(2, s));
+        for (int i = 0; i < nd; ++i) {
+          const int k = keys[i];
+          const int key =
+              job.pod_base ? relative(k, (*job.pod_base)[pod_of_l2(s)], job.n) / n1 : k / n1;
+          row[dests[i]] = static_cast<std::uint8_t>(cand[key % n] + 1);
+        }
+      }
+    }
+    for (int ls : *job.leaves) {
+      if (ls == ld) continue;
+      const auto& cand = cand1_[ls];
+      std::uint8_t* row = out_.row(out_.switch_number(1, ls));
+      const int n = static_cast<int>(cand.size());
+      for (int i = 0; i < nd; ++i) {
+        if (n == 0) {
+          row[dests[i]] = kNoRoute;
+          if (job.cls >= 0) note_unreachable(job.cls, ls, dests[i]);
+          continue;
+        }
+        const int k = keys[i];
+        const int key = job.leaf_base ? relative(k, (*job.leaf_base)[ls], job.n) : k;
+        row[dests[i]] = static_cast<std::uint8_t>(cand[key % n] + 1);
+      }
+    }
+  }
+
+  int down_port(int level, int child, int parallel) const {
+    return up_cols_[level] + child * par_[level] + parallel + 1;
   }
 
   static int relative(int key, int base, int n) { return ((key - base) % n + n) % n; }
@@ -321,8 +345,8 @@ class Engine {
         d.push_back(h);
         k.push_back(h);
       }
-      if (!dests.empty()) route_leaf(ld, {kManagement, &dests, &keys, &mgmt_leaves, &l2, true});
-      if (!mdests.empty()) route_leaf(ld, {kManagement, &mdests, &mkeys, &all_leaves, &l2, true});
+      if (!dests.empty()) route_leaf(ld, {kManagement, &dests, &keys, &mgmt_leaves, &l2});
+      if (!mdests.empty()) route_leaf(ld, {kManagement, &mdests, &mkeys, &all_leaves, &l2});
     }
   }
 
@@ -336,7 +360,7 @@ class Engine {
     for (int i = 0; i < t_.num_leaves(); ++i)
       if (!by_leaf[i].empty()) free_leaves.push_back(i);
     for (int ld : free_leaves)
-      route_leaf(ld, {kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2, false});
+      route_leaf(ld, {kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2});
   }
 
   // A tenant's hosts over its own links, keyed by rank among its hosts.
@@ -375,7 +399,7 @@ class Engine {
         dests.push_back(hosts[i]);
         keys.push_back(static_cast<int>(i));
       }
-      route_leaf(ld, {ti, &dests, &keys, &leaves, &level2, false, &leaf_base, &pod_base,
+      route_leaf(ld, {ti, &dests, &keys, &leaves, &level2, &leaf_base, &pod_base,
                       static_cast<int>(hosts.size())});
     }
   }
@@ -465,6 +489,8 @@ class Engine {
   std::vector<std::string>& warnings_;
   const int h_, up1_, up2_, p2_, p3_, w3_, l2_per_pod_;
 
+  int up_cols_[4] = {0, 0, 0, 0};
+  int par_[4] = {1, 1, 1, 1};
   std::vector<int> host_class_;
   std::vector<int> owner_;
   std::vector<char> faulty_;
