@@ -54,21 +54,26 @@ std::vector<DumpedTable> parse_ibroute(std::istream& in, const std::string& sour
     const std::string line = trim(raw);
     if (starts_with(line, "Unicast lids [")) {
       // Unicast lids [0x0-0x2c] of switch Lid 1 guid 0x0000000000200000 (SW_L2_0):
+      // dump_fts addresses switches by directed route instead of LID:
+      // Unicast lids [0x0-0x2c] of switch DR path slid 0; dlid 0; 0,1,4 guid 0x... (SW_L2_3):
       DumpedTable t;
       t.line = line_no;
       const auto close = line.find(']');
       const auto dash = line.find('-');
-      const auto lidpos = line.find(" of switch Lid ");
-      const auto guidpos = line.find(" guid ");
+      const auto swpos = line.find(" of switch ");
+      const auto guidpos = line.find(" guid ", swpos == std::string::npos ? 0 : swpos);
       if (close == std::string::npos || dash == std::string::npos || dash > close ||
-          lidpos == std::string::npos || guidpos == std::string::npos || guidpos < lidpos)
+          swpos == std::string::npos || guidpos == std::string::npos)
         fail("not an ibroute header");
       unsigned long long lid = 0, guid = 0;
       if (!parse_number(line.substr(dash + 1, close - dash - 1), 16, &top) || top > 0xFFFF)
         fail("bad LID range");
-      if (!parse_number(trim(line.substr(lidpos + 15, guidpos - lidpos - 15)), 10, &lid) ||
-          lid > 0xFFFF)
-        fail("bad switch LID");
+      const std::string addr = trim(line.substr(swpos + 11, guidpos - swpos - 11));
+      if (starts_with(addr, "Lid ")) {
+        if (!parse_number(trim(addr.substr(4)), 10, &lid) || lid > 0xFFFF) fail("bad switch LID");
+      } else if (!starts_with(addr, "DR path")) {
+        fail("neither 'Lid N' nor 'DR path' addresses the switch");
+      }
       std::string rest = line.substr(guidpos + 6);
       const auto space = rest.find(' ');
       std::string guid_text = rest.substr(0, space);

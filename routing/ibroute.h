@@ -21,7 +21,7 @@ class DumpError : public std::runtime_error {
 
 struct DumpedTable {
   topology::Guid guid = 0;  // as printed in the header (the switch's node/port-0 GUID)
-  topology::Lid lid = 0;    // the switch's LID
+  topology::Lid lid = 0;    // the switch's LID; 0 when addressed by directed route (dump_fts)
   std::string name;         // node description from the header, may be empty
   LidTable table;           // LID-indexed, kNoRoute where nothing was printed
   int line = 0;             // header line, for messages

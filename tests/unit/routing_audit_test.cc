@@ -172,6 +172,34 @@ TEST(IbrouteReader, ParsesTheSample) {
   EXPECT_EQ(dumps[0].table[3], kNoRoute);
 }
 
+// dump_fts (what dump_lfts.sh runs) addresses switches by directed route; from a real run on
+// ibsim with OpenSM ftree.
+TEST(IbrouteReader, ParsesDumpFtsBlocks) {
+  std::istringstream in(
+      "Unicast lids [0x0-0x2c] of switch DR path slid 0; dlid 0; 0,1,4 guid 0x0000000000200003 "
+      "(SW_L2_3):\n"
+      "  Lid  Out   Destination\n"
+      "       Port     Info \n"
+      "0x0002 001 : (Channel Adapter portguid 0x0000000000100001: 'comp-1')\n"
+      "0x0006 000 : (Switch portguid 0x0000000000200003: 'SW_L2_3')\n"
+      "0x002c 008 : (Channel Adapter portguid 0x000000000010003f: 'comp-32')\n"
+      "3 valid lids dumped \n"
+      "Unicast lids [0x0-0x2c] of switch DR path slid 0; dlid 0; 0,1,3 guid 0x0000000000200002 "
+      "(SW_L2_2):\n"
+      "0x0002 004 : (Channel Adapter portguid 0x0000000000100001: 'comp-1')\n"
+      "1 valid lids dumped \n"
+      "\n*** WARNING ***: this command has been replaced by dump_fts\n");
+  const auto dumps = parse_ibroute(in, "dump_lfts");
+  ASSERT_EQ(dumps.size(), 2u);
+  EXPECT_EQ(dumps[0].guid, 0x200003u);
+  EXPECT_EQ(dumps[0].lid, 0);
+  EXPECT_EQ(dumps[0].name, "SW_L2_3");
+  EXPECT_EQ(dumps[0].table[0x2c], 8);
+  EXPECT_EQ(dumps[0].table[6], 0);
+  EXPECT_EQ(dumps[1].guid, 0x200002u);
+  EXPECT_EQ(dumps[1].table[2], 4);
+}
+
 TEST(IbrouteReader, ErrorsNameTheLine) {
   std::istringstream bad(
       "Unicast lids [0x0-0x3] of switch Lid 1 guid 0x0000000000200000 (SW_L2_0):\n"
