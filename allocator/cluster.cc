@@ -87,7 +87,22 @@ Outcome Cluster::add_explicit(const std::string& name, int requested, const Plac
   std::sort(t.placement.links.begin(), t.placement.links.end());
   state_.assign(t.index, t.placement);
   auto& stored = tenants_[name] = std::move(t);
-  return {Status::kOk, "tenant '" + name + "' restored", &stored};
+  return {Status::kOk,
+          "tenant '" + name + "' placed: " + std::to_string(stored.placement.hosts.size()) +
+              " hosts, " + std::to_string(stored.placement.links.size()) + " links, shape " +
+              stored.placement.shape.text(),
+          &stored};
+}
+
+Outcome Cluster::add_on_hosts(const std::string& name, const std::vector<HostId>& hosts,
+                              bool dry_run, Placement* out) {
+  if (auto v = validate_new(name, static_cast<int>(hosts.size())); !v.ok()) return v;
+  auto result = place_on_hosts(state_, hosts);
+  if (!result.placement)
+    return {Status::kRefused, "tenant '" + name + "' on the given hosts refused: " + result.reason};
+  if (out) *out = *result.placement;
+  if (dry_run) return {};
+  return add_explicit(name, static_cast<int>(hosts.size()), *result.placement);
 }
 
 Outcome Cluster::remove(const std::string& name) {

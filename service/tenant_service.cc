@@ -408,10 +408,10 @@ json TenantService::add(const json& params, const Caller& caller) {
     if (static_cast<int>(chosen.size()) != hosts)
       fail(error::kBadRequest, "host_list has " + std::to_string(chosen.size()) +
                                    " hosts but 'hosts' says " + std::to_string(hosts));
-    fail(error::kBadRequest,
-         "explicit host lists need their links too; use the allocator's choice (omit host_list)");
+    outcome = cluster_->add_on_hosts(name, chosen, true, &planned);
+  } else {
+    outcome = cluster_->plan(name, hosts, &planned);
   }
-  outcome = cluster_->plan(name, hosts, &planned);
   if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
   if (dry_run) {
     allocator::Tenant preview{name, hosts, -1, planned};
@@ -420,7 +420,8 @@ json TenantService::add(const json& params, const Caller& caller) {
     r["dry_run"] = true;
     return r;
   }
-  outcome = cluster_->add(name, hosts);
+  // The plan is what gets committed: add_explicit re-checks freeness and the LaaS conditions.
+  outcome = cluster_->add_explicit(name, hosts, planned);
   if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
   persisted_.tenants.push_back(persist(*outcome.tenant));
   ++persisted_.generation;

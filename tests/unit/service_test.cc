@@ -227,3 +227,17 @@ TEST_F(ServiceTest, SocketServesConcurrentClientsAndSurvivesGarbage) {
   EXPECT_NE(roundtrip(sc.path, req("status").dump() + "\n").find("\"ok\":true"), std::string::npos);
   server.stop();
 }
+
+TEST_F(ServiceTest, ExplicitHostListIsValidatedAgainstTheConditions) {
+  auto ok = call("tenant.add", {{"name", "e"},
+                                {"host_list", {"comp-5", "comp-6", "comp-7", "comp-8", "comp-9"}}});
+  ASSERT_TRUE(ok["ok"]) << ok.dump();
+  EXPECT_EQ(ok["result"]["links"].size(), 5u);
+  auto bad =
+      call("tenant.add",
+           {{"name", "f"}, {"host_list", {"comp-13", "comp-14", "comp-15", "comp-17", "comp-21"}}});
+  EXPECT_EQ(bad["error"]["code"], "refused");
+  EXPECT_NE(bad["error"]["message"].get<std::string>().find("Theorem 1"), std::string::npos);
+  auto unknown = call("tenant.add", {{"name", "g"}, {"host_list", {"comp-99"}}});
+  EXPECT_EQ(unknown["error"]["code"], "bad_request");
+}
