@@ -266,3 +266,22 @@ TEST(ExplicitHosts, LinksAreChosenOrTheConditionIsNamed) {
   EXPECT_EQ(c.add_on_hosts("u", {4, 28}, false, nullptr).status, Status::kRefused);  // taken
   EXPECT_EQ(c.tenants().size(), 1u);
 }
+
+// No leaf is wholly free, so the paper's whole-leaf scheme cannot place 24 hosts across pods;
+// partly used leaves with a common column set can.
+TEST(LaasPlacer, PartialLeavesAcrossPodsWhenNoLeafIsWhole) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  Cluster c(tree, make_placer("laas"));
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf)
+    ASSERT_TRUE(
+        c.add_on_hosts("one" + std::to_string(leaf), {tree.host_at(leaf, 0)}, false, nullptr).ok());
+  auto r = c.add("wide", 24);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const auto& p = c.find("wide")->placement;
+  EXPECT_EQ(p.shape.leaves.d, 3);
+  EXPECT_EQ(p.shape.pods.q * p.shape.pods.d + p.shape.pods.r, 8);
+  std::vector<laas::check::TenantView> all;
+  for (const auto& [name, t] : c.tenants())
+    all.push_back({name, t.placement.hosts, t.placement.links, true});
+  EXPECT_TRUE(laas::check::check_all(tree, all, {}).empty());
+}
