@@ -192,16 +192,19 @@ struct Checker {
     char prev_sep = ':';
     auto finish = [&](char sep, int at) {
       const std::string t = trim(item);
+      item.clear();
       if (t.empty()) {
-        if (prev_sep == ',' && sep == ';')
+        if (sep == '\n') return;  // a line break inside the member list
+        if (sep == ',')
+          error(at, "empty member before ','");
+        else if (prev_sep == ',' && sep == ';')
           warn(at, "',' before ';' (empty last member)");
-        else if (prev_sep == ',' || (sep == ',' && prev_sep != '\n'))
-          error(at, "empty member between separators");
+        else if (prev_sep == ',')
+          error(at, "empty member between ',' and ':'");
       } else {
         member(t, item_line);
       }
-      item.clear();
-      if (!(t.empty() && sep == '\n')) prev_sep = sep;
+      prev_sep = sep;
     };
     for (std::size_t i = colon + 1; i < s.size(); ++i) {
       const char c = s[i];

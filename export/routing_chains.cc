@@ -57,17 +57,12 @@ RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tena
         for (const auto& d : sw.down) leaf_port[d.name] = {sw.guid, d.port};
     }
 
+  // No comments: the manual documents none for these files, so none are written.
   RoutingChainsFiles files;
-  files.port_groups =
-      "# LaaS tenant port groups (pgrp_policy_file), generated; one hcas and one switches group\n"
-      "# per tenant.\n";
-  files.topologies = "# LaaS tenant topologies (topo_policy_file), generated.\n";
   files.chains =
-      "# LaaS routing chain (rch_policy_file), generated: the whole fabric first, then each\n"
-      "# tenant on its own topology.\n\n"
       "unicast-step\n"
       "id: 1\n"
-      "use: whole fabric, management and free hosts\n"
+      "use: whole fabric (management ports and free hosts)\n"
       "engine: " +
       options.base_engine +
       "\n"
@@ -133,7 +128,8 @@ RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tena
     }
 
     files.port_groups +=
-        "\nport-group\nname: " + hcas + "\nuse: LaaS tenant " + t.name + " hosts\n" +
+        std::string(files.port_groups.empty() ? "" : "\n") + "port-group\nname: " + hcas +
+        "\nuse: LaaS tenant " + t.name + " hosts\n" +
         (options.host_match == RoutingChainsOptions::HostMatch::kName ? "port-name: "
                                                                       : "port-guid: ") +
         hosts_rule + "\nend-port-group\n";
@@ -141,7 +137,8 @@ RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tena
                          " switch ports on " + sw_names + "\nport-guid: " + sw_rule +
                          "\nend-port-group\n";
     const int topo = static_cast<int>(i) + 1;
-    files.topologies += "\ntopology\nid: " + std::to_string(topo) + "\nsw-grp: " + sws +
+    files.topologies += std::string(files.topologies.empty() ? "" : "\n") +
+                        "topology\nid: " + std::to_string(topo) + "\nsw-grp: " + sws +
                         "\nhca-grp: " + hcas + "\nend-topology\n";
     const int id = step++;
     files.chains += "\nunicast-step\nid: " + std::to_string(id) + "\nuse: LaaS tenant " + t.name +
