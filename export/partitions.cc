@@ -392,6 +392,10 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
   std::set<std::string> names;
   for (const auto& t : tenants) {
     const std::string subject = "tenant '" + t.name + "'";
+    const std::size_t room =
+        kMaxPartitionName - std::min(kMaxPartitionName, options.name_prefix.size());
+    check_name(t.name, std::max<std::size_t>(room, 1), kFormat, subject,
+               "tenant name (after the prefix '" + options.name_prefix + "')");
     check_name(options.name_prefix + t.name, kMaxPartitionName, kFormat, subject,
                "partition name '" + options.name_prefix + t.name + "'");
     if (!names.insert(t.name).second) throw ExportError(kFormat, subject, "listed twice");
