@@ -195,6 +195,12 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     next.tenants[name] = std::move(record);
   }
   request.management_hosts.assign(mgmt.begin(), mgmt.end());
+  next.sm_port_guid = sm_port_guid;
+  for (topology::HostId h : mgmt) {
+    const int node = emb.host_node[h];
+    next.management.push_back(
+        {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
+  }
   request.management_switches = mgmt_switches;
   request.faulty_links = emb.missing_links;
   try {

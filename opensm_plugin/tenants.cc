@@ -97,7 +97,13 @@ std::string to_json(const Allocations& a) {
                        {"hosts", hosts},
                        {"links", links}});
   }
-  json root{{"version", 1}, {"topology", a.topology}, {"tenants", tenants}};
+  json management = json::array();
+  for (const auto& h : a.management) management.push_back(endpoint_json(h, false, true));
+  json root{{"version", 1},
+            {"topology", a.topology},
+            {"sm_port_guid", format_guid(a.sm_port_guid)},
+            {"management", management},
+            {"tenants", tenants}};
   return root.dump(1) + "\n";
 }
 
@@ -107,6 +113,10 @@ Allocations allocations_from_json(const std::string& text) {
     const json root = json::parse(text);
     if (root.at("version").get<int>() != 1) throw std::runtime_error("unsupported version");
     a.topology = root.value("topology", "");
+    if (root.contains("sm_port_guid"))
+      a.sm_port_guid = parse_guid(root.at("sm_port_guid").get<std::string>());
+    if (root.contains("management"))
+      for (const auto& h : root.at("management")) a.management.push_back(endpoint_from(h, false));
     for (const auto& t : root.at("tenants")) {
       TenantRecord r;
       r.name = t.at("name").get<std::string>();

@@ -51,7 +51,9 @@ struct TenantRecord {
 };
 
 struct Allocations {
-  std::string topology;  // the recognized tree's spec text
+  std::string topology;              // the recognized tree's spec text
+  Guid sm_port_guid = 0;             // the SM's port (a switch's port 0 or a host's port)
+  std::vector<Endpoint> management;  // management hosts: reachable by all, never allocated
   std::map<std::string, TenantRecord> tenants;
 };
 
