@@ -22,12 +22,14 @@ inline std::vector<int> lowest_bits(const SlotSet& set, int count, const SlotSet
 
 // Leaves [first, first + count) ordered most-used first (fewest free hosts), then by index:
 // best-fit packing keeps empty leaves whole for later large tenants.
+// A counting sort: free-host counts are small integers and this runs on every placement.
 inline std::vector<int> leaves_best_fit(const LinkState& state, int first, int count) {
+  const int m1 = state.tree().hosts_per_leaf();
+  std::vector<int> starts(m1 + 2, 0);
+  for (int i = 0; i < count; ++i) ++starts[state.free_hosts_on_leaf(first + i) + 1];
+  for (int f = 1; f <= m1 + 1; ++f) starts[f] += starts[f - 1];
   std::vector<int> leaves(count);
-  for (int i = 0; i < count; ++i) leaves[i] = first + i;
-  std::stable_sort(leaves.begin(), leaves.end(), [&](int a, int b) {
-    return state.free_hosts_on_leaf(a) < state.free_hosts_on_leaf(b);
-  });
+  for (int i = 0; i < count; ++i) leaves[starts[state.free_hosts_on_leaf(first + i)]++] = first + i;
   return leaves;
 }
 
