@@ -217,7 +217,15 @@ void remove_plugin(void* data) {
   delete plugin;
 }
 
-void report(void* /*data*/, osm_epi_event_id_t /*event*/, void* /*event_data*/) {}
+// OpenSM reports UCAST_ROUTING_DONE once the new tables have reached the switches: the line
+// tests and operators wait for before reading tables back.
+void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
+  auto* plugin = static_cast<Plugin*>(data);
+  if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+    log_line(plugin->osm, OSM_LOG_INFO, "forwarding tables applied to the switches");
+  else if (event == OSM_EVENT_ID_SUBNET_UP)
+    log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
+}
 
 }  // namespace
 

@@ -24,6 +24,35 @@ int bad_input(const std::string& msg) {
   return 2;
 }
 
+// Follows the tables hop by hop from each host of `t` to each other one.
+void print_paths(const laas::topology::Fabric& fabric,
+                 const std::vector<std::vector<std::uint8_t>>& tables,
+                 const laas::plugin::TenantRecord& t) {
+  std::map<laas::topology::Guid, int> node_of;
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (!fabric.nodes[i].is_switch) node_of[fabric.nodes[i].port_guid] = static_cast<int>(i);
+  for (const auto& src : t.hosts)
+    for (const auto& dst : t.hosts) {
+      if (src.guid == dst.guid) continue;
+      const int s = node_of.at(src.guid);
+      const int d = node_of.at(dst.guid);
+      const int dlid = fabric.lid_of(d);
+      std::cout << src.name << " -> " << dst.name << ":";
+      int node = -1;
+      for (const auto& p : fabric.nodes[s].ports)
+        if (p.peer_node >= 0) node = p.peer_node;
+      for (int hop = 0; hop < 16 && node >= 0 && node != d; ++hop) {
+        const auto& table = tables[node];
+        const int port = dlid < static_cast<int>(table.size()) ? table[dlid] : 0xFF;
+        std::cout << " " << fabric.nodes[node].name << ":" << port;
+        if (port == 0 || port == 0xFF || port >= static_cast<int>(fabric.nodes[node].ports.size()))
+          break;
+        node = fabric.nodes[node].ports[port].peer_node;
+      }
+      std::cout << (node == d ? "" : " UNREACHABLE") << "\n";
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,6 +61,7 @@ int main(int argc, char** argv) {
   std::string fabric_path, lfts_path, alloc_path;
   std::vector<std::string> management;
   bool as_json = false;
+  std::string paths_of;
   int max_findings = 10;
   app.add_option("--fabric", fabric_path, "ibnetdiscover output (or an ibsim net file)")
       ->required();
@@ -41,6 +71,9 @@ int main(int argc, char** argv) {
                  "extra management node or port GUIDs (the SM's port is read from allocations)");
   app.add_option("--max-findings", max_findings, "findings listed per kind (counts are complete)");
   app.add_flag("--json", as_json, "print the report as JSON");
+  app.add_option("--paths", paths_of,
+                 "instead of auditing, print the path (switch:port hops) of every ordered pair "
+                 "of this tenant's hosts, as read from the tables");
   CLI11_PARSE(app, argc, argv);
 
   using namespace laas;
@@ -109,6 +142,12 @@ int main(int argc, char** argv) {
     }
     if (!found)
       return bad_input("management GUID " + plugin::format_guid(g) + " is not in the fabric");
+  }
+  if (!paths_of.empty()) {
+    auto it = alloc.tenants.find(paths_of);
+    if (it == alloc.tenants.end()) return bad_input("no tenant " + paths_of + " in " + alloc_path);
+    print_paths(fabric, tables, it->second);
+    return 0;
   }
   routing::AuditOptions options;
   options.max_findings_per_kind = max_findings;
