@@ -51,6 +51,8 @@ laas_teardown() {
     kill -KILL "$SIM_PID" 2>/dev/null || true
     wait "$SIM_PID" 2>/dev/null || true
   fi
+  # Table dumps of big fabrics are large: keep them only when something failed.
+  if [ $rc -eq 0 ] && [ -z "${LAAS_KEEP:-}" ]; then rm -f "$WORK"/lfts.* "$WORK"/paths.*; fi
   if [ $rc -ne 0 ] && [ -f "$WORK/osm.log" ]; then
     echo "---- last laas lines of $WORK/osm.log ----" >&2
     grep -E 'laas|ERR' "$WORK/osm.log" | tail -20 >&2 || true
@@ -133,6 +135,9 @@ snapshot() {
     >"audit.$tag" 2>&1 || rc=$?
   tail -n 8 "audit.$tag"
   [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit' "audit.$tag" | head -5)"
+  # Balance: every tenant's worst shift-permutation link load equals its private tree's.
+  awk '/^balance / { if ($(NF) != $8) { print; bad = 1 } } END { exit bad }' "audit.$tag" ||
+    die "a tenant's balance differs from its private tree ($tag)"
 }
 
 # tenant_paths TAG TENANT: the tenant's traced paths in snapshot TAG.
