@@ -216,6 +216,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     return out;
   }
 
+  const auto t_save = Clock::now();
   const std::string text = to_json(next);
   if (text != to_json(allocations_) || !stamp(config_.allocations_file()).exists) {
     try {
@@ -227,6 +228,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
       out.warnings.push_back(std::string("cannot save allocations: ") + e.what());
     }
   }
+  out.ms_save = ms_since(t_save);
   allocations_ = std::move(next);
   used_stamp_ = now_stamp;
   routed_once_ = true;

@@ -29,7 +29,7 @@ struct RouteOutcome {
   std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
   std::vector<std::string> info;                  // what happened, one log line each
   std::vector<std::string> warnings;
-  double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0;
+  double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 
 class Engine {

@@ -138,10 +138,10 @@ int build_fwd_tables(void* context) {
   }
   char timing[256];
   std::snprintf(timing, sizeof timing,
-                "routing done in %.1f ms (recognize %.1f, place %.1f, compute %.1f, tables %.1f) "
-                "on %zu switches",
+                "routing done in %.1f ms (recognize %.1f, place %.1f, compute %.1f, tables %.1f, "
+                "save %.1f) on %zu switches",
                 outcome.ms_total, outcome.ms_recognize, outcome.ms_place, outcome.ms_compute,
-                outcome.ms_tables, filled);
+                outcome.ms_tables, outcome.ms_save, filled);
   log_line(osm, OSM_LOG_INFO, timing);
   return 0;
 }
