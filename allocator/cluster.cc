@@ -87,7 +87,22 @@ Outcome Cluster::add_explicit(const std::string& name, int requested, const Plac
   std::sort(t.placement.links.begin(), t.placement.links.end());
   state_.assign(t.index, t.placement);
   auto& stored = tenants_[name] = std::move(t);
-  return {Status::kOk, "tenant '" + name + "' restored", &stored};
+  return {Status::kOk,
+          "tenant '" + name + "' placed: " + std::to_string(stored.placement.hosts.size()) +
+              " hosts, " + std::to_string(stored.placement.links.size()) + " links, shape " +
+              stored.placement.shape.text(),
+          &stored};
+}
+
+Outcome Cluster::add_on_hosts(const std::string& name, const std::vector<HostId>& hosts,
+                              bool dry_run, Placement* out) {
+  if (auto v = validate_new(name, static_cast<int>(hosts.size())); !v.ok()) return v;
+  auto result = place_on_hosts(state_, hosts);
+  if (!result.placement)
+    return {Status::kRefused, "tenant '" + name + "' on the given hosts refused: " + result.reason};
+  if (out) *out = *result.placement;
+  if (dry_run) return {};
+  return add_explicit(name, static_cast<int>(hosts.size()), *result.placement);
 }
 
 Outcome Cluster::remove(const std::string& name) {
@@ -97,6 +112,20 @@ Outcome Cluster::remove(const std::string& name) {
   free_indices_.push_back(it->second.index);
   tenants_.erase(it);
   return {Status::kOk, "tenant '" + name + "' removed"};
+}
+
+std::vector<HostId> Cluster::reserve(const std::vector<HostId>& hosts) {
+  std::vector<HostId> skipped;
+  Placement p;
+  for (HostId h : hosts) {
+    if (h < 0 || h >= tree().num_hosts()) continue;
+    if (state_.host_owner(h) == kFree)
+      p.hosts.push_back(h);
+    else if (state_.host_owner(h) != kReserved)
+      skipped.push_back(h);
+  }
+  state_.assign(kReserved, p);
+  return skipped;
 }
 
 const Tenant* Cluster::find(const std::string& name) const {

@@ -42,8 +42,15 @@ class Cluster {
   // Re-installs a known placement (reloading saved state): hosts and links must be free and
   // satisfy the LaaS conditions (the independent checker's rules).
   Outcome add_explicit(const std::string& name, int requested, const Placement& placement);
+  // Places a tenant on the hosts an administrator chose; links are chosen to satisfy the LaaS
+  // conditions, or the request is refused saying which condition fails.
+  Outcome add_on_hosts(const std::string& name, const std::vector<HostId>& hosts, bool dry_run,
+                       Placement* out);
   Outcome remove(const std::string& name);
   void set_faulty(LinkId link, bool faulty) { state_.set_faulty(link, faulty); }
+  // Keeps hosts out of every placement (the SM's host, configured management ports). Hosts
+  // already held by a tenant are skipped and returned.
+  std::vector<HostId> reserve(const std::vector<HostId>& hosts);
 
   const Tenant* find(const std::string& name) const;
   const std::map<std::string, Tenant>& tenants() const { return tenants_; }

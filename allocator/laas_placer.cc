@@ -91,15 +91,6 @@ std::vector<int> d_order(int max_d, int divisor) {
   return order;
 }
 
-// Chooses the D columns for the D units and the R unit's subset of them.
-void choose_columns(const SlotSet& common, const SlotSet& r_free, int need_d, int need_r,
-                    std::vector<int>& d_cols, std::vector<int>& r_cols) {
-  r_cols = need_r > 0 ? detail::lowest_bits(common & r_free, need_r) : std::vector<int>{};
-  SlotSet prefer;
-  for (int c : r_cols) prefer.set(c);
-  d_cols = detail::lowest_bits(common, need_d, prefer);
-}
-
 class LaasSearch {
  public:
   LaasSearch(const LinkState& state, int hosts) : state_(state), tree_(state.tree()), n_(hosts) {}
@@ -141,7 +132,7 @@ class LaasSearch {
         if (!Flap(units, q, need_d, need_r, r > 0).run(found)) continue;
         std::vector<int> d_cols, r_cols;
         const SlotSet r_free = r > 0 ? units[found.r_unit].columns : SlotSet{};
-        choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
+        detail::choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
         Placement p;
         for (int u : found.d_units) take_leaf(units[u].id, d, d_cols, p);
         if (r > 0) take_leaf(units[found.r_unit].id, r, r_cols, p);
@@ -188,7 +179,7 @@ class LaasSearch {
       if (!Flap(units, q, need_d, need_r, r > 0).run(found)) continue;
       std::vector<int> d_cols, r_cols;
       const SlotSet r_free = r > 0 ? units[found.r_unit].columns : SlotSet{};
-      choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
+      detail::choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
       Placement p;
       int hosts_left = n_;
       for (int k : found.d_units) take_pod(units[k].id, d, d_cols, hosts_left, p);

@@ -18,7 +18,8 @@ using topology::LinkId;
 
 using TenantIndex = int;  // dense index chosen by the caller (Cluster, simulator)
 constexpr TenantIndex kFree = -1;
-using SlotSet = std::bitset<256>;  // host slots of a leaf, or up-link columns of a switch
+constexpr TenantIndex kReserved = -2;  // management hosts: never allocated
+using SlotSet = std::bitset<256>;      // host slots of a leaf, or up-link columns of a switch
 
 // Q switches holding D each, plus optionally one holding R < D (the paper's N = Q*D + R).
 struct ShapeLevel {

@@ -250,3 +250,19 @@ INSTANTIATE_TEST_SUITE_P(Laas, AllocatorProperty, ::testing::Values(LAAS_CASES("
 INSTANTIATE_TEST_SUITE_P(Simple, AllocatorProperty, ::testing::Values(LAAS_CASES("simple")));
 INSTANTIATE_TEST_SUITE_P(Unconstrained, AllocatorProperty,
                          ::testing::Values(LAAS_CASES("unconstrained")));
+
+TEST(ExplicitHosts, LinksAreChosenOrTheConditionIsNamed) {
+  const auto tree = FatTree::parse("xgft(2;4,8;1,4)");
+  Cluster c(tree, make_placer("laas"));
+  // 4 + 4 + 2 hosts on leaves 1, 2 and 5: Theorem 1 holds, links are chosen.
+  std::vector<int> hosts = {4, 5, 6, 7, 8, 9, 10, 11, 20, 21};
+  auto ok = c.add_on_hosts("t", hosts, false, nullptr);
+  ASSERT_TRUE(ok.ok()) << ok.message;
+  EXPECT_EQ(c.find("t")->placement.links.size(), 10u);
+  // 3 + 1 + 1 hosts: two leaves smaller than the largest.
+  auto bad = c.add_on_hosts("u", {0, 1, 2, 12, 16}, false, nullptr);
+  EXPECT_EQ(bad.status, Status::kRefused);
+  EXPECT_NE(bad.message.find("Theorem 1"), std::string::npos) << bad.message;
+  EXPECT_EQ(c.add_on_hosts("u", {4, 28}, false, nullptr).status, Status::kRefused);  // taken
+  EXPECT_EQ(c.tenants().size(), 1u);
+}

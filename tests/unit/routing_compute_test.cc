@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "allocator/cluster.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
 
@@ -280,6 +281,37 @@ TEST(RoutingCompute, ManagementAndGating) {
   EXPECT_NE(m.port(1, 5, 24), kNoRoute);
   const int up = m.port(1, 5, 24);
   ASSERT_LE(up, 4);
+}
+
+}  // namespace
+}  // namespace laas::routing
+
+namespace laas::routing {
+namespace {
+
+// Tenants placed by the real allocator, added and removed: always isolated, never churned.
+TEST(RoutingWithAllocator, RandomTenantsStayIsolated) {
+  for (const char* spec : {"xgft(2;4,8;1,4)", "xgft(3;4,4,4;1,4,4)", "pgft(2;8,4;1,4;1,2)"}) {
+    const topology::FatTree tree = topology::FatTree::parse(spec);
+    allocator::Cluster cluster(tree, allocator::make_placer("laas"));
+    const int sizes[] = {3, 6, 2, 9, 5, 1, 12, 4};
+    for (int i = 0; i < 8; ++i) cluster.add("t" + std::to_string(i), sizes[i]);
+    cluster.remove("t1");
+    std::vector<TenantRoutes> tenants;
+    for (const auto& [name, t] : cluster.tenants()) tenants.push_back({name, t.placement});
+    ASSERT_GE(tenants.size(), 3u) << spec;
+    Audited a;
+    std::tie(a.fabric, a.embedding) = topology::build_model_fabric(tree);
+    const ModelTables all = compute(tree, tenants, {}, {}).tables;
+    a.tables = to_lid_tables(a.fabric, a.embedding, tree, all);
+    const AuditReport r = audit(input_for(tree, a, tenants));
+    EXPECT_TRUE(r.ok()) << spec << "\n" << dump(r);
+    for (const auto& b : r.balance) EXPECT_EQ(b.worst, b.private_worst) << spec << " " << b.tenant;
+    // No churn: the first tenant's destinations route the same when routed alone.
+    const ModelTables alone = compute(tree, {tenants[0]}, {}, {}).tables;
+    for (int n = 0; n < all.num_switches(); ++n)
+      for (HostId d : tenants[0].placement.hosts) ASSERT_EQ(all.row(n)[d], alone.row(n)[d]) << spec;
+  }
 }
 
 }  // namespace
