@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "routing/audit.h"
 #include "routing/routing.h"
 #include "service/topology_view.h"
 #include "topology/recognize.h"
@@ -260,6 +261,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     std::lock_guard<std::mutex> lock(mu_);
     routed_once_ = true;
     last_generation_ = snap.generation;
+    routed_ = alloc;
   }
   out.ok = true;
   out.ms_total = ms_since(t0);
@@ -277,6 +279,51 @@ void Engine::on_routing_done() {
     generation = last_generation_;
   }
   service_.on_routing_done(generation);
+}
+
+}  // namespace laas::plugin
+
+namespace laas::plugin {
+
+nlohmann::json Engine::audit(const topology::Fabric& fabric,
+                             const std::vector<std::vector<std::uint8_t>>& tables,
+                             Guid sm_port_guid) {
+  const auto rec = topology::recognize(fabric, sm_port_guid);
+  if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
+  Allocations alloc;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    alloc = routed_;
+  }
+  routing::AuditInput input;
+  input.fabric = &fabric;
+  input.embedding = &rec.embedding;
+  input.tree = &*rec.tree;
+  input.tables = &tables;
+  input.faulty_links = rec.embedding.missing_links;
+  for (const auto& [name, record] : alloc.tenants) {
+    routing::AuditTenant t;
+    t.name = name;
+    std::string why;
+    if (!to_placement(record, *rec.tree, rec.embedding, fabric, &t.placement, &why))
+      throw std::runtime_error("tenant " + name + ": " + why);
+    input.tenants.push_back(std::move(t));
+  }
+  for (const auto& m : alloc.management) {
+    for (size_t i = 0; i < fabric.nodes.size(); ++i)
+      if (!fabric.nodes[i].is_switch && fabric.nodes[i].port_guid == m.guid) {
+        input.management_hosts.push_back(rec.embedding.node_model[i].second);
+        input.management_nodes.push_back(static_cast<int>(i));
+      }
+  }
+  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
+    input.management_nodes.push_back(rec.sm_node);
+  const auto report = routing::audit(input);
+  nlohmann::json j = routing::to_json(report);
+  j["violations"] = report.violations();
+  j["tenants"] = input.tenants.size();
+  j["topology"] = rec.tree->spec().text();
+  return j;
 }
 
 }  // namespace laas::plugin

@@ -62,6 +62,12 @@ class Engine {
   // The tables of the last successful route() reached the switches.
   void on_routing_done();
 
+  // Audits tables read from the switches (LID-indexed, per fabric node) against the tenants
+  // of the last routing run: the routing audit's JSON report plus "violations" and
+  // "tenants". Throws std::runtime_error when the fabric is not a recognized fat-tree.
+  nlohmann::json audit(const topology::Fabric& fabric,
+                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid);
+
  private:
   struct FileStamp {
     bool exists = false;
@@ -85,6 +91,7 @@ class Engine {
   bool routed_once_ = false;
   std::set<std::string> file_tenants_;  // tenants the file listed last time it was read
   std::uint64_t last_generation_ = 0;
+  Allocations routed_;                         // what the last successful run routed
   std::string last_allocations_;               // what allocations.json holds (route() only)
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
 };

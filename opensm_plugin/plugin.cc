@@ -5,6 +5,7 @@
 // past the callback. Everything but the subnet <-> Fabric / LFT conversion lives in Engine.
 // clang-format off
 #include <opensm/osm_config.h>  // must come first: it fixes the layout of osm_opensm_t
+#include <complib/cl_passivelock.h>
 #define delete delete_cb
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_log.h>
@@ -117,6 +118,34 @@ Fabric snapshot(osm_opensm_t* osm, std::vector<osm_switch_t*>* switches) {
   return fabric;
 }
 
+// The tables the switches hold now (sw->lft), for the live audit. Takes the lock: never call
+// it from the sweeper thread.
+nlohmann::json audit_live(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  std::vector<osm_switch_t*> switches;
+  std::vector<std::vector<std::uint8_t>> tables;
+  Fabric fabric;
+  uint64_t sm_guid = 0;
+  cl_plock_acquire(&osm->lock);
+  fabric = snapshot(osm, &switches);
+  tables.resize(switches.size());
+  size_t width = 1;
+  for (size_t i = 0; i < switches.size(); ++i) {
+    const osm_switch_t* sw = switches[i];
+    if (!sw || !sw->lft) continue;
+    const size_t n = std::min<size_t>(sw->lft_size, static_cast<size_t>(sw->max_lid_ho) + 1);
+    tables[i].assign(sw->lft, sw->lft + n);
+    width = std::max(width, n);
+  }
+  sm_guid = cl_ntoh64(osm->subn.sm_port_guid);
+  cl_plock_release(&osm->lock);
+  for (const auto& node : fabric.nodes)
+    for (const auto& p : node.ports) width = std::max<size_t>(width, p.lid + 1u);
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (fabric.nodes[i].is_switch) tables[i].resize(width, 0xFF);
+  return plugin->engine->audit(fabric, tables, sm_guid);
+}
+
 int build_lid_matrices(void* /*context*/) {
   return 1;  // let OpenSM build the hop matrices: multicast and SA path records need them
 }
@@ -213,6 +242,8 @@ void* create(osm_opensm_t* osm) {
              "tenant state unusable: " + plugin->engine->state_error() +
                  "; tenants will not be routed until it is repaired or removed");
   plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
+  Plugin* raw = plugin.get();
+  plugin->engine->service().set_audit_hook([raw] { return audit_live(raw); });
   external_routing_engine_module_t module = {"laas", setup_engine, plugin.get()};
   if (osm_register_external_routing_engine(osm, &module, plugin.get()) != CL_SUCCESS) {
     log_line(osm, OSM_LOG_ERROR, "cannot register the routing engine 'laas'");
@@ -227,7 +258,6 @@ void* create(osm_opensm_t* osm) {
                                                                    logger_for(osm));
     try {
       plugin->socket->start();
-      log_line(osm, OSM_LOG_INFO, "control socket " + config.socket);
     } catch (const std::exception& e) {
       log_line(osm, OSM_LOG_ERROR,
                std::string(e.what()) + "; continuing without the control socket");
