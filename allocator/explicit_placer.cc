@@ -77,7 +77,7 @@ PlaceResult place_on_hosts(const LinkState& state, std::vector<HostId> hosts) {
   }
   // Across pods: whole leaves (all up-links), Q'*D'+R' leaves per pod, common level-2 columns.
   for (const auto& [leaf, n] : per_leaf)
-    if (static_cast<int>(state.free_columns(1, leaf).count()) != tree.up_columns(1))
+    if (state.free_column_count(1, leaf) != tree.up_columns(1))
       return {std::nullopt, "a tenant spanning pods takes whole leaves, but " +
                                 tree.switch_name(1, leaf) + " has up-links in use or faulty"};
   int d, r_pod;
