@@ -119,10 +119,17 @@ int main(int argc, char** argv) {
 
   auto* exporter = app.add_subcommand("export", "files for the rest of the cluster");
   std::string format, output, only_tenant;
-  exporter->add_option("FORMAT", format, "partitions, routing-chains, slurm or openstack")
+  bool removal = false;
+  exporter
+      ->add_option("FORMAT", format,
+                   "partitions (OpenSM partitions.conf), routing-chains (NVIDIA OpenSM/UFM policy "
+                   "files), slurm (reservation commands), slurm-topology (topology.conf), "
+                   "openstack (aggregate commands)")
       ->required()
-      ->check(CLI::IsMember({"partitions", "routing-chains", "slurm", "openstack"}));
+      ->check(
+          CLI::IsMember({"partitions", "routing-chains", "slurm", "slurm-topology", "openstack"}));
   exporter->add_option("--tenant", only_tenant, "only this tenant");
+  exporter->add_flag("--remove", removal, "slurm, openstack: the commands that undo a tenant");
   exporter->add_option("-o,--output", output, "write to FILE instead of standard output");
 
   try {
@@ -214,6 +221,7 @@ int main(int argc, char** argv) {
     if (exporter->parsed()) {
       json params = {{"format", format}};
       if (!only_tenant.empty()) params["tenant"] = only_tenant;
+      if (removal) params["remove"] = true;
       if ((rc = request(o, "export", params, result))) return rc;
       const std::string body = result.value("content", "");
       if (output.empty()) {

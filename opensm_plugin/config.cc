@@ -45,7 +45,9 @@ Config load_config(const std::string& path) {
     const YAML::Node& v = kv.second;
     try {
       if (key == "socket") {
-        c.socket = v.as<std::string>();
+        c.socket = v.IsNull() ? "" : v.as<std::string>();
+      } else if (key == "socket_group") {
+        c.socket_group = v.IsNull() ? "" : v.as<std::string>();
       } else if (key == "state_dir") {
         c.state_dir = v.as<std::string>();
       } else if (key == "placer") {

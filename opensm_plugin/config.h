@@ -9,7 +9,8 @@
 namespace laas::plugin {
 
 struct Config {
-  std::string socket = "/run/opensm/laas.sock";  // control socket (a later issue)
+  std::string socket = "/run/opensm/laas.sock";  // control socket; empty: not served
+  std::string socket_group = "laas";             // its members may change tenants
   std::string state_dir = "/var/lib/laas";       // tenants.yaml in, allocations.json out
   std::string placer = "laas";                   // laas | simple | unconstrained
   // Port GUIDs of management hosts: never allocated, reachable from everyone.

@@ -1,23 +1,31 @@
 // The LaaS routing engine without OpenSM: a discovered Fabric in, LID-indexed forwarding
-// tables out, plus the realized tenant allocations. The OpenSM glue (plugin.cc) only turns
-// the subnet into a Fabric and the tables into sw->new_lft, so everything here is testable
-// without a fabric.
+// tables out. The OpenSM glue (plugin.cc) only turns the subnet into a Fabric and the tables
+// into sw->new_lft, so everything here is testable without a fabric.
 //
-// Tenant registry: the requested tenants (tenants.yaml, later the control socket) by name,
-// and their realized placements by GUID (allocations.json). Each routing run takes a
-// snapshot of both; existing tenants are restored exactly (no churn), new ones placed, and
-// tenants no longer requested released.
+// Tenants live in service::TenantService (GUID-keyed, durable state.json, the control
+// socket's backend). Each routing run hands it the recognized topology, feeds it the
+// tenants file when that changed (a file-based client: tenants listed are added, tenants
+// dropped from the file are removed), takes a snapshot of the placements, routes them and
+// writes allocations.json (hosts, links, shape per tenant) for tools and tests.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/tenants.h"
+#include "service/tenant_service.h"
+#include "service/topology_view.h"
 #include "topology/fabric.h"
 
 namespace laas::plugin {
@@ -34,18 +42,31 @@ struct RouteOutcome {
 
 class Engine {
  public:
-  explicit Engine(Config config);
+  // Throws std::runtime_error when the configuration cannot work (unknown placer).
+  Engine(Config config, service::Logger log);
 
   const Config& config() const { return config_; }
-  // Loads allocations.json from the state directory (startup). A corrupt file makes every
-  // later route() refuse tenants (never re-allocate silently); the message says why.
-  void load_state();
-  std::string state_error() const;
+  service::TenantService& service() { return service_; }
 
-  // Whether tenants.yaml differs from the version the last route() used.
+  // Called when tenants change outside a routing run (socket requests): ask for a re-route.
+  void set_reroute_hook(std::function<void()> hook);
+  // Why tenants cannot be routed (corrupt state), empty when they can.
+  std::string state_error() const;
+  // Whether tenants.yaml differs from the version the last routing run looked at.
   bool tenants_changed() const;
+  // Like tenants_changed(), but true only once per version of the file: whoever gets true
+  // asks for the re-route.
+  bool claim_tenants_change();
 
   RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid);
+  // The tables of the last successful route() reached the switches.
+  void on_routing_done();
+
+  // Audits tables read from the switches (LID-indexed, per fabric node) against the tenants
+  // of the last routing run: the routing audit's JSON report plus "violations" and
+  // "tenants". Throws std::runtime_error when the fabric is not a recognized fat-tree.
+  nlohmann::json audit(const topology::Fabric& fabric,
+                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid);
 
  private:
   struct FileStamp {
@@ -58,15 +79,21 @@ class Engine {
     }
   };
   static FileStamp stamp(const std::string& path);
+  void feed_tenants_file(RouteOutcome& out);
 
   Config config_;
-  mutable std::mutex mu_;  // guards the fields below (route() vs. the watcher thread)
-  Allocations allocations_;
-  std::string state_error_;
-  FileStamp used_stamp_;
+  service::TenantService service_;
+  std::function<void()> reroute_;
+  std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
+  std::atomic<std::thread::id> routing_thread_{};
+  mutable std::mutex mu_;  // guards the fields below
+  FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;
   bool routed_once_ = false;
-  std::vector<TenantRequest> requests_;
-  std::string requests_error_;
+  std::set<std::string> file_tenants_;  // tenants the file listed last time it was read
+  std::uint64_t last_generation_ = 0;
+  Allocations routed_;                         // what the last successful run routed
+  std::string last_allocations_;               // what allocations.json holds (route() only)
+  std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
 };
 
 }  // namespace laas::plugin

@@ -5,6 +5,7 @@
 // past the callback. Everything but the subnet <-> Fabric / LFT conversion lives in Engine.
 // clang-format off
 #include <opensm/osm_config.h>  // must come first: it fixes the layout of osm_opensm_t
+#include <complib/cl_passivelock.h>
 #define delete delete_cb
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_log.h>
@@ -30,6 +31,7 @@
 #include <unordered_map>
 
 #include "opensm_plugin/engine.h"
+#include "service/socket_server.h"
 #include "topology/fabric.h"
 
 namespace {
@@ -42,6 +44,7 @@ using laas::topology::FabricNode;
 struct Plugin {
   osm_opensm_t* osm = nullptr;
   std::unique_ptr<Engine> engine;
+  std::unique_ptr<laas::service::SocketServer> socket;
   std::thread watcher;
   std::mutex mu;
   std::condition_variable cv;
@@ -49,7 +52,21 @@ struct Plugin {
 };
 
 void log_line(osm_opensm_t* osm, osm_log_level_t level, const std::string& msg) {
-  if (osm_log_is_active(&osm->log, level)) osm_log(&osm->log, level, "laas: %s\n", msg.c_str());
+  if (!osm_log_is_active(&osm->log, level)) return;
+  const bool prefixed = msg.rfind("laas: ", 0) == 0;
+  osm_log(&osm->log, level, "%s%s\n", prefixed ? "" : "laas: ", msg.c_str());
+}
+
+laas::service::Logger logger_for(osm_opensm_t* osm) {
+  return [osm](laas::service::LogLevel level, const std::string& msg) {
+    log_line(osm, level == laas::service::LogLevel::kInfo ? OSM_LOG_INFO : OSM_LOG_ERROR, msg);
+  };
+}
+
+// Asks OpenSM for a re-route soon (from any thread but the sweeper's).
+void request_reroute(osm_opensm_t* osm) {
+  osm->subn.force_reroute = TRUE;
+  osm_sm_sweep(&osm->sm);
 }
 
 // The subnet as a plain Fabric. Called with osm->lock held; `switches` receives, per fabric
@@ -99,6 +116,34 @@ Fabric snapshot(osm_opensm_t* osm, std::vector<osm_switch_t*>* switches) {
     }
   }
   return fabric;
+}
+
+// The tables the switches hold now (sw->lft), for the live audit. Takes the lock: never call
+// it from the sweeper thread.
+nlohmann::json audit_live(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  std::vector<osm_switch_t*> switches;
+  std::vector<std::vector<std::uint8_t>> tables;
+  Fabric fabric;
+  uint64_t sm_guid = 0;
+  cl_plock_acquire(&osm->lock);
+  fabric = snapshot(osm, &switches);
+  tables.resize(switches.size());
+  size_t width = 1;
+  for (size_t i = 0; i < switches.size(); ++i) {
+    const osm_switch_t* sw = switches[i];
+    if (!sw || !sw->lft) continue;
+    const size_t n = std::min<size_t>(sw->lft_size, static_cast<size_t>(sw->max_lid_ho) + 1);
+    tables[i].assign(sw->lft, sw->lft + n);
+    width = std::max(width, n);
+  }
+  sm_guid = cl_ntoh64(osm->subn.sm_port_guid);
+  cl_plock_release(&osm->lock);
+  for (const auto& node : fabric.nodes)
+    for (const auto& p : node.ports) width = std::max<size_t>(width, p.lid + 1u);
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (fabric.nodes[i].is_switch) tables[i].resize(width, 0xFF);
+  return plugin->engine->audit(fabric, tables, sm_guid);
 }
 
 int build_lid_matrices(void* /*context*/) {
@@ -163,10 +208,9 @@ void watch(Plugin* plugin) {
   while (!plugin->stopping) {
     plugin->cv.wait_for(lock, std::chrono::milliseconds(period));
     if (plugin->stopping) break;
-    if (plugin->engine->tenants_changed()) {
+    if (plugin->engine->claim_tenants_change()) {
       log_line(plugin->osm, OSM_LOG_INFO, "tenants file changed; requesting a re-route");
-      plugin->osm->subn.force_reroute = TRUE;
-      osm_sm_sweep(&plugin->osm->sm);
+      request_reroute(plugin->osm);
     }
   }
 }
@@ -186,21 +230,40 @@ void* create(osm_opensm_t* osm) {
     log_line(osm, OSM_LOG_ERROR, std::string(e.what()) + "; using built-in defaults");
     config = Config{};
   }
-  log_line(osm, OSM_LOG_INFO,
-           "state directory " + config.state_dir + ", placer " + config.placer + ", socket " +
-               config.socket + " (not served yet)");
-  plugin->engine = std::make_unique<Engine>(config);
-  plugin->engine->load_state();
+  log_line(osm, OSM_LOG_INFO, "state directory " + config.state_dir + ", placer " + config.placer);
+  try {
+    plugin->engine = std::make_unique<Engine>(config, logger_for(osm));
+  } catch (const std::exception& e) {
+    log_line(osm, OSM_LOG_ERROR, std::string("cannot start: ") + e.what());
+    return nullptr;
+  }
   if (!plugin->engine->state_error().empty())
     log_line(osm, OSM_LOG_ERROR,
-             "state file unusable: " + plugin->engine->state_error() +
+             "tenant state unusable: " + plugin->engine->state_error() +
                  "; tenants will not be routed until it is repaired or removed");
+  plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
+  Plugin* raw = plugin.get();
+  plugin->engine->service().set_audit_hook([raw] { return audit_live(raw); });
   external_routing_engine_module_t module = {"laas", setup_engine, plugin.get()};
   if (osm_register_external_routing_engine(osm, &module, plugin.get()) != CL_SUCCESS) {
     log_line(osm, OSM_LOG_ERROR, "cannot register the routing engine 'laas'");
     return nullptr;
   }
   log_line(osm, OSM_LOG_INFO, "routing engine 'laas' registered");
+  if (!config.socket.empty()) {
+    laas::service::SocketConfig sc;
+    sc.path = config.socket;
+    sc.group = config.socket_group;
+    plugin->socket = std::make_unique<laas::service::SocketServer>(sc, plugin->engine->service(),
+                                                                   logger_for(osm));
+    try {
+      plugin->socket->start();
+    } catch (const std::exception& e) {
+      log_line(osm, OSM_LOG_ERROR,
+               std::string(e.what()) + "; continuing without the control socket");
+      plugin->socket.reset();
+    }
+  }
   if (config.tenants_poll_ms > 0) plugin->watcher = std::thread(watch, plugin.get());
   return plugin.release();
 }
@@ -214,6 +277,7 @@ void remove_plugin(void* data) {
   }
   plugin->cv.notify_all();
   if (plugin->watcher.joinable()) plugin->watcher.join();
+  if (plugin->socket) plugin->socket->stop();
   delete plugin;
 }
 
@@ -221,9 +285,10 @@ void remove_plugin(void* data) {
 // tests and operators wait for before reading tables back.
 void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
   auto* plugin = static_cast<Plugin*>(data);
-  if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE)
+  if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
+    plugin->engine->on_routing_done();
     log_line(plugin->osm, OSM_LOG_INFO, "forwarding tables applied to the switches");
-  else if (event == OSM_EVENT_ID_SUBNET_UP)
+  } else if (event == OSM_EVENT_ID_SUBNET_UP)
     log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
 }
 

@@ -41,10 +41,14 @@ std::vector<TenantRequest> load_tenant_requests(const std::string& path) {
       if (!t["name"]) throw std::runtime_error(where + ": no name");
       r.name = t["name"].as<std::string>();
       if (!t["hosts"]) throw std::runtime_error(where + " (" + r.name + "): no hosts");
-      if (!t["hosts"].IsScalar())
-        throw std::runtime_error(where + " (" + r.name +
-                                 "): hosts must be a count (explicit host lists come later)");
-      r.hosts = t["hosts"].as<int>();
+      if (t["hosts"].IsSequence()) {
+        for (const auto& h : t["hosts"]) r.host_list.push_back(h.as<std::string>());
+        if (r.host_list.empty()) throw std::runtime_error(where + " (" + r.name + "): no hosts");
+      } else {
+        r.hosts = t["hosts"].as<int>();
+        if (r.hosts <= 0)
+          throw std::runtime_error(where + " (" + r.name + "): hosts must be at least 1");
+      }
       for (const auto& kv : t) {
         const auto key = kv.first.as<std::string>();
         if (key != "name" && key != "hosts")

@@ -23,11 +23,12 @@ using topology::Guid;
 
 struct TenantRequest {
   std::string name;
-  int hosts = 0;
+  int hosts = 0;                       // how many (0 with an explicit list: its size)
+  std::vector<std::string> host_list;  // explicit hosts, by node name or port GUID
 };
 
-// Parses tenants.yaml: a list of {name, hosts: N}. An absent file is an empty list. Throws
-// std::runtime_error naming the file and entry.
+// Parses tenants.yaml: a list of {name, hosts: N} or {name, hosts: [name-or-GUID, ...]}. An
+// absent file is an empty list. Throws std::runtime_error naming the file and entry.
 std::vector<TenantRequest> load_tenant_requests(const std::string& path);
 
 struct Endpoint {

@@ -49,6 +49,34 @@ topology::Guid parse_guid(const std::string& text) {
   return std::stoull(digits, nullptr, 16);
 }
 
+void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
+  const auto slash = path.rfind('/');
+  const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
+  try {
+    write_all(fd, text, tmp);
+    if (::fsync(fd) != 0) throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot replace " + path + ": " + why);
+  }
+  // The rename is durable only once the directory entry is on disk.
+  const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) throw std::runtime_error("cannot open " + directory + ": " + errno_text());
+  const int rc = ::fsync(dir);
+  ::close(dir);
+  if (rc != 0) throw std::runtime_error("cannot fsync " + directory + ": " + errno_text());
+}
+
 StateStore::StateStore(std::string directory)
     : directory_(std::move(directory)), path_(directory_ + "/state.json") {}
 
@@ -85,6 +113,10 @@ PersistedState StateStore::load() const {
       if (!names.insert(p.name).second) fail("tenant '" + p.name + "' appears twice");
       p.requested = t.at("requested").get<int>();
       p.shape = t.value("shape", "");
+      const int pkey = t.value("pkey", 0);
+      if (pkey < 0 || pkey >= 0x7fff)
+        fail("tenant '" + p.name + "' has P_Key " + std::to_string(pkey));
+      p.pkey = static_cast<std::uint16_t>(pkey);
       for (const auto& h : t.at("hosts")) {
         p.hosts.push_back(parse_guid(h.get<std::string>()));
         if (!hosts_seen.insert(p.hosts.back()).second)
@@ -110,11 +142,9 @@ void StateStore::save(const PersistedState& state) const {
                         {"generation", state.generation},
                         {"tenants", nlohmann::json::array()}};
   for (const auto& t : state.tenants) {
-    nlohmann::json tenant = {{"name", t.name},
-                             {"requested", t.requested},
-                             {"shape", t.shape},
-                             {"hosts", nlohmann::json::array()},
-                             {"links", nlohmann::json::array()}};
+    nlohmann::json tenant = {
+        {"name", t.name}, {"requested", t.requested},         {"shape", t.shape},
+        {"pkey", t.pkey}, {"hosts", nlohmann::json::array()}, {"links", nlohmann::json::array()}};
     for (auto h : t.hosts) tenant["hosts"].push_back(guid_hex(h));
     for (const auto& l : t.links)
       tenant["links"].push_back({{"switch", guid_hex(l.switch_guid)}, {"port", l.port}});
@@ -123,29 +153,7 @@ void StateStore::save(const PersistedState& state) const {
   const std::string text = doc.dump(1) + "\n";
   if (::mkdir(directory_.c_str(), 0750) != 0 && errno != EEXIST)
     throw std::runtime_error("cannot create " + directory_ + ": " + errno_text());
-  const std::string tmp = path_ + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-  if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
-  try {
-    write_all(fd, text, tmp);
-    if (::fsync(fd) != 0) throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
-    const std::string why = errno_text();
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot replace " + path_ + ": " + why);
-  }
-  // The rename is durable only once the directory entry is on disk.
-  const int dir = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) throw std::runtime_error("cannot open " + directory_ + ": " + errno_text());
-  const int rc = ::fsync(dir);
-  ::close(dir);
-  if (rc != 0) throw std::runtime_error("cannot fsync " + directory_ + ": " + errno_text());
+  write_file_atomically(path_, text, 0640);
 }
 
 }  // namespace laas::service

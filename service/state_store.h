@@ -23,6 +23,7 @@ struct PersistedTenant {
   std::vector<topology::Guid> hosts;  // port GUIDs
   std::vector<PersistedLink> links;
   std::string shape;
+  std::uint16_t pkey = 0;  // the tenant's partition key, fixed at creation (0: none yet)
 };
 
 struct PersistedState {
@@ -46,6 +47,10 @@ class StateStore {
   std::string directory_;
   std::string path_;
 };
+
+// Replaces `path` with `content` durably: temporary file, fsync, rename, fsync the directory.
+// Throws std::runtime_error naming the path.
+void write_file_atomically(const std::string& path, const std::string& content, unsigned mode);
 
 std::string guid_hex(topology::Guid guid);
 // Parses "0x..." (or bare hex); throws std::invalid_argument.

@@ -2,6 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "export/openstack.h"
+#include "export/partitions.h"
+#include "export/routing_chains.h"
+#include "export/slurm.h"
 
 namespace laas::service {
 namespace {
@@ -68,6 +76,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
   try {
     persisted_ = store_.load();
     loaded_ = true;
+    assign_missing_pkeys();
     log_(LogLevel::kInfo, "laas: loaded " + std::to_string(persisted_.tenants.size()) +
                               " tenants from " + store_.path());
   } catch (const std::exception& e) {
@@ -81,16 +90,39 @@ void TenantService::set_audit_hook(std::function<json()> hook) { audit_ = std::m
 void TenantService::set_export_hook(std::function<json(const json&)> hook) {
   export_ = std::move(hook);
 }
+void TenantService::set_partitions_hook(std::function<void()> hook) {
+  partitions_hook_ = std::move(hook);
+}
+
+// P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an
+// existing one's key); state written before P_Keys existed gets them here, in file order.
+void TenantService::assign_missing_pkeys() {
+  std::set<std::uint16_t> taken;
+  for (const auto& t : persisted_.tenants)
+    if (t.pkey) taken.insert(t.pkey);
+  for (auto& t : persisted_.tenants) {
+    if (t.pkey) continue;
+    exports::TenantRecord r;
+    r.name = t.name;
+    t.pkey = exports::assign_pkeys({r}, taken).front();
+    taken.insert(t.pkey);
+  }
+}
 
 void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
-  std::lock_guard<std::mutex> lock(mu_);
-  topology_error_.clear();
-  if (view_ && cluster_ && view_->fingerprint() == view->fingerprint()) {
-    view_ = std::move(view);  // same cabling: the placed tenants stand as they are
-    return;
+  bool partitions_changed = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    topology_error_.clear();
+    if (view_ && cluster_ && view_->fingerprint() == view->fingerprint()) {
+      view_ = std::move(view);  // same cabling: the placed tenants stand as they are
+      return;
+    }
+    view_ = std::move(view);
+    rebuild_cluster();
+    partitions_changed = refresh_managed_partitions();
   }
-  view_ = std::move(view);
-  rebuild_cluster();
+  if (partitions_changed && partitions_hook_) partitions_hook_();
 }
 
 // Maps every persisted tenant onto the current fabric by GUID and re-validates its placement.
@@ -239,8 +271,9 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
     return audit_();
   }
   if (method == "export") {
-    if (!export_) fail(error::kUnavailable, "no exporter is available in this process");
-    return export_(params);
+    if (export_) return export_(params);
+    std::lock_guard<std::mutex> lock(mu_);
+    return export_files(params);
   }
   fail(error::kBadRequest,
        "unknown method '" + method +
@@ -345,7 +378,13 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
                        {"port", view_->physical_port(up.level, up.index, up.port)}}}});
   }
   const auto& s = t.placement.shape;
+  std::uint16_t pkey = 0;
+  for (const auto& p : persisted_.tenants)
+    if (p.name == t.name) pkey = p.pkey;
+  char pkey_hex[8];
+  std::snprintf(pkey_hex, sizeof pkey_hex, "0x%04x", pkey);
   return {{"name", t.name},
+          {"pkey", pkey ? json(pkey_hex) : json(nullptr)},
           {"requested", t.requested},
           {"state", "routed"},
           {"hosts", hosts},
@@ -424,6 +463,7 @@ json TenantService::add(const json& params, const Caller& caller) {
   outcome = cluster_->add_explicit(name, hosts, planned);
   if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
   persisted_.tenants.push_back(persist(*outcome.tenant));
+  assign_missing_pkeys();
   ++persisted_.generation;
   try {
     save_or_throw();
@@ -437,7 +477,9 @@ json TenantService::add(const json& params, const Caller& caller) {
   log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
   json result = tenant_json(*cluster_->find(name));
   const auto generation = persisted_.generation;
+  const bool partitions_changed = refresh_managed_partitions();
   lock.unlock();
+  if (partitions_changed && partitions_hook_) partitions_hook_();
   if (reroute_) reroute_();
   result["generation"] = generation;
   if (get_bool(params, "wait", true)) result["routed"] = wait_routed(generation, params);
@@ -478,7 +520,9 @@ json TenantService::remove(const json& params, const Caller& caller) {
   log_(LogLevel::kInfo,
        "laas: uid " + std::to_string(caller.uid) + " removed tenant '" + name + "'");
   const auto generation = persisted_.generation;
+  const bool partitions_changed = refresh_managed_partitions();
   lock.unlock();
+  if (partitions_changed && partitions_hook_) partitions_hook_();
   if (reroute_) reroute_();
   json result = {{"name", name}, {"removed", true}, {"generation", generation}};
   if (get_bool(params, "wait", true)) result["routed"] = wait_routed(generation, params);
@@ -492,6 +536,110 @@ json TenantService::wait_routed(std::uint64_t generation, const json& params) {
   const bool done = routed_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
                                         [&] { return routed_generation_ >= generation; });
   return done;
+}
+
+std::string TenantService::partitions_text() const {
+  std::vector<exports::TenantRecord> records;
+  if (cluster_) {
+    json all = json::array();
+    for (const auto& [name, t] : cluster_->tenants()) all.push_back(tenant_json(t));
+    records = exports::tenants_from_json(all);
+    for (auto& r : records)
+      for (const auto& p : persisted_.tenants)
+        if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+  }
+  exports::PartitionOptions options;
+  const auto& base = config_.exports.partitions_base_file;
+  if (!base.empty()) {
+    std::ifstream in(base);
+    if (!in) fail(error::kUnavailable, "cannot read the base partitions file " + base);
+    std::stringstream text;
+    text << in.rdbuf();
+    options.base_text = text.str();
+    options.base_name = base;
+  }
+  return exports::generate_partitions(records, options);
+}
+
+// Writes the managed partitions.conf when its content changes. A generation error leaves the
+// previous file in place: OpenSM would otherwise fall back to "everyone full member".
+bool TenantService::refresh_managed_partitions() {
+  const auto& path = config_.exports.managed_partitions_file;
+  if (path.empty() || !view_) return false;
+  try {
+    const std::string text = partitions_text();
+    if (text == last_partitions_) return false;
+    write_file_atomically(path, text, 0644);
+    last_partitions_ = text;
+    log_(LogLevel::kInfo, "laas: wrote " + path + " (" +
+                              std::to_string(cluster_ ? cluster_->tenants().size() : 0) +
+                              " tenant partitions)");
+    return true;
+  } catch (const RequestError& e) {
+    log_(LogLevel::kError, "laas: " + path + " not updated: " + e.message);
+  } catch (const std::exception& e) {
+    log_(LogLevel::kError, "laas: " + path + " not updated: " + e.what());
+  }
+  return false;
+}
+
+json TenantService::export_files(const json& params) const {
+  const std::string format = get_string(params, "format");
+  require_topology();
+  json all = json::array();
+  if (params.contains("tenant")) {
+    const std::string only = get_string(params, "tenant");
+    const auto* t = cluster_->find(only);
+    if (!t) fail(error::kNotFound, "no tenant named '" + only + "'");
+    all.push_back(tenant_json(*t));
+  } else {
+    for (const auto& [name, t] : cluster_->tenants()) all.push_back(tenant_json(t));
+  }
+  const bool removal = get_bool(params, "remove", false);
+  try {
+    auto records = exports::tenants_from_json(all);
+    for (auto& r : records)
+      for (const auto& p : persisted_.tenants)
+        if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+    const auto& cfg = config_.exports;
+    if (format == "partitions") return {{"format", format}, {"content", partitions_text()}};
+    if (format == "routing-chains") {
+      const auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+      const auto files = exports::generate_routing_chains(records, &tree, {});
+      return {{"format", format},
+              {"files",
+               {{"pgrp_policy_file", files.port_groups},
+                {"topo_policy_file", files.topologies},
+                {"rch_policy_file", files.chains}}},
+              {"content", "# ---- pgrp_policy_file ----\n" + files.port_groups +
+                              "# ---- topo_policy_file ----\n" + files.topologies +
+                              "# ---- rch_policy_file ----\n" + files.chains}};
+    }
+    if (format == "slurm" || format == "slurm-topology") {
+      exports::SlurmOptions options;
+      options.node_names = cfg.slurm_node_names;
+      if (format == "slurm-topology") {
+        const auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+        return {{"format", format}, {"content", exports::generate_slurm_topology(tree, options)}};
+      }
+      return {{"format", format},
+              {"content", removal ? exports::generate_slurm_release(records, options)
+                                  : exports::generate_slurm_reservations(records, options)}};
+    }
+    if (format == "openstack") {
+      exports::OpenStackOptions options;
+      options.projects = cfg.openstack_projects;
+      options.host_names = cfg.openstack_hosts;
+      return {{"format", format},
+              {"content", removal ? exports::generate_openstack_remove(records, options)
+                                  : exports::generate_openstack_add(records, options)}};
+    }
+  } catch (const exports::ExportError& e) {
+    fail(error::kRefused, e.what());
+  }
+  fail(error::kBadRequest, "unknown export format '" + format +
+                               "'; formats: partitions, routing-chains, slurm, slurm-topology, "
+                               "openstack");
 }
 
 }  // namespace laas::service

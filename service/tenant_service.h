@@ -19,10 +19,22 @@
 
 namespace laas::service {
 
+struct ExportConfig {
+  // partitions: the administrator's own partitions.conf, kept verbatim ahead of the tenants'.
+  std::string partitions_base_file;
+  // When set, the service keeps this partitions.conf (OpenSM's partition_config_file) current
+  // after every change, validated and written atomically, and asks for a heavy sweep.
+  std::string managed_partitions_file;
+  std::map<std::string, std::string> slurm_node_names;    // fabric name -> Slurm node
+  std::map<std::string, std::string> openstack_hosts;     // fabric name -> compute host
+  std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
+};
+
 struct ServiceConfig {
   std::string state_dir = "/var/lib/laas";
   std::string algorithm = "laas";
   int default_wait_ms = 30000;
+  ExportConfig exports;
 };
 
 struct Caller {
@@ -50,6 +62,8 @@ class TenantService {
   void set_reroute_hook(std::function<void()> hook);
   void set_audit_hook(std::function<nlohmann::json()> hook);
   void set_export_hook(std::function<nlohmann::json(const nlohmann::json& params)> hook);
+  // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
+  void set_partitions_hook(std::function<void()> hook);
 
   // Routing side (the SM's sweeper thread).
   void on_topology(std::shared_ptr<const TopologyView> view);
@@ -72,6 +86,10 @@ class TenantService {
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, const nlohmann::json& params);
+  nlohmann::json export_files(const nlohmann::json& params) const;
+  std::string partitions_text() const;
+  bool refresh_managed_partitions();  // true when the file changed
+  void assign_missing_pkeys();
   void require_topology() const;
   void rebuild_cluster();
   PersistedTenant persist(const allocator::Tenant& t) const;
@@ -83,6 +101,8 @@ class TenantService {
   std::function<void()> reroute_;
   std::function<nlohmann::json()> audit_;
   std::function<nlohmann::json(const nlohmann::json&)> export_;
+  std::function<void()> partitions_hook_;
+  std::string last_partitions_;
 
   mutable std::mutex mu_;
   std::condition_variable routed_cv_;

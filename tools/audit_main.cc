@@ -13,7 +13,7 @@
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/tenants.h"
 #include "routing/audit.h"
-#include "tools/lft_dump.h"
+#include "routing/ibroute.h"
 #include "topology/ibnetdiscover.h"
 #include "topology/recognize.h"
 
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     std::ifstream in(lfts_path);
     if (!in) return bad_input(lfts_path + ": cannot open");
     try {
-      tables = tools::read_lft_dump(in, fabric, lfts_path);
+      tables = routing::tables_by_node(fabric, routing::parse_ibroute(in, lfts_path));
     } catch (const std::exception& e) {
       return bad_input(e.what());
     }

@@ -81,6 +81,8 @@ sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 start_opensm() {
   cat >laas.yaml <<EOC
 state_dir: $WORK/state
+socket: $WORK/laas.sock
+socket_group: ""
 tenants_poll_ms: 300
 EOC
   {
@@ -121,7 +123,7 @@ set_tenants() {
     for t in "$@"; do printf -- '- name: %s\n  hosts: %s\n' "${t%%:*}" "${t##*:}"; done
   } >state/tenants.yaml.new
   mv state/tenants.yaml.new state/tenants.yaml
-  wait_log 'laas: forwarding tables applied' $((before_applied + 1)) "${WAIT_S:-120}"
+  wait_log 'laas: forwarding tables applied' $((before_applied + 1)) "${WAIT_S:-45}"
 }
 
 # snapshot TAG: read the fabric and the tables back from the switches, audit them.

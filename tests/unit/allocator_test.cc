@@ -246,10 +246,24 @@ TEST_P(AllocatorProperty, CheckerFindsNothingAfterAnyOperation) {
     "xgft(3;6,6,6;1,3,6)", algo, 15000                                                            \
   }
 
-INSTANTIATE_TEST_SUITE_P(Laas, AllocatorProperty, ::testing::Values(LAAS_CASES("laas")));
-INSTANTIATE_TEST_SUITE_P(Simple, AllocatorProperty, ::testing::Values(LAAS_CASES("simple")));
+// Test names such as "pgft_2_8_4_1_4_1_2", from the spec.
+std::string case_name(const ::testing::TestParamInfo<PropertyCase>& info) {
+  std::string name;
+  for (const char* c = info.param.spec; *c; ++c)
+    if (std::isalnum(static_cast<unsigned char>(*c)))
+      name += *c;
+    else if (!name.empty() && name.back() != '_')
+      name += '_';
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Laas, AllocatorProperty, ::testing::Values(LAAS_CASES("laas")),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(Simple, AllocatorProperty, ::testing::Values(LAAS_CASES("simple")),
+                         case_name);
 INSTANTIATE_TEST_SUITE_P(Unconstrained, AllocatorProperty,
-                         ::testing::Values(LAAS_CASES("unconstrained")));
+                         ::testing::Values(LAAS_CASES("unconstrained")), case_name);
 
 TEST(ExplicitHosts, LinksAreChosenOrTheConditionIsNamed) {
   const auto tree = FatTree::parse("xgft(2;4,8;1,4)");

@@ -31,6 +31,13 @@ struct TempDir {
   std::string path;
 };
 
+ServiceConfig test_config(const std::string& dir) {
+  ServiceConfig c;
+  c.state_dir = dir;
+  c.default_wait_ms = 100;
+  return c;
+}
+
 const Caller kAdmin{0, true};
 const Caller kReader{1000, false};
 
@@ -50,8 +57,7 @@ class ServiceTest : public ::testing::Test {
   void SetUp() override { service = make(); }
   std::unique_ptr<TenantService> make() {
     auto s = std::make_unique<TenantService>(
-        ServiceConfig{dir.path, "laas", 100},
-        [this](LogLevel, const std::string& m) { logs.push_back(m); });
+        test_config(dir.path), [this](LogLevel, const std::string& m) { logs.push_back(m); });
     s->on_topology(demo_view());
     return s;
   }
@@ -141,8 +147,8 @@ TEST_F(ServiceTest, VanishedHostsAreReportedNotDropped) {
   auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = laas::topology::build_model_fabric(tree);
   fabric.nodes[emb.host_node[0]].port_guid = 0xdead;  // comp-1 was replaced
-  auto fresh = std::make_unique<TenantService>(ServiceConfig{dir.path, "laas", 100},
-                                               [](LogLevel, const std::string&) {});
+  auto fresh =
+      std::make_unique<TenantService>(test_config(dir.path), [](LogLevel, const std::string&) {});
   fresh->on_topology(std::make_shared<TopologyView>(tree, fabric, emb));
   auto list = fresh->handle(req("tenant.list"), kAdmin)["result"];
   ASSERT_EQ(list.size(), 2u);
@@ -240,4 +246,45 @@ TEST_F(ServiceTest, ExplicitHostListIsValidatedAgainstTheConditions) {
   EXPECT_NE(bad["error"]["message"].get<std::string>().find("Theorem 1"), std::string::npos);
   auto unknown = call("tenant.add", {{"name", "g"}, {"host_list", {"comp-99"}}});
   EXPECT_EQ(unknown["error"]["code"], "bad_request");
+}
+
+TEST_F(ServiceTest, PKeysAreStableAndExportsServeEveryFormat) {
+  ASSERT_TRUE(call("tenant.add", {{"name", "4"}, {"hosts", 10}})["ok"]);
+  ASSERT_TRUE(call("tenant.add", {{"name", "1"}, {"hosts", 10}})["ok"]);
+  const auto pkey = call("tenant.get", {{"name", "1"}})["result"]["pkey"];
+  ASSERT_TRUE(pkey.is_string());
+  ASSERT_TRUE(call("tenant.remove", {{"name", "4"}})["ok"]);
+  service = make();  // restart: the P_Key survives and does not move
+  EXPECT_EQ(call("tenant.get", {{"name", "1"}})["result"]["pkey"], pkey);
+  auto parts = call("export", {{"format", "partitions"}});
+  ASSERT_TRUE(parts["ok"]) << parts.dump();
+  const std::string text = parts["result"]["content"];
+  EXPECT_NE(text.find("laas_1=" + pkey.get<std::string>()), std::string::npos) << text;
+  EXPECT_NE(text.find("0x0000000000100015"), std::string::npos);  // comp-11's port GUID
+  for (const char* format : {"routing-chains", "slurm", "slurm-topology", "openstack"}) {
+    auto r = call("export", {{"format", format}});
+    EXPECT_TRUE(r["ok"]) << format << ": " << r.dump();
+    EXPECT_FALSE(r["result"]["content"].get<std::string>().empty()) << format;
+  }
+  auto removal = call("export", {{"format", "openstack"}, {"tenant", "1"}, {"remove", true}});
+  EXPECT_NE(removal["result"]["content"].get<std::string>().find("aggregate delete"),
+            std::string::npos);
+  EXPECT_EQ(call("export", {{"format", "ldif"}})["error"]["code"], "bad_request");
+  EXPECT_EQ(call("export", {{"format", "slurm"}, {"tenant", "zz"}})["error"]["code"], "not_found");
+}
+
+TEST_F(ServiceTest, ManagedPartitionsFileFollowsTenants) {
+  ServiceConfig c = test_config(dir.path);
+  c.exports.managed_partitions_file = dir.path + "/partitions.conf";
+  int heavy_sweeps = 0;
+  service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
+  service->set_partitions_hook([&] { ++heavy_sweeps; });
+  service->on_topology(demo_view());
+  ASSERT_TRUE(call("tenant.add", {{"name", "a"}, {"hosts", 3}})["ok"]);
+  const std::string with_a = slurp(c.exports.managed_partitions_file);
+  EXPECT_NE(with_a.find("laas_a="), std::string::npos);
+  EXPECT_NE(with_a.find("Default=0x7fff"), std::string::npos);
+  ASSERT_TRUE(call("tenant.remove", {{"name", "a"}})["ok"]);
+  EXPECT_EQ(slurp(c.exports.managed_partitions_file).find("laas_a="), std::string::npos);
+  EXPECT_GE(heavy_sweeps, 2);
 }
