@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# package-test.sh: the Debian package from end to end, as an administrator would use it.
+#
+#   1. build laas_*.deb with dpkg-buildpackage from a copy of this tree (or take $LAAS_DEB);
+#   2. apt-get install ./laas_*.deb; check group laas, /run/opensm, /var/lib/laas, the conffile;
+#   3. in a private network namespace: ibsim with a laas-topogen fabric, OpenSM with the
+#      INSTALLED plugin (no LD_LIBRARY_PATH) and the PACKAGED /etc/laas/laas.yaml;
+#      laasctl tenant add t1 --hosts 10; laasctl audit clean; laas-audit on the tables read back;
+#   4. apt-get remove keeps /var/lib/laas (the tenant is still in state.json);
+#      apt-get purge removes it and /etc/laas.
+#
+# It installs and purges a system package and uses the real /var/lib/laas and /run/opensm, so
+# it needs root, apt-get and dpkg-buildpackage, and refuses to run where package laas or
+# tenant state already exists. Otherwise it prints SKIP and exits 77 (ctest SKIP_RETURN_CODE).
+#
+# Environment: LAAS_DEB=path (skip the build), LAAS_WORK=dir (default /tmp/laas-package-test),
+# LAAS_PKG_BUILD_OPTIONS (DEB_BUILD_OPTIONS of the build; default "nocheck parallel=2": the
+# unit tests already ran in the same CI run), LAAS_KEEP=1 (keep the work directory).
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${LAAS_WORK:-/tmp/laas-package-test}
+UMAD2SIM=${UMAD2SIM:-/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)/umad2sim/libumad2sim.so}
+SPEC='xgft(2;4,8;1,4)'
+
+log() { echo "[$(date +%T)] $*"; }
+die() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+skip() {
+  echo "SKIP: package test: $*"
+  exit 77
+}
+
+# ---------------------------------------------------------------- stage 2: the fabric
+# Runs inside `unshare -n` (ibsim's control socket is an abstract name: a private network
+# namespace keeps it apart from any other fabric on the machine).
+if [ "${1:-}" = "--fabric" ]; then
+  cd "$WORK"
+  SIM_PID=""
+  OSM_PID=""
+  stop_all() {
+    local rc=$?
+    # OpenSM first (it can hang on SIGTERM once the simulated fabric is gone), then ibsim.
+    if [ -n "$OSM_PID" ] && kill -0 "$OSM_PID" 2>/dev/null; then
+      kill -TERM "$OSM_PID" 2>/dev/null || true
+      for _ in $(seq 1 10); do
+        kill -0 "$OSM_PID" 2>/dev/null || break
+        sleep 0.5
+      done
+      kill -KILL "$OSM_PID" 2>/dev/null || true
+      wait "$OSM_PID" 2>/dev/null || true
+    fi
+    if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
+      kill -TERM "$SIM_PID" 2>/dev/null || true
+      sleep 0.5
+      kill -KILL "$SIM_PID" 2>/dev/null || true
+      wait "$SIM_PID" 2>/dev/null || true
+    fi
+    if [ $rc -ne 0 ] && [ -f osm.log ]; then
+      echo "---- laas and error lines of $WORK/osm.log ----" >&2
+      grep -E 'laas|ERR' osm.log | tail -20 >&2 || true
+    fi
+    exit $rc
+  }
+  trap stop_all EXIT
+  count_log() {
+    local n
+    n=$(grep -c -- "$1" osm.log 2>/dev/null) || true
+    echo "${n:-0}"
+  }
+  wait_log() { # PATTERN COUNT TIMEOUT_S
+    local deadline=$((SECONDS + $3))
+    while [ "$(count_log "$1")" -lt "$2" ]; do
+      [ $SECONDS -lt $deadline ] || die "timed out waiting for '$1' in osm.log"
+      kill -0 "$OSM_PID" 2>/dev/null || die "opensm exited: $(tail -5 opensm.out)"
+      sleep 0.3
+    done
+  }
+  sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
+  export SIM_HOST=SW_L2_0 # OpenSM as a switch's embedded SM: every host is allocatable
+
+  # The installed tools only, from a PATH without the build tree.
+  export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+  unset LD_LIBRARY_PATH LAAS_SOCKET
+
+  laas-topogen "$SPEC" -o fabric.net
+  ibsim -s -n fabric.net </dev/null >ibsim.log 2>&1 &
+  SIM_PID=$!
+  for _ in $(seq 1 100); do
+    grep -q 'simulator ready' ibsim.log 2>/dev/null && break
+    kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 ibsim.log)"
+    sleep 0.2
+  done
+  sleep 0.5
+
+  # The administrator's opensm.conf lines (conf/opensm.conf.snippet) plus test-only logging;
+  # the plugin reads the packaged /etc/laas/laas.yaml: default socket and state directory.
+  {
+    grep -Ev '^[[:space:]]*(#|$)' /usr/share/doc/laas/examples/opensm.conf.snippet
+    echo "force_log_flush TRUE"
+    echo "sweep_interval 0"
+  } >opensm.conf
+  LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null \
+    >opensm.out 2>&1 &
+  OSM_PID=$!
+  wait_log 'laas: forwarding tables applied' 1 60
+  grep -q 'laas tables configured on all switches' osm.log || die "the laas engine did not route"
+  lib=$(grep -o '/[^ ]*libosmlaas\.so' "/proc/$OSM_PID/maps" | sort -u)
+  [ "$lib" = "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libosmlaas.so" ] ||
+    die "opensm did not load the installed plugin (maps: ${lib:-none})"
+  log "opensm loaded $lib; $(grep -m1 -o 'laas: control socket listening on .*' osm.log)"
+
+  sock=/run/opensm/laas.sock
+  [ -S "$sock" ] || die "no control socket at $sock"
+  perm=$(stat -c '%a %U %G' "$sock")
+  [ "$perm" = "660 root laas" ] || die "$sock is '$perm', expected '660 root laas'"
+  # Someone outside group laas cannot even reach the socket (/run/opensm is 0750 root:laas).
+  rc=0
+  setpriv --reuid=nobody --regid=nogroup --clear-groups laasctl status >nobody.out 2>&1 || rc=$?
+  [ $rc -eq 77 ] || die "laasctl as nobody: exit $rc, expected 77 (permission denied)"
+  log "laasctl as nobody: exit 77 ($(head -1 nobody.out))"
+
+  laasctl --timeout 60 tenant add t1 --hosts 10 >add.out 2>&1 ||
+    die "laasctl tenant add t1 --hosts 10: $(cat add.out)"
+  log "laasctl tenant add t1 --hosts 10: $(head -1 add.out)"
+  laasctl tenant list >list.out 2>&1 || die "laasctl tenant list: $(cat list.out)"
+  grep -q '\bt1\b' list.out || die "tenant list lacks t1: $(cat list.out)"
+  laasctl audit >audit.out 2>&1 || die "laasctl audit: $(head -20 audit.out)"
+  log "laasctl audit: clean ($(head -1 audit.out))"
+
+  # The same proof from the tables read back from the switches, with the installed laas-audit.
+  sim ibnetdiscover >disc.txt 2>disc.err || die "ibnetdiscover: $(tail -3 disc.err)"
+  sim dump_fts >lfts.txt 2>lfts.err || die "dump_fts: $(tail -3 lfts.err)"
+  laas-audit --fabric disc.txt --lfts lfts.txt --allocations /var/lib/laas/allocations.json \
+    >offline-audit.out 2>&1 || die "laas-audit: $(grep -E 'VIOLATION|laas-audit' offline-audit.out | head -5)"
+  log "laas-audit on the switches' tables: $(grep -m1 -i 'violation' offline-audit.out || tail -1 offline-audit.out)"
+  grep -q '"t1"' /var/lib/laas/state.json || die "t1 is not in /var/lib/laas/state.json"
+  exit 0
+fi
+
+# ---------------------------------------------------------------- stage 1: build, install
+[ "$(id -u)" -eq 0 ] || skip "needs root (installs and purges the laas package)"
+for tool in apt-get dpkg-buildpackage unshare setpriv ibsim opensm ibnetdiscover dump_fts; do
+  command -v "$tool" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$tool" >/dev/null ||
+    skip "$tool is not installed (scripts/deps.sh, debhelper, dpkg-dev)"
+done
+[ -f "$UMAD2SIM" ] || skip "$UMAD2SIM missing (ibsim-utils)"
+unshare -n true 2>/dev/null || skip "cannot create a network namespace (unshare -n)"
+if dpkg-query -W -f='${Status}' laas 2>/dev/null | grep -qv 'not-installed'; then
+  [ "$(dpkg-query -W -f='${Status}' laas)" = "deinstall ok config-files" ] &&
+    [ -n "${LAAS_PKG_TEST_FORCE:-}" ] ||
+    skip "package laas is already on this machine ($(dpkg-query -W -f='${Status}' laas)); this test would remove it"
+fi
+if [ -e /var/lib/laas ] && [ -z "${LAAS_PKG_TEST_FORCE:-}" ]; then
+  skip "/var/lib/laas exists (tenant state?); this test would purge it (LAAS_PKG_TEST_FORCE=1 to allow)"
+fi
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+installed=""
+cleanup() {
+  local rc=$?
+  if [ -n "$installed" ] && [ $rc -ne 0 ]; then
+    apt-get purge -y -qq laas >/dev/null 2>&1 || true
+  fi
+  [ $rc -ne 0 ] || [ -n "${LAAS_KEEP:-}" ] || rm -rf "$WORK"
+  exit $rc
+}
+trap cleanup EXIT
+
+if [ -n "${LAAS_DEB:-}" ]; then
+  deb=$(readlink -f "$LAAS_DEB")
+  log "using $deb"
+else
+  version=$(dpkg-parsechangelog -l "$SRC/debian/changelog" -S Version)
+  tree="$WORK/src/laas-$version"
+  mkdir -p "$tree"
+  # The tracked files and new ones not ignored (a build directory inside the tree is not copied).
+  (cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
+    tar --null --ignore-failed-read -T - -cf - 2>/dev/null) | tar -C "$tree" -xf -
+  log "dpkg-buildpackage -us -uc -b (DEB_BUILD_OPTIONS='${LAAS_PKG_BUILD_OPTIONS-nocheck parallel=2}')"
+  start=$SECONDS
+  (cd "$tree" && DEB_BUILD_OPTIONS="${LAAS_PKG_BUILD_OPTIONS-nocheck parallel=2}" \
+    dpkg-buildpackage -us -uc -b) >"$WORK/build.log" 2>&1 ||
+    die "dpkg-buildpackage failed, see $WORK/build.log: $(tail -5 "$WORK/build.log")"
+  deb=$(ls "$WORK"/src/laas_"$version"_*.deb)
+  log "built $(basename "$deb") in $((SECONDS - start)) s"
+fi
+
+log "apt-get install -y $deb"
+export DEBIAN_FRONTEND=noninteractive
+apt-get install -y -qq "$deb" >"$WORK/install.log" 2>&1 || die "apt-get install: $(tail -5 "$WORK/install.log")"
+installed=1
+dpkg-query -W -f='${Status} ${Version}\n' laas
+getent group laas >/dev/null || die "group laas was not created"
+for d in /run/opensm /var/lib/laas; do
+  [ "$(stat -c '%a %U %G' "$d")" = "750 root laas" ] ||
+    die "$d is '$(stat -c '%a %U %G' "$d")', expected '750 root laas'"
+done
+grep -qx /etc/laas/laas.yaml /var/lib/dpkg/info/laas.conffiles || die "/etc/laas/laas.yaml is not a conffile"
+log "group laas, /run/opensm and /var/lib/laas (750 root:laas), conffile /etc/laas/laas.yaml: ok"
+
+log "fabric $SPEC in a private network namespace"
+LAAS_WORK="$WORK" unshare -n "$SRC/scripts/package-test.sh" --fabric || die "fabric stage failed (work directory $WORK)"
+
+log "apt-get remove -y laas"
+apt-get remove -y -qq laas >"$WORK/remove.log" 2>&1 || die "apt-get remove: $(tail -5 "$WORK/remove.log")"
+[ -d /var/lib/laas ] && grep -q '"t1"' /var/lib/laas/state.json ||
+  die "apt-get remove did not keep /var/lib/laas/state.json"
+[ -f /etc/laas/laas.yaml ] || die "apt-get remove deleted the conffile"
+[ ! -e "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libosmlaas.so" ] || die "plugin still installed"
+log "after remove: /var/lib/laas kept ($(ls /var/lib/laas | tr '\n' ' '))"
+
+log "apt-get purge -y laas"
+apt-get purge -y -qq laas >"$WORK/purge.log" 2>&1 || die "apt-get purge: $(tail -5 "$WORK/purge.log")"
+installed=""
+[ ! -e /var/lib/laas ] || die "apt-get purge left /var/lib/laas"
+[ ! -e /etc/laas ] || die "apt-get purge left /etc/laas"
+log "after purge: /var/lib/laas and /etc/laas gone"
+log "PASS package test"
