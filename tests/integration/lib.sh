@@ -84,6 +84,7 @@ state_dir: $WORK/state
 socket: $WORK/laas.sock
 socket_group: ""
 tenants_poll_ms: 300
+${LAAS_YAML_EXTRA:-}
 EOC
   {
     echo "event_plugin_name osmlaas"
