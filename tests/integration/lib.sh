@@ -83,7 +83,7 @@ start_opensm() {
 state_dir: $WORK/state
 socket: $WORK/laas.sock
 socket_group: ""
-tenants_poll_ms: 300
+tenants_poll_ms: ${POLL_MS:-300}
 ${LAAS_YAML_EXTRA:-}
 EOC
   {
@@ -116,7 +116,7 @@ wait_log() {
 }
 
 # set_tenants "A:10" "B:6" ...: rewrites tenants.yaml atomically, waits for the re-route
-# to reach the switches.
+# to reach the switches (noticed by the plugin's watcher, or SIGHUP when POLL_MS=0).
 set_tenants() {
   local before_applied
   before_applied=$(count_log 'laas: forwarding tables applied')
@@ -124,6 +124,8 @@ set_tenants() {
     for t in "$@"; do printf -- '- name: %s\n  hosts: %s\n' "${t%%:*}" "${t##*:}"; done
   } >state/tenants.yaml.new
   mv state/tenants.yaml.new state/tenants.yaml
+  # Without the plugin's watcher (POLL_MS=0), SIGHUP makes OpenSM heavy-sweep and re-route.
+  if [ "${POLL_MS:-300}" = 0 ]; then kill -HUP "$OSM_PID"; fi
   wait_log 'laas: forwarding tables applied' $((before_applied + 1)) "${WAIT_S:-45}"
 }
 
