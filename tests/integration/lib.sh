@@ -34,8 +34,8 @@ laas_setup() {
   trap laas_teardown EXIT
 }
 
-laas_teardown() {
-  local rc=$?
+# stop_opensm: SIGTERM, then SIGKILL after 5 s (OpenSM can hang once its fabric is gone).
+stop_opensm() {
   if [ -n "$OSM_PID" ] && kill -0 "$OSM_PID" 2>/dev/null; then
     kill -TERM "$OSM_PID" 2>/dev/null || true
     for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -45,6 +45,12 @@ laas_teardown() {
     kill -KILL "$OSM_PID" 2>/dev/null || true
     wait "$OSM_PID" 2>/dev/null || true
   fi
+  OSM_PID=""
+}
+
+laas_teardown() {
+  local rc=$?
+  stop_opensm
   if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
     kill -TERM "$SIM_PID" 2>/dev/null || true
     sleep 0.5
