@@ -52,6 +52,25 @@ snapshot 2
 tenant_paths 2 A
 cmp -s paths.A.1 paths.A.2 || die "tenant A's routes changed when others were added"
 
+# The audit must catch a broken table: on the first hop of one of A's inter-leaf paths,
+# send the destination to port 0 (the switch itself). laas-audit exits 1; bad input exits 2.
+read -r X _ Y HOP _ < <(awk 'NF >= 5' paths.A.2 | head -1)
+LEAF=${HOP%%:*}
+YLID=$(host_lid disc.2 "${Y%:}")
+[ -n "$YLID" ] || die "no LID for $Y"
+awk -v leaf="($LEAF):" -v entry="$(printf '0x%04x ' "$YLID")" '
+  /^Unicast lids/ { inblock = ($NF == leaf) }
+  inblock && index($0, entry) == 1 { $2 = "000" }
+  { print }' lfts.2 >lfts.broken
+cmp -s lfts.2 lfts.broken && die "could not inject a fault into $LEAF's table"
+rc=0
+"$LAAS_AUDIT" --fabric disc.2 --lfts lfts.broken --allocations alloc.2.json >audit.broken 2>&1 || rc=$?
+[ $rc -eq 1 ] || die "laas-audit missed a broken route ($LEAF, LID $YLID): exit $rc"
+rc=0
+"$LAAS_AUDIT" --fabric fabric.net --lfts /dev/null --allocations alloc.2.json >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || die "laas-audit on bad input: exit $rc, expected 2"
+log "laas-audit flags a broken route ($(grep -m1 VIOLATION audit.broken | cut -c1-100))"
+
 log "removing ${OTHERS[0]%%:*}"
 set_tenants "A:$A" "${OTHERS[@]:1}"
 snapshot 3
