@@ -57,6 +57,10 @@ Config load_config(const std::string& path) {
       } else if (key == "tenants_poll_ms") {
         c.tenants_poll_ms = v.as<int>();
         if (c.tenants_poll_ms < 0) throw std::invalid_argument("must be >= 0");
+      } else if (key == "manage_partitions") {
+        c.manage_partitions = v.as<bool>();
+      } else if (key == "partitions_base") {
+        c.partitions_base = v.IsNull() ? "" : v.as<std::string>();
       } else if (key == "management") {
         if (!v.IsSequence() && !v.IsNull())
           throw std::invalid_argument("expected a list of port GUIDs");

@@ -20,6 +20,13 @@ struct Config {
   // How often the plugin looks at tenants.yaml and asks OpenSM to re-route when it changed
   // (milliseconds; 0: only at heavy sweeps, e.g. after SIGHUP).
   int tenants_poll_ms = 1000;
+  // Keep OpenSM's partition_config_file current with one partition per tenant (written
+  // atomically, validated, re-read by OpenSM on the heavy sweep the plugin requests). Off by
+  // default: it replaces that file, keeping `partitions_base` verbatim ahead of the tenants'.
+  bool manage_partitions = false;
+  std::string partitions_base;
+  // Filled by the plugin from OpenSM's options, not from laas.yaml.
+  std::string managed_partitions_file;
 
   std::string tenants_file() const { return state_dir + "/tenants.yaml"; }
   std::string allocations_file() const { return state_dir + "/allocations.json"; }

@@ -25,6 +25,10 @@ service::ServiceConfig service_config(const Config& c) {
   service::ServiceConfig s;
   s.state_dir = c.state_dir;
   s.algorithm = c.placer;
+  if (c.manage_partitions) {
+    s.exports.managed_partitions_file = c.managed_partitions_file;
+    s.exports.partitions_base_file = c.partitions_base;
+  }
   return s;
 }
 

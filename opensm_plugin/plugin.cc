@@ -231,6 +231,16 @@ void* create(osm_opensm_t* osm) {
     config = Config{};
   }
   log_line(osm, OSM_LOG_INFO, "state directory " + config.state_dir + ", placer " + config.placer);
+  if (config.manage_partitions) {
+    const char* file = osm->subn.opt.partition_config_file;
+    config.managed_partitions_file = file ? file : "";
+    if (config.managed_partitions_file.empty()) {
+      log_line(osm, OSM_LOG_ERROR, "manage_partitions: OpenSM has no partition_config_file");
+      config.manage_partitions = false;
+    } else {
+      log_line(osm, OSM_LOG_INFO, "managing partitions in " + config.managed_partitions_file);
+    }
+  }
   try {
     plugin->engine = std::make_unique<Engine>(config, logger_for(osm));
   } catch (const std::exception& e) {
@@ -242,6 +252,11 @@ void* create(osm_opensm_t* osm) {
              "tenant state unusable: " + plugin->engine->state_error() +
                  "; tenants will not be routed until it is repaired or removed");
   plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
+  // A changed partitions.conf is read by OpenSM at the start of a heavy sweep.
+  plugin->engine->service().set_partitions_hook([osm] {
+    osm->subn.force_heavy_sweep = TRUE;
+    osm_sm_sweep(&osm->sm);
+  });
   Plugin* raw = plugin.get();
   plugin->engine->service().set_audit_hook([raw] { return audit_live(raw); });
   external_routing_engine_module_t module = {"laas", setup_engine, plugin.get()};

@@ -11,8 +11,10 @@ export SIM_HOST=SW_L2_0
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 printf -- '- name: A\n  hosts: 10\n' >state/tenants.yaml
 start_fabric fabric.net
-start_opensm
+# The plugin also keeps OpenSM's partitions.conf: one P_Key per tenant.
+LAAS_YAML_EXTRA="manage_partitions: true" start_opensm "partition_config_file $WORK/partitions.conf"
 wait_log 'laas: forwarding tables applied' 1 45
+wait_log 'SUBNET UP' 1 45
 snapshot 1
 tenant_paths 1 A
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
@@ -28,6 +30,8 @@ grep -q '"D"' alloc.2.json || die "allocations.json lacks D"
 tenant_paths 2 A
 cmp -s paths.A.1 paths.A.2 || die "tenant A's routes changed when D was added"
 
+grep -q '^D' partitions.conf || grep -q 'D' partitions.conf || die "partitions.conf has no partition for D: $(cat partitions.conf)"
+log "partitions.conf: $(grep -v '^#' partitions.conf | grep -c .) line(s), D included"
 ctl tenant remove D >remove.out 2>&1 || die "laasctl tenant remove failed: $(cat remove.out)"
 snapshot 3
 ! grep -q '"D"' alloc.3.json || die "D is still allocated"

@@ -34,8 +34,8 @@ laas_setup() {
   trap laas_teardown EXIT
 }
 
-laas_teardown() {
-  local rc=$?
+# stop_opensm: SIGTERM, then SIGKILL after 5 s (OpenSM can hang once its fabric is gone).
+stop_opensm() {
   if [ -n "$OSM_PID" ] && kill -0 "$OSM_PID" 2>/dev/null; then
     kill -TERM "$OSM_PID" 2>/dev/null || true
     for _ in 1 2 3 4 5 6 7 8 9 10; do
@@ -45,6 +45,12 @@ laas_teardown() {
     kill -KILL "$OSM_PID" 2>/dev/null || true
     wait "$OSM_PID" 2>/dev/null || true
   fi
+  OSM_PID=""
+}
+
+laas_teardown() {
+  local rc=$?
+  stop_opensm
   if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
     kill -TERM "$SIM_PID" 2>/dev/null || true
     sleep 0.5
@@ -83,7 +89,8 @@ start_opensm() {
 state_dir: $WORK/state
 socket: $WORK/laas.sock
 socket_group: ""
-tenants_poll_ms: 300
+tenants_poll_ms: ${POLL_MS:-300}
+${LAAS_YAML_EXTRA:-}
 EOC
   {
     echo "event_plugin_name osmlaas"
@@ -115,7 +122,7 @@ wait_log() {
 }
 
 # set_tenants "A:10" "B:6" ...: rewrites tenants.yaml atomically, waits for the re-route
-# to reach the switches.
+# to reach the switches (noticed by the plugin's watcher, or SIGHUP when POLL_MS=0).
 set_tenants() {
   local before_applied
   before_applied=$(count_log 'laas: forwarding tables applied')
@@ -123,6 +130,8 @@ set_tenants() {
     for t in "$@"; do printf -- '- name: %s\n  hosts: %s\n' "${t%%:*}" "${t##*:}"; done
   } >state/tenants.yaml.new
   mv state/tenants.yaml.new state/tenants.yaml
+  # Without the plugin's watcher (POLL_MS=0), SIGHUP makes OpenSM heavy-sweep and re-route.
+  if [ "${POLL_MS:-300}" = 0 ]; then kill -HUP "$OSM_PID"; fi
   wait_log 'laas: forwarding tables applied' $((before_applied + 1)) "${WAIT_S:-45}"
 }
 
