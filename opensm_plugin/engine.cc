@@ -193,11 +193,6 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   const auto t_place = Clock::now();
   auto view = std::make_shared<const service::TopologyView>(
       tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()));
-  // Same cabling as last run: hand the service the view it already holds. (TenantService's
-  // cluster keeps a pointer into its view's tree; replacing the view under it would dangle.)
-  if (view_ && view_->fingerprint() == view->fingerprint() &&
-      view_->management_hosts == view->management_hosts)
-    view = view_;
   view_ = view;
   service_.on_topology(view);
   feed_tenants_file(out);
