@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
 
 #include "laasctl/client.h"
 #include "laasctl/render.h"
@@ -132,6 +133,9 @@ int main(int argc, char** argv) {
   exporter->add_flag("--remove", removal, "slurm, openstack: the commands that undo a tenant");
   exporter->add_option("-o,--output", output, "write to FILE instead of standard output");
 
+  auto* raw = app.add_subcommand(
+      "raw", "debugging: send standard input to the socket verbatim, print the replies");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -217,6 +221,11 @@ int main(int argc, char** argv) {
       std::cout << result.dump(2) << "\n";
       const auto violations = result.value("violations", json(0));
       return violations.is_number() && violations.get<long>() > 0 ? laas::ctl::kExitRefused : 0;
+    }
+    if (raw->parsed()) {
+      std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      std::cout << laas::ctl::call_raw(o.socket, input, o.timeout_s * 1000);
+      return 0;
     }
     if (exporter->parsed()) {
       json params = {{"format", format}};
