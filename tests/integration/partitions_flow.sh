@@ -70,7 +70,7 @@ for t in A B; do
   PK[$t]=$(jq -r .pkey "show.$t.json")
   LIDS[$t]=$(jq -r '.hosts[].lid' "show.$t.json" | tr '\n' ' ')
   [[ ${PK[$t]} =~ ^0x[0-9a-f]{4}$ ]] || die "tenant $t: no P_Key in $(cat "show.$t.json")"
-  [ "$(echo ${LIDS[$t]} | wc -w)" = 4 ] || die "tenant $t: not 4 host LIDs: ${LIDS[$t]}"
+  [ "$(wc -w <<<"${LIDS[$t]}")" = 4 ] || die "tenant $t: not 4 host LIDs: ${LIDS[$t]}"
   log "tenant $t: P_Key ${PK[$t]}, host LIDs ${LIDS[$t]}"
 done
 full() { printf '0x%04x' $(( $1 | 0x8000 )); }
