@@ -99,7 +99,9 @@ int main(int argc, char** argv) {
   bool dry_run = false, no_wait = false;
   auto* add = tenant->add_subcommand("add", "place a tenant on dedicated hosts and links");
   add->add_option("NAME", name, "tenant name: letters, digits, '_', '.', '-'")->required();
-  add->add_option("--hosts", hosts, "number of hosts")->required()->check(CLI::PositiveNumber);
+  add->add_option("--hosts", hosts, "number of hosts (at least 1)")
+      ->required()
+      ->check(CLI::Range(1, 1 << 20));
   add->add_flag("--dry-run", dry_run, "show the placement without making it");
   add->add_flag("--no-wait", no_wait, "reply once the state is saved, before OpenSM re-routes");
   auto* remove = tenant->add_subcommand("remove", "release a tenant's hosts and links");
@@ -223,7 +225,8 @@ int main(int argc, char** argv) {
       return violations.is_number() && violations.get<long>() > 0 ? laas::ctl::kExitRefused : 0;
     }
     if (raw->parsed()) {
-      std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      std::string input((std::istreambuf_iterator<char>(std::cin)),
+                        std::istreambuf_iterator<char>());
       std::cout << laas::ctl::call_raw(o.socket, input, o.timeout_s * 1000);
       return 0;
     }
