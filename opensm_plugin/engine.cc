@@ -25,10 +25,11 @@ service::ServiceConfig service_config(const Config& c) {
   service::ServiceConfig s;
   s.state_dir = c.state_dir;
   s.algorithm = c.placer;
-  if (c.manage_partitions) {
-    s.exports.managed_partitions_file = c.managed_partitions_file;
-    s.exports.partitions_base_file = c.partitions_base;
-  }
+  s.exports.partitions_base_file = c.partitions_base;
+  if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;
+  s.exports.slurm_node_names = c.slurm_node_names;
+  s.exports.openstack_hosts = c.openstack_hosts;
+  s.exports.openstack_projects = c.openstack_projects;
   return s;
 }
 
