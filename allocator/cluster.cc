@@ -19,7 +19,7 @@ std::string validate_tenant_name(const std::string& name) {
 }
 
 Cluster::Cluster(const FatTree& tree, std::unique_ptr<Placer> placer)
-    : state_(tree), placer_(std::move(placer)) {}
+    : tree_(tree), state_(tree_), placer_(std::move(placer)) {}
 
 Outcome Cluster::validate_new(const std::string& name, int hosts) const {
   if (auto why = validate_tenant_name(name); !why.empty()) return {Status::kBadRequest, why};
@@ -83,6 +83,7 @@ Outcome Cluster::add_explicit(const std::string& name, int requested, const Plac
                                     check::to_string(violations.front())};
   }
   Tenant t{name, requested, next_index(), placement};
+  if (t.placement.shape.leaves.d == 0) t.placement.shape = shape_of(tree(), t.placement.hosts);
   std::sort(t.placement.hosts.begin(), t.placement.hosts.end());
   std::sort(t.placement.links.begin(), t.placement.links.end());
   state_.assign(t.index, t.placement);

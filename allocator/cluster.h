@@ -30,7 +30,11 @@ struct Outcome {
 
 class Cluster {
  public:
+  // The cluster keeps its own copy of the tree: callers' topology objects may come and go
+  // (a new one per routing run) while the tenants stand.
   Cluster(const FatTree& tree, std::unique_ptr<Placer> placer);
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
 
   const FatTree& tree() const { return state_.tree(); }
   const LinkState& state() const { return state_; }
@@ -59,6 +63,7 @@ class Cluster {
   Outcome validate_new(const std::string& name, int hosts) const;
   TenantIndex next_index();
 
+  const FatTree tree_;  // before state_, which points into it
   LinkState state_;
   std::unique_ptr<Placer> placer_;
   std::map<std::string, Tenant> tenants_;

@@ -1,6 +1,8 @@
 #include "allocator/link_state.h"
 
+#include <algorithm>
 #include <cassert>
+#include <map>
 
 namespace laas::allocator {
 
@@ -12,6 +14,22 @@ std::string Shape::text() const {
   };
   if (pods.q == 0) return level(leaves) + " hosts per leaf";
   return level(pods) + " whole leaves per pod, " + level(leaves) + " hosts per leaf";
+}
+
+Shape shape_of(const FatTree& tree, const std::vector<HostId>& hosts) {
+  std::map<int, int> per_leaf, per_pod;
+  for (HostId h : hosts) ++per_leaf[tree.leaf_of_host(h)];
+  for (const auto& [leaf, n] : per_leaf) ++per_pod[tree.pod_of_leaf(leaf)];
+  auto describe = [](const std::map<int, int>& counts) {
+    ShapeLevel s;
+    for (const auto& [unit, n] : counts) s.d = std::max(s.d, n);
+    for (const auto& [unit, n] : counts) (n == s.d ? s.q : s.r) += n == s.d ? 1 : n;
+    return s;
+  };
+  Shape shape;
+  shape.leaves = describe(per_leaf);
+  if (per_pod.size() > 1) shape.pods = describe(per_pod);
+  return shape;
 }
 
 LinkState::LinkState(const FatTree& tree)

@@ -42,6 +42,10 @@ struct Placement {
   Shape shape;
 };
 
+// The shape a set of hosts forms (for placements restored from saved state). Not a check: the
+// counts are described as Q*D+R even when they do not fit that form.
+Shape shape_of(const FatTree& tree, const std::vector<HostId>& hosts);
+
 class LinkState {
  public:
   explicit LinkState(const FatTree& tree);

@@ -36,7 +36,12 @@ struct PartitionOptions {
 
 inline constexpr const char* kBeginMarker = "# BEGIN LaaS tenant partitions";
 inline constexpr const char* kEndMarker = "# END LaaS tenant partitions";
-inline constexpr const char* kDefaultPartition = "Default=0x7fff, ipoib : ALL=full ;";
+// Hosts are limited members of the default partition (they reach the SM and the switches, not
+// each other: tenants meet only in their own partitions); the SM's port and the switches are
+// full members. OpenSM applies members left to right and a later entry overwrites an earlier one
+// for the same port, so SELF=full after ALL_CAS=limited makes an SM on a host full.
+inline constexpr const char* kDefaultPartition =
+    "Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=full, SELF=full ;";
 inline constexpr std::size_t kMaxPartitionName = 31;  // osm_prtn_t::name is char[32]
 
 // FNV-1a (32 bit) of the name, mapped onto 0x0001..0x7ffe.

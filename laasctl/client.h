@@ -29,6 +29,10 @@ class ClientError : public std::runtime_error {
 nlohmann::json call(const std::string& socket_path, const std::string& method,
                     const nlohmann::json& params, int timeout_ms);
 
+// Sends `lines` verbatim (a debugging aid: malformed requests included) and returns every
+// reply line received until the service closes the connection or stays silent for timeout_ms.
+std::string call_raw(const std::string& socket_path, const std::string& lines, int timeout_ms);
+
 // The exit code for an error reply's code.
 int exit_code_for(const std::string& error_code);
 

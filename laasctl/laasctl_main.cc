@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
 
 #include "laasctl/client.h"
 #include "laasctl/render.h"
@@ -98,7 +99,9 @@ int main(int argc, char** argv) {
   bool dry_run = false, no_wait = false;
   auto* add = tenant->add_subcommand("add", "place a tenant on dedicated hosts and links");
   add->add_option("NAME", name, "tenant name: letters, digits, '_', '.', '-'")->required();
-  add->add_option("--hosts", hosts, "number of hosts")->required()->check(CLI::PositiveNumber);
+  add->add_option("--hosts", hosts, "number of hosts (at least 1)")
+      ->required()
+      ->check(CLI::Range(1, 1 << 20));
   add->add_flag("--dry-run", dry_run, "show the placement without making it");
   add->add_flag("--no-wait", no_wait, "reply once the state is saved, before OpenSM re-routes");
   auto* remove = tenant->add_subcommand("remove", "release a tenant's hosts and links");
@@ -131,6 +134,9 @@ int main(int argc, char** argv) {
   exporter->add_option("--tenant", only_tenant, "only this tenant");
   exporter->add_flag("--remove", removal, "slurm, openstack: the commands that undo a tenant");
   exporter->add_option("-o,--output", output, "write to FILE instead of standard output");
+
+  auto* raw = app.add_subcommand(
+      "raw", "debugging: send standard input to the socket verbatim, print the replies");
 
   try {
     app.parse(argc, argv);
@@ -217,6 +223,12 @@ int main(int argc, char** argv) {
       std::cout << result.dump(2) << "\n";
       const auto violations = result.value("violations", json(0));
       return violations.is_number() && violations.get<long>() > 0 ? laas::ctl::kExitRefused : 0;
+    }
+    if (raw->parsed()) {
+      std::string input((std::istreambuf_iterator<char>(std::cin)),
+                        std::istreambuf_iterator<char>());
+      std::cout << laas::ctl::call_raw(o.socket, input, o.timeout_s * 1000);
+      return 0;
     }
     if (exporter->parsed()) {
       json params = {{"format", format}};

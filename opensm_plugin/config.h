@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct Config {
   // default: it replaces that file, keeping `partitions_base` verbatim ahead of the tenants'.
   bool manage_partitions = false;
   std::string partitions_base;
+  // Names for `laasctl export slurm|openstack`: fabric node description -> cluster name.
+  std::map<std::string, std::string> slurm_node_names;
+  std::map<std::string, std::string> openstack_hosts;
+  std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
   // Filled by the plugin from OpenSM's options, not from laas.yaml.
   std::string managed_partitions_file;
 

@@ -208,3 +208,31 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   EXPECT_FALSE(out.ok);
   EXPECT_NE(out.error.find("expects"), std::string::npos) << out.error;
 }
+
+// The configuration file the packages install loads, with its documented defaults.
+TEST(PluginConfig, ShippedLaasYamlLoads) {
+  std::string here = __FILE__;
+  const std::string path = here.substr(0, here.rfind('/')) + "/../conf/laas.yaml";
+  const auto c = laas::plugin::load_config(path);
+  EXPECT_EQ(c.socket, "/run/opensm/laas.sock");
+  EXPECT_EQ(c.state_dir, "/var/lib/laas");
+  EXPECT_EQ(c.placer, "laas");
+  EXPECT_FALSE(c.manage_partitions);
+  EXPECT_TRUE(c.slurm_node_names.empty());
+}
+
+TEST(PluginConfig, NameMapsAndTheirErrors) {
+  char tmpl[] = "/tmp/laas-conf-XXXXXX";
+  const int fd = ::mkstemp(tmpl);
+  ::close(fd);
+  std::ofstream(tmpl) << "slurm_node_names: {comp-1: node001}\nopenstack_projects: [a]\n";
+  try {
+    laas::plugin::load_config(tmpl);
+    FAIL() << "a list for openstack_projects was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("openstack_projects"), std::string::npos) << e.what();
+  }
+  std::ofstream(tmpl) << "slurm_node_names: {comp-1: node001}\n";
+  EXPECT_EQ(laas::plugin::load_config(tmpl).slurm_node_names.at("comp-1"), "node001");
+  ::unlink(tmpl);
+}

@@ -25,10 +25,11 @@ service::ServiceConfig service_config(const Config& c) {
   service::ServiceConfig s;
   s.state_dir = c.state_dir;
   s.algorithm = c.placer;
-  if (c.manage_partitions) {
-    s.exports.managed_partitions_file = c.managed_partitions_file;
-    s.exports.partitions_base_file = c.partitions_base;
-  }
+  s.exports.partitions_base_file = c.partitions_base;
+  if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;
+  s.exports.slurm_node_names = c.slurm_node_names;
+  s.exports.openstack_hosts = c.openstack_hosts;
+  s.exports.openstack_projects = c.openstack_projects;
   return s;
 }
 
@@ -193,11 +194,6 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   const auto t_place = Clock::now();
   auto view = std::make_shared<const service::TopologyView>(
       tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()));
-  // Same cabling as last run: hand the service the view it already holds. (TenantService's
-  // cluster keeps a pointer into its view's tree; replacing the view under it would dangle.)
-  if (view_ && view_->fingerprint() == view->fingerprint() &&
-      view_->management_hosts == view->management_hosts)
-    view = view_;
   view_ = view;
   service_.on_topology(view);
   feed_tenants_file(out);

@@ -114,8 +114,10 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     topology_error_.clear();
-    if (view_ && cluster_ && view_->fingerprint() == view->fingerprint()) {
-      view_ = std::move(view);  // same cabling: the placed tenants stand as they are
+    if (view_ && cluster_ && view_->fingerprint() == view->fingerprint() &&
+        view_->management_hosts == view->management_hosts) {
+      // Same cabling: the placed tenants stand as they are; the new view may carry new LIDs.
+      view_ = std::move(view);
       return;
     }
     view_ = std::move(view);

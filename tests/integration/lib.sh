@@ -9,6 +9,11 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 # abstract name); without unshare, a per-test socket name keeps fabrics apart.
 laas_enter_namespace() {
   if [ -z "${LAAS_IN_NS:-}" ]; then
+    # As root, a plain network namespace keeps real uids (tests switch to other users);
+    # otherwise a user namespace makes unshare possible without privileges.
+    if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
+      LAAS_IN_NS=1 exec unshare -n "$0" "$@"
+    fi
     if unshare -rn true 2>/dev/null; then
       LAAS_IN_NS=1 exec unshare -rn "$0" "$@"
     fi

@@ -187,5 +187,25 @@ TEST(ExportPartitionsGenerate, NoTenantsStillWritesTheDefault) {
   EXPECT_TRUE(validate_partitions(out).ok());
 }
 
+// The generated default must not let tenants reach each other over P_Key 0x7fff: hosts are
+// limited members (limited members talk only to full members), the SM and switches full ones.
+TEST(ExportPartitionsGenerate, DefaultKeepsHostsLimited) {
+  const auto out = generate_partitions({}, {});
+  EXPECT_EQ(out.find("ALL=full"), std::string::npos) << out;
+  const auto cas = out.find("ALL_CAS=limited");
+  const auto self = out.find("SELF=full");
+  ASSERT_NE(cas, std::string::npos) << out;
+  ASSERT_NE(out.find("ALL_SWITCHES=full"), std::string::npos) << out;
+  // OpenSM: a later member entry overwrites an earlier one for the same port, so SELF=full
+  // must follow ALL_CAS=limited for an SM running on a host.
+  ASSERT_NE(self, std::string::npos) << out;
+  EXPECT_LT(cas, self);
+  // An administrator's own 0x7fff rule is kept and nothing is added.
+  PartitionOptions o;
+  o.base_text = "Default=0x7fff : ALL=full ;\n";
+  const auto with_base = generate_partitions({}, o);
+  EXPECT_EQ(with_base.find("ALL_CAS=limited"), std::string::npos) << with_base;
+}
+
 }  // namespace
 }  // namespace laas::exports

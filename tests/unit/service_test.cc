@@ -288,3 +288,14 @@ TEST_F(ServiceTest, ManagedPartitionsFileFollowsTenants) {
   EXPECT_EQ(slurp(c.exports.managed_partitions_file).find("laas_a="), std::string::npos);
   EXPECT_GE(heavy_sweeps, 2);
 }
+
+TEST_F(ServiceTest, ANewViewOfTheSameFabricKeepsTenantsAndShapes) {
+  ASSERT_TRUE(call("tenant.add", {{"name", "s"}, {"hosts", 10}})["ok"]);
+  for (int i = 0; i < 3; ++i) service->on_topology(demo_view());  // earlier views are released
+  auto status = call("status")["result"];
+  EXPECT_EQ(status["hosts"], 32);
+  EXPECT_EQ(status["free_hosts"], 22);
+  ASSERT_TRUE(call("tenant.add", {{"name", "t"}, {"hosts", 4}})["ok"]);
+  service = make();  // restored from state.json: the shape is described again
+  EXPECT_EQ(call("tenant.get", {{"name", "s"}})["result"]["shape"]["text"], "2x4+2 hosts per leaf");
+}
