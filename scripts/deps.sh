@@ -10,6 +10,7 @@ packages=(
   libopensm-dev libibumad-dev libibmad-dev libibnetdisc-dev
   opensm ibsim-utils infiniband-diags
   gnuplot-nox
+  debhelper dpkg-dev fakeroot lintian
 )
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

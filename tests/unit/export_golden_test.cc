@@ -24,8 +24,12 @@ namespace laas::exports {
 namespace {
 
 std::string golden_dir() {
+#ifdef LAAS_GOLDEN_DIR
+  return std::string(LAAS_GOLDEN_DIR) + "/export/";
+#else
   std::string f = __FILE__;
   return f.substr(0, f.find_last_of('/')) + "/../golden/export/";
+#endif
 }
 
 std::string read(const std::string& name) {
