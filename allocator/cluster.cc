@@ -56,8 +56,12 @@ TenantIndex Cluster::next_index() {
 Outcome Cluster::add(const std::string& name, int hosts) {
   Placement placement;
   if (auto v = plan(name, hosts, &placement); !v.ok()) return v;
-  Tenant t{name, hosts, next_index(), std::move(placement)};
+  return commit(Tenant{name, hosts, next_index(), std::move(placement)});
+}
+
+Outcome Cluster::commit(Tenant t) {
   state_.assign(t.index, t.placement);
+  const std::string name = t.name;
   auto& stored = tenants_[name] = std::move(t);
   return {Status::kOk,
           "tenant '" + name + "' placed: " + std::to_string(stored.placement.hosts.size()) +
@@ -86,13 +90,7 @@ Outcome Cluster::add_explicit(const std::string& name, int requested, const Plac
   if (t.placement.shape.leaves.d == 0) t.placement.shape = shape_of(tree(), t.placement.hosts);
   std::sort(t.placement.hosts.begin(), t.placement.hosts.end());
   std::sort(t.placement.links.begin(), t.placement.links.end());
-  state_.assign(t.index, t.placement);
-  auto& stored = tenants_[name] = std::move(t);
-  return {Status::kOk,
-          "tenant '" + name + "' placed: " + std::to_string(stored.placement.hosts.size()) +
-              " hosts, " + std::to_string(stored.placement.links.size()) + " links, shape " +
-              stored.placement.shape.text(),
-          &stored};
+  return commit(std::move(t));
 }
 
 Outcome Cluster::add_on_hosts(const std::string& name, const std::vector<HostId>& hosts,

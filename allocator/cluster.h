@@ -61,6 +61,7 @@ class Cluster {
 
  private:
   Outcome validate_new(const std::string& name, int hosts) const;
+  Outcome commit(Tenant t);  // assigns a validated placement
   TenantIndex next_index();
 
   const FatTree tree_;  // before state_, which points into it
