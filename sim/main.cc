@@ -136,6 +136,9 @@ int main(int argc, char** argv) {
   gen->add_option("--max-size", max_size, "truncate sizes at this (default: the topology's hosts)");
   gen->add_option("--topology", topo, "tree whose size truncates tenant sizes");
   gen->add_option("--seed", gseed, "random seed")->capture_default_str();
+  bool zero_arrival = false;
+  gen->add_flag("--zero-arrival", zero_arrival,
+                "set every arrival to 0 (a saturated queue, as in the paper's study)");
   gen->add_option("-o,--output", out_path, "output file ('-' for stdout)")->capture_default_str();
 
   // sweep
@@ -206,6 +209,9 @@ int main(int argc, char** argv) {
         g.mean_interarrival = interarrival;
         g.seed = gseed;
         w = generate(g);
+      }
+      if (zero_arrival) {
+        for (auto& r : w) r.arrival = 0;
       }
       if (out_path == "-") {
         write_csv(std::cout, w);
