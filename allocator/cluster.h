@@ -23,7 +23,7 @@ enum class Status { kOk, kBadRequest, kRefused, kNotFound, kDuplicate };
 
 struct Outcome {
   Status status = Status::kOk;
-  std::string message;  // what happened or why not, fit for an administrator's log
+  std::string message;             // what happened or why not, fit for an administrator's log
   const Tenant* tenant = nullptr;  // the tenant added (kOk on add)
   bool ok() const { return status == Status::kOk; }
 };

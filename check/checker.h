@@ -33,6 +33,15 @@ struct Violation {
 std::vector<Violation> check_all(const FatTree& tree, const std::vector<TenantView>& tenants,
                                  const std::vector<LinkId>& faulty_links);
 
+// What the allocation state claims to hold, to compare with the tenants' own lists.
+struct Totals {
+  int hosts = 0;
+  int l1_links = 0;
+  int l2_links = 0;
+};
+std::vector<Violation> check_totals(const FatTree& tree, const std::vector<TenantView>& tenants,
+                                    const Totals& claimed);
+
 // The LaaS conditions for one tenant taken alone (no exclusivity against others).
 std::vector<Violation> check_tenant_shape(const FatTree& tree, const TenantView& tenant);
 

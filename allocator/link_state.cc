@@ -1,0 +1,113 @@
+#include "allocator/link_state.h"
+
+#include <cassert>
+
+namespace laas::allocator {
+
+std::string Shape::text() const {
+  auto level = [](const ShapeLevel& s) {
+    std::string t = std::to_string(s.q) + "x" + std::to_string(s.d);
+    if (s.r > 0) t += "+" + std::to_string(s.r);
+    return t;
+  };
+  if (pods.q == 0) return level(leaves) + " hosts per leaf";
+  return level(pods) + " whole leaves per pod, " + level(leaves) + " hosts per leaf";
+}
+
+LinkState::LinkState(const FatTree& tree)
+    : tree_(&tree),
+      host_owner_(tree.num_hosts(), kFree),
+      link_owner_(tree.total_links(), kFree),
+      faulty_(tree.total_links(), false),
+      free_slots_(tree.num_leaves()),
+      free_l1_(tree.num_leaves()),
+      free_l2_(tree.height() == 3 ? tree.num_switches(2) : 0),
+      free_hosts_(tree.num_hosts()) {
+  for (auto& s : free_slots_)
+    for (int i = 0; i < tree.hosts_per_leaf(); ++i) s.set(i);
+  for (auto& s : free_l1_)
+    for (int c = 0; c < tree.up_columns(1); ++c) s.set(c);
+  for (auto& s : free_l2_)
+    for (int c = 0; c < tree.up_columns(2); ++c) s.set(c);
+}
+
+bool LinkState::leaf_wholly_free(int leaf) const {
+  return free_hosts_on_leaf(leaf) == tree_->hosts_per_leaf() &&
+         static_cast<int>(free_l1_[leaf].count()) == tree_->up_columns(1);
+}
+
+bool LinkState::can_assign(const Placement& p, std::string* why) const {
+  for (HostId h : p.hosts) {
+    if (h < 0 || h >= tree_->num_hosts()) {
+      if (why) *why = "host index " + std::to_string(h) + " is outside the tree";
+      return false;
+    }
+    if (host_owner_[h] != kFree) {
+      if (why) *why = tree_->host_name(h) + " is already allocated";
+      return false;
+    }
+  }
+  for (LinkId l : p.links) {
+    if (l < 0 || l >= tree_->total_links()) {
+      if (why) *why = "link index " + std::to_string(l) + " is outside the tree";
+      return false;
+    }
+    if (link_owner_[l] != kFree || faulty_[l]) {
+      const auto lo = tree_->link_lower(l);
+      if (why)
+        *why = tree_->switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
+               (faulty_[l] ? " is faulty" : " is already allocated");
+      return false;
+    }
+  }
+  return true;
+}
+
+void LinkState::refresh_link(LinkId l) {
+  const bool is_free = link_owner_[l] == kFree && !faulty_[l];
+  const int sw = tree_->link_switch(l);
+  const int col = tree_->link_column(l);
+  if (tree_->link_level(l) == 1)
+    free_l1_[sw][col] = is_free;
+  else
+    free_l2_[sw][col] = is_free;
+}
+
+void LinkState::assign(TenantIndex tenant, const Placement& p) {
+  assert(can_assign(p, nullptr));
+  for (HostId h : p.hosts) {
+    host_owner_[h] = tenant;
+    free_slots_[tree_->leaf_of_host(h)].reset(tree_->slot_of_host(h));
+  }
+  free_hosts_ -= static_cast<int>(p.hosts.size());
+  for (LinkId l : p.links) {
+    link_owner_[l] = tenant;
+    ++allocated_links_[tree_->link_level(l) - 1];
+    refresh_link(l);
+  }
+}
+
+void LinkState::release(TenantIndex tenant, const Placement& p) {
+  for (HostId h : p.hosts) {
+    assert(host_owner_[h] == tenant);
+    host_owner_[h] = kFree;
+    free_slots_[tree_->leaf_of_host(h)].set(tree_->slot_of_host(h));
+  }
+  free_hosts_ += static_cast<int>(p.hosts.size());
+  for (LinkId l : p.links) {
+    assert(link_owner_[l] == tenant);
+    (void)tenant;
+    link_owner_[l] = kFree;
+    --allocated_links_[tree_->link_level(l) - 1];
+    refresh_link(l);
+  }
+}
+
+void LinkState::set_faulty(LinkId link, bool faulty) {
+  if (faulty_[link] == faulty) return;
+  faulty_[link] = faulty;
+  faulty_count_ += faulty ? 1 : -1;
+  refresh_link(link);
+}
+
+}  // namespace laas::allocator

@@ -1,0 +1,45 @@
+// Small helpers shared by the placers: picking bits, ordering leaves best-fit.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "allocator/link_state.h"
+
+namespace laas::allocator::detail {
+
+// The `count` lowest set bits of `set`, preferring those also in `prefer`.
+inline std::vector<int> lowest_bits(const SlotSet& set, int count, const SlotSet& prefer = {}) {
+  std::vector<int> out;
+  const SlotSet first = set & prefer;
+  for (size_t i = 0; i < set.size() && static_cast<int>(out.size()) < count; ++i)
+    if (first[i]) out.push_back(static_cast<int>(i));
+  for (size_t i = 0; i < set.size() && static_cast<int>(out.size()) < count; ++i)
+    if (set[i] && !first[i]) out.push_back(static_cast<int>(i));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Leaves [first, first + count) ordered most-used first (fewest free hosts), then by index:
+// best-fit packing keeps empty leaves whole for later large tenants.
+// A counting sort: free-host counts are small integers and this runs on every placement.
+inline std::vector<int> leaves_best_fit(const LinkState& state, int first, int count) {
+  const int m1 = state.tree().hosts_per_leaf();
+  std::vector<int> starts(m1 + 2, 0);
+  for (int i = 0; i < count; ++i) ++starts[state.free_hosts_on_leaf(first + i) + 1];
+  for (int f = 1; f <= m1 + 1; ++f) starts[f] += starts[f - 1];
+  std::vector<int> leaves(count);
+  for (int i = 0; i < count; ++i) leaves[starts[state.free_hosts_on_leaf(first + i)]++] = first + i;
+  return leaves;
+}
+
+inline void add_hosts(const FatTree& tree, int leaf, const std::vector<int>& slots, Placement& p) {
+  for (int s : slots) p.hosts.push_back(tree.host_at(leaf, s));
+}
+
+inline void finish(Placement& p) {
+  std::sort(p.hosts.begin(), p.hosts.end());
+  std::sort(p.links.begin(), p.links.end());
+}
+
+}  // namespace laas::allocator::detail

@@ -1,0 +1,87 @@
+#include "allocator/placers.h"
+#include "allocator/search.h"
+
+namespace laas::allocator {
+namespace {
+
+bool pod_wholly_free(const LinkState& state, int pod) {
+  const FatTree& tree = state.tree();
+  for (int i = 0; i < tree.leaves_per_pod(); ++i)
+    if (!state.leaf_wholly_free(pod * tree.leaves_per_pod() + i)) return false;
+  if (tree.height() == 3)
+    for (int b = 0; b < tree.switches_per_pod(2); ++b)
+      if (static_cast<int>(state.free_columns(2, tree.level2_switch(pod, b)).count()) !=
+          tree.up_columns(2))
+        return false;
+  return true;
+}
+
+// Fills `leaves` in order with `hosts` hosts and takes every up-link of each.
+void take_leaves(const FatTree& tree, const std::vector<int>& leaves, int hosts, Placement& p) {
+  for (int leaf : leaves) {
+    const int take = std::min(hosts, tree.hosts_per_leaf());
+    for (int s = 0; s < take; ++s) p.hosts.push_back(tree.host_at(leaf, s));
+    hosts -= take;
+    for (int c = 0; c < tree.up_columns(1); ++c) p.links.push_back(tree.l1_link(leaf, c));
+  }
+}
+
+}  // namespace
+
+PlaceResult SimplePlacer::place(const LinkState& state, int hosts) const {
+  const FatTree& tree = state.tree();
+  const int m1 = tree.hosts_per_leaf();
+  const int pod_hosts = m1 * tree.leaves_per_pod();
+  Placement p;
+  if (hosts <= m1) {
+    for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
+      if (state.free_hosts_on_leaf(leaf) != m1) continue;
+      for (int s = 0; s < hosts; ++s) p.hosts.push_back(tree.host_at(leaf, s));
+      p.shape.leaves = {1, hosts, 0};
+      return {std::move(p), ""};
+    }
+    return {std::nullopt, "no empty leaf switch is left"};
+  }
+  if (hosts <= pod_hosts) {
+    const int need = (hosts + m1 - 1) / m1;
+    for (int pod = 0; pod < tree.num_pods(); ++pod) {
+      std::vector<int> leaves;
+      for (int i = 0; i < tree.leaves_per_pod() && static_cast<int>(leaves.size()) < need; ++i) {
+        const int leaf = pod * tree.leaves_per_pod() + i;
+        if (state.leaf_wholly_free(leaf)) leaves.push_back(leaf);
+      }
+      if (static_cast<int>(leaves.size()) < need) continue;
+      take_leaves(tree, leaves, hosts, p);
+      p.shape.leaves = {hosts / m1, m1, hosts % m1};
+      detail::finish(p);
+      return {std::move(p), ""};
+    }
+    return {std::nullopt, "no pod has " + std::to_string(need) + " empty leaf switches"};
+  }
+  const int need = (hosts + pod_hosts - 1) / pod_hosts;
+  std::vector<int> pods;
+  for (int pod = 0; pod < tree.num_pods() && static_cast<int>(pods.size()) < need; ++pod)
+    if (pod_wholly_free(state, pod)) pods.push_back(pod);
+  if (static_cast<int>(pods.size()) < need)
+    return {std::nullopt, "fewer than " + std::to_string(need) + " empty pods are left"};
+  int left = hosts;
+  for (int pod : pods) {
+    std::vector<int> leaves;
+    for (int i = 0; i < tree.leaves_per_pod(); ++i)
+      leaves.push_back(pod * tree.leaves_per_pod() + i);
+    const int take = std::min(left, pod_hosts);
+    take_leaves(tree, leaves, take, p);
+    left -= take;
+    for (int b = 0; b < tree.switches_per_pod(2); ++b)
+      for (int c = 0; c < tree.up_columns(2); ++c)
+        p.links.push_back(tree.l2_link(tree.level2_switch(pod, b), c));
+  }
+  const int leaves_used = (hosts + m1 - 1) / m1;
+  p.shape.leaves = {hosts / m1, m1, hosts % m1};
+  p.shape.pods = {leaves_used / tree.leaves_per_pod(), tree.leaves_per_pod(),
+                  leaves_used % tree.leaves_per_pod()};
+  detail::finish(p);
+  return {std::move(p), ""};
+}
+
+}  // namespace laas::allocator

@@ -1,0 +1,311 @@
+// Written against the paper's Theorems, not against the allocator: nothing here may include
+// allocator headers.
+#include "check/checker.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace laas::check {
+namespace {
+
+using ColumnSet = std::set<int>;
+
+std::string describe(const ColumnSet& s) {
+  std::ostringstream out;
+  out << "{";
+  bool first = true;
+  for (int c : s) {
+    out << (first ? "" : ",") << c;
+    first = false;
+  }
+  out << "}";
+  return out.str();
+}
+
+// The per-level shape of Theorem 1: every unit holds the maximum D except at most one smaller.
+struct Counted {
+  int d = 0;
+  int r_unit = -1;  // the one smaller unit, or -1
+  bool ok = true;
+};
+
+Counted theorem1(const std::map<int, int>& count_per_unit) {
+  Counted out;
+  for (const auto& [unit, n] : count_per_unit) out.d = std::max(out.d, n);
+  for (const auto& [unit, n] : count_per_unit) {
+    if (n == out.d) continue;
+    if (out.r_unit >= 0) out.ok = false;
+    out.r_unit = unit;
+  }
+  return out;
+}
+
+class TenantShape {
+ public:
+  TenantShape(const FatTree& tree, const TenantView& t) : tree_(tree), t_(t) {
+    for (HostId h : t.hosts) {
+      const int leaf = tree.leaf_of_host(h);
+      ++hosts_per_leaf_[leaf];
+      pods_.insert(tree.pod_of_leaf(leaf));
+    }
+    for (LinkId l : t.links) {
+      if (tree.link_level(l) == 1)
+        l1_[tree.link_switch(l)].insert(tree.link_column(l));
+      else
+        l2_[tree.link_switch(l)].insert(tree.link_column(l));
+    }
+  }
+
+  std::vector<Violation> check() {
+    if (t_.hosts.empty()) add("no-hosts", "the tenant holds no hosts");
+    for (const auto& [leaf, cols] : l1_)
+      if (!hosts_per_leaf_.count(leaf))
+        add("link-off-tenant", tree_.switch_name(1, leaf) + " holds " +
+                                   std::to_string(cols.size()) +
+                                   " of the tenant's up-links but none of its hosts");
+    if (pods_.size() <= 1) {
+      if (!l2_.empty()) add("needless-l2-links", "a tenant inside one pod holds level-2 up-links");
+      if (hosts_per_leaf_.size() > 1) check_one_pod();
+    } else {
+      check_across_pods();
+    }
+    return std::move(found_);
+  }
+
+ private:
+  void add(const std::string& rule, const std::string& detail) {
+    found_.push_back({t_.name, rule, detail});
+  }
+
+  void check_one_pod() {
+    const Counted shape = theorem1(hosts_per_leaf_);
+    if (!shape.ok) {
+      std::ostringstream counts;
+      for (const auto& [leaf, n] : hosts_per_leaf_) counts << " " << n;
+      add("theorem1",
+          "hosts per leaf are" + counts.str() + ": all leaves but one must hold the same number");
+      return;
+    }
+    const ColumnSet* common = nullptr;
+    for (const auto& [leaf, n] : hosts_per_leaf_) {
+      if (leaf == shape.r_unit) continue;
+      const ColumnSet& cols = l1_[leaf];
+      if (!common) {
+        common = &cols;
+      } else if (cols != *common) {
+        add("theorem2", tree_.switch_name(1, leaf) + " uses up-link columns " + describe(cols) +
+                            ", other leaves " + describe(*common));
+        return;
+      }
+      if (static_cast<int>(cols.size()) < tree_.columns_needed(1, n))
+        add("too-few-links", tree_.switch_name(1, leaf) + " has " + std::to_string(n) +
+                                 " tenant hosts but " + std::to_string(cols.size()) +
+                                 " tenant up-links");
+    }
+    if (shape.r_unit >= 0 && common) {
+      const ColumnSet& r_cols = l1_[shape.r_unit];
+      const int r = hosts_per_leaf_.at(shape.r_unit);
+      if (!std::includes(common->begin(), common->end(), r_cols.begin(), r_cols.end()))
+        add("theorem2", "remainder " + tree_.switch_name(1, shape.r_unit) + " uses columns " +
+                            describe(r_cols) + ", not a subset of " + describe(*common));
+      if (static_cast<int>(r_cols.size()) < tree_.columns_needed(1, r))
+        add("too-few-links", tree_.switch_name(1, shape.r_unit) + " has " + std::to_string(r) +
+                                 " tenant hosts but " + std::to_string(r_cols.size()) +
+                                 " tenant up-links");
+    }
+  }
+
+  void check_across_pods() {
+    std::map<int, int> leaves_per_pod;
+    for (const auto& [leaf, n] : hosts_per_leaf_) {
+      ++leaves_per_pod[tree_.pod_of_leaf(leaf)];
+      const auto it = l1_.find(leaf);
+      const int held = it == l1_.end() ? 0 : static_cast<int>(it->second.size());
+      if (held != tree_.up_columns(1))
+        add("whole-leaf", tree_.switch_name(1, leaf) + " holds " + std::to_string(held) + " of " +
+                              std::to_string(tree_.up_columns(1)) +
+                              " up-links; a tenant spanning pods takes whole leaves");
+    }
+    for (const auto& [sw, cols] : l2_)
+      if (!pods_.count(tree_.pod_of_level2(sw)))
+        add("link-off-tenant",
+            tree_.switch_name(2, sw) + " holds tenant up-links outside its pods");
+    const Counted shape = theorem1(leaves_per_pod);
+    if (!shape.ok) {
+      add("theorem1-pods", "leaves per pod differ in more than one pod");
+      return;
+    }
+    // FBG_2 symmetry: every level-2 switch of a pod holds the same columns.
+    std::map<int, ColumnSet> pod_cols;
+    for (int pod : pods_) {
+      for (int b = 0; b < tree_.switches_per_pod(2); ++b) {
+        const int sw = tree_.level2_switch(pod, b);
+        const ColumnSet& cols = l2_[sw];
+        if (b == 0) {
+          pod_cols[pod] = cols;
+        } else if (cols != pod_cols[pod]) {
+          add("fbg2-symmetry", tree_.switch_name(2, sw) + " uses columns " + describe(cols) + ", " +
+                                   tree_.switch_name(2, tree_.level2_switch(pod, 0)) + " uses " +
+                                   describe(pod_cols[pod]));
+          return;
+        }
+      }
+    }
+    const int p2 = tree_.p(2);
+    const ColumnSet* common = nullptr;
+    for (const auto& [pod, n] : leaves_per_pod) {
+      if (pod == shape.r_unit) continue;
+      const ColumnSet& cols = pod_cols[pod];
+      if (!common) {
+        common = &cols;
+      } else if (cols != *common) {
+        add("theorem2-l2", "pod " + std::to_string(pod) + " uses level-2 columns " +
+                               describe(cols) + ", other pods " + describe(*common));
+        return;
+      }
+      if (static_cast<int>(cols.size()) < tree_.columns_needed(2, n * p2))
+        add("too-few-links", "pod " + std::to_string(pod) + " has " + std::to_string(n) +
+                                 " tenant leaves but " + std::to_string(cols.size()) +
+                                 " level-2 up-links per switch");
+    }
+    if (shape.r_unit >= 0 && common) {
+      const ColumnSet& r_cols = pod_cols[shape.r_unit];
+      if (!std::includes(common->begin(), common->end(), r_cols.begin(), r_cols.end()))
+        add("theorem2-l2", "remainder pod " + std::to_string(shape.r_unit) +
+                               " uses level-2 columns " + describe(r_cols) + ", not a subset of " +
+                               describe(*common));
+      if (static_cast<int>(r_cols.size()) <
+          tree_.columns_needed(2, leaves_per_pod.at(shape.r_unit) * p2))
+        add("too-few-links",
+            "remainder pod " + std::to_string(shape.r_unit) + " has too few level-2 up-links");
+    }
+  }
+
+  const FatTree& tree_;
+  const TenantView& t_;
+  std::map<int, int> hosts_per_leaf_;
+  std::set<int> pods_;
+  std::map<int, ColumnSet> l1_, l2_;
+  std::vector<Violation> found_;
+};
+
+// The Simple scheme's guarantee: the tenant alone owns every host slot's leaf (one pod) or every
+// pod it spans, with every link inside and above them, so no other traffic can enter.
+bool owns_subtrees_exclusively(const FatTree& tree, const TenantView& t,
+                               const std::vector<int>& host_owner,
+                               const std::vector<int>& link_owner, int self) {
+  std::set<int> leaves, pods;
+  for (HostId h : t.hosts) {
+    leaves.insert(tree.leaf_of_host(h));
+    pods.insert(tree.pod_of_leaf(tree.leaf_of_host(h)));
+  }
+  if (pods.size() > 1) {
+    leaves.clear();
+    for (int pod : pods)
+      for (int i = 0; i < tree.leaves_per_pod(); ++i)
+        leaves.insert(pod * tree.leaves_per_pod() + i);
+    for (int pod : pods)
+      for (int b = 0; b < tree.switches_per_pod(2); ++b)
+        for (int c = 0; c < tree.up_columns(2); ++c)
+          if (link_owner[tree.l2_link(tree.level2_switch(pod, b), c)] != self) return false;
+  }
+  for (int leaf : leaves) {
+    for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
+      const int owner = host_owner[tree.host_at(leaf, s)];
+      if (owner != self && owner != -1) return false;
+    }
+    if (leaves.size() > 1)
+      for (int c = 0; c < tree.up_columns(1); ++c)
+        if (link_owner[tree.l1_link(leaf, c)] != self) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<Violation> check_tenant_shape(const FatTree& tree, const TenantView& tenant) {
+  return TenantShape(tree, tenant).check();
+}
+
+std::vector<Violation> check_all(const FatTree& tree, const std::vector<TenantView>& tenants,
+                                 const std::vector<LinkId>& faulty_links) {
+  std::vector<Violation> out;
+  std::vector<int> host_owner(tree.num_hosts(), -1);
+  std::vector<int> link_owner(tree.total_links(), -1);
+  std::set<std::string> names;
+  for (size_t i = 0; i < tenants.size(); ++i) {
+    const auto& t = tenants[i];
+    if (!names.insert(t.name).second) out.push_back({t.name, "duplicate-name", "listed twice"});
+    for (HostId h : t.hosts) {
+      if (h < 0 || h >= tree.num_hosts()) {
+        out.push_back({t.name, "bad-host", "host index " + std::to_string(h)});
+        continue;
+      }
+      if (host_owner[h] >= 0)
+        out.push_back({t.name, "host-shared",
+                       tree.host_name(h) + " also held by " + tenants[host_owner[h]].name});
+      host_owner[h] = static_cast<int>(i);
+    }
+    for (LinkId l : t.links) {
+      if (l < 0 || l >= tree.total_links()) {
+        out.push_back({t.name, "bad-link", "link index " + std::to_string(l)});
+        continue;
+      }
+      if (link_owner[l] >= 0) {
+        const auto lo = tree.link_lower(l);
+        out.push_back({t.name, "link-shared",
+                       tree.switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
+                           " also held by " + tenants[link_owner[l]].name});
+      }
+      link_owner[l] = static_cast<int>(i);
+    }
+  }
+  for (LinkId l : faulty_links) {
+    if (l >= 0 && l < tree.total_links() && link_owner[l] >= 0) {
+      const auto lo = tree.link_lower(l);
+      out.push_back({tenants[link_owner[l]].name, "faulty-link",
+                     tree.switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
+                         " is faulty but allocated"});
+    }
+  }
+  for (size_t i = 0; i < tenants.size(); ++i) {
+    const auto& t = tenants[i];
+    if (!t.isolated) {
+      if (!t.links.empty()) out.push_back({t.name, "bare-metal-links", "holds links"});
+      continue;
+    }
+    auto shape = check_tenant_shape(tree, t);
+    if (shape.empty()) continue;
+    if (owns_subtrees_exclusively(tree, t, host_owner, link_owner, static_cast<int>(i))) continue;
+    out.insert(out.end(), shape.begin(), shape.end());
+  }
+  return out;
+}
+
+std::vector<Violation> check_totals(const FatTree& tree, const std::vector<TenantView>& tenants,
+                                    const Totals& claimed) {
+  Totals actual;
+  for (const auto& t : tenants) {
+    actual.hosts += static_cast<int>(t.hosts.size());
+    for (LinkId l : t.links) ++(tree.link_level(l) == 1 ? actual.l1_links : actual.l2_links);
+  }
+  std::vector<Violation> out;
+  auto compare = [&](const char* what, int have, int want) {
+    if (have != want)
+      out.push_back({"", "counts",
+                     std::string(what) + ": state says " + std::to_string(want) +
+                         ", tenants hold " + std::to_string(have)});
+  };
+  compare("allocated hosts", actual.hosts, claimed.hosts);
+  compare("allocated level-1 links", actual.l1_links, claimed.l1_links);
+  compare("allocated level-2 links", actual.l2_links, claimed.l2_links);
+  return out;
+}
+
+std::string to_string(const Violation& v) {
+  return (v.tenant.empty() ? "" : "tenant '" + v.tenant + "': ") + v.rule + ": " + v.detail;
+}
+
+}  // namespace laas::check

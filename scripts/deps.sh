@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what building, testing and the demo need on Debian 12. Safe to run again.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+packages=(
+  build-essential cmake ninja-build pkg-config clang-format
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libopensm-dev libibumad-dev libibmad-dev libibnetdisc-dev
+  opensm ibsim-utils infiniband-diags
+  gnuplot-nox
+)
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "deps: installed ${#packages[@]} Debian packages"

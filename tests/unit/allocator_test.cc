@@ -1,0 +1,252 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "allocator/cluster.h"
+#include "check/checker.h"
+
+using namespace laas::allocator;
+using laas::topology::FatTree;
+
+namespace {
+
+std::vector<std::string> host_names(const FatTree& t, const Placement& p) {
+  std::vector<std::string> out;
+  for (int h : p.hosts) out.push_back(t.host_name(h));
+  return out;
+}
+
+// "SW_L1_2:3" for every up-link, in order.
+std::vector<std::string> link_names(const FatTree& t, const Placement& p) {
+  std::vector<std::string> out;
+  for (int l : p.links) {
+    auto lo = t.link_lower(l);
+    out.push_back(t.switch_name(lo.level, lo.index) + ":" + std::to_string(lo.port));
+  }
+  return out;
+}
+
+std::vector<laas::check::TenantView> views(const Cluster& c) {
+  std::vector<laas::check::TenantView> out;
+  for (const auto& [name, t] : c.tenants())
+    out.push_back({name, t.placement.hosts, t.placement.links, c.placer().isolates()});
+  return out;
+}
+
+// Everything a caller can observe of the state, to prove that failures change nothing.
+std::string fingerprint(const Cluster& c) {
+  std::string s;
+  const auto& st = c.state();
+  for (int h = 0; h < c.tree().num_hosts(); ++h) s += std::to_string(st.host_owner(h)) + ",";
+  for (int l = 0; l < c.tree().total_links(); ++l)
+    s += std::to_string(st.link_owner(l)) + (st.link_faulty(l) ? "f," : ",");
+  for (const auto& [name, t] : c.tenants()) s += name + ";";
+  return s;
+}
+
+}  // namespace
+
+TEST(LaasWalkthrough, PaperAppendix) {
+  const auto tree = FatTree::parse("xgft(2;4,8;1,4)");
+  Cluster c(tree, make_placer("laas"));
+  auto a = c.add("4", 10);
+  ASSERT_TRUE(a.ok()) << a.message;
+  const auto& t4 = c.find("4")->placement;
+  EXPECT_EQ(host_names(tree, t4),
+            (std::vector<std::string>{"comp-1", "comp-2", "comp-3", "comp-4", "comp-5", "comp-6",
+                                      "comp-7", "comp-8", "comp-9", "comp-10"}));
+  EXPECT_EQ(
+      link_names(tree, t4),
+      (std::vector<std::string>{"SW_L1_0:1", "SW_L1_0:2", "SW_L1_0:3", "SW_L1_0:4", "SW_L1_1:1",
+                                "SW_L1_1:2", "SW_L1_1:3", "SW_L1_1:4", "SW_L1_2:1", "SW_L1_2:2"}));
+  EXPECT_EQ(c.state().allocated_links(1), 10);
+  auto b = c.add("1", 10);
+  ASSERT_TRUE(b.ok()) << b.message;
+  const auto& t1 = c.find("1")->placement;
+  EXPECT_EQ(host_names(tree, t1).front(), "comp-11");
+  EXPECT_EQ(host_names(tree, t1).back(), "comp-20");
+  EXPECT_EQ(
+      link_names(tree, t1),
+      (std::vector<std::string>{"SW_L1_2:3", "SW_L1_2:4", "SW_L1_3:1", "SW_L1_3:2", "SW_L1_3:3",
+                                "SW_L1_3:4", "SW_L1_4:1", "SW_L1_4:2", "SW_L1_4:3", "SW_L1_4:4"}));
+  const auto before = fingerprint(c);
+  auto refused = c.add("2", 13);
+  EXPECT_EQ(refused.status, Status::kRefused);
+  EXPECT_NE(refused.message.find("only 12 hosts are free"), std::string::npos) << refused.message;
+  EXPECT_EQ(fingerprint(c), before);
+  ASSERT_TRUE(c.remove("1").ok());
+  auto placed = c.add("2", 13);
+  ASSERT_TRUE(placed.ok()) << placed.message;
+  EXPECT_EQ(c.find("2")->placement.hosts.size(), 13u);
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
+}
+
+// Lemma 6: a host placement meeting Theorem 1 need not admit links meeting Theorem 2.
+TEST(LaasWalkthrough, Lemma6PlacementIsNotEnough) {
+  const auto tree = FatTree::parse("xgft(2;4,4;1,4)");
+  Cluster c(tree, make_placer("laas"));
+  auto leaf = [&](int l, std::vector<int> slots, std::vector<int> cols, Placement& p) {
+    for (int s : slots) p.hosts.push_back(tree.host_at(l, s));
+    for (int col : cols) p.links.push_back(tree.l1_link(l, col));
+  };
+  Placement a, b;  // A = 2*3+2, B = 2*2+1
+  leaf(0, {0, 1, 2}, {0, 1, 2}, a);
+  leaf(1, {0, 1, 2}, {0, 1, 2}, a);
+  leaf(2, {0, 1}, {0, 1}, a);
+  leaf(2, {2, 3}, {2, 3}, b);
+  leaf(3, {0, 1}, {2, 3}, b);
+  leaf(0, {3}, {3}, b);
+  ASSERT_TRUE(c.add_explicit("A", 8, a).ok());
+  ASSERT_TRUE(c.add_explicit("B", 5, b).ok()) << c.add_explicit("B", 5, b).message;
+  // C = 1*2+1 fits the free hosts (2 on SW_L1_3, 1 on SW_L1_1) but those leaves share no spine.
+  EXPECT_EQ(c.state().free_hosts(), 3);
+  auto result = c.add("C", 3);
+  EXPECT_EQ(result.status, Status::kRefused) << result.message;
+  EXPECT_EQ(c.state().free_hosts(), 3);
+}
+
+TEST(Cluster, BadRequestsChangeNothing) {
+  const auto tree = FatTree::parse("xgft(2;4,8;1,4)");
+  Cluster c(tree, make_placer("laas"));
+  ASSERT_TRUE(c.add("a", 5).ok());
+  const auto before = fingerprint(c);
+  EXPECT_EQ(c.add("b", 0).status, Status::kBadRequest);
+  EXPECT_EQ(c.add("b", -3).status, Status::kBadRequest);
+  auto big = c.add("b", 33);
+  EXPECT_EQ(big.status, Status::kBadRequest);
+  EXPECT_NE(big.message.find("only 32"), std::string::npos);
+  EXPECT_EQ(c.add("a", 2).status, Status::kDuplicate);
+  EXPECT_EQ(c.remove("nobody").status, Status::kNotFound);
+  EXPECT_EQ(c.add("bad name", 2).status, Status::kBadRequest);
+  EXPECT_EQ(c.add("quote\"", 2).status, Status::kBadRequest);
+  EXPECT_EQ(c.add(std::string(65, 'x'), 2).status, Status::kBadRequest);
+  EXPECT_EQ(fingerprint(c), before);
+  EXPECT_THROW(make_placer("best"), std::invalid_argument);
+}
+
+TEST(Cluster, ExplicitPlacementIsValidated) {
+  const auto tree = FatTree::parse("xgft(2;4,8;1,4)");
+  Cluster c(tree, make_placer("laas"));
+  Placement bad;  // 3 + 1 hosts but the remainder leaf uses a spine the others do not
+  for (int s = 0; s < 3; ++s) bad.hosts.push_back(tree.host_at(0, s));
+  bad.hosts.push_back(tree.host_at(1, 0));
+  for (int col = 0; col < 3; ++col) bad.links.push_back(tree.l1_link(0, col));
+  bad.links.push_back(tree.l1_link(1, 3));
+  const auto before = fingerprint(c);
+  auto r = c.add_explicit("x", 4, bad);
+  EXPECT_EQ(r.status, Status::kRefused);
+  EXPECT_NE(r.message.find("theorem2"), std::string::npos) << r.message;
+  EXPECT_EQ(fingerprint(c), before);
+  bad.links.back() = tree.l1_link(1, 2);
+  EXPECT_TRUE(c.add_explicit("x", 4, bad).ok());
+  EXPECT_EQ(c.add_explicit("y", 1, bad).status, Status::kRefused);  // hosts already taken
+}
+
+TEST(LinkState, FaultyLinksAreAvoidedAndNeverTakenFromATenant) {
+  const auto tree = FatTree::parse("xgft(2;4,8;1,4)");
+  Cluster c(tree, make_placer("laas"));
+  ASSERT_TRUE(c.add("a", 8).ok());  // 2x4 on leaves 0,1
+  const auto held = c.find("a")->placement;
+  c.set_faulty(held.links.front(), true);  // a tenant's link fails: the tenant keeps it
+  EXPECT_EQ(c.find("a")->placement.links, held.links);
+  c.set_faulty(tree.l1_link(2, 0), true);  // a free link fails
+  ASSERT_TRUE(c.add("b", 8).ok());
+  for (int l : c.find("b")->placement.links) EXPECT_FALSE(c.state().link_faulty(l));
+  ASSERT_TRUE(c.remove("a").ok());
+  EXPECT_FALSE(c.state().free_columns(1, 0)[0]);  // released but still faulty: not free
+}
+
+TEST(LaasPlacer, ThreeLevelAcrossPods) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  Cluster c(tree, make_placer("laas"));
+  auto r = c.add("big", 22);  // U = 6 leaves: 1 pod x 4 + 2, or 2 pods x 3
+  ASSERT_TRUE(r.ok()) << r.message;
+  const auto& p = c.find("big")->placement;
+  EXPECT_EQ(p.hosts.size(), 22u);
+  EXPECT_GT(p.shape.pods.q, 0);
+  EXPECT_EQ(p.shape.pods.q * p.shape.pods.d + p.shape.pods.r, 6);
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
+  // The two free hosts on the partly used leaf still serve a one-leaf tenant.
+  ASSERT_TRUE(c.add("small", 2).ok());
+}
+
+TEST(SimplePlacer, TakesWholeSubtrees) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  Cluster c(tree, make_placer("simple"));
+  ASSERT_TRUE(c.add("one", 3).ok());
+  ASSERT_TRUE(c.add("leaves", 6).ok());
+  EXPECT_EQ(c.find("leaves")->placement.links.size(), 8u);  // 2 leaves x 4 up-links
+  ASSERT_TRUE(c.add("pods", 20).ok());                      // 2 whole pods
+  EXPECT_EQ(c.find("pods")->placement.links.size(), 2u * (4 * 4 + 4 * 4));
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
+}
+
+// Random add/remove sequences with the independent checker after every operation.
+struct PropertyCase {
+  const char* spec;
+  const char* algorithm;
+  int operations;
+};
+
+class AllocatorProperty : public ::testing::TestWithParam<PropertyCase> {};
+
+TEST_P(AllocatorProperty, CheckerFindsNothingAfterAnyOperation) {
+  const auto param = GetParam();
+  const auto tree = FatTree::parse(param.spec);
+  Cluster c(tree, make_placer(param.algorithm));
+  std::mt19937 rng(12345);
+  const auto empty = fingerprint(c);
+  std::vector<laas::topology::LinkId> faulty;
+  std::exponential_distribution<double> size(1.0 / std::max(2, tree.num_hosts() / 12));
+  int next = 0, placed = 0, refused = 0, across_pods = 0;
+  for (int op = 0; op < param.operations; ++op) {
+    const int roll = static_cast<int>(rng() % 100);
+    if (roll < 2 && tree.total_links() > 0) {
+      const int l = static_cast<int>(rng() % tree.total_links());
+      if (c.state().link_owner(l) == kFree && !c.state().link_faulty(l)) {
+        c.set_faulty(l, true);
+        faulty.push_back(l);
+      }
+    } else if (roll < 55 || c.tenants().empty()) {
+      const int n = std::min(tree.num_hosts(), 1 + static_cast<int>(size(rng)));
+      auto r = c.add("t" + std::to_string(next++), n);
+      (r.ok() ? placed : refused)++;
+      if (r.ok() && r.tenant->placement.shape.pods.q > 0) ++across_pods;
+      ASSERT_TRUE(r.ok() || r.status == Status::kRefused) << r.message;
+    } else {
+      auto it = c.tenants().begin();
+      std::advance(it, rng() % c.tenants().size());
+      ASSERT_TRUE(c.remove(std::string(it->first)).ok());
+    }
+    const auto v = laas::check::check_all(tree, views(c), faulty);
+    ASSERT_TRUE(v.empty()) << "op " << op << ": " << laas::check::to_string(v.front());
+    const auto totals = laas::check::check_totals(
+        tree, views(c),
+        {tree.num_hosts() - c.state().free_hosts(), c.state().allocated_links(1),
+         tree.height() == 3 ? c.state().allocated_links(2) : 0});
+    ASSERT_TRUE(totals.empty()) << laas::check::to_string(totals.front());
+  }
+  EXPECT_GT(placed, param.operations / 10);
+  EXPECT_GT(refused, 0) << "the sequence never filled the tree";
+  if (tree.height() == 3 && c.placer().isolates()) {
+    EXPECT_GT(across_pods, 0) << "no tenant spanned pods";
+  }
+  while (!c.tenants().empty()) ASSERT_TRUE(c.remove(std::string(c.tenants().begin()->first)).ok());
+  for (auto l : faulty) c.set_faulty(l, false);
+  EXPECT_EQ(fingerprint(c), empty) << "releasing everything did not restore the state";
+}
+
+// 102,000 operations per algorithm over 2- and 3-level, parallel-link and slimmed trees.
+#define LAAS_CASES(algo)                                                                          \
+  PropertyCase{"xgft(2;4,8;1,4)", algo, 20000}, PropertyCase{"pgft(2;8,4;1,4;1,2)", algo, 20000}, \
+      PropertyCase{"xgft(2;8,8;1,4)", algo, 12000},                                               \
+      PropertyCase{"xgft(3;4,4,4;1,4,4)", algo, 20000},                                           \
+      PropertyCase{"pgft(3;4,4,3;1,2,2;1,2,2)", algo, 15000}, PropertyCase {                      \
+    "xgft(3;6,6,6;1,3,6)", algo, 15000                                                            \
+  }
+
+INSTANTIATE_TEST_SUITE_P(Laas, AllocatorProperty, ::testing::Values(LAAS_CASES("laas")));
+INSTANTIATE_TEST_SUITE_P(Simple, AllocatorProperty, ::testing::Values(LAAS_CASES("simple")));
+INSTANTIATE_TEST_SUITE_P(Unconstrained, AllocatorProperty,
+                         ::testing::Values(LAAS_CASES("unconstrained")));

@@ -1,0 +1,118 @@
+// The checker must be able to fail: each rule is shown catching a deliberately broken state.
+#include "check/checker.h"
+
+#include <gtest/gtest.h>
+
+#include "allocator/cluster.h"
+
+using laas::check::check_all;
+using laas::check::TenantView;
+using laas::topology::FatTree;
+
+namespace {
+
+std::vector<std::string> rules(const std::vector<laas::check::Violation>& v) {
+  std::vector<std::string> out;
+  for (const auto& x : v) out.push_back(x.rule);
+  return out;
+}
+
+bool has_rule(const std::vector<laas::check::Violation>& v, const std::string& rule) {
+  for (const auto& x : v)
+    if (x.rule == rule) return true;
+  return false;
+}
+
+class CheckerCatches : public ::testing::Test {
+ protected:
+  // The paper's walkthrough state: "4" = 4+4+2 on leaves 0-2, "1" = 2+4+4 on leaves 2-4.
+  void SetUp() override {
+    laas::allocator::Cluster c(tree, laas::allocator::make_placer("laas"));
+    ASSERT_TRUE(c.add("4", 10).ok());
+    ASSERT_TRUE(c.add("1", 10).ok());
+    for (const auto& [name, t] : c.tenants())
+      tenants.push_back({name, t.placement.hosts, t.placement.links, true});
+    ASSERT_TRUE(check_all(tree, tenants, {}).empty());
+  }
+  TenantView& tenant(const std::string& name) { return tenants[name == "1" ? 0 : 1]; }
+
+  FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
+  std::vector<TenantView> tenants;
+};
+
+}  // namespace
+
+TEST_F(CheckerCatches, SharedHost) {
+  tenant("1").hosts.push_back(0);  // comp-1 belongs to "4"
+  EXPECT_TRUE(has_rule(check_all(tree, tenants, {}), "host-shared"));
+}
+
+TEST_F(CheckerCatches, SharedLink) {
+  tenant("1").links.push_back(tree.l1_link(0, 0));
+  EXPECT_TRUE(has_rule(check_all(tree, tenants, {}), "link-shared"));
+}
+
+TEST_F(CheckerCatches, FaultyLinkHeld) {
+  EXPECT_TRUE(has_rule(check_all(tree, tenants, {tree.l1_link(3, 1)}), "faulty-link"));
+}
+
+TEST_F(CheckerCatches, Theorem1UnevenLeaves) {
+  auto& t = tenant("4");  // drop comp-1: leaves hold 3, 4, 2 hosts
+  t.hosts.erase(t.hosts.begin());
+  EXPECT_TRUE(has_rule(check_all(tree, tenants, {}), "theorem1"))
+      << rules(check_all(tree, tenants, {})).size();
+}
+
+TEST_F(CheckerCatches, Theorem2DifferentSpines) {
+  auto& t = tenant("4");  // leaf 1 swaps its column 3 for nothing and leaf 0 keeps all
+  t.links.erase(std::find(t.links.begin(), t.links.end(), tree.l1_link(1, 3)));
+  EXPECT_TRUE(has_rule(check_all(tree, tenants, {}), "theorem2"));
+}
+
+TEST_F(CheckerCatches, RemainderNotASubset) {
+  auto& t = tenant("1");  // R leaf SW_L1_2 keeps columns 2,3; give leaves 3,4 columns 0,1 only
+  t.links.erase(
+      std::remove_if(t.links.begin(), t.links.end(),
+                     [&](int l) { return tree.link_switch(l) != 2 && tree.link_column(l) >= 2; }),
+      t.links.end());
+  auto v = check_all(tree, tenants, {});
+  EXPECT_TRUE(has_rule(v, "theorem2") || has_rule(v, "too-few-links"));
+}
+
+TEST_F(CheckerCatches, LinkWithoutHosts) {
+  tenant("4").links.push_back(tree.l1_link(7, 0));
+  EXPECT_TRUE(has_rule(check_all(tree, tenants, {}), "link-off-tenant"));
+}
+
+TEST_F(CheckerCatches, WrongTotals) {
+  auto v = laas::check::check_totals(tree, tenants, {20, 21, 0});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rule, "counts");
+}
+
+TEST(CheckerAcrossPods, AsymmetricLevel2AndPartialLeaves) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  laas::allocator::Cluster c(tree, laas::allocator::make_placer("laas"));
+  ASSERT_TRUE(c.add("big", 24).ok());  // 6 whole leaves over pods
+  const auto& p = c.find("big")->placement;
+  ASSERT_GT(p.shape.pods.q, 0);
+  TenantView good{"big", p.hosts, p.links, true};
+  ASSERT_TRUE(check_all(tree, {good}, {}).empty());
+  // One level-2 switch swaps a column: the FBG_2 are no longer identical.
+  TenantView skew = good;
+  for (auto& l : skew.links)
+    if (tree.link_level(l) == 2 &&
+        tree.link_switch(l) ==
+            tree.level2_switch(tree.pod_of_leaf(tree.leaf_of_host(p.hosts[0])), 1)) {
+      const int col = tree.link_column(l);
+      l = tree.l2_link(tree.link_switch(l), (col + 1) % tree.up_columns(2));
+      break;
+    }
+  std::sort(skew.links.begin(), skew.links.end());
+  skew.links.erase(std::unique(skew.links.begin(), skew.links.end()), skew.links.end());
+  EXPECT_FALSE(check_all(tree, {skew}, {}).empty());
+  // A leaf missing one up-link is no longer whole.
+  TenantView partial = good;
+  partial.links.erase(partial.links.begin());
+  EXPECT_TRUE(has_rule(check_all(tree, {partial}, {}), "whole-leaf"));
+}
