@@ -5,6 +5,7 @@
 //   laas-sim sweep ...   utilization versus tenant size, CSV + PNG
 //   laas-sim audit ...   replay a --log file through the independent checker
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -108,6 +109,10 @@ int main(int argc, char** argv) {
   app.add_option("--log", log_path, "write every ADD/REM with hosts and links");
   app.add_option("--csv", csv_path, "write one line per tenant");
   app.add_option("--timeline", timeline_path, "write the occupancy at every event time");
+  std::string summary_path, label;
+  app.add_option("--summary", summary_path,
+                 "append one CSV line of figures to this file (header if new)");
+  app.add_option("--label", label, "first column of the --summary line");
   app.add_flag("--check", check, "re-verify with the independent checker (see --check-every)");
   app.add_option("--check-every", check_every,
                  "1: full check after every ADD/REM; N: shape-check each placement, full check "
@@ -310,6 +315,27 @@ int main(int argc, char** argv) {
         f << format_time(s.t) << ',' << s.hosts_requested << ',' << s.hosts_held << ','
           << s.l1_links << ',' << s.l2_links << '\n';
       }
+    }
+    if (!summary_path.empty()) {
+      bool fresh = !std::ifstream(summary_path).good();
+      std::ofstream f(summary_path, std::ios::app);
+      if (!f) throw std::runtime_error(summary_path + ": cannot open for writing");
+      if (fresh) {
+        f << "label,workload,topology,algorithm,policy,tenants,host_util,held_host_util,l1_util,"
+             "l2_util,links_off,whole_host_util,window_t0,window_t1,placed,rejected,"
+             "placer_calls,alloc_us_p50,alloc_us_p99,alloc_us_max,wall_s\n";
+      }
+      char buf[512];
+      std::snprintf(buf, sizeof buf,
+                    "%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%s,%s,%d,%d,%ld,%.2f,%.2f,%.2f,%.3f",
+                    r.window.hosts, r.window.hosts_held, r.window.l1, r.window.l2,
+                    r.window.links_off, r.whole.hosts, format_time(r.window.t0).c_str(),
+                    format_time(r.window.t1).c_str(), r.placed, r.rejected, r.search_us.count,
+                    r.search_us.p50, r.search_us.p99, r.search_us.max, r.wall_s);
+      std::string topo_text = tree.spec().text();  // commas become spaces: CSV-safe
+      std::replace(topo_text.begin(), topo_text.end(), ',', ' ');
+      f << label << ',' << workload << ',' << topo_text << ',' << algorithm << ',' << policy << ','
+        << w.size() << ',' << buf << '\n';
     }
     if (json) {
       auto j = to_json(r);
