@@ -165,6 +165,8 @@ int main(int argc, char** argv) {
   sw->add_option("--out", out_dir, "directory for sweep-runs.csv, sweep-summary.csv, *.png")
       ->capture_default_str();
   sw->add_flag("--plot", plot, "draw PNGs with gnuplot");
+  bool plot_only = false;
+  sw->add_flag("--plot-only", plot_only, "no runs: redraw the PNGs from the CSVs already in --out");
 
   // audit
   auto* au = app.add_subcommand("audit", "replay a --log file through the independent checker");
@@ -234,22 +236,26 @@ int main(int argc, char** argv) {
       spec.policies = split(pols);
       parse_range(runtime, &spec.runtime_min, &spec.runtime_max);
       for (auto& p : spec.policies) make_policy(p);
-      auto rows = run_sweep(spec, [](const SweepRow& r) {
-        std::fprintf(stderr, "%-8s x=%-6g seed=%-2llu %-13s %-8s host %.2f%%  %.2fs\n",
-                     r.dist.c_str(), r.mean, static_cast<unsigned long long>(r.seed),
-                     r.algorithm.c_str(), r.policy.c_str(), r.result.window.hosts * 100,
-                     r.result.wall_s);
-      });
       std::string runs_csv = out_dir + "/sweep-runs.csv", sum_csv = out_dir + "/sweep-summary.csv";
-      {
-        auto f = open_out(runs_csv);
-        write_sweep_runs_csv(f, rows);
+      if (plot_only) {
+        plot = true;
+      } else {
+        auto rows = run_sweep(spec, [](const SweepRow& r) {
+          std::fprintf(stderr, "%-8s x=%-6g seed=%-2llu %-13s %-8s host %.2f%%  %.2fs\n",
+                       r.dist.c_str(), r.mean, static_cast<unsigned long long>(r.seed),
+                       r.algorithm.c_str(), r.policy.c_str(), r.result.window.hosts * 100,
+                       r.result.wall_s);
+        });
+        {
+          auto f = open_out(runs_csv);
+          write_sweep_runs_csv(f, rows);
+        }
+        {
+          auto f = open_out(sum_csv);
+          write_sweep_summary_csv(f, rows);
+        }
+        std::printf("wrote %s and %s\n", runs_csv.c_str(), sum_csv.c_str());
       }
-      {
-        auto f = open_out(sum_csv);
-        write_sweep_summary_csv(f, rows);
-      }
-      std::printf("wrote %s and %s\n", runs_csv.c_str(), sum_csv.c_str());
       if (plot) {
         std::vector<std::string> series;
         for (auto& a : spec.algorithms) {

@@ -148,7 +148,7 @@ std::string sweep_plot_script(const std::string& summary_csv, const std::string&
     << "set datafile separator ','\n"
     << "set title 'Cloud utilization, " << t << ", 10,000 tenants, FIFO unless noted'\n"
     << "set xlabel 'average tenant size (hosts)'\nset ylabel 'host utilization (%)'\n"
-    << "set logscale x 2\nset grid\nset key bottom left\nset yrange [*:100]\n"
+    << "set logscale x 2\nset grid\nset key bottom right box opaque\nset yrange [0:101]\n"
     << "plot ";
   for (size_t i = 0; i < series.size(); ++i) {
     // series entries are "algorithm/policy"
@@ -170,7 +170,7 @@ std::string links_off_plot_script(const std::string& runs_csv, const std::string
     << "set datafile separator ','\n"
     << "set title 'Up-links no tenant holds (could be powered off), LaaS runs of the sweep'\n"
     << "set xlabel 'host utilization (%)'\nset ylabel 'links off (%)'\nset grid\n"
-    << "set key top right\n"
+    << "set key top right box opaque\nset xrange [*:100]\n"
     << "plot '" << runs_csv << "' using (strcol(4) eq 'laas' ? $7*100 : 1/0):($11*100) "
     << "with points pt 7 ps 0.6 title 'LaaS', "
     << "'" << runs_csv << "' using (strcol(4) eq 'simple' ? $7*100 : 1/0):($11*100) "
