@@ -92,6 +92,7 @@ nlohmann::json to_json(const SimResult& r) {
   j["l2_link_utilization"] = r.window.l2;
   j["link_utilization"] = r.window.links;
   j["links_off_fraction"] = r.window.links_off;
+  j["stranded_host_fraction"] = r.window.stranded;
   j["saturated"] = r.saturated;
   j["window"] = util_json(r.window);
   j["whole_run"] = util_json(r.whole);

@@ -93,7 +93,13 @@ std::vector<std::pair<double, int>> Machine::running_by_end() const {
 }
 
 Sample Machine::sample(double t) const {
-  return Sample{t, hosts_requested_, hosts_held_, l1_, l2_};
+  Sample s{t, hosts_requested_, hosts_held_, l1_, l2_, 0};
+  if (placer_->isolates() && tree_->up_columns(1) > 0) {
+    for (int leaf = 0; leaf < tree_->num_leaves(); ++leaf) {
+      if (state_.free_columns(1, leaf).none()) s.stranded_hosts += state_.free_hosts_on_leaf(leaf);
+    }
+  }
+  return s;
 }
 
 void Machine::after_transaction(int idx, bool add) {

@@ -77,6 +77,8 @@ void print_text(const std::string& label, const SimResult& r) {
   std::printf("  L1 up-link util.      %6.2f %%\n", pct(r.window.l1));
   std::printf("  L2 up-link util.      %6.2f %%\n", pct(r.window.l2));
   std::printf("  links off (could be)  %6.2f %%\n", pct(r.window.links_off));
+  std::printf("  stranded free hosts   %6.2f %%  (free, but their leaf has no free up-link)\n",
+              pct(r.window.stranded));
   std::printf("  whole run: host %.2f %%, L1 %.2f %%, L2 %.2f %% over [%s, %s]\n",
               pct(r.whole.hosts), pct(r.whole.l1), pct(r.whole.l2), format_time(r.whole.t0).c_str(),
               format_time(r.whole.t1).c_str());

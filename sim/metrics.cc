@@ -11,7 +11,7 @@ Utilization integrate(const std::vector<Sample>& timeline, const Capacity& cap, 
   u.t0 = t0;
   u.t1 = t1;
   if (!(t1 > t0) || timeline.empty()) return u;
-  double req = 0, held = 0, l1 = 0, l2 = 0;
+  double req = 0, held = 0, l1 = 0, l2 = 0, stranded = 0;
   for (size_t i = 0; i < timeline.size(); ++i) {
     double a = std::max(timeline[i].t, t0);
     double b = i + 1 < timeline.size() ? std::min(timeline[i + 1].t, t1) : t1;
@@ -21,11 +21,13 @@ Utilization integrate(const std::vector<Sample>& timeline, const Capacity& cap, 
     held += dt * timeline[i].hosts_held;
     l1 += dt * timeline[i].l1_links;
     l2 += dt * timeline[i].l2_links;
+    stranded += dt * timeline[i].stranded_hosts;
   }
   double span = t1 - t0;
   if (cap.hosts > 0) {
     u.hosts = req / (span * cap.hosts);
     u.hosts_held = held / (span * cap.hosts);
+    u.stranded = stranded / (span * cap.hosts);
   }
   if (cap.l1_links > 0) u.l1 = l1 / (span * cap.l1_links);
   if (cap.l2_links > 0) u.l2 = l2 / (span * cap.l2_links);

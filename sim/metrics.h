@@ -12,6 +12,7 @@ struct Sample {
   int hosts_held = 0;       // hosts actually held (Simple / whole leaves may round up)
   int l1_links = 0;         // allocated level-1 up-links
   int l2_links = 0;         // allocated level-2 up-links
+  int stranded_hosts = 0;   // free hosts on leaves with no free up-link: one-leaf tenants only
 };
 
 struct Capacity {
@@ -29,6 +30,7 @@ struct Utilization {
   double l1 = 0, l2 = 0;  // allocated up-links of that level / all up-links of that level
   double links = 0;       // allocated up-links of both levels / all up-links
   double links_off = 0;   // up-links no tenant holds (0 when not isolating)
+  double stranded = 0;    // free hosts whose leaf has no free up-link / all hosts
   bool empty() const { return !(t1 > t0); }
 };
 
