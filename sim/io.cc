@@ -1,14 +1,18 @@
 #include "sim/io.h"
 
+#ifdef LAAS_HAVE_ZLIB
 #include <zlib.h>
+#endif
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
 namespace laas::sim {
 
+#ifdef LAAS_HAVE_ZLIB
 std::string read_text_file(const std::string& path) {
   gzFile f = gzopen(path.c_str(), "rb");  // reads plain files unchanged
   if (!f) throw std::runtime_error(path + ": cannot open");
@@ -21,6 +25,29 @@ std::string read_text_file(const std::string& path) {
   if (bad) throw std::runtime_error(path + ": read error (corrupt gzip?)");
   return out;
 }
+#else
+// Without zlib (zlib1g-dev), gzip files go through the gzip program.
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (out.size() < 2 || static_cast<unsigned char>(out[0]) != 0x1f ||
+      static_cast<unsigned char>(out[1]) != 0x8b) {
+    return out;
+  }
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  quoted += "'";
+  FILE* p = popen(("gzip -dc -- " + quoted).c_str(), "r");
+  if (!p) throw std::runtime_error(path + ": cannot run gzip");
+  out.clear();
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  if (pclose(p) != 0) throw std::runtime_error(path + ": gzip -dc failed (corrupt gzip?)");
+  return out;
+}
+#endif
 
 static bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
