@@ -122,6 +122,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--backfill-depth", depth, "tenants examined behind the head per pass")
       ->capture_default_str();
+  bool exhaustive = false;
+  app.add_flag("--backfill-exhaustive", exhaustive,
+               "search every candidate, not only sizes below the smallest that failed");
 
   // gen
   auto* gen = app.add_subcommand("gen", "generate a workload CSV (seeded, reproducible)");
@@ -303,6 +306,7 @@ int main(int argc, char** argv) {
     SimOptions o;
     o.policy = policy;
     o.policy_options.backfill_depth = depth;
+    o.policy_options.skip_larger_after_failure = !exhaustive;
     o.check.every = check ? std::max(1, check_every) : 0;
     std::ofstream log;
     TransactionSink sink;

@@ -37,6 +37,41 @@ class Fifo : public Policy {
 
 constexpr allocator::TenantIndex kReservationOwner = std::numeric_limits<int>::max();
 
+// Greedy first fit: every waiting tenant that fits starts, in queue order, with no reservation
+// for the head. Large tenants can starve; it bounds what any queue reordering could gain.
+class FirstFit : public Policy {
+ public:
+  explicit FirstFit(PolicyOptions o) : opts_(o) {}
+  std::string name() const override { return "firstfit"; }
+  bool schedule(double now, Queue& queue, Machine& m) override {
+    if (!run_fifo(now, queue, m)) return false;
+    int min_failed = std::numeric_limits<int>::max(), examined = 0;
+    Queue rest;
+    rest.push_back(queue.front());
+    for (size_t k = 1; k < queue.size(); ++k) {
+      int c = queue[k];
+      int size = m.request(c).size;
+      if (examined >= opts_.backfill_depth || size > m.state().free_hosts() || size >= min_failed) {
+        rest.push_back(c);
+        continue;
+      }
+      ++examined;
+      auto p = m.search(m.state(), size);
+      if (!p) {
+        min_failed = size;
+        rest.push_back(c);
+        continue;
+      }
+      m.start(c, std::move(*p), now);
+    }
+    queue.swap(rest);
+    return true;
+  }
+
+ private:
+  PolicyOptions opts_;
+};
+
 // EASY backfilling (Lifka 1995; Mu'alem and Feitelson 2001) with topology: the head gets a
 // reservation (a shadow time and a concrete placement in the state expected then); a later
 // tenant may start now if it fits now and either ends by the shadow time or stays clear of the
@@ -88,6 +123,7 @@ class Backfill : public Policy {
     // break the reservation.
     int min_failed_live = std::numeric_limits<int>::max();
     int min_failed_masked = std::numeric_limits<int>::max();
+    std::vector<int> failed_live, failed_masked;  // exact sizes that failed, when exhaustive
     bool any = false;
     for (size_t k = 1; k < queue.size() && examined < opts_.backfill_depth; ++k) {
       if (m.state().free_hosts() == 0) break;
@@ -96,12 +132,17 @@ class Backfill : public Policy {
       if (r.size > m.state().free_hosts()) continue;
       const bool long_running = now + r.runtime > shadow_time;
       int& min_failed = long_running ? min_failed_masked : min_failed_live;
-      if (r.size >= min_failed) continue;
+      auto& failed = long_running ? failed_masked : failed_live;
+      if (opts_.skip_larger_after_failure ? r.size >= min_failed
+                                          : std::count(failed.begin(), failed.end(), r.size) > 0) {
+        continue;
+      }
       ++examined;
       if (long_running && !masked) build_masked();
       auto p = m.search(long_running ? *masked : m.state(), r.size);
       if (!p) {
         min_failed = r.size;
+        failed.push_back(r.size);
         continue;
       }
       if (long_running) shadow.assign(c, *p);
@@ -194,7 +235,8 @@ class Backfill : public Policy {
 std::unique_ptr<Policy> make_policy(const std::string& name, PolicyOptions opts) {
   if (name == "fifo") return std::make_unique<Fifo>();
   if (name == "backfill") return std::make_unique<Backfill>(opts);
-  throw std::invalid_argument("unknown policy '" + name + "' (known: fifo, backfill)");
+  if (name == "firstfit") return std::make_unique<FirstFit>(opts);
+  throw std::invalid_argument("unknown policy '" + name + "' (known: fifo, backfill, firstfit)");
 }
 
 }  // namespace laas::sim
