@@ -31,6 +31,9 @@ void run(benchmark::State& state, const std::string& algorithm, const std::strin
   state.counters["alloc_us_p50"] = r.search_us.p50;
   state.counters["alloc_us_p99"] = r.search_us.p99;
   state.counters["alloc_us_max"] = r.search_us.max;
+  state.counters["alloc_cpu_us_p50"] = r.search_cpu_us.p50;
+  state.counters["alloc_cpu_us_p99"] = r.search_cpu_us.p99;
+  state.counters["alloc_cpu_us_max"] = r.search_cpu_us.max;
   state.counters["placer_calls"] = static_cast<double>(r.search_us.count);
 }
 

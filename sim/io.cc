@@ -130,6 +130,10 @@ nlohmann::json to_json(const SimResult& r) {
   j["alloc_us_p99"] = r.search_us.p99;
   j["alloc_us_max"] = r.search_us.max;
   j["alloc_us_mean"] = r.search_us.mean;
+  j["alloc_cpu_us_p50"] = r.search_cpu_us.p50;
+  j["alloc_cpu_us_p99"] = r.search_cpu_us.p99;
+  j["alloc_cpu_us_max"] = r.search_cpu_us.max;
+  j["cpu_s"] = r.cpu_s;
   j["checks_run"] = r.checks_run;
   j["wall_s"] = r.wall_s;
   return j;

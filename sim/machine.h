@@ -83,6 +83,8 @@ class Machine {
 
   Sample sample(double t) const;
   const std::vector<double>& search_us() const { return search_us_; }
+  // The same calls in thread CPU time: robust when other processes share the cores.
+  const std::vector<double>& search_cpu_us() const { return search_cpu_us_; }
   long checks_run() const { return checks_run_; }
   void final_check();
 
@@ -108,6 +110,7 @@ class Machine {
   long transactions_ = 0;
   long checks_run_ = 0;
   std::vector<double> search_us_;
+  std::vector<double> search_cpu_us_;
 };
 
 }  // namespace laas::sim

@@ -1,5 +1,7 @@
 #include "sim/simulator.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -10,6 +12,8 @@ namespace laas::sim {
 SimResult simulate(const FatTree& tree, const Placer& placer, const Workload& work,
                    const SimOptions& opts, const TransactionSink& sink) {
   auto wall0 = std::chrono::steady_clock::now();
+  timespec cpu0{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
   auto policy = make_policy(opts.policy, opts.policy_options);
   Machine m(tree, placer, work, opts.check, sink);
 
@@ -62,9 +66,13 @@ SimResult simulate(const FatTree& tree, const Placer& placer, const Workload& wo
   res.window = integrate(res.timeline, cap, w0, w1);
   res.whole = integrate(res.timeline, cap, first_arrival, last_end);
   res.search_us = percentiles(m.search_us());
+  res.search_cpu_us = percentiles(m.search_cpu_us());
   res.checks_run = m.checks_run();
   if (!opts.keep_timeline) res.timeline.clear();
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  timespec cpu1{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+  res.cpu_s = (cpu1.tv_sec - cpu0.tv_sec) + (cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
   return res;
 }
 

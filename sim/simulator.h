@@ -29,7 +29,9 @@ struct SimResult {
   Utilization whole;  // from the first arrival until the last tenant ends
   int placed = 0;
   int rejected = 0;
-  Percentiles search_us;  // every call into the placer, successful or not
+  Percentiles search_us;      // every call into the placer, successful or not (wall clock)
+  Percentiles search_cpu_us;  // the same calls, thread CPU time
+  double cpu_s = 0;           // thread CPU time of the whole run
   long checks_run = 0;
   double wall_s = 0;
 };
