@@ -353,7 +353,7 @@ int main(int argc, char** argv) {
       std::string topo_text = tree.spec().text();  // commas become spaces: CSV-safe
       std::replace(topo_text.begin(), topo_text.end(), ',', ' ');
       f << label << ',' << workload << ',' << topo_text << ',' << algorithm << ',' << policy << ','
-        << w.size() << ',' << buf << '\n';
+        << w.size() << ',' << buf << cpu << '\n';
     }
     if (json) {
       auto j = to_json(r);
