@@ -19,7 +19,7 @@ std::string validate_tenant_name(const std::string& name) {
 }
 
 Cluster::Cluster(const FatTree& tree, std::unique_ptr<Placer> placer)
-    : state_(tree), placer_(std::move(placer)) {}
+    : tree_(tree), state_(tree_), placer_(std::move(placer)) {}
 
 Outcome Cluster::validate_new(const std::string& name, int hosts) const {
   if (auto why = validate_tenant_name(name); !why.empty()) return {Status::kBadRequest, why};
@@ -83,11 +83,27 @@ Outcome Cluster::add_explicit(const std::string& name, int requested, const Plac
                                     check::to_string(violations.front())};
   }
   Tenant t{name, requested, next_index(), placement};
+  if (t.placement.shape.leaves.d == 0) t.placement.shape = shape_of(tree(), t.placement.hosts);
   std::sort(t.placement.hosts.begin(), t.placement.hosts.end());
   std::sort(t.placement.links.begin(), t.placement.links.end());
   state_.assign(t.index, t.placement);
   auto& stored = tenants_[name] = std::move(t);
-  return {Status::kOk, "tenant '" + name + "' restored", &stored};
+  return {Status::kOk,
+          "tenant '" + name + "' placed: " + std::to_string(stored.placement.hosts.size()) +
+              " hosts, " + std::to_string(stored.placement.links.size()) + " links, shape " +
+              stored.placement.shape.text(),
+          &stored};
+}
+
+Outcome Cluster::add_on_hosts(const std::string& name, const std::vector<HostId>& hosts,
+                              bool dry_run, Placement* out) {
+  if (auto v = validate_new(name, static_cast<int>(hosts.size())); !v.ok()) return v;
+  auto result = place_on_hosts(state_, hosts);
+  if (!result.placement)
+    return {Status::kRefused, "tenant '" + name + "' on the given hosts refused: " + result.reason};
+  if (out) *out = *result.placement;
+  if (dry_run) return {};
+  return add_explicit(name, static_cast<int>(hosts.size()), *result.placement);
 }
 
 Outcome Cluster::remove(const std::string& name) {
@@ -97,6 +113,20 @@ Outcome Cluster::remove(const std::string& name) {
   free_indices_.push_back(it->second.index);
   tenants_.erase(it);
   return {Status::kOk, "tenant '" + name + "' removed"};
+}
+
+std::vector<HostId> Cluster::reserve(const std::vector<HostId>& hosts) {
+  std::vector<HostId> skipped;
+  Placement p;
+  for (HostId h : hosts) {
+    if (h < 0 || h >= tree().num_hosts()) continue;
+    if (state_.host_owner(h) == kFree)
+      p.hosts.push_back(h);
+    else if (state_.host_owner(h) != kReserved)
+      skipped.push_back(h);
+  }
+  state_.assign(kReserved, p);
+  return skipped;
 }
 
 const Tenant* Cluster::find(const std::string& name) const {

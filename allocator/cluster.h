@@ -30,7 +30,11 @@ struct Outcome {
 
 class Cluster {
  public:
+  // The cluster keeps its own copy of the tree: callers' topology objects may come and go
+  // (a new one per routing run) while the tenants stand.
   Cluster(const FatTree& tree, std::unique_ptr<Placer> placer);
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
 
   const FatTree& tree() const { return state_.tree(); }
   const LinkState& state() const { return state_; }
@@ -42,8 +46,15 @@ class Cluster {
   // Re-installs a known placement (reloading saved state): hosts and links must be free and
   // satisfy the LaaS conditions (the independent checker's rules).
   Outcome add_explicit(const std::string& name, int requested, const Placement& placement);
+  // Places a tenant on the hosts an administrator chose; links are chosen to satisfy the LaaS
+  // conditions, or the request is refused saying which condition fails.
+  Outcome add_on_hosts(const std::string& name, const std::vector<HostId>& hosts, bool dry_run,
+                       Placement* out);
   Outcome remove(const std::string& name);
   void set_faulty(LinkId link, bool faulty) { state_.set_faulty(link, faulty); }
+  // Keeps hosts out of every placement (the SM's host, configured management ports). Hosts
+  // already held by a tenant are skipped and returned.
+  std::vector<HostId> reserve(const std::vector<HostId>& hosts);
 
   const Tenant* find(const std::string& name) const;
   const std::map<std::string, Tenant>& tenants() const { return tenants_; }
@@ -52,6 +63,7 @@ class Cluster {
   Outcome validate_new(const std::string& name, int hosts) const;
   TenantIndex next_index();
 
+  const FatTree tree_;  // before state_, which points into it
   LinkState state_;
   std::unique_ptr<Placer> placer_;
   std::map<std::string, Tenant> tenants_;

@@ -26,14 +26,19 @@ struct FlapResult {
 // come best-fit first, so the first answer packs the tree.
 class Flap {
  public:
-  Flap(const std::vector<Unit>& units, int q, int need_d, int need_r, bool has_r)
-      : units_(units), q_(q), need_d_(need_d), need_r_(need_r), has_r_(has_r) {
+  // `budget` bounds the search nodes visited (0: exhaustive, as in the paper).
+  Flap(const std::vector<Unit>& units, int q, int need_d, int need_r, bool has_r, long budget = 0)
+      : units_(units), q_(q), need_d_(need_d), need_r_(need_r), has_r_(has_r), budget_(budget) {
     for (size_t i = 0; i < units.size(); ++i)
       if (units[i].fits_d) d_candidates_.push_back(static_cast<int>(i));
   }
 
   bool run(FlapResult& out) {
     if (static_cast<int>(d_candidates_.size()) < q_) return false;
+    // Without any possible R unit every combination of D units would be tried in vain.
+    if (has_r_ &&
+        std::none_of(units_.begin(), units_.end(), [](const Unit& u) { return u.fits_r; }))
+      return false;
     SlotSet all;
     all.set();
     chosen_.clear();
@@ -42,6 +47,7 @@ class Flap {
 
  private:
   bool recurse(size_t start, const SlotSet& common, FlapResult& out) {
+    if (budget_ > 0 && --budget_ == 0) return false;
     if (static_cast<int>(chosen_.size()) == q_) return find_r(common, out);
     const size_t still_needed = q_ - chosen_.size();
     for (size_t k = start; k + still_needed <= d_candidates_.size(); ++k) {
@@ -76,6 +82,7 @@ class Flap {
   const std::vector<Unit>& units_;
   int q_, need_d_, need_r_;
   bool has_r_;
+  long budget_;
   std::vector<int> d_candidates_;
   std::vector<int> chosen_;
 };
@@ -89,15 +96,6 @@ std::vector<int> d_order(int max_d, int divisor) {
   for (int d = max_d; d >= 1; --d)
     if (d % divisor != 0) order.push_back(d);
   return order;
-}
-
-// Chooses the D columns for the D units and the R unit's subset of them.
-void choose_columns(const SlotSet& common, const SlotSet& r_free, int need_d, int need_r,
-                    std::vector<int>& d_cols, std::vector<int>& r_cols) {
-  r_cols = need_r > 0 ? detail::lowest_bits(common & r_free, need_r) : std::vector<int>{};
-  SlotSet prefer;
-  for (int c : r_cols) prefer.set(c);
-  d_cols = detail::lowest_bits(common, need_d, prefer);
 }
 
 class LaasSearch {
@@ -133,7 +131,7 @@ class LaasSearch {
                                                 tree_.leaves_per_pod())) {
           const int free = state_.free_hosts_on_leaf(leaf);
           const auto& cols = state_.free_columns(1, leaf);
-          const int ncols = static_cast<int>(cols.count());
+          const int ncols = state_.free_column_count(1, leaf);
           units.push_back(
               {leaf, cols, free >= d && ncols >= need_d, r > 0 && free >= r && ncols >= need_r});
         }
@@ -141,7 +139,7 @@ class LaasSearch {
         if (!Flap(units, q, need_d, need_r, r > 0).run(found)) continue;
         std::vector<int> d_cols, r_cols;
         const SlotSet r_free = r > 0 ? units[found.r_unit].columns : SlotSet{};
-        choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
+        detail::choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
         Placement p;
         for (int u : found.d_units) take_leaf(units[u].id, d, d_cols, p);
         if (r > 0) take_leaf(units[found.r_unit].id, r, r_cols, p);
@@ -188,7 +186,7 @@ class LaasSearch {
       if (!Flap(units, q, need_d, need_r, r > 0).run(found)) continue;
       std::vector<int> d_cols, r_cols;
       const SlotSet r_free = r > 0 ? units[found.r_unit].columns : SlotSet{};
-      choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
+      detail::choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
       Placement p;
       int hosts_left = n_;
       for (int k : found.d_units) take_pod(units[k].id, d, d_cols, hosts_left, p);
@@ -201,7 +199,157 @@ class LaasSearch {
     return std::nullopt;
   }
 
+  // Beyond the paper's release: a tenant across pods on partly used leaves. All its leaves but
+  // one hold D hosts on one common column set S^D (the remainder leaf a subset), D' leaves in
+  // each of Q' pods and R' in one more, which also holds the remainder leaf. Every FBG_2 then
+  // sees the same flows from the Q' pods and fewer from the last, so Theorems 1-2 hold there
+  // with the same level-2 columns in the Q' pods and a subset in the last.
+  std::optional<Placement> across_pods_partial() const {
+    if (tree_.height() < 3) return std::nullopt;
+    const int m1 = tree_.hosts_per_leaf();
+    const std::vector<int> pod_order = pods_best_fit();
+    for (int d : d_order(std::min(n_, m1), tree_.slimming_divisor(1))) {
+      const int t = n_ / d, r = n_ % d;
+      const int need1 = tree_.columns_needed(1, d);
+      std::vector<std::vector<int>> candidates(tree_.num_pods());
+      int total = 0;
+      for (int pod : pod_order)
+        for (int leaf :
+             detail::leaves_best_fit(state_, pod * tree_.leaves_per_pod(), tree_.leaves_per_pod()))
+          if (state_.free_hosts_on_leaf(leaf) >= d && state_.free_column_count(1, leaf) >= need1) {
+            candidates[pod].push_back(leaf);
+            ++total;
+          }
+      if (total < t) continue;
+      for (int dp = std::min(t, tree_.leaves_per_pod()); dp >= 1; --dp) {
+        const int qp = t / dp, rp = t % dp;
+        const int pods_needed = qp + ((rp > 0 || r > 0) ? 1 : 0);
+        if (pods_needed < 2 || pods_needed > tree_.num_pods()) continue;
+        // Necessary: Q' pods with D' candidate leaves each.
+        int roomy = 0;
+        for (const auto& c : candidates) roomy += static_cast<int>(c.size()) >= dp;
+        if (roomy < qp) continue;
+        int seeds = 0;
+        for (int seed : pod_order) {
+          if (static_cast<int>(candidates[seed].size()) < dp) continue;
+          if (++seeds > kPartialSeeds) break;
+          std::vector<Unit> units;
+          for (int leaf : candidates[seed])
+            units.push_back({leaf, state_.free_columns(1, leaf), true, false});
+          FlapResult in_seed;
+          if (!Flap(units, dp, need1, 0, false, kPartialBudget).run(in_seed)) continue;
+          SlotSet sd;
+          for (int c : detail::lowest_bits(in_seed.common, need1)) sd.set(c);
+          if (auto p = partial_with_columns(d, r, dp, qp, rp, sd, candidates, pod_order)) return p;
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
  private:
+  // The partial-leaf search is a heuristic beyond the paper; these bound its cost on requests
+  // that end up refused: seed pods tried per (D, D'), and search nodes per FLAP.
+  static constexpr int kPartialSeeds = 3;
+  static constexpr long kPartialBudget = 500;
+
+  std::optional<Placement> partial_with_columns(int d, int r, int dp, int qp, int rp,
+                                                const SlotSet& sd,
+                                                const std::vector<std::vector<int>>& candidates,
+                                                const std::vector<int>& pod_order) const {
+    const int p2 = tree_.p(2);
+    const int need1_r = r > 0 ? tree_.columns_needed(1, r) : 0;
+    // Flows per D leaf into each level-2 switch b: the columns of S^D that lead to b.
+    std::vector<int> flow(tree_.switches_per_pod(2), 0);
+    for (size_t c = 0; c < sd.size(); ++c)
+      if (sd[c]) ++flow[c / p2];
+    const int fmax = *std::max_element(flow.begin(), flow.end());
+    const int need_d2 = tree_.columns_needed(2, dp * fmax);
+    const int need_r2 = tree_.columns_needed(2, rp * fmax + (r > 0 ? std::min(fmax, need1_r) : 0));
+    struct PodPick {
+      std::vector<int> d_leaves;
+      int r_leaf = -1;
+    };
+    std::vector<PodPick> picks(tree_.num_pods());
+    std::vector<Unit> units;
+    for (int pod : pod_order) {
+      PodPick& pick = picks[pod];
+      for (int leaf : candidates[pod])
+        if ((state_.free_columns(1, leaf) & sd) == sd) pick.d_leaves.push_back(leaf);
+      SlotSet l2;
+      l2.set();
+      for (int b = 0; b < tree_.switches_per_pod(2); ++b)
+        if (flow[b] > 0) l2 &= state_.free_columns(2, tree_.level2_switch(pod, b));
+      const int n2 = static_cast<int>(l2.count());
+      const int have = static_cast<int>(pick.d_leaves.size());
+      bool r_ok = have >= rp && n2 >= need_r2;
+      if (r_ok && r > 0) {
+        // The remainder leaf: most-used first, not one of the R' D leaves of this pod.
+        const auto used_begin = pick.d_leaves.begin();
+        const auto used_end = pick.d_leaves.begin() + std::min(rp, have);
+        for (int leaf : detail::leaves_best_fit(state_, pod * tree_.leaves_per_pod(),
+                                                tree_.leaves_per_pod())) {
+          if (std::find(used_begin, used_end, leaf) != used_end) continue;
+          if (state_.free_hosts_on_leaf(leaf) >= r &&
+              static_cast<int>((state_.free_columns(1, leaf) & sd).count()) >= need1_r) {
+            pick.r_leaf = leaf;
+            break;
+          }
+        }
+        r_ok = pick.r_leaf >= 0;
+      }
+      units.push_back({pod, l2, have >= dp && n2 >= need_d2, (rp > 0 || r > 0) && r_ok});
+    }
+    FlapResult found;
+    if (!Flap(units, qp, need_d2, need_r2, rp > 0 || r > 0, kPartialBudget).run(found))
+      return std::nullopt;
+    // Level-2 columns: the remainder pod's first, so that every prefix used on a switch of the
+    // remainder pod is a subset of the same switch's columns in the other pods.
+    const SlotSet r_free = found.r_unit >= 0 ? units[found.r_unit].columns : SlotSet{};
+    std::vector<int> r2 = detail::lowest_bits(found.common & r_free, need_r2);
+    std::vector<int> d2 = r2;
+    for (int c : detail::lowest_bits(found.common, need_d2 + need_r2))
+      if (static_cast<int>(d2.size()) < need_d2 && std::find(r2.begin(), r2.end(), c) == r2.end())
+        d2.push_back(c);
+    Placement p;
+    std::vector<int> sd_cols = detail::lowest_bits(sd, static_cast<int>(sd.count()));
+    // The remainder pod first: its flows per switch decide which FBG_2 the Q' pods need when
+    // there is only one of them (an FBG_2 that no second pod reaches needs no level-2 links).
+    std::vector<int> extra_flows(tree_.switches_per_pod(2), 0);
+    if (found.r_unit >= 0) {
+      const int pod = units[found.r_unit].id;
+      for (int i = 0; i < rp; ++i) take_leaf(picks[pod].d_leaves[i], d, sd_cols, p);
+      int r_leaf = -1;
+      if (r > 0) {
+        r_leaf = picks[pod].r_leaf;
+        const auto r_cols = detail::lowest_bits(state_.free_columns(1, r_leaf) & sd, need1_r);
+        take_leaf(r_leaf, r, r_cols, p);
+        for (int c : r_cols) ++extra_flows[c / p2];
+      }
+      for (int b = 0; b < tree_.switches_per_pod(2); ++b) {
+        extra_flows[b] += rp * flow[b];
+        if (extra_flows[b] == 0) continue;
+        for (int i = 0; i < tree_.columns_needed(2, extra_flows[b]); ++i)
+          p.links.push_back(tree_.l2_link(tree_.level2_switch(pod, b), r2[i]));
+      }
+    }
+    for (int u : found.d_units) {
+      const int pod = units[u].id;
+      for (int i = 0; i < dp; ++i) take_leaf(picks[pod].d_leaves[i], d, sd_cols, p);
+      for (int b = 0; b < tree_.switches_per_pod(2); ++b) {
+        if (flow[b] == 0 || (qp == 1 && extra_flows[b] == 0)) continue;
+        for (int i = 0; i < tree_.columns_needed(2, dp * flow[b]); ++i)
+          p.links.push_back(tree_.l2_link(tree_.level2_switch(pod, b), d2[i]));
+      }
+    }
+    p.shape.leaves = {t_of(d), d, r};
+    p.shape.pods = {qp, dp, rp};
+    detail::finish(p);
+    return p;
+  }
+
+  int t_of(int d) const { return n_ / d; }
+
   int pod_free_hosts(int pod) const {
     int free = 0;
     for (int i = 0; i < tree_.leaves_per_pod(); ++i)
@@ -257,6 +405,7 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   if (hosts <= tree.hosts_per_leaf() * tree.leaves_per_pod())
     if (auto p = search.one_pod()) return {std::move(*p), ""};
   if (auto p = search.across_pods()) return {std::move(*p), ""};
+  if (auto p = search.across_pods_partial()) return {std::move(*p), ""};
   return {std::nullopt, "no placement of " + std::to_string(hosts) +
                             " hosts as Q*D+R leaves with dedicated links to common spines"};
 }

@@ -1,6 +1,8 @@
 #include "allocator/link_state.h"
 
+#include <algorithm>
 #include <cassert>
+#include <map>
 
 namespace laas::allocator {
 
@@ -14,6 +16,22 @@ std::string Shape::text() const {
   return level(pods) + " whole leaves per pod, " + level(leaves) + " hosts per leaf";
 }
 
+Shape shape_of(const FatTree& tree, const std::vector<HostId>& hosts) {
+  std::map<int, int> per_leaf, per_pod;
+  for (HostId h : hosts) ++per_leaf[tree.leaf_of_host(h)];
+  for (const auto& [leaf, n] : per_leaf) ++per_pod[tree.pod_of_leaf(leaf)];
+  auto describe = [](const std::map<int, int>& counts) {
+    ShapeLevel s;
+    for (const auto& [unit, n] : counts) s.d = std::max(s.d, n);
+    for (const auto& [unit, n] : counts) (n == s.d ? s.q : s.r) += n == s.d ? 1 : n;
+    return s;
+  };
+  Shape shape;
+  shape.leaves = describe(per_leaf);
+  if (per_pod.size() > 1) shape.pods = describe(per_pod);
+  return shape;
+}
+
 LinkState::LinkState(const FatTree& tree)
     : tree_(&tree),
       host_owner_(tree.num_hosts(), kFree),
@@ -22,6 +40,9 @@ LinkState::LinkState(const FatTree& tree)
       free_slots_(tree.num_leaves()),
       free_l1_(tree.num_leaves()),
       free_l2_(tree.height() == 3 ? tree.num_switches(2) : 0),
+      free_on_leaf_(tree.num_leaves(), tree.hosts_per_leaf()),
+      free_l1_count_(tree.num_leaves(), tree.up_columns(1)),
+      free_l2_count_(tree.height() == 3 ? tree.num_switches(2) : 0, tree.up_columns(2)),
       free_hosts_(tree.num_hosts()) {
   for (auto& s : free_slots_)
     for (int i = 0; i < tree.hosts_per_leaf(); ++i) s.set(i);
@@ -32,8 +53,8 @@ LinkState::LinkState(const FatTree& tree)
 }
 
 bool LinkState::leaf_wholly_free(int leaf) const {
-  return free_hosts_on_leaf(leaf) == tree_->hosts_per_leaf() &&
-         static_cast<int>(free_l1_[leaf].count()) == tree_->up_columns(1);
+  return free_on_leaf_[leaf] == tree_->hosts_per_leaf() &&
+         free_l1_count_[leaf] == tree_->up_columns(1);
 }
 
 bool LinkState::can_assign(const Placement& p, std::string* why) const {
@@ -67,10 +88,10 @@ void LinkState::refresh_link(LinkId l) {
   const bool is_free = link_owner_[l] == kFree && !faulty_[l];
   const int sw = tree_->link_switch(l);
   const int col = tree_->link_column(l);
-  if (tree_->link_level(l) == 1)
-    free_l1_[sw][col] = is_free;
-  else
-    free_l2_[sw][col] = is_free;
+  auto& set = tree_->link_level(l) == 1 ? free_l1_[sw] : free_l2_[sw];
+  auto& count = tree_->link_level(l) == 1 ? free_l1_count_[sw] : free_l2_count_[sw];
+  if (set[col] != is_free) count += is_free ? 1 : -1;
+  set[col] = is_free;
 }
 
 void LinkState::assign(TenantIndex tenant, const Placement& p) {
@@ -78,6 +99,7 @@ void LinkState::assign(TenantIndex tenant, const Placement& p) {
   for (HostId h : p.hosts) {
     host_owner_[h] = tenant;
     free_slots_[tree_->leaf_of_host(h)].reset(tree_->slot_of_host(h));
+    --free_on_leaf_[tree_->leaf_of_host(h)];
   }
   free_hosts_ -= static_cast<int>(p.hosts.size());
   for (LinkId l : p.links) {
@@ -92,6 +114,7 @@ void LinkState::release(TenantIndex tenant, const Placement& p) {
     assert(host_owner_[h] == tenant);
     host_owner_[h] = kFree;
     free_slots_[tree_->leaf_of_host(h)].set(tree_->slot_of_host(h));
+    ++free_on_leaf_[tree_->leaf_of_host(h)];
   }
   free_hosts_ += static_cast<int>(p.hosts.size());
   for (LinkId l : p.links) {

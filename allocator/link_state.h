@@ -18,7 +18,8 @@ using topology::LinkId;
 
 using TenantIndex = int;  // dense index chosen by the caller (Cluster, simulator)
 constexpr TenantIndex kFree = -1;
-using SlotSet = std::bitset<256>;  // host slots of a leaf, or up-link columns of a switch
+constexpr TenantIndex kReserved = -2;  // management hosts: never allocated
+using SlotSet = std::bitset<256>;      // host slots of a leaf, or up-link columns of a switch
 
 // Q switches holding D each, plus optionally one holding R < D (the paper's N = Q*D + R).
 struct ShapeLevel {
@@ -41,6 +42,10 @@ struct Placement {
   Shape shape;
 };
 
+// The shape a set of hosts forms (for placements restored from saved state). Not a check: the
+// counts are described as Q*D+R even when they do not fit that form.
+Shape shape_of(const FatTree& tree, const std::vector<HostId>& hosts);
+
 class LinkState {
  public:
   explicit LinkState(const FatTree& tree);
@@ -52,7 +57,12 @@ class LinkState {
   bool link_faulty(LinkId link) const { return faulty_[link]; }
 
   int free_hosts() const { return free_hosts_; }
-  int free_hosts_on_leaf(int leaf) const { return static_cast<int>(free_slots_[leaf].count()); }
+  // Counts are cached: bitset::count() is a library call on CPUs built without popcnt, and the
+  // search asks for them constantly.
+  int free_hosts_on_leaf(int leaf) const { return free_on_leaf_[leaf]; }
+  int free_column_count(int level, int sw) const {
+    return level == 1 ? free_l1_count_[sw] : free_l2_count_[sw];
+  }
   const SlotSet& free_slots(int leaf) const { return free_slots_[leaf]; }
   // Free (neither allocated nor faulty) up-link columns of a leaf (level 1) or level-2 switch.
   const SlotSet& free_columns(int level, int sw) const {
@@ -85,6 +95,9 @@ class LinkState {
   std::vector<SlotSet> free_slots_;
   std::vector<SlotSet> free_l1_;
   std::vector<SlotSet> free_l2_;
+  std::vector<int> free_on_leaf_;
+  std::vector<int> free_l1_count_;
+  std::vector<int> free_l2_count_;
   int free_hosts_ = 0;
   int allocated_links_[2] = {0, 0};
   int faulty_count_ = 0;

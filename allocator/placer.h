@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "allocator/link_state.h"
 
@@ -24,6 +25,10 @@ class Placer {
   // Precondition: 0 < hosts <= tree size.
   virtual PlaceResult place(const LinkState& state, int hosts) const = 0;
 };
+
+// Links for a tenant whose hosts are given (an administrator's explicit host list): the hosts
+// must be free and shaped as Theorem 1 demands; the columns are chosen as LaasPlacer would.
+PlaceResult place_on_hosts(const LinkState& state, std::vector<HostId> hosts);
 
 // "laas" (paper Algorithms 1-2), "simple" (whole sub-trees), "unconstrained" (bare metal).
 // Throws std::invalid_argument naming the known algorithms.

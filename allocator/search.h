@@ -42,4 +42,13 @@ inline void finish(Placement& p) {
   std::sort(p.links.begin(), p.links.end());
 }
 
+// Chooses the D columns for the D units and the R unit's subset of them.
+inline void choose_columns(const SlotSet& common, const SlotSet& r_free, int need_d, int need_r,
+                           std::vector<int>& d_cols, std::vector<int>& r_cols) {
+  r_cols = need_r > 0 ? lowest_bits(common & r_free, need_r) : std::vector<int>{};
+  SlotSet prefer;
+  for (int c : r_cols) prefer.set(c);
+  d_cols = lowest_bits(common, need_d, prefer);
+}
+
 }  // namespace laas::allocator::detail

@@ -10,8 +10,7 @@ bool pod_wholly_free(const LinkState& state, int pod) {
     if (!state.leaf_wholly_free(pod * tree.leaves_per_pod() + i)) return false;
   if (tree.height() == 3)
     for (int b = 0; b < tree.switches_per_pod(2); ++b)
-      if (static_cast<int>(state.free_columns(2, tree.level2_switch(pod, b)).count()) !=
-          tree.up_columns(2))
+      if (state.free_column_count(2, tree.level2_switch(pod, b)) != tree.up_columns(2))
         return false;
   return true;
 }

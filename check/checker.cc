@@ -117,69 +117,70 @@ class TenantShape {
     }
   }
 
+  // A tenant spanning pods: Theorems 1-2 over all its leaves at once (one R leaf in the whole
+  // tenant), then the same theorems on every FBG_2 -- the level-2 switches b of all pods and the
+  // top switches above them -- with, per pod, as many flows as the tenant has links into b.
+  // The paper's approximated scheme (whole leaves, the same columns on every FBG_2) is the
+  // special case where every leaf holds all its up-links.
   void check_across_pods() {
-    std::map<int, int> leaves_per_pod;
-    for (const auto& [leaf, n] : hosts_per_leaf_) {
-      ++leaves_per_pod[tree_.pod_of_leaf(leaf)];
-      const auto it = l1_.find(leaf);
-      const int held = it == l1_.end() ? 0 : static_cast<int>(it->second.size());
-      if (held != tree_.up_columns(1))
-        add("whole-leaf", tree_.switch_name(1, leaf) + " holds " + std::to_string(held) + " of " +
-                              std::to_string(tree_.up_columns(1)) +
-                              " up-links; a tenant spanning pods takes whole leaves");
-    }
+    check_one_pod();
     for (const auto& [sw, cols] : l2_)
       if (!pods_.count(tree_.pod_of_level2(sw)))
         add("link-off-tenant",
             tree_.switch_name(2, sw) + " holds tenant up-links outside its pods");
-    const Counted shape = theorem1(leaves_per_pod);
-    if (!shape.ok) {
-      add("theorem1-pods", "leaves per pod differ in more than one pod");
-      return;
-    }
-    // FBG_2 symmetry: every level-2 switch of a pod holds the same columns.
-    std::map<int, ColumnSet> pod_cols;
-    for (int pod : pods_) {
-      for (int b = 0; b < tree_.switches_per_pod(2); ++b) {
+    const int p2 = tree_.p(2);
+    for (int b = 0; b < tree_.switches_per_pod(2); ++b) {
+      std::map<int, int> flows;  // pod -> tenant links from its leaves into level-2 switch b
+      for (const auto& [leaf, cols] : l1_)
+        for (int c : cols)
+          if (c / p2 == b) ++flows[tree_.pod_of_leaf(leaf)];
+      for (int pod : pods_) {
+        const int sw = tree_.level2_switch(pod, b);
+        if (!flows.count(pod) && l2_.count(sw) && !l2_[sw].empty())
+          add("link-off-tenant",
+              tree_.switch_name(2, sw) + " holds tenant up-links but carries none of its flows");
+      }
+      if (flows.size() < 2) {
+        for (const auto& [pod, n] : flows)
+          if (!l2_[tree_.level2_switch(pod, b)].empty())
+            add("needless-l2-links", tree_.switch_name(2, tree_.level2_switch(pod, b)) +
+                                         " holds up-links no other pod needs");
+        continue;
+      }
+      const Counted shape = theorem1(flows);
+      const std::string fbg = "FBG_2 " + std::to_string(b);
+      if (!shape.ok) {
+        std::ostringstream counts;
+        for (const auto& [pod, n] : flows) counts << " " << n;
+        add("theorem1-pods", fbg + ": tenant flows per pod are" + counts.str() +
+                                 "; all pods but one must carry the same number");
+        continue;
+      }
+      const ColumnSet* common = nullptr;
+      for (const auto& [pod, n] : flows) {
+        if (pod == shape.r_unit) continue;
         const int sw = tree_.level2_switch(pod, b);
         const ColumnSet& cols = l2_[sw];
-        if (b == 0) {
-          pod_cols[pod] = cols;
-        } else if (cols != pod_cols[pod]) {
-          add("fbg2-symmetry", tree_.switch_name(2, sw) + " uses columns " + describe(cols) + ", " +
-                                   tree_.switch_name(2, tree_.level2_switch(pod, 0)) + " uses " +
-                                   describe(pod_cols[pod]));
-          return;
+        if (!common) {
+          common = &cols;
+        } else if (cols != *common) {
+          add("theorem2-l2", fbg + ": " + tree_.switch_name(2, sw) + " uses columns " +
+                                 describe(cols) + ", other pods " + describe(*common));
+          break;
         }
+        if (static_cast<int>(cols.size()) < tree_.columns_needed(2, n))
+          add("too-few-links", tree_.switch_name(2, sw) + " carries " + std::to_string(n) +
+                                   " tenant flows on " + std::to_string(cols.size()) + " up-links");
       }
-    }
-    const int p2 = tree_.p(2);
-    const ColumnSet* common = nullptr;
-    for (const auto& [pod, n] : leaves_per_pod) {
-      if (pod == shape.r_unit) continue;
-      const ColumnSet& cols = pod_cols[pod];
-      if (!common) {
-        common = &cols;
-      } else if (cols != *common) {
-        add("theorem2-l2", "pod " + std::to_string(pod) + " uses level-2 columns " +
-                               describe(cols) + ", other pods " + describe(*common));
-        return;
+      if (shape.r_unit >= 0 && common) {
+        const int sw = tree_.level2_switch(shape.r_unit, b);
+        const ColumnSet& r_cols = l2_[sw];
+        if (!std::includes(common->begin(), common->end(), r_cols.begin(), r_cols.end()))
+          add("theorem2-l2", fbg + ": remainder " + tree_.switch_name(2, sw) + " uses columns " +
+                                 describe(r_cols) + ", not a subset of " + describe(*common));
+        if (static_cast<int>(r_cols.size()) < tree_.columns_needed(2, flows.at(shape.r_unit)))
+          add("too-few-links", tree_.switch_name(2, sw) + " has too few level-2 up-links");
       }
-      if (static_cast<int>(cols.size()) < tree_.columns_needed(2, n * p2))
-        add("too-few-links", "pod " + std::to_string(pod) + " has " + std::to_string(n) +
-                                 " tenant leaves but " + std::to_string(cols.size()) +
-                                 " level-2 up-links per switch");
-    }
-    if (shape.r_unit >= 0 && common) {
-      const ColumnSet& r_cols = pod_cols[shape.r_unit];
-      if (!std::includes(common->begin(), common->end(), r_cols.begin(), r_cols.end()))
-        add("theorem2-l2", "remainder pod " + std::to_string(shape.r_unit) +
-                               " uses level-2 columns " + describe(r_cols) + ", not a subset of " +
-                               describe(*common));
-      if (static_cast<int>(r_cols.size()) <
-          tree_.columns_needed(2, leaves_per_pod.at(shape.r_unit) * p2))
-        add("too-few-links",
-            "remainder pod " + std::to_string(shape.r_unit) + " has too few level-2 up-links");
     }
   }
 

@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
         std::cout << "  " << n << ": " << t.placement.hosts.size() << " hosts, "
                   << t.placement.links.size() << " links, " << t.placement.shape.text() << "\n";
     } else if (verb == "map" && !(words >> extra)) {
-      std::cout << ctl::render_allocation_map(*cluster, color);
+      std::cout << ctl::render_allocation_map(ctl::map_from_cluster(*cluster), color);
     } else {
       std::cerr << "laas-plan: step " << i + 1 << " '" << steps[i]
                 << "' is not 'add NAME HOSTS', 'remove NAME', 'show NAME', 'list' or 'map'\n";

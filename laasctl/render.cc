@@ -1,7 +1,7 @@
 #include "laasctl/render.h"
 
+#include <map>
 #include <sstream>
-#include <vector>
 
 namespace laas::ctl {
 namespace {
@@ -9,65 +9,130 @@ namespace {
 const char* kPalette[] = {"\033[31m", "\033[32m", "\033[33m", "\033[34m",
                           "\033[35m", "\033[36m", "\033[91m", "\033[92m"};
 
+std::string owner_name(const allocator::Cluster& c, allocator::TenantIndex i,
+                       const std::map<allocator::TenantIndex, std::string>& names) {
+  if (i == allocator::kFree) return "";
+  if (i == allocator::kReserved) return "@management";
+  auto it = names.find(i);
+  return it == names.end() ? "?" : it->second;
+  (void)c;
+}
+
+std::string summary_line(const std::string& spec, long hosts, long free, long l1, long l1_all,
+                         long l2, long l2_all) {
+  std::ostringstream out;
+  out << spec << ": " << hosts << " hosts, " << free << " free; level-1 up-links allocated " << l1
+      << "/" << l1_all;
+  if (l2_all > 0) out << ", level-2 " << l2 << "/" << l2_all;
+  return out.str();
+}
+
 }  // namespace
 
-std::string render_allocation_map(const allocator::Cluster& cluster, bool color) {
+AllocationMap map_from_cluster(const allocator::Cluster& cluster) {
   const auto& tree = cluster.tree();
   const auto& state = cluster.state();
-  // Tenants get letters in name order, so the legend is stable between calls.
-  std::map<allocator::TenantIndex, char> letter;
-  std::map<allocator::TenantIndex, std::string> name_of;
-  char next = 'A';
-  for (const auto& [name, t] : cluster.tenants()) {
-    letter[t.index] = next;
-    name_of[t.index] = name;
-    next = next == 'Z' ? 'a' : next == 'z' ? '*' : static_cast<char>(next + 1);
-  }
-  auto cell = [&](allocator::TenantIndex owner, bool faulty) {
-    if (faulty) return std::string("X");
-    if (owner == allocator::kFree) return std::string(".");
-    std::string s(1, letter[owner]);
-    if (color) s = kPalette[owner % 8] + s + "\033[0m";
-    return s;
+  std::map<allocator::TenantIndex, std::string> names;
+  for (const auto& [name, t] : cluster.tenants()) names[t.index] = name;
+  AllocationMap map;
+  map.summary = summary_line(tree.spec().text(), tree.num_hosts(), state.free_hosts(),
+                             state.allocated_links(1), tree.num_links(1),
+                             tree.height() == 3 ? state.allocated_links(2) : 0,
+                             tree.height() == 3 ? tree.num_links(2) : 0);
+  auto link_owner = [&](laas::topology::LinkId l) {
+    return state.link_faulty(l) ? std::string("@faulty")
+                                : owner_name(cluster, state.link_owner(l), names);
   };
-  std::ostringstream out;
-  out << tree.spec().text() << ": " << tree.num_hosts() << " hosts, " << state.free_hosts()
-      << " free; level-1 up-links allocated " << state.allocated_links(1) << "/"
-      << tree.num_links(1);
-  if (tree.height() == 3)
-    out << ", level-2 " << state.allocated_links(2) << "/" << tree.num_links(2);
-  out << "\n\n";
-  const int width = static_cast<int>(tree.switch_name(1, tree.num_leaves() - 1).size());
-  auto pad = [&](const std::string& s) { return s + std::string(width + 2 - s.size(), ' '); };
-  out << pad("leaf") << "hosts" << std::string(std::max(1, tree.hosts_per_leaf() - 4), ' ')
-      << "  up-links (columns 1.." << tree.up_columns(1) << ")\n";
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
-    out << pad(tree.switch_name(1, leaf));
+    MapRow row{tree.switch_name(1, leaf), {}, {}};
     for (int s = 0; s < tree.hosts_per_leaf(); ++s)
-      out << cell(state.host_owner(tree.host_at(leaf, s)), false);
-    out << std::string(std::max(1, 5 - tree.hosts_per_leaf()) + 2, ' ');
-    for (int c = 0; c < tree.up_columns(1); ++c) {
-      const auto l = tree.l1_link(leaf, c);
-      out << cell(state.link_owner(l), state.link_faulty(l));
+      row.hosts.push_back(owner_name(cluster, state.host_owner(tree.host_at(leaf, s)), names));
+    for (int c = 0; c < tree.up_columns(1); ++c)
+      row.up_links.push_back(link_owner(tree.l1_link(leaf, c)));
+    map.leaves.push_back(std::move(row));
+  }
+  if (tree.height() == 3)
+    for (int sw = 0; sw < tree.num_switches(2); ++sw) {
+      MapRow row{tree.switch_name(2, sw), {}, {}};
+      for (int c = 0; c < tree.up_columns(2); ++c)
+        row.up_links.push_back(link_owner(tree.l2_link(sw, c)));
+      map.level2.push_back(std::move(row));
     }
+  return map;
+}
+
+AllocationMap map_from_json(const nlohmann::json& j) {
+  try {
+    AllocationMap map;
+    map.summary = summary_line(j.at("topology").get<std::string>(), j.at("hosts").get<long>(),
+                               j.at("free_hosts").get<long>(), j.at("l1_allocated").get<long>(),
+                               j.at("l1_links").get<long>(), j.at("l2_allocated").get<long>(),
+                               j.at("l2_links").get<long>());
+    auto owners = [](const nlohmann::json& list) {
+      std::vector<std::string> out;
+      for (const auto& o : list) out.push_back(o.is_null() ? "" : o.get<std::string>());
+      return out;
+    };
+    for (const auto& leaf : j.at("leaves"))
+      map.leaves.push_back({leaf.at("name").get<std::string>(), owners(leaf.at("hosts")),
+                            owners(leaf.at("up_links"))});
+    for (const auto& sw : j.at("level2"))
+      map.level2.push_back({sw.at("name").get<std::string>(), {}, owners(sw.at("up_links"))});
+    return map;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument(std::string("malformed topology reply: ") + e.what());
+  }
+}
+
+std::string render_allocation_map(const AllocationMap& map, bool color) {
+  // Tenants get letters in name order, so the legend is stable between calls.
+  std::map<std::string, int> index;
+  for (const auto* rows : {&map.leaves, &map.level2})
+    for (const auto& row : *rows)
+      for (const auto* cells : {&row.hosts, &row.up_links})
+        for (const auto& o : *cells)
+          if (!o.empty() && o[0] != '@') index.emplace(o, 0);
+  int next = 0;
+  for (auto& [name, i] : index) i = next++;
+  auto letter = [](int i) {
+    const char* letters = "ABCDEFGHIJKLMNOPQRSTUVWYZabcdefghijklnopqrstuvwyz";
+    return i < 49 ? letters[i] : '*';
+  };
+  auto cell = [&](const std::string& owner) {
+    if (owner.empty()) return std::string(".");
+    if (owner == "@faulty") return std::string("X");
+    if (owner == "@management") return std::string("m");
+    const int i = index[owner];
+    std::string s(1, letter(i));
+    return color ? kPalette[i % 8] + s + "\033[0m" : s;
+  };
+  size_t width = 4;
+  for (const auto& r : map.leaves) width = std::max(width, r.name.size());
+  for (const auto& r : map.level2) width = std::max(width, r.name.size());
+  auto pad = [&](const std::string& s) { return s + std::string(width + 2 - s.size(), ' '); };
+  std::ostringstream out;
+  out << map.summary << "\n\n";
+  const size_t host_width = map.leaves.empty() ? 0 : map.leaves[0].hosts.size();
+  const size_t host_col = std::max<size_t>(host_width, 5) + 2;
+  out << pad("leaf") << "hosts" << std::string(host_col - 5, ' ') << "up-links\n";
+  for (const auto& row : map.leaves) {
+    out << pad(row.name);
+    for (const auto& o : row.hosts) out << cell(o);
+    out << std::string(host_col - row.hosts.size(), ' ');
+    for (const auto& o : row.up_links) out << cell(o);
     out << "\n";
   }
-  if (tree.height() == 3) {
-    out << "\n" << pad("level-2") << "up-links (columns 1.." << tree.up_columns(2) << ")\n";
-    for (int sw = 0; sw < tree.num_switches(2); ++sw) {
-      out << pad(tree.switch_name(2, sw));
-      for (int c = 0; c < tree.up_columns(2); ++c) {
-        const auto l = tree.l2_link(sw, c);
-        out << cell(state.link_owner(l), state.link_faulty(l));
-      }
+  if (!map.level2.empty()) {
+    out << "\n" << pad("level-2") << "up-links\n";
+    for (const auto& row : map.level2) {
+      out << pad(row.name);
+      for (const auto& o : row.up_links) out << cell(o);
       out << "\n";
     }
   }
-  if (!name_of.empty()) {
-    out << "\n";
-    for (const auto& [index, name] : name_of)
-      out << "  " << cell(index, false) << " = " << name << "\n";
-  }
+  out << "\n";
+  for (const auto& [name, i] : index) out << "  " << cell(name) << " = " << name << "\n";
+  out << "  . = free, m = management (never allocated), X = faulty\n";
   return out.str();
 }
 

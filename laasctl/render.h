@@ -1,15 +1,33 @@
 // Text views of an allocation for administrators: the paper's leaf x spine link table.
 #pragma once
 
-#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "allocator/cluster.h"
 
 namespace laas::ctl {
 
-// One row per leaf (and per level-2 switch on 3-level trees): its hosts as tenant letters and
-// its up-link columns as tenant letters, '.' free, 'X' faulty. `color` adds ANSI colours.
-std::string render_allocation_map(const allocator::Cluster& cluster, bool color);
+// Owners are tenant names; "" is free, "@management" and "@faulty" are what they say.
+struct MapRow {
+  std::string name;
+  std::vector<std::string> hosts;  // empty for level-2 rows
+  std::vector<std::string> up_links;
+};
+
+struct AllocationMap {
+  std::string summary;
+  std::vector<MapRow> leaves;
+  std::vector<MapRow> level2;
+};
+
+AllocationMap map_from_cluster(const allocator::Cluster& cluster);
+// From the control socket's "topology" result; throws std::invalid_argument if malformed.
+AllocationMap map_from_json(const nlohmann::json& topology);
+
+// One row per leaf (and per level-2 switch on 3-level trees): hosts and up-link columns as
+// tenant letters, '.' free, 'm' management, 'X' faulty; a legend maps letters to names.
+std::string render_allocation_map(const AllocationMap& map, bool color);
 
 }  // namespace laas::ctl

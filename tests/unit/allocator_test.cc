@@ -246,7 +246,56 @@ TEST_P(AllocatorProperty, CheckerFindsNothingAfterAnyOperation) {
     "xgft(3;6,6,6;1,3,6)", algo, 15000                                                            \
   }
 
-INSTANTIATE_TEST_SUITE_P(Laas, AllocatorProperty, ::testing::Values(LAAS_CASES("laas")));
-INSTANTIATE_TEST_SUITE_P(Simple, AllocatorProperty, ::testing::Values(LAAS_CASES("simple")));
+// Test names such as "pgft_2_8_4_1_4_1_2", from the spec.
+std::string case_name(const ::testing::TestParamInfo<PropertyCase>& info) {
+  std::string name;
+  for (const char* c = info.param.spec; *c; ++c)
+    if (std::isalnum(static_cast<unsigned char>(*c)))
+      name += *c;
+    else if (!name.empty() && name.back() != '_')
+      name += '_';
+  while (!name.empty() && name.back() == '_') name.pop_back();
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Laas, AllocatorProperty, ::testing::Values(LAAS_CASES("laas")),
+                         case_name);
+INSTANTIATE_TEST_SUITE_P(Simple, AllocatorProperty, ::testing::Values(LAAS_CASES("simple")),
+                         case_name);
 INSTANTIATE_TEST_SUITE_P(Unconstrained, AllocatorProperty,
-                         ::testing::Values(LAAS_CASES("unconstrained")));
+                         ::testing::Values(LAAS_CASES("unconstrained")), case_name);
+
+TEST(ExplicitHosts, LinksAreChosenOrTheConditionIsNamed) {
+  const auto tree = FatTree::parse("xgft(2;4,8;1,4)");
+  Cluster c(tree, make_placer("laas"));
+  // 4 + 4 + 2 hosts on leaves 1, 2 and 5: Theorem 1 holds, links are chosen.
+  std::vector<int> hosts = {4, 5, 6, 7, 8, 9, 10, 11, 20, 21};
+  auto ok = c.add_on_hosts("t", hosts, false, nullptr);
+  ASSERT_TRUE(ok.ok()) << ok.message;
+  EXPECT_EQ(c.find("t")->placement.links.size(), 10u);
+  // 3 + 1 + 1 hosts: two leaves smaller than the largest.
+  auto bad = c.add_on_hosts("u", {0, 1, 2, 12, 16}, false, nullptr);
+  EXPECT_EQ(bad.status, Status::kRefused);
+  EXPECT_NE(bad.message.find("Theorem 1"), std::string::npos) << bad.message;
+  EXPECT_EQ(c.add_on_hosts("u", {4, 28}, false, nullptr).status, Status::kRefused);  // taken
+  EXPECT_EQ(c.tenants().size(), 1u);
+}
+
+// No leaf is wholly free, so the paper's whole-leaf scheme cannot place 24 hosts across pods;
+// partly used leaves with a common column set can.
+TEST(LaasPlacer, PartialLeavesAcrossPodsWhenNoLeafIsWhole) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  Cluster c(tree, make_placer("laas"));
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf)
+    ASSERT_TRUE(
+        c.add_on_hosts("one" + std::to_string(leaf), {tree.host_at(leaf, 0)}, false, nullptr).ok());
+  auto r = c.add("wide", 24);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const auto& p = c.find("wide")->placement;
+  EXPECT_EQ(p.shape.leaves.d, 3);
+  EXPECT_EQ(p.shape.pods.q * p.shape.pods.d + p.shape.pods.r, 8);
+  std::vector<laas::check::TenantView> all;
+  for (const auto& [name, t] : c.tenants())
+    all.push_back({name, t.placement.hosts, t.placement.links, true});
+  EXPECT_TRUE(laas::check::check_all(tree, all, {}).empty());
+}

@@ -1,0 +1,36 @@
+// Routing chains for NVIDIA OpenSM / UFM (not in upstream OpenSM): a port groups policy file
+// (pgrp_policy_file), a topologies policy file (topo_policy_file) and a routing chains policy
+// file (rch_policy_file) that route each tenant's hosts over its own switches and ports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "export/records.h"
+
+namespace laas::exports {
+
+struct RoutingChainsOptions {
+  enum class HostMatch { kGuid, kName };
+  HostMatch host_match = HostMatch::kGuid;  // port-guid: 0x... or port-name: hostname=...
+  std::string base_engine = "ftree";        // step 1, topology 0 (the whole fabric)
+  std::string tenant_engine = "ftree";      // one step per tenant on its own topology
+  std::string fallback_engine;              // when set, a fallback-to step per tenant step
+  std::string group_prefix = "laas_";       // groups <prefix><tenant>_hcas / _switches
+};
+
+struct RoutingChainsFiles {
+  std::string port_groups;  // pgrp_policy_file
+  std::string topologies;   // topo_policy_file
+  std::string chains;       // rch_policy_file
+};
+
+inline constexpr std::size_t kMaxGroupName = 64;  // LaaS's limit; the manual states none
+
+// `tree`, when given, adds each tenant's host-facing leaf ports to its switch group (the
+// records from `laasctl tenant show` list only up-links). Throws ExportError.
+RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tenants,
+                                           const TreeRecord* tree,
+                                           const RoutingChainsOptions& options);
+
+}  // namespace laas::exports

@@ -1,0 +1,255 @@
+// laasctl: the administrator's command line for LaaS, a client of the control socket that the
+// OpenSM plugin serves.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <iterator>
+
+#include "laasctl/client.h"
+#include "laasctl/render.h"
+
+using laas::ctl::ClientError;
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+  std::string socket = "/run/opensm/laas.sock";
+  bool json_output = false;
+  int timeout_s = 60;
+};
+
+// Sends a request; prints the error and returns its exit code when the reply says no.
+int request(const Options& o, const std::string& method, const json& params, json& result) {
+  const json reply = laas::ctl::call(o.socket, method, params, o.timeout_s * 1000);
+  if (reply.value("ok", false)) {
+    result = reply.value("result", json());
+    return laas::ctl::kExitOk;
+  }
+  const json err = reply.value("error", json::object());
+  const std::string code = err.value("code", "internal");
+  if (o.json_output)
+    std::cout << reply.dump(2) << "\n";
+  else
+    std::cerr << "laasctl: " << err.value("message", "request failed") << " (" << code << ")\n";
+  return laas::ctl::exit_code_for(code);
+}
+
+std::string host_range(const json& hosts) {
+  std::string s;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (i == 6 && hosts.size() > 8) {
+      s += " ... " + hosts.back().value("name", "?");
+      break;
+    }
+    s += (i ? " " : "") + hosts[i].value("name", "?");
+  }
+  return s;
+}
+
+void print_tenant(const json& t) {
+  std::cout << "tenant " << t.value("name", "?") << "  (" << t.value("requested", 0)
+            << " hosts requested, " << t.value("state", "") << ")\n";
+  if (t.contains("reason")) std::cout << "  reason: " << t["reason"].get<std::string>() << "\n";
+  if (t.contains("shape")) std::cout << "  shape:  " << t["shape"].value("text", "") << "\n";
+  if (t.contains("hosts")) {
+    std::cout << "  hosts:\n";
+    for (const auto& h : t["hosts"])
+      std::cout << "    " << std::left << std::setw(14) << h.value("name", "?") << " guid "
+                << h.value("guid", "?") << "  lid " << h.value("lid", 0) << "\n";
+  }
+  if (t.contains("links")) {
+    std::cout << "  links:" << (t["links"].empty() ? " none (the tenant fits one leaf)" : "")
+              << "\n";
+    for (const auto& l : t["links"])
+      std::cout << "    " << std::left << std::setw(12) << l["switch"].value("name", "?")
+                << " port " << std::setw(3) << l["switch"].value("port", 0) << " -> "
+                << std::setw(12) << l["peer"].value("name", "?") << " port "
+                << l["peer"].value("port", 0) << "\n";
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (const char* env = std::getenv("LAAS_SOCKET")) o.socket = env;
+  CLI::App app{
+      "laasctl: manage LaaS tenants (dedicated hosts and links on an InfiniBand\n"
+      "fat-tree) through the OpenSM plugin's control socket.\n\n"
+      "Exit status: 0 ok, 1 refused, 2 usage, 69 service unreachable, 77 permission "
+      "denied.",
+      "laasctl"};
+  app.add_option("-s,--socket", o.socket, "control socket (env LAAS_SOCKET)")
+      ->capture_default_str();
+  app.add_flag("--json", o.json_output, "print the raw JSON reply");
+  app.add_option("--timeout", o.timeout_s, "seconds to wait for a reply")->capture_default_str();
+  app.require_subcommand(1);
+
+  auto* status = app.add_subcommand("status", "service, fabric and state summary");
+
+  auto* tenant = app.add_subcommand("tenant", "add, remove, list and show tenants");
+  tenant->require_subcommand(1);
+  std::string name;
+  int hosts = 0;
+  bool dry_run = false, no_wait = false;
+  auto* add = tenant->add_subcommand("add", "place a tenant on dedicated hosts and links");
+  add->add_option("NAME", name, "tenant name: letters, digits, '_', '.', '-'")->required();
+  add->add_option("--hosts", hosts, "number of hosts")->required()->check(CLI::PositiveNumber);
+  add->add_flag("--dry-run", dry_run, "show the placement without making it");
+  add->add_flag("--no-wait", no_wait, "reply once the state is saved, before OpenSM re-routes");
+  auto* remove = tenant->add_subcommand("remove", "release a tenant's hosts and links");
+  remove->add_option("NAME", name, "tenant name")->required();
+  remove->add_flag("--dry-run", dry_run, "check that the tenant exists, change nothing");
+  remove->add_flag("--no-wait", no_wait, "reply once the state is saved");
+  auto* list = tenant->add_subcommand("list", "list tenants");
+  auto* show = tenant->add_subcommand("show", "hosts (name, GUID, LID) and links of a tenant");
+  show->add_option("NAME", name, "tenant name")->required();
+
+  auto* topology = app.add_subcommand("topology", "the fabric as LaaS sees it");
+  topology->require_subcommand(1);
+  bool color = isatty(1);
+  auto* topo_show = topology->add_subcommand("show", "leaf x up-link allocation map");
+  topo_show->add_flag("--color,!--no-color", color, "colour tenants");
+
+  auto* audit = app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
+
+  auto* exporter = app.add_subcommand("export", "files for the rest of the cluster");
+  std::string format, output, only_tenant;
+  bool removal = false;
+  exporter
+      ->add_option("FORMAT", format,
+                   "partitions (OpenSM partitions.conf), routing-chains (NVIDIA OpenSM/UFM policy "
+                   "files), slurm (reservation commands), slurm-topology (topology.conf), "
+                   "openstack (aggregate commands)")
+      ->required()
+      ->check(
+          CLI::IsMember({"partitions", "routing-chains", "slurm", "slurm-topology", "openstack"}));
+  exporter->add_option("--tenant", only_tenant, "only this tenant");
+  exporter->add_flag("--remove", removal, "slurm, openstack: the commands that undo a tenant");
+  exporter->add_option("-o,--output", output, "write to FILE instead of standard output");
+
+  auto* raw = app.add_subcommand(
+      "raw", "debugging: send standard input to the socket verbatim, print the replies");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return laas::ctl::kExitUsage;
+  }
+
+  try {
+    json result;
+    int rc = 0;
+    if (status->parsed()) {
+      if ((rc = request(o, "status", json::object(), result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      if (result["topology"].is_null())
+        std::cout << "fabric:     not a recognized fat-tree: " << result.value("topology_error", "")
+                  << "\n";
+      else
+        std::cout << "fabric:     " << result["topology"].get<std::string>() << ", "
+                  << result.value("hosts", 0) << " hosts, " << result.value("free_hosts", 0)
+                  << " free, " << result.value("faulty_links", 0) << " faulty links\n";
+      std::cout << "tenants:    " << result.value("tenants", 0) << " routed";
+      if (result.value("tenants_not_placed", 0) > 0)
+        std::cout << ", " << result["tenants_not_placed"] << " NOT placed (laasctl tenant list)";
+      std::cout << "\nstate:      " << result.value("state_file", "") << ", generation "
+                << result.value("generation", 0) << " (routed "
+                << result.value("routed_generation", 0) << ")\n";
+      if (result.contains("blocked"))
+        std::cout << "BLOCKED:    " << result["blocked"].get<std::string>() << "\n";
+      return 0;
+    }
+    if (add->parsed()) {
+      json params = {{"name", name}, {"hosts", hosts}, {"dry_run", dry_run}, {"wait", !no_wait}};
+      if ((rc = request(o, "tenant.add", params, result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      std::cout << (dry_run ? "would place" : "placed") << " tenant " << name << ": "
+                << result["hosts"].size() << " hosts (" << host_range(result["hosts"]) << "), "
+                << result["links"].size() << " dedicated links, shape "
+                << result["shape"].value("text", "") << "\n";
+      if (result.contains("routed"))
+        std::cout << (result["routed"].get<bool>()
+                          ? "OpenSM has uploaded the new forwarding tables\n"
+                          : "state saved; OpenSM has not re-routed yet (timed out waiting)\n");
+      return 0;
+    }
+    if (remove->parsed()) {
+      json params = {{"name", name}, {"dry_run", dry_run}, {"wait", !no_wait}};
+      if ((rc = request(o, "tenant.remove", params, result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      std::cout << (dry_run ? "would remove" : "removed") << " tenant " << name << "\n";
+      return 0;
+    }
+    if (list->parsed()) {
+      if ((rc = request(o, "tenant.list", json::object(), result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      std::cout << std::left << std::setw(20) << "NAME" << std::setw(8) << "HOSTS" << std::setw(8)
+                << "LINKS" << std::setw(40) << "SHAPE"
+                << "STATE\n";
+      for (const auto& t : result)
+        std::cout << std::left << std::setw(20) << t.value("name", "") << std::setw(8)
+                  << t.value("hosts", 0) << std::setw(8) << t.value("links", 0) << std::setw(40)
+                  << t.value("shape", "-") << t.value("state", "")
+                  << (t.contains("reason") ? ": " + t["reason"].get<std::string>() : "") << "\n";
+      return 0;
+    }
+    if (show->parsed()) {
+      if ((rc = request(o, "tenant.get", {{"name", name}}, result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      print_tenant(result);
+      return 0;
+    }
+    if (topo_show->parsed()) {
+      if ((rc = request(o, "topology", json::object(), result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      std::cout << laas::ctl::render_allocation_map(laas::ctl::map_from_json(result), color);
+      return 0;
+    }
+    if (audit->parsed()) {
+      if ((rc = request(o, "audit", json::object(), result))) return rc;
+      std::cout << result.dump(2) << "\n";
+      const auto violations = result.value("violations", json(0));
+      return violations.is_number() && violations.get<long>() > 0 ? laas::ctl::kExitRefused : 0;
+    }
+    if (raw->parsed()) {
+      std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      std::cout << laas::ctl::call_raw(o.socket, input, o.timeout_s * 1000);
+      return 0;
+    }
+    if (exporter->parsed()) {
+      json params = {{"format", format}};
+      if (!only_tenant.empty()) params["tenant"] = only_tenant;
+      if (removal) params["remove"] = true;
+      if ((rc = request(o, "export", params, result))) return rc;
+      const std::string body = result.value("content", "");
+      if (output.empty()) {
+        std::cout << body;
+      } else {
+        std::ofstream out(output);
+        if (!(out << body)) {
+          std::cerr << "laasctl: cannot write " << output << "\n";
+          return laas::ctl::kExitRefused;
+        }
+      }
+      return 0;
+    }
+  } catch (const ClientError& e) {
+    std::cerr << "laasctl: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "laasctl: " << e.what() << "\n";
+    return laas::ctl::kExitRefused;
+  }
+  return laas::ctl::kExitUsage;
+}

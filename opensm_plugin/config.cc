@@ -1,0 +1,81 @@
+#include "opensm_plugin/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace laas::plugin {
+
+std::uint64_t parse_guid(const std::string& text) {
+  if (text.empty()) throw std::invalid_argument("empty GUID");
+  size_t used = 0;
+  std::uint64_t v = 0;
+  try {
+    v = std::stoull(text, &used, 0);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("'" + text + "' is not a GUID");
+  }
+  if (used != text.size() || text[0] == '-')
+    throw std::invalid_argument("'" + text + "' is not a GUID");
+  return v;
+}
+
+std::string format_guid(std::uint64_t guid) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
+  return buf;
+}
+
+Config load_config(const std::string& path) {
+  Config c;
+  if (path.empty()) return c;
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw std::runtime_error(path + ": cannot be read");
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+  if (root.IsNull()) return c;
+  if (!root.IsMap()) throw std::runtime_error(path + ": expected a mapping of keys");
+  for (const auto& kv : root) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& v = kv.second;
+    try {
+      if (key == "socket") {
+        c.socket = v.IsNull() ? "" : v.as<std::string>();
+      } else if (key == "socket_group") {
+        c.socket_group = v.IsNull() ? "" : v.as<std::string>();
+      } else if (key == "state_dir") {
+        c.state_dir = v.as<std::string>();
+      } else if (key == "placer") {
+        c.placer = v.as<std::string>();
+      } else if (key == "topology") {
+        c.topology = v.IsNull() ? "" : v.as<std::string>();
+      } else if (key == "tenants_poll_ms") {
+        c.tenants_poll_ms = v.as<int>();
+        if (c.tenants_poll_ms < 0) throw std::invalid_argument("must be >= 0");
+      } else if (key == "manage_partitions") {
+        c.manage_partitions = v.as<bool>();
+      } else if (key == "partitions_base") {
+        c.partitions_base = v.IsNull() ? "" : v.as<std::string>();
+      } else if (key == "management") {
+        if (!v.IsSequence() && !v.IsNull())
+          throw std::invalid_argument("expected a list of port GUIDs");
+        for (const auto& g : v) c.management.push_back(parse_guid(g.as<std::string>()));
+      } else {
+        throw std::invalid_argument("unknown key");
+      }
+    } catch (const YAML::Exception& e) {
+      throw std::runtime_error(path + ": key '" + key + "': " + e.what());
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(path + ": key '" + key + "': " + e.what());
+    }
+  }
+  while (c.state_dir.size() > 1 && c.state_dir.back() == '/') c.state_dir.pop_back();
+  return c;
+}
+
+}  // namespace laas::plugin

@@ -1,0 +1,43 @@
+// laas.yaml: the plugin's own configuration (OpenSM passes its path as event_plugin_options).
+// Every key is optional; the built-in defaults below apply to whatever is absent.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace laas::plugin {
+
+struct Config {
+  std::string socket = "/run/opensm/laas.sock";  // control socket; empty: not served
+  std::string socket_group = "laas";             // its members may change tenants
+  std::string state_dir = "/var/lib/laas";       // tenants.yaml in, allocations.json out
+  std::string placer = "laas";                   // laas | simple | unconstrained
+  // Port GUIDs of management hosts: never allocated, reachable from everyone.
+  std::vector<std::uint64_t> management;
+  // When set (e.g. "xgft(2;4,8;1,4)"), a fabric recognized as anything else is refused.
+  std::string topology;
+  // How often the plugin looks at tenants.yaml and asks OpenSM to re-route when it changed
+  // (milliseconds; 0: only at heavy sweeps, e.g. after SIGHUP).
+  int tenants_poll_ms = 1000;
+  // Keep OpenSM's partition_config_file current with one partition per tenant (written
+  // atomically, validated, re-read by OpenSM on the heavy sweep the plugin requests). Off by
+  // default: it replaces that file, keeping `partitions_base` verbatim ahead of the tenants'.
+  bool manage_partitions = false;
+  std::string partitions_base;
+  // Filled by the plugin from OpenSM's options, not from laas.yaml.
+  std::string managed_partitions_file;
+
+  std::string tenants_file() const { return state_dir + "/tenants.yaml"; }
+  std::string allocations_file() const { return state_dir + "/allocations.json"; }
+};
+
+// Reads `path`; an empty path gives the defaults. Throws std::runtime_error naming the file
+// and the offending key.
+Config load_config(const std::string& path);
+
+// "0x0002c903000a1b2c" or decimal; throws std::invalid_argument.
+std::uint64_t parse_guid(const std::string& text);
+std::string format_guid(std::uint64_t guid);  // 0x%016x
+
+}  // namespace laas::plugin

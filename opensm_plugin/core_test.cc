@@ -1,0 +1,210 @@
+// Unit tests of the plugin's OpenSM-free core: configuration, tenant files, allocations,
+// and the engine on model fabrics.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "opensm_plugin/config.h"
+#include "opensm_plugin/engine.h"
+#include "opensm_plugin/tenants.h"
+#include "topology/embedding.h"
+
+using namespace laas;
+using namespace laas::plugin;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/laas-plugin-test-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path_ + "/" + name) << text;
+  }
+
+ private:
+  std::string path_;
+};
+
+Config config_in(const TempDir& dir) {
+  Config c;
+  c.state_dir = dir.path();
+  return c;
+}
+
+service::Logger quiet() {
+  return [](service::LogLevel, const std::string&) {};
+}
+
+void disconnect(topology::Fabric& f, int node, int port) {
+  auto& p = f.nodes[node].ports[port];
+  auto& q = f.nodes[p.peer_node].ports[p.peer_port];
+  q = {};
+  q.lid = 0;
+  p.peer_node = -1;
+  p.peer_port = 0;
+}
+
+}  // namespace
+
+TEST(PluginConfig, DefaultsAndKeys) {
+  const Config d = load_config("");
+  EXPECT_EQ(d.socket, "/run/opensm/laas.sock");
+  EXPECT_EQ(d.state_dir, "/var/lib/laas");
+  TempDir dir;
+  dir.write("laas.yaml",
+            "state_dir: /x/y/\nplacer: simple\nmanagement: [0x10, '0x20']\ntenants_poll_ms: 0\n");
+  const Config c = load_config(dir.path() + "/laas.yaml");
+  EXPECT_EQ(c.state_dir, "/x/y");
+  EXPECT_EQ(c.placer, "simple");
+  EXPECT_EQ(c.management, (std::vector<std::uint64_t>{0x10, 0x20}));
+  EXPECT_EQ(c.tenants_poll_ms, 0);
+  dir.write("bad.yaml", "sokcet: /tmp/x\n");
+  EXPECT_THROW(load_config(dir.path() + "/bad.yaml"), std::runtime_error);
+  dir.write("bad2.yaml", "management: [zz]\n");
+  EXPECT_THROW(load_config(dir.path() + "/bad2.yaml"), std::runtime_error);
+  EXPECT_THROW(load_config(dir.path() + "/absent.yaml"), std::runtime_error);
+}
+
+TEST(PluginTenants, RequestsFile) {
+  TempDir dir;
+  EXPECT_TRUE(load_tenant_requests(dir.path() + "/none.yaml").empty());
+  dir.write("t.yaml", "- name: A\n  hosts: 10\n- name: B\n  hosts: 3\n");
+  const auto r = load_tenant_requests(dir.path() + "/t.yaml");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[1].name, "B");
+  EXPECT_EQ(r[1].hosts, 3);
+  dir.write("dup.yaml", "- name: A\n  hosts: 1\n- name: A\n  hosts: 2\n");
+  EXPECT_THROW(load_tenant_requests(dir.path() + "/dup.yaml"), std::runtime_error);
+  dir.write("res.yaml", "- name: _mgmt_1\n  hosts: 1\n");
+  EXPECT_THROW(load_tenant_requests(dir.path() + "/res.yaml"), std::runtime_error);
+  dir.write("key.yaml", "- name: A\n  host: 1\n");
+  EXPECT_THROW(load_tenant_requests(dir.path() + "/key.yaml"), std::runtime_error);
+}
+
+TEST(PluginTenants, AllocationsJsonRoundTrip) {
+  Allocations a;
+  a.topology = "xgft(2;4,8;1,4)";
+  a.sm_port_guid = 0x200000;
+  TenantRecord t;
+  t.name = "A";
+  t.requested = 2;
+  t.shape = "1x2";
+  t.hosts = {{"comp-1", 0x100001, 0, 2}, {"comp-2", 0x100003, 0, 5}};
+  t.links = {{{"SW_L1_0", 0x200004, 1, 7}, {"SW_L2_0", 0x200000, 1, 1}}};
+  a.tenants["A"] = t;
+  const auto b = allocations_from_json(to_json(a));
+  EXPECT_EQ(to_json(b), to_json(a));
+  EXPECT_EQ(b.tenants.at("A").links[0].upper.port, 1);
+  EXPECT_THROW(allocations_from_json("{\"version\": 1, \"tenants\": [{}]}"), std::runtime_error);
+  EXPECT_THROW(allocations_from_json("not json"), std::runtime_error);
+}
+
+TEST(PluginEngine, PlacesRestoresAndReleases) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
+  Engine engine(config_in(dir), quiet());
+  auto out = engine.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  ASSERT_EQ(out.tables.size(), fabric.nodes.size());
+  EXPECT_FALSE(out.tables[emb.switch_node[0][0]].empty());
+  const auto first = load_allocations(dir.path() + "/allocations.json");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->tenants.count("A"), 1u);
+  const std::string a_json = to_json(Allocations{"", 0, {}, {{"A", first->tenants.at("A")}}});
+
+  // Another tenant comes; A is untouched. A fresh engine (a restart) restores both.
+  sleep(0);
+  dir.write("tenants.yaml.new", "- name: A\n  hosts: 10\n- name: B\n  hosts: 6\n");
+  std::rename((dir.path() + "/tenants.yaml.new").c_str(), (dir.path() + "/tenants.yaml").c_str());
+  EXPECT_TRUE(engine.tenants_changed());
+  out = engine.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_FALSE(engine.tenants_changed());
+  for (const auto& w : out.warnings) ADD_FAILURE() << w;
+  auto second = load_allocations(dir.path() + "/allocations.json");
+  ASSERT_EQ(second->tenants.size(), 2u);
+  EXPECT_EQ(to_json(Allocations{"", 0, {}, {{"A", second->tenants.at("A")}}}), a_json);
+  Engine restarted(config_in(dir), quiet());
+  out = restarted.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  const auto third = load_allocations(dir.path() + "/allocations.json");
+  EXPECT_EQ(to_json(*third), to_json(*second));
+
+  // A cable held by A disappears: A keeps its placement (the link is reported faulty).
+  const auto& link = second->tenants.at("A").links.front();
+  int node = -1;
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].guid == link.lower.guid) node = static_cast<int>(i);
+  ASSERT_GE(node, 0);
+  disconnect(fabric, node, link.lower.port);
+  out = restarted.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  for (const auto& w : out.warnings)
+    EXPECT_EQ(w.find("cannot be restored"), std::string::npos) << w;
+  const auto fourth = load_allocations(dir.path() + "/allocations.json");
+  EXPECT_EQ(fourth->tenants.at("A").hosts.size(), 10u);
+  EXPECT_EQ(fourth->tenants.at("A").links.size(), second->tenants.at("A").links.size());
+
+  // B removed from the file: released.
+  dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
+  out = restarted.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(load_allocations(dir.path() + "/allocations.json")->tenants.count("B"), 0u);
+}
+
+TEST(PluginEngine, SmHostIsManagementAndNeverAllocated) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.host_node[0]].port_guid;
+  dir.write("tenants.yaml", "- name: all\n  hosts: 32\n- name: most\n  hosts: 28\n");
+  Engine engine(config_in(dir), quiet());
+  auto out = engine.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  const auto a = load_allocations(dir.path() + "/allocations.json");
+  EXPECT_EQ(a->tenants.count("all"), 0u);  // refused: the SM's host is not allocatable
+  ASSERT_EQ(a->management.size(), 1u);
+  EXPECT_EQ(a->management[0].name, "comp-1");
+  ASSERT_EQ(a->tenants.count("most"), 1u);
+  for (const auto& h : a->tenants.at("most").hosts) EXPECT_NE(h.name, "comp-1");
+}
+
+TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  topology::Fabric broken = fabric;
+  disconnect(broken, emb.host_node[3], 1);
+  Engine engine(config_in(dir), quiet());
+  auto out = engine.route(broken, 0);
+  EXPECT_FALSE(out.ok);
+  EXPECT_TRUE(out.not_fat_tree);
+  EXPECT_NE(out.error.find("same number of hosts"), std::string::npos) << out.error;
+
+  dir.write("state.json", "{ truncated");
+  Engine corrupt(config_in(dir), quiet());
+  EXPECT_FALSE(corrupt.state_error().empty());
+  out = corrupt.route(fabric, 0);
+  EXPECT_FALSE(out.ok);
+  EXPECT_FALSE(out.not_fat_tree);
+  EXPECT_NE(out.error.find("state"), std::string::npos) << out.error;
+
+  Config pinned = config_in(dir);
+  pinned.topology = "xgft(2;4,4;1,4)";
+  std::remove((dir.path() + "/state.json").c_str());
+  Engine expecting(pinned, quiet());
+  out = expecting.route(fabric, 0);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.error.find("expects"), std::string::npos) << out.error;
+}

@@ -1,0 +1,328 @@
+#include "opensm_plugin/engine.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <map>
+#include <stdexcept>
+
+#include "routing/audit.h"
+#include "routing/routing.h"
+#include "service/topology_view.h"
+#include "topology/recognize.h"
+
+namespace laas::plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+service::ServiceConfig service_config(const Config& c) {
+  service::ServiceConfig s;
+  s.state_dir = c.state_dir;
+  s.algorithm = c.placer;
+  if (c.manage_partitions) {
+    s.exports.managed_partitions_file = c.managed_partitions_file;
+    s.exports.partitions_base_file = c.partitions_base;
+  }
+  return s;
+}
+
+// The tenants file acts with root's rights: it is as privileged as the state directory.
+const service::Caller kFileCaller{0, true};
+
+json request(const std::string& method, json params) {
+  params["wait"] = false;
+  return {{"v", service::kProtocolVersion}, {"method", method}, {"params", std::move(params)}};
+}
+
+std::string error_of(const json& response) {
+  return response.contains("error") ? response["error"].value("message", "unknown error")
+                                    : "unknown error";
+}
+
+}  // namespace
+
+Engine::Engine(Config config, service::Logger log)
+    : config_(std::move(config)), service_(service_config(config_), std::move(log)) {
+  try {
+    if (auto previous = load_allocations(config_.allocations_file()))
+      for (const auto& [name, t] : previous->tenants) shapes_[name] = t.shape;
+  } catch (const std::exception&) {
+    // allocations.json is only an output; state.json is the state.
+  }
+  service_.set_reroute_hook([this] {
+    // Changes made inside a routing run (the tenants file) are routed by that run.
+    if (routing_thread_.load() == std::this_thread::get_id()) return;
+    if (reroute_) reroute_();
+  });
+}
+
+void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
+
+Engine::FileStamp Engine::stamp(const std::string& path) {
+  FileStamp s;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return s;
+  s.exists = true;
+  s.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  s.size = st.st_size;
+  s.inode = st.st_ino;
+  return s;
+}
+
+std::string Engine::state_error() const { return service_.snapshot().blocked; }
+
+bool Engine::tenants_changed() const {
+  const FileStamp now = stamp(config_.tenants_file());
+  std::lock_guard<std::mutex> lock(mu_);
+  return routed_once_ && !(now == seen_stamp_);
+}
+
+bool Engine::claim_tenants_change() {
+  const FileStamp now = stamp(config_.tenants_file());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!routed_once_ || now == seen_stamp_ || now == claimed_stamp_) return false;
+  claimed_stamp_ = now;
+  return true;
+}
+
+// Tenants the file lists and the service does not hold are added; tenants the previous
+// version of the file listed and this one does not are removed. Tenants added through the
+// socket are left alone.
+void Engine::feed_tenants_file(RouteOutcome& out) {
+  const FileStamp now = stamp(config_.tenants_file());
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_stamp_ = now;
+    if (now == fed_stamp_) return;
+    fed_stamp_ = now;
+  }
+  std::vector<TenantRequest> requests;
+  try {
+    requests = load_tenant_requests(config_.tenants_file());
+  } catch (const std::exception& e) {
+    out.warnings.push_back(std::string("tenants file ignored: ") + e.what());
+    return;
+  }
+  out.info.push_back("read " + std::to_string(requests.size()) + " tenant(s) from " +
+                     config_.tenants_file());
+  const auto names = service_.tenant_names();
+  const std::set<std::string> held(names.begin(), names.end());
+  std::set<std::string> listed;
+  for (const auto& r : requests) listed.insert(r.name);
+  std::set<std::string> previous;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    previous = file_tenants_;
+    file_tenants_ = listed;
+  }
+  for (const auto& name : previous) {
+    if (listed.count(name)) continue;
+    const json r = service_.handle(request("tenant.remove", {{"name", name}}), kFileCaller);
+    if (!r.value("ok", false))
+      out.warnings.push_back("tenant " + name + " not removed: " + error_of(r));
+  }
+  for (const auto& t : requests) {
+    if (held.count(t.name)) continue;
+    json params = {{"name", t.name}};
+    if (t.host_list.empty())
+      params["hosts"] = t.hosts;
+    else
+      params["host_list"] = t.host_list;
+    const json r = service_.handle(request("tenant.add", params), kFileCaller);
+    if (!r.value("ok", false))
+      out.warnings.push_back("tenant " + t.name + " refused: " + error_of(r));
+    // The service logs the placement itself.
+  }
+}
+
+RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
+  RouteOutcome out;
+  const auto t0 = Clock::now();
+  routing_thread_ = std::this_thread::get_id();
+  struct Reset {
+    std::atomic<std::thread::id>& id;
+    ~Reset() { id = std::thread::id(); }
+  } reset{routing_thread_};
+
+  topology::Recognition rec = topology::recognize(fabric, sm_port_guid);
+  out.ms_recognize = ms_since(t0);
+  if (rec.ok() && !config_.topology.empty()) {
+    std::string expected;
+    try {
+      expected = topology::parse_spec(config_.topology).text();
+    } catch (const topology::SpecError& e) {
+      expected = "a valid spec (laas.yaml topology '" + config_.topology + "': " + e.what() + ")";
+    }
+    if (expected != rec.tree->spec().text()) {
+      rec.error = "the fabric is " + rec.tree->spec().text() + " but laas.yaml expects " + expected;
+      rec.tree.reset();
+    }
+  }
+  if (!rec.ok()) {
+    service_.on_topology_error(rec.error);
+    out.not_fat_tree = true;
+    out.error = rec.error;
+    return out;
+  }
+  const topology::FatTree& tree = *rec.tree;
+  const auto& emb = rec.embedding;
+
+  // Management hosts: the SM's host and the configured port GUIDs.
+  std::set<topology::HostId> mgmt;
+  if (rec.sm_host >= 0) mgmt.insert(rec.sm_host);
+  std::map<Guid, topology::HostId> host_by_guid;
+  for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
+    host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
+  for (Guid g : config_.management) {
+    auto it = host_by_guid.find(g);
+    if (it == host_by_guid.end())
+      out.warnings.push_back("management port " + format_guid(g) + " is not a host of the tree");
+    else
+      mgmt.insert(it->second);
+  }
+  std::vector<std::pair<int, int>> mgmt_switches;
+  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
+    mgmt_switches.push_back(emb.node_model[rec.sm_node]);
+
+  const auto t_place = Clock::now();
+  auto view = std::make_shared<const service::TopologyView>(
+      tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()));
+  view_ = view;
+  service_.on_topology(view);
+  feed_tenants_file(out);
+  const service::RoutingSnapshot snap = service_.snapshot();
+  out.ms_place = ms_since(t_place);
+  if (!snap.blocked.empty()) {
+    out.error = "tenant state is unusable (" + snap.blocked +
+                "); refusing to route tenants until it is repaired or removed";
+    return out;
+  }
+  if (!emb.missing_links.empty())
+    out.info.push_back(std::to_string(emb.missing_links.size()) +
+                       " switch-to-switch cable(s) of the tree are absent and treated as faulty");
+
+  routing::RoutingRequest req;
+  Allocations alloc;
+  alloc.topology = tree.spec().text();
+  alloc.sm_port_guid = sm_port_guid;
+  for (const auto& [name, placement] : snap.tenants) {
+    req.tenants.push_back({name, placement});
+    auto record =
+        make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb, fabric);
+    // Placements restored from state.json carry no shape: keep the one recorded before.
+    if (placement.shape.leaves.d == 0) {
+      auto it = shapes_.find(name);
+      record.shape = it == shapes_.end() ? "" : it->second;
+    }
+    shapes_[name] = record.shape;
+    alloc.tenants[name] = std::move(record);
+  }
+  req.management_hosts.assign(mgmt.begin(), mgmt.end());
+  req.management_switches = mgmt_switches;
+  req.faulty_links = emb.missing_links;
+  for (topology::HostId h : mgmt) {
+    const int node = emb.host_node[h];
+    alloc.management.push_back(
+        {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
+  }
+  try {
+    const auto t_compute = Clock::now();
+    auto result = routing::compute(tree, req);
+    out.ms_compute = ms_since(t_compute);
+    for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
+    const auto t_tables = Clock::now();
+    out.tables = routing::to_lid_tables(fabric, emb, tree, result.tables);
+    out.ms_tables = ms_since(t_tables);
+  } catch (const std::exception& e) {
+    out.error = std::string("routing failed: ") + e.what();
+    return out;
+  }
+
+  const auto t_save = Clock::now();
+  try {
+    std::string text = to_json(alloc);
+    if (text != last_allocations_) {
+      ::mkdir(config_.state_dir.c_str(), 0755);
+      write_file_atomically(config_.allocations_file(), text);
+      last_allocations_ = std::move(text);
+    }
+  } catch (const std::exception& e) {
+    out.warnings.push_back(std::string("cannot write allocations: ") + e.what());
+  }
+  out.ms_save = ms_since(t_save);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    routed_once_ = true;
+    last_generation_ = snap.generation;
+    routed_ = alloc;
+  }
+  out.ok = true;
+  out.ms_total = ms_since(t0);
+  out.info.push_back("routed " + tree.spec().text() + " (" + std::to_string(tree.num_hosts()) +
+                     " hosts, " + std::to_string(req.tenants.size()) + " tenants, " +
+                     std::to_string(mgmt.size()) + " management hosts, generation " +
+                     std::to_string(snap.generation) + ")");
+  return out;
+}
+
+void Engine::on_routing_done() {
+  std::uint64_t generation;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    generation = last_generation_;
+  }
+  service_.on_routing_done(generation);
+}
+
+}  // namespace laas::plugin
+
+namespace laas::plugin {
+
+nlohmann::json Engine::audit(const topology::Fabric& fabric,
+                             const std::vector<std::vector<std::uint8_t>>& tables,
+                             Guid sm_port_guid) {
+  const auto rec = topology::recognize(fabric, sm_port_guid);
+  if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
+  Allocations alloc;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    alloc = routed_;
+  }
+  routing::AuditInput input;
+  input.fabric = &fabric;
+  input.embedding = &rec.embedding;
+  input.tree = &*rec.tree;
+  input.tables = &tables;
+  input.faulty_links = rec.embedding.missing_links;
+  for (const auto& [name, record] : alloc.tenants) {
+    routing::AuditTenant t;
+    t.name = name;
+    std::string why;
+    if (!to_placement(record, *rec.tree, rec.embedding, fabric, &t.placement, &why))
+      throw std::runtime_error("tenant " + name + ": " + why);
+    input.tenants.push_back(std::move(t));
+  }
+  for (const auto& m : alloc.management) {
+    for (size_t i = 0; i < fabric.nodes.size(); ++i)
+      if (!fabric.nodes[i].is_switch && fabric.nodes[i].port_guid == m.guid) {
+        input.management_hosts.push_back(rec.embedding.node_model[i].second);
+        input.management_nodes.push_back(static_cast<int>(i));
+      }
+  }
+  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
+    input.management_nodes.push_back(rec.sm_node);
+  const auto report = routing::audit(input);
+  nlohmann::json j = routing::to_json(report);
+  j["violations"] = report.violations();
+  j["tenants"] = input.tenants.size();
+  j["topology"] = rec.tree->spec().text();
+  return j;
+}
+
+}  // namespace laas::plugin

@@ -1,0 +1,99 @@
+// The LaaS routing engine without OpenSM: a discovered Fabric in, LID-indexed forwarding
+// tables out. The OpenSM glue (plugin.cc) only turns the subnet into a Fabric and the tables
+// into sw->new_lft, so everything here is testable without a fabric.
+//
+// Tenants live in service::TenantService (GUID-keyed, durable state.json, the control
+// socket's backend). Each routing run hands it the recognized topology, feeds it the
+// tenants file when that changed (a file-based client: tenants listed are added, tenants
+// dropped from the file are removed), takes a snapshot of the placements, routes them and
+// writes allocations.json (hosts, links, shape per tenant) for tools and tests.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "opensm_plugin/config.h"
+#include "opensm_plugin/tenants.h"
+#include "service/tenant_service.h"
+#include "service/topology_view.h"
+#include "topology/fabric.h"
+
+namespace laas::plugin {
+
+struct RouteOutcome {
+  bool ok = false;
+  std::string error;  // why the engine refuses to route (fabric not a fat-tree, bad state..)
+  bool not_fat_tree = false;
+  std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
+  std::vector<std::string> info;                  // what happened, one log line each
+  std::vector<std::string> warnings;
+  double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
+};
+
+class Engine {
+ public:
+  // Throws std::runtime_error when the configuration cannot work (unknown placer).
+  Engine(Config config, service::Logger log);
+
+  const Config& config() const { return config_; }
+  service::TenantService& service() { return service_; }
+
+  // Called when tenants change outside a routing run (socket requests): ask for a re-route.
+  void set_reroute_hook(std::function<void()> hook);
+  // Why tenants cannot be routed (corrupt state), empty when they can.
+  std::string state_error() const;
+  // Whether tenants.yaml differs from the version the last routing run looked at.
+  bool tenants_changed() const;
+  // Like tenants_changed(), but true only once per version of the file: whoever gets true
+  // asks for the re-route.
+  bool claim_tenants_change();
+
+  RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid);
+  // The tables of the last successful route() reached the switches.
+  void on_routing_done();
+
+  // Audits tables read from the switches (LID-indexed, per fabric node) against the tenants
+  // of the last routing run: the routing audit's JSON report plus "violations" and
+  // "tenants". Throws std::runtime_error when the fabric is not a recognized fat-tree.
+  nlohmann::json audit(const topology::Fabric& fabric,
+                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid);
+
+ private:
+  struct FileStamp {
+    bool exists = false;
+    long long mtime_ns = 0;
+    long long size = 0;
+    ino_t inode = 0;
+    bool operator==(const FileStamp& o) const {
+      return exists == o.exists && mtime_ns == o.mtime_ns && size == o.size && inode == o.inode;
+    }
+  };
+  static FileStamp stamp(const std::string& path);
+  void feed_tenants_file(RouteOutcome& out);
+
+  Config config_;
+  service::TenantService service_;
+  std::function<void()> reroute_;
+  std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
+  std::atomic<std::thread::id> routing_thread_{};
+  mutable std::mutex mu_;  // guards the fields below
+  FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;
+  bool routed_once_ = false;
+  std::set<std::string> file_tenants_;  // tenants the file listed last time it was read
+  std::uint64_t last_generation_ = 0;
+  Allocations routed_;                         // what the last successful run routed
+  std::string last_allocations_;               // what allocations.json holds (route() only)
+  std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
+};
+
+}  // namespace laas::plugin

@@ -1,0 +1,318 @@
+// libosmlaas.so: the OpenSM 3.3.23 glue. OpenSM dlopens it for `event_plugin_name osmlaas`;
+// create() reads laas.yaml (path in event_plugin_options) and registers the external routing
+// engine "laas" (`routing_engine laas,ftree`). Routing callbacks run in OpenSM's sweeper
+// thread with osm->lock held exclusively: they never take it, and they keep no OpenSM pointer
+// past the callback. Everything but the subnet <-> Fabric / LFT conversion lives in Engine.
+// clang-format off
+#include <opensm/osm_config.h>  // must come first: it fixes the layout of osm_opensm_t
+#include <complib/cl_passivelock.h>
+#define delete delete_cb
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_port.h>
+#include <opensm/osm_subnet.h>
+#include <opensm/osm_switch.h>
+#include <opensm/osm_version.h>
+#undef delete
+// clang-format on
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdarg>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "opensm_plugin/engine.h"
+#include "service/socket_server.h"
+#include "topology/fabric.h"
+
+namespace {
+
+using laas::plugin::Config;
+using laas::plugin::Engine;
+using laas::topology::Fabric;
+using laas::topology::FabricNode;
+
+struct Plugin {
+  osm_opensm_t* osm = nullptr;
+  std::unique_ptr<Engine> engine;
+  std::unique_ptr<laas::service::SocketServer> socket;
+  std::thread watcher;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stopping = false;
+};
+
+void log_line(osm_opensm_t* osm, osm_log_level_t level, const std::string& msg) {
+  if (!osm_log_is_active(&osm->log, level)) return;
+  const bool prefixed = msg.rfind("laas: ", 0) == 0;
+  osm_log(&osm->log, level, "%s%s\n", prefixed ? "" : "laas: ", msg.c_str());
+}
+
+laas::service::Logger logger_for(osm_opensm_t* osm) {
+  return [osm](laas::service::LogLevel level, const std::string& msg) {
+    log_line(osm, level == laas::service::LogLevel::kInfo ? OSM_LOG_INFO : OSM_LOG_ERROR, msg);
+  };
+}
+
+// Asks OpenSM for a re-route soon (from any thread but the sweeper's).
+void request_reroute(osm_opensm_t* osm) {
+  osm->subn.force_reroute = TRUE;
+  osm_sm_sweep(&osm->sm);
+}
+
+// The subnet as a plain Fabric. Called with osm->lock held; `switches` receives, per fabric
+// node, the osm_switch_t to fill (valid only until the callback returns).
+Fabric snapshot(osm_opensm_t* osm, std::vector<osm_switch_t*>* switches) {
+  Fabric fabric;
+  std::unordered_map<const osm_node_t*, int> index;
+  cl_qmap_t* tbl = &osm->subn.node_guid_tbl;
+  for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
+    auto* node = reinterpret_cast<osm_node_t*>(it);
+    FabricNode n;
+    n.guid = cl_ntoh64(osm_node_get_node_guid(node));
+    n.is_switch = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
+    if (node->print_desc && *node->print_desc) {
+      n.name = node->print_desc;
+    } else {
+      const auto* d = reinterpret_cast<const char*>(node->node_desc.description);
+      n.name.assign(d, strnlen(d, IB_NODE_DESCRIPTION_SIZE));
+    }
+    const uint32_t nports = osm_node_get_num_physp(node);
+    n.ports.resize(nports);
+    if (n.is_switch) {
+      n.port_guid = n.guid;
+      n.ports[0].lid = cl_ntoh16(osm_node_get_base_lid(node, 0));
+    }
+    index[node] = fabric.add_node(std::move(n));
+    switches->push_back(node->sw);
+  }
+  for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
+    auto* node = reinterpret_cast<osm_node_t*>(it);
+    const int i = index[node];
+    auto& n = fabric.nodes[i];
+    for (uint32_t p = 1; p < n.ports.size(); ++p) {
+      osm_physp_t* physp = osm_node_get_physp_ptr(node, p);
+      if (!physp || !osm_physp_is_valid(physp)) continue;
+      if (!n.is_switch) {
+        n.ports[p].lid = cl_ntoh16(osm_physp_get_base_lid(physp));
+      }
+      osm_physp_t* remote = osm_physp_get_remote(physp);
+      if (!remote) continue;
+      auto peer = index.find(osm_physp_get_node_ptr(remote));
+      if (peer == index.end()) continue;
+      if (!n.is_switch && n.port_guid == 0) n.port_guid = cl_ntoh64(osm_physp_get_port_guid(physp));
+      const int rp = osm_physp_get_port_num(remote);
+      if (static_cast<int>(fabric.nodes[peer->second].ports.size()) <= rp) continue;
+      fabric.connect(i, static_cast<int>(p), peer->second, rp);
+    }
+  }
+  return fabric;
+}
+
+// The tables the switches hold now (sw->lft), for the live audit. Takes the lock: never call
+// it from the sweeper thread.
+nlohmann::json audit_live(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  std::vector<osm_switch_t*> switches;
+  std::vector<std::vector<std::uint8_t>> tables;
+  Fabric fabric;
+  uint64_t sm_guid = 0;
+  cl_plock_acquire(&osm->lock);
+  fabric = snapshot(osm, &switches);
+  tables.resize(switches.size());
+  size_t width = 1;
+  for (size_t i = 0; i < switches.size(); ++i) {
+    const osm_switch_t* sw = switches[i];
+    if (!sw || !sw->lft) continue;
+    const size_t n = std::min<size_t>(sw->lft_size, static_cast<size_t>(sw->max_lid_ho) + 1);
+    tables[i].assign(sw->lft, sw->lft + n);
+    width = std::max(width, n);
+  }
+  sm_guid = cl_ntoh64(osm->subn.sm_port_guid);
+  cl_plock_release(&osm->lock);
+  for (const auto& node : fabric.nodes)
+    for (const auto& p : node.ports) width = std::max<size_t>(width, p.lid + 1u);
+  for (size_t i = 0; i < tables.size(); ++i)
+    if (fabric.nodes[i].is_switch) tables[i].resize(width, 0xFF);
+  return plugin->engine->audit(fabric, tables, sm_guid);
+}
+
+int build_lid_matrices(void* /*context*/) {
+  return 1;  // let OpenSM build the hop matrices: multicast and SA path records need them
+}
+
+int build_fwd_tables(void* context) {
+  auto* plugin = static_cast<Plugin*>(context);
+  osm_opensm_t* osm = plugin->osm;
+  const auto fallback = "; falling back to the next routing engine";
+  if (osm->subn.opt.lmc > 0) {
+    log_line(
+        osm, OSM_LOG_ERROR,
+        "LMC " + std::to_string(osm->subn.opt.lmc) + " is not supported (use lmc 0)" + fallback);
+    return -1;
+  }
+  std::vector<osm_switch_t*> switches;
+  const Fabric fabric = snapshot(osm, &switches);
+  const auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid));
+  for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
+  for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
+  if (!outcome.ok) {
+    if (outcome.not_fat_tree)
+      log_line(osm, OSM_LOG_INFO, "fabric is not a fat-tree: " + outcome.error + fallback);
+    else
+      log_line(osm, OSM_LOG_ERROR, outcome.error + fallback);
+    return -1;
+  }
+  size_t filled = 0;
+  for (size_t i = 0; i < switches.size() && i < outcome.tables.size(); ++i) {
+    osm_switch_t* sw = switches[i];
+    const auto& table = outcome.tables[i];
+    if (!sw || table.empty()) continue;
+    const size_t top = std::min<size_t>(sw->max_lid_ho, table.size() - 1);
+    for (size_t lid = 1; lid <= top && lid < sw->lft_size; ++lid) sw->new_lft[lid] = table[lid];
+    ++filled;
+  }
+  char timing[256];
+  std::snprintf(timing, sizeof timing,
+                "routing done in %.1f ms (recognize %.1f, place %.1f, compute %.1f, tables %.1f, "
+                "save %.1f) on %zu switches",
+                outcome.ms_total, outcome.ms_recognize, outcome.ms_place, outcome.ms_compute,
+                outcome.ms_tables, outcome.ms_save, filled);
+  log_line(osm, OSM_LOG_INFO, timing);
+  return 0;
+}
+
+void destroy_engine(void* /*context*/) {}
+
+int setup_engine(osm_routing_engine_t* engine, osm_opensm_t* /*osm*/) {
+  engine->build_lid_matrices = build_lid_matrices;
+  engine->ucast_build_fwd_tables = build_fwd_tables;
+  engine->destroy = destroy_engine;
+  return 0;
+}
+
+// Watches tenants.yaml and asks OpenSM for a re-route when it changed: the stand-in for the
+// control socket of a later issue (which will request re-routes the same way).
+void watch(Plugin* plugin) {
+  const int period = plugin->engine->config().tenants_poll_ms;
+  std::unique_lock<std::mutex> lock(plugin->mu);
+  while (!plugin->stopping) {
+    plugin->cv.wait_for(lock, std::chrono::milliseconds(period));
+    if (plugin->stopping) break;
+    if (plugin->engine->claim_tenants_change()) {
+      log_line(plugin->osm, OSM_LOG_INFO, "tenants file changed; requesting a re-route");
+      request_reroute(plugin->osm);
+    }
+  }
+}
+
+void* create(osm_opensm_t* osm) {
+  auto plugin = std::make_unique<Plugin>();
+  plugin->osm = osm;
+  const char* options = osm->subn.opt.event_plugin_options;
+  const std::string path = options ? options : "";
+  Config config;
+  try {
+    config = laas::plugin::load_config(path);
+    log_line(osm, OSM_LOG_INFO,
+             path.empty() ? "no event_plugin_options: using built-in defaults"
+                          : "configuration read from " + path);
+  } catch (const std::exception& e) {
+    log_line(osm, OSM_LOG_ERROR, std::string(e.what()) + "; using built-in defaults");
+    config = Config{};
+  }
+  log_line(osm, OSM_LOG_INFO, "state directory " + config.state_dir + ", placer " + config.placer);
+  if (config.manage_partitions) {
+    const char* file = osm->subn.opt.partition_config_file;
+    config.managed_partitions_file = file ? file : "";
+    if (config.managed_partitions_file.empty()) {
+      log_line(osm, OSM_LOG_ERROR, "manage_partitions: OpenSM has no partition_config_file");
+      config.manage_partitions = false;
+    } else {
+      log_line(osm, OSM_LOG_INFO, "managing partitions in " + config.managed_partitions_file);
+    }
+  }
+  try {
+    plugin->engine = std::make_unique<Engine>(config, logger_for(osm));
+  } catch (const std::exception& e) {
+    log_line(osm, OSM_LOG_ERROR, std::string("cannot start: ") + e.what());
+    return nullptr;
+  }
+  if (!plugin->engine->state_error().empty())
+    log_line(osm, OSM_LOG_ERROR,
+             "tenant state unusable: " + plugin->engine->state_error() +
+                 "; tenants will not be routed until it is repaired or removed");
+  plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
+  // A changed partitions.conf is read by OpenSM at the start of a heavy sweep.
+  plugin->engine->service().set_partitions_hook([osm] {
+    osm->subn.force_heavy_sweep = TRUE;
+    osm_sm_sweep(&osm->sm);
+  });
+  Plugin* raw = plugin.get();
+  plugin->engine->service().set_audit_hook([raw] { return audit_live(raw); });
+  external_routing_engine_module_t module = {"laas", setup_engine, plugin.get()};
+  if (osm_register_external_routing_engine(osm, &module, plugin.get()) != CL_SUCCESS) {
+    log_line(osm, OSM_LOG_ERROR, "cannot register the routing engine 'laas'");
+    return nullptr;
+  }
+  log_line(osm, OSM_LOG_INFO, "routing engine 'laas' registered");
+  if (!config.socket.empty()) {
+    laas::service::SocketConfig sc;
+    sc.path = config.socket;
+    sc.group = config.socket_group;
+    plugin->socket = std::make_unique<laas::service::SocketServer>(sc, plugin->engine->service(),
+                                                                   logger_for(osm));
+    try {
+      plugin->socket->start();
+    } catch (const std::exception& e) {
+      log_line(osm, OSM_LOG_ERROR,
+               std::string(e.what()) + "; continuing without the control socket");
+      plugin->socket.reset();
+    }
+  }
+  if (config.tenants_poll_ms > 0) plugin->watcher = std::thread(watch, plugin.get());
+  return plugin.release();
+}
+
+void remove_plugin(void* data) {
+  auto* plugin = static_cast<Plugin*>(data);
+  if (!plugin) return;
+  {
+    std::lock_guard<std::mutex> lock(plugin->mu);
+    plugin->stopping = true;
+  }
+  plugin->cv.notify_all();
+  if (plugin->watcher.joinable()) plugin->watcher.join();
+  if (plugin->socket) plugin->socket->stop();
+  delete plugin;
+}
+
+// OpenSM reports UCAST_ROUTING_DONE once the new tables have reached the switches: the line
+// tests and operators wait for before reading tables back.
+void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
+  auto* plugin = static_cast<Plugin*>(data);
+  if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
+    plugin->engine->on_routing_done();
+    log_line(plugin->osm, OSM_LOG_INFO, "forwarding tables applied to the switches");
+  } else if (event == OSM_EVENT_ID_SUBNET_UP)
+    log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
+}
+
+}  // namespace
+
+extern "C" {
+#if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
+#error OpenSM plugin interface version mismatch
+#endif
+__attribute__((visibility("default")))
+osm_event_plugin_t osm_event_plugin = {OSM_VERSION, create, remove_plugin, report};
+}

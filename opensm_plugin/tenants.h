@@ -1,0 +1,78 @@
+// Tenants: the requested set (tenants.yaml) and the realized one (allocations.json).
+//
+// Realized placements are kept by GUID -- host port GUIDs and (switch node GUID, physical
+// port) for links -- never by model index or OpenSM pointer, so they survive re-discovery,
+// renumbering and restarts. Allocations are turned back into model placements against each
+// newly recognized fabric.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allocator/link_state.h"
+#include "topology/embedding.h"
+#include "topology/fabric.h"
+#include "topology/fat_tree.h"
+
+namespace laas::plugin {
+
+using topology::Guid;
+
+struct TenantRequest {
+  std::string name;
+  int hosts = 0;                       // how many (0 with an explicit list: its size)
+  std::vector<std::string> host_list;  // explicit hosts, by node name or port GUID
+};
+
+// Parses tenants.yaml: a list of {name, hosts: N} or {name, hosts: [name-or-GUID, ...]}. An
+// absent file is an empty list. Throws std::runtime_error naming the file and entry.
+std::vector<TenantRequest> load_tenant_requests(const std::string& path);
+
+struct Endpoint {
+  std::string name;
+  Guid guid = 0;  // node GUID for switches, port GUID for hosts
+  int port = 0;
+  int lid = 0;
+};
+
+struct LinkRecord {
+  Endpoint lower;  // the lower switch and its up-port
+  Endpoint upper;  // the parent and its down-port
+};
+
+struct TenantRecord {
+  std::string name;
+  int requested = 0;
+  std::string shape;
+  std::vector<Endpoint> hosts;
+  std::vector<LinkRecord> links;
+};
+
+struct Allocations {
+  std::string topology;              // the recognized tree's spec text
+  Guid sm_port_guid = 0;             // the SM's port (a switch's port 0 or a host's port)
+  std::vector<Endpoint> management;  // management hosts: reachable by all, never allocated
+  std::map<std::string, TenantRecord> tenants;
+};
+
+// JSON (see conf/laas.yaml and docs): {"version":1,"topology":..,"tenants":[{name, requested,
+// shape, hosts:[{name,guid,lid}], links:[{switch:{name,guid,port}, peer:{...}}]}]}.
+std::string to_json(const Allocations& a);
+Allocations allocations_from_json(const std::string& text);            // throws std::runtime_error
+std::optional<Allocations> load_allocations(const std::string& path);  // nullopt: no file
+// Writes via a temporary file, fsync, rename, directory fsync. Throws std::runtime_error.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+// Model placement <-> GUID record on a recognized fabric.
+TenantRecord make_record(const std::string& name, int requested,
+                         const allocator::Placement& placement, const topology::FatTree& tree,
+                         const topology::Embedding& emb, const topology::Fabric& fabric);
+// Returns false (and the reason) when a host or link of the record is not in this fabric.
+bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
+                  const topology::Embedding& emb, const topology::Fabric& fabric,
+                  allocator::Placement* out, std::string* why);
+
+}  // namespace laas::plugin

@@ -1,0 +1,466 @@
+#include "routing/audit.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace laas::routing {
+
+const char* to_string(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kTenantRouteEscapes:
+      return "tenant-route-escapes";
+    case FindingKind::kFreeRouteOnTenantLink:
+      return "free-route-on-tenant-link";
+    case FindingKind::kIntraTenantUnreachable:
+      return "intra-tenant-unreachable";
+    case FindingKind::kLoop:
+      return "loop";
+    case FindingKind::kOverlong:
+      return "overlong";
+    case FindingKind::kCrossRoute:
+      return "cross-route";
+    case FindingKind::kSharedLeaf:
+      return "shared-leaf-needs-partition";
+    case FindingKind::kManagementUnreachable:
+      return "management-unreachable";
+    case FindingKind::kFreeUnreachable:
+      return "free-unreachable";
+    case FindingKind::kBalanceWorseThanPrivate:
+      return "balance-worse-than-private";
+  }
+  return "unknown";
+}
+
+bool is_violation(FindingKind kind) {
+  return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable;
+}
+
+long AuditReport::violations() const {
+  long total = 0;
+  for (const auto& [name, n] : counts) {
+    bool violation = true;
+    if (name == to_string(FindingKind::kSharedLeaf) ||
+        name == to_string(FindingKind::kFreeUnreachable))
+      violation = false;
+    if (violation) total += n;
+  }
+  return total;
+}
+
+long AuditReport::count(FindingKind kind) const {
+  auto it = counts.find(to_string(kind));
+  return it == counts.end() ? 0 : it->second;
+}
+
+namespace {
+
+constexpr int kFreeClass = -1;
+constexpr int kMgmtClass = -2;
+constexpr int kMaxHops = 64;
+
+enum class Outcome { kDelivered, kNoRoute, kDeadEnd, kLoop, kTooLong, kWrongNode };
+
+const char* outcome_text(Outcome o) {
+  switch (o) {
+    case Outcome::kDelivered:
+      return "delivered";
+    case Outcome::kNoRoute:
+      return "no route";
+    case Outcome::kDeadEnd:
+      return "uncabled port";
+    case Outcome::kLoop:
+      return "loop";
+    case Outcome::kTooLong:
+      return "too long";
+    case Outcome::kWrongNode:
+      return "delivered to the wrong node";
+  }
+  return "?";
+}
+
+struct Hop {
+  int node;  // fabric switch node
+  int port;  // physical out-port
+};
+
+class Auditor {
+ public:
+  Auditor(const AuditInput& in, const AuditOptions& opt, AuditReport& report)
+      : in_(in),
+        f_(*in.fabric),
+        emb_(*in.embedding),
+        t_(*in.tree),
+        lft_(*in.tables),
+        opt_(opt),
+        rep_(report) {
+    prepare();
+  }
+
+  void run() {
+    check_hosts();
+    check_management();
+    for (int ti = 0; ti < static_cast<int>(in_.tenants.size()); ++ti) balance(ti);
+  }
+
+ private:
+  void prepare() {
+    if (static_cast<int>(emb_.host_node.size()) != t_.num_hosts() ||
+        static_cast<int>(emb_.switch_node.size()) != t_.height())
+      throw std::invalid_argument("audit: the embedding does not match the tree");
+    if (lft_.size() != f_.nodes.size())
+      throw std::invalid_argument("audit: one table slot per fabric node is expected");
+    // Physical (node, port) -> model link.
+    port_link_.assign(f_.nodes.size(), {});
+    for (std::size_t n = 0; n < f_.nodes.size(); ++n)
+      port_link_[n].assign(f_.nodes[n].ports.size(), -1);
+    for (LinkId l = 0; l < t_.total_links(); ++l) {
+      for (const auto& ref : {t_.link_lower(l), t_.link_upper(l)}) {
+        const int node = emb_.switch_node[ref.level - 1][ref.index];
+        const int port = emb_.port_map[ref.level - 1][ref.index][ref.port];
+        if (port >= 0 && port < static_cast<int>(port_link_[node].size()))
+          port_link_[node][port] = l;
+      }
+    }
+    owner_.assign(t_.total_links(), kFreeClass);
+    host_class_.assign(t_.num_hosts(), kFreeClass);
+    for (int ti = 0; ti < static_cast<int>(in_.tenants.size()); ++ti) {
+      for (LinkId l : in_.tenants[ti].placement.links)
+        if (l >= 0 && l < t_.total_links()) owner_[l] = ti;
+      for (HostId h : in_.tenants[ti].placement.hosts)
+        if (h >= 0 && h < t_.num_hosts()) host_class_[h] = ti;
+    }
+    mgmt_leaf_.assign(t_.num_leaves(), 0);
+    for (HostId h : in_.management_hosts) {
+      host_class_.at(h) = kMgmtClass;
+      mgmt_leaf_[t_.leaf_of_host(h)] = 1;
+    }
+    for (int node : in_.management_nodes) {
+      const auto [level, index] = emb_.node_model.at(node);
+      if (level == 0) {
+        host_class_[index] = kMgmtClass;
+        mgmt_leaf_[t_.leaf_of_host(index)] = 1;
+      } else if (level == 1) {
+        mgmt_leaf_[index] = 1;
+      } else if (f_.nodes[node].is_switch) {
+        mgmt_switches_.push_back(node);
+      }
+    }
+    // Classes of hosts present on each leaf.
+    leaf_classes_.assign(t_.num_leaves(), {});
+    for (HostId h = 0; h < t_.num_hosts(); ++h) {
+      auto& v = leaf_classes_[t_.leaf_of_host(h)];
+      if (std::find(v.begin(), v.end(), host_class_[h]) == v.end()) v.push_back(host_class_[h]);
+    }
+    load_.assign(f_.nodes.size() * 256, 0);
+  }
+
+  std::string class_name(int cls) const {
+    if (cls == kFreeClass) return "";
+    if (cls == kMgmtClass) return "";
+    return in_.tenants[cls].name;
+  }
+
+  void add(FindingKind kind, const std::string& tenant, const std::string& src,
+           const std::string& dst, const std::string& detail) {
+    long& n = rep_.counts[to_string(kind)];
+    ++n;
+    if (n <= opt_.max_findings_per_kind) rep_.findings.push_back({kind, tenant, src, dst, detail});
+  }
+
+  // Follows the tables from switch `node` towards `lid`, until `target` (a host: the last hop
+  // leads to it; a switch: its entry is 0).
+  Outcome trace(int node, topology::Lid lid, int target, std::vector<Hop>* hops) {
+    ++rep_.traces;
+    if (hops) hops->clear();
+    int visited[kMaxHops];
+    for (int n = 0; n < kMaxHops; ++n) {
+      for (int i = 0; i < n; ++i)
+        if (visited[i] == node) return Outcome::kLoop;
+      visited[n] = node;
+      const LidTable& table = lft_[node];
+      if (lid >= table.size()) return Outcome::kNoRoute;
+      const int port = table[lid];
+      if (port == kNoRoute) return Outcome::kNoRoute;
+      if (port == 0) return node == target ? Outcome::kDelivered : Outcome::kWrongNode;
+      const auto& ports = f_.nodes[node].ports;
+      if (port >= static_cast<int>(ports.size()) || ports[port].peer_node < 0)
+        return Outcome::kDeadEnd;
+      if (hops) hops->push_back({node, port});
+      const int next = ports[port].peer_node;
+      if (!f_.nodes[next].is_switch)
+        return next == target ? Outcome::kDelivered : Outcome::kWrongNode;
+      node = next;
+    }
+    return Outcome::kTooLong;
+  }
+
+  int minimal_hops(int src_leaf, int dst_leaf) const {
+    if (src_leaf == dst_leaf) return 1;
+    if (t_.pod_of_leaf(src_leaf) == t_.pod_of_leaf(dst_leaf)) return 3;
+    return 5;
+  }
+
+  int leaf_node(int leaf) const { return emb_.switch_node[0][leaf]; }
+
+  void check_hosts() {
+    std::vector<Hop> hops;
+    for (HostId d = 0; d < t_.num_hosts(); ++d) {
+      const int cls = host_class_[d];
+      const int dnode = emb_.host_node[d];
+      const topology::Lid lid = f_.lid_of(dnode);
+      const int ld = t_.leaf_of_host(d);
+      const std::string dname = f_.nodes[dnode].name;
+      const std::string tenant = class_name(cls);
+      for (int leaf = 0; leaf < t_.num_leaves(); ++leaf) {
+        // intra: hosts of d's own class (tenant or free) other than d; allowed: anyone who may
+        // reach d (intra, management hosts or an SM on this leaf, anyone if d is management);
+        // other: hosts that may not reach d.
+        bool intra = false, other = false, any = false;
+        for (int c : leaf_classes_[leaf]) {
+          any = true;
+          if (c == kMgmtClass || cls == kMgmtClass) continue;
+          if (c == cls)
+            intra = intra || leaf != ld || count_class_on_leaf(leaf, cls) > 1;
+          else
+            other = true;
+        }
+        const bool mgmt = mgmt_leaf_[leaf] != 0 || (cls == kMgmtClass && any);
+        if (!intra && !mgmt && !other) continue;
+        const int node = leaf_node(leaf);
+        const std::string sname = f_.nodes[node].name;
+        const Outcome o = trace(node, lid, dnode, &hops);
+        if (o == Outcome::kLoop || o == Outcome::kDeadEnd || o == Outcome::kTooLong) {
+          add(FindingKind::kLoop, tenant, sname, dname, outcome_text(o));
+          continue;
+        }
+        if (o == Outcome::kDelivered) {
+          if (static_cast<int>(hops.size()) > minimal_hops(leaf, ld))
+            add(FindingKind::kOverlong, tenant, sname, dname,
+                std::to_string(hops.size()) + " hops, minimal " +
+                    std::to_string(minimal_hops(leaf, ld)));
+          if (intra) check_links(cls, hops, tenant, sname, dname);
+          if (other) {
+            if (intra || mgmt || leaf == ld)
+              add(FindingKind::kSharedLeaf, tenant, sname, dname,
+                  "hosts that may not reach " + dname + " share " + sname +
+                      " with hosts that may; only partition keys separate them");
+            else
+              add(FindingKind::kCrossRoute, tenant, sname, dname,
+                  "no host on " + sname + " may reach " + dname + " but the route exists");
+          }
+          continue;
+        }
+        if (intra)
+          add(cls == kFreeClass ? FindingKind::kFreeUnreachable
+                                : FindingKind::kIntraTenantUnreachable,
+              tenant, sname, dname, outcome_text(o));
+        else if (mgmt)
+          add(FindingKind::kManagementUnreachable, tenant, sname, dname, outcome_text(o));
+      }
+    }
+  }
+
+  bool has_class(int leaf, int cls) const {
+    const auto& v = leaf_classes_[leaf];
+    return std::find(v.begin(), v.end(), cls) != v.end();
+  }
+
+  int count_class_on_leaf(int leaf, int cls) const {
+    int n = 0;
+    for (int s = 0; s < t_.hosts_per_leaf(); ++s) n += host_class_[t_.host_at(leaf, s)] == cls;
+    return n;
+  }
+
+  void check_links(int cls, const std::vector<Hop>& hops, const std::string& tenant,
+                   const std::string& src, const std::string& dst) {
+    for (const Hop& h : hops) {
+      const int l =
+          h.port < static_cast<int>(port_link_[h.node].size()) ? port_link_[h.node][h.port] : -1;
+      if (l < 0) continue;  // the last hop to the host
+      if (owner_[l] == cls) continue;
+      const std::string where = f_.nodes[h.node].name + " port " + std::to_string(h.port);
+      if (cls >= 0)
+        add(FindingKind::kTenantRouteEscapes, tenant, src, dst,
+            "uses " + where +
+                (owner_[l] == kFreeClass ? " (a free link)"
+                                         : " (held by " + in_.tenants[owner_[l]].name + ")"));
+      else
+        add(FindingKind::kFreeRouteOnTenantLink, in_.tenants[owner_[l]].name, src, dst,
+            "a free-host route uses " + where);
+      return;
+    }
+  }
+
+  void check_management() {
+    // Every host's leaf reaches every switch; management switches reach every host and switch.
+    std::vector<int> leaves_with_hosts;
+    for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
+      if (!leaf_classes_[leaf].empty()) leaves_with_hosts.push_back(leaf);
+    for (int level = 1; level <= t_.height(); ++level)
+      for (int i = 0; i < t_.num_switches(level); ++i) {
+        const int target = emb_.switch_node[level - 1][i];
+        const topology::Lid lid = f_.lid_of(target);
+        auto check = [&](int node) {
+          const Outcome o = trace(node, lid, target, nullptr);
+          if (o != Outcome::kDelivered)
+            add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
+                f_.nodes[node].name, f_.nodes[target].name, outcome_text(o));
+        };
+        for (int leaf : leaves_with_hosts) check(leaf_node(leaf));
+        for (int node : mgmt_switches_) check(node);
+      }
+    for (int node : mgmt_switches_)
+      for (HostId d = 0; d < t_.num_hosts(); ++d) {
+        const int dnode = emb_.host_node[d];
+        const Outcome o = trace(node, f_.lid_of(dnode), dnode, nullptr);
+        if (o != Outcome::kDelivered)
+          add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
+              f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
+      }
+  }
+
+  // Shifts to evaluate for n hosts: all of 1..n-1, or max_shifts evenly spaced ones.
+  std::vector<int> shifts(int n, bool* sampled) const {
+    std::vector<int> s;
+    const int all = n - 1;
+    *sampled = opt_.max_shifts > 0 && all > opt_.max_shifts;
+    const int count = *sampled ? opt_.max_shifts : all;
+    for (int i = 0; i < count; ++i)
+      s.push_back(*sampled ? 1 + static_cast<int>(static_cast<long>(i) * all / count) : i + 1);
+    return s;
+  }
+
+  void balance(int ti) {
+    const auto& tenant = in_.tenants[ti];
+    std::vector<HostId> hosts = tenant.placement.hosts;
+    std::sort(hosts.begin(), hosts.end());
+    TenantBalance b;
+    b.tenant = tenant.name;
+    b.hosts = static_cast<int>(hosts.size());
+    const int n = b.hosts;
+    const auto list = shifts(n, &b.sampled);
+    b.shifts = static_cast<int>(list.size());
+    std::vector<Hop> hops;
+    std::vector<int> touched;
+    for (int s : list) {
+      for (int i = 0; i < n; ++i) {
+        const HostId src = hosts[i], dst = hosts[(i + s) % n];
+        const int dnode = emb_.host_node[dst];
+        if (trace(leaf_node(t_.leaf_of_host(src)), f_.lid_of(dnode), dnode, &hops) !=
+            Outcome::kDelivered)
+          continue;  // reported by check_hosts
+        for (const Hop& h : hops) {
+          int& l = load_[static_cast<std::size_t>(h.node) * 256 + h.port];
+          if (l++ == 0) touched.push_back(h.node * 256 + h.port);
+          b.worst = std::max(b.worst, l);
+        }
+      }
+      for (int k : touched) load_[k] = 0;
+      touched.clear();
+    }
+    if (opt_.compare_private) b.private_worst = private_balance(ti, hosts, list);
+    if (b.private_worst >= 0 && b.worst > b.private_worst)
+      add(FindingKind::kBalanceWorseThanPrivate, tenant.name, "", "",
+          "worst " + std::to_string(b.worst) + " flows on a link, " +
+              std::to_string(b.private_worst) + " when routed alone");
+    rep_.balance.push_back(b);
+  }
+
+  // The same shifts on model tables computed for this tenant alone.
+  int private_balance(int ti, const std::vector<HostId>& hosts, const std::vector<int>& list) {
+    RoutingRequest req;
+    req.tenants.push_back({in_.tenants[ti].name, in_.tenants[ti].placement});
+    req.faulty_links = in_.faulty_links;
+    req.faulty_links.insert(req.faulty_links.end(), emb_.missing_links.begin(),
+                            emb_.missing_links.end());
+    req.tenants_only = true;
+    const ModelTables mt = compute(t_, req).tables;
+    std::vector<int> load(static_cast<std::size_t>(mt.num_switches()) * 256, 0), touched;
+    int worst = 0;
+    const int n = static_cast<int>(hosts.size());
+    for (int s : list) {
+      for (int i = 0; i < n; ++i) {
+        const HostId dst = hosts[(i + s) % n];
+        int level = 1, index = t_.leaf_of_host(hosts[i]);
+        for (int hop = 0; hop < kMaxHops; ++hop) {
+          const int number = mt.switch_number(level, index);
+          const int port = mt.row(number)[mt.endpoint_of_host(dst)];
+          if (port == kNoRoute || port == 0) break;
+          int& l = load[static_cast<std::size_t>(number) * 256 + port];
+          if (l++ == 0) touched.push_back(number * 256 + port);
+          worst = std::max(worst, l);
+          const int ups = t_.up_columns(level);
+          if (port <= ups) {
+            const auto parent = t_.parent_of(level, index, port - 1);
+            level = parent.level;
+            index = parent.index;
+            continue;
+          }
+          const int child = (port - ups - 1) / t_.p(level);
+          if (level == 1) break;  // delivered to a host
+          if (level == 2) {
+            index = t_.pod_of_level2(index) * t_.leaves_per_pod() + child;
+          } else {
+            index = t_.level2_switch(child, index / t_.w(3));
+          }
+          --level;
+        }
+      }
+      for (int k : touched) load[k] = 0;
+      touched.clear();
+    }
+    return worst;
+  }
+
+  const AuditInput& in_;
+  const topology::Fabric& f_;
+  const topology::Embedding& emb_;
+  const FatTree& t_;
+  const LidTables& lft_;
+  const AuditOptions& opt_;
+  AuditReport& rep_;
+  std::vector<std::vector<int>> port_link_;
+  std::vector<int> owner_, host_class_;
+  std::vector<char> mgmt_leaf_;
+  std::vector<int> mgmt_switches_;
+  std::vector<std::vector<int>> leaf_classes_;
+  std::vector<int> load_;
+};
+
+}  // namespace
+
+AuditReport audit(const AuditInput& input, const AuditOptions& options) {
+  if (!input.fabric || !input.embedding || !input.tree || !input.tables)
+    throw std::invalid_argument("audit: fabric, embedding, tree and tables are required");
+  AuditReport report;
+  Auditor(input, options, report).run();
+  return report;
+}
+
+nlohmann::json to_json(const AuditReport& report) {
+  nlohmann::json j;
+  j["ok"] = report.ok();
+  j["violations"] = report.violations();
+  j["traces"] = report.traces;
+  j["counts"] = report.counts;
+  auto& findings = j["findings"] = nlohmann::json::array();
+  for (const auto& f : report.findings)
+    findings.push_back({{"kind", to_string(f.kind)},
+                        {"violation", is_violation(f.kind)},
+                        {"tenant", f.tenant},
+                        {"source", f.source},
+                        {"destination", f.destination},
+                        {"detail", f.detail}});
+  auto& balance = j["balance"] = nlohmann::json::array();
+  for (const auto& b : report.balance)
+    balance.push_back({{"tenant", b.tenant},
+                       {"hosts", b.hosts},
+                       {"shifts", b.shifts},
+                       {"sampled", b.sampled},
+                       {"worst", b.worst},
+                       {"private_worst", b.private_worst}});
+  return j;
+}
+
+}  // namespace laas::routing

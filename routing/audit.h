@@ -1,0 +1,90 @@
+// The audit: trace every relevant (source, destination) pair hop by hop through the real cables
+// and LID-indexed tables (computed, or read back from the switches) and report what breaks the
+// routing semantics of routing.h, plus each tenant's shift-permutation balance against the same
+// tenant routed alone on the same tree.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "routing/routing.h"
+
+namespace laas::routing {
+
+struct AuditTenant {
+  std::string name;
+  allocator::Placement placement;
+};
+
+struct AuditInput {
+  const topology::Fabric* fabric = nullptr;
+  const topology::Embedding* embedding = nullptr;
+  const FatTree* tree = nullptr;
+  const LidTables* tables = nullptr;  // [fabric node] -> LID-indexed physical ports
+  std::vector<AuditTenant> tenants;
+  std::vector<HostId> management_hosts;
+  // Fabric nodes that send management traffic (the SM's switch or host): they must reach every
+  // host and every switch. A leaf switch among them may reach every host (like a management host).
+  std::vector<int> management_nodes;
+  std::vector<LinkId> faulty_links;
+};
+
+struct AuditOptions {
+  int max_findings_per_kind = 10;  // findings kept in the report; counts are always complete
+  int max_shifts = 1024;           // balance: above this many shifts, evenly spaced samples
+  bool compare_private = true;     // also route each tenant alone and measure its balance
+};
+
+enum class FindingKind {
+  kTenantRouteEscapes,       // an intra-tenant route uses a link the tenant does not hold
+  kFreeRouteOnTenantLink,    // a free-host route uses a link a tenant holds
+  kIntraTenantUnreachable,   // two hosts of one tenant cannot reach each other
+  kLoop,                     // a route revisits a switch, or leads to an uncabled port
+  kOverlong,                 // a route longer than the minimal up*/down* path
+  kCrossRoute,               // routing lets a host reach another tenant's / a free host
+  kSharedLeaf,               // (info) only through a shared leaf: needs partition keys
+  kManagementUnreachable,    // a management destination/source cannot reach/be reached
+  kFreeUnreachable,          // (info) free hosts with no route (no free path of free links)
+  kBalanceWorseThanPrivate,  // a tenant's worst shift congestion exceeds its private routing's
+};
+
+const char* to_string(FindingKind kind);
+bool is_violation(FindingKind kind);
+
+struct Finding {
+  FindingKind kind;
+  std::string tenant;       // the tenant concerned, empty if none
+  std::string source;       // a node name (source leaf switch, or host)
+  std::string destination;  // a node name
+  std::string detail;
+};
+
+struct TenantBalance {
+  std::string tenant;
+  int hosts = 0;
+  int shifts = 0;          // shift permutations evaluated
+  bool sampled = false;    // fewer than all hosts - 1 shifts
+  int worst = 0;           // max flows on one directed link, over the shifts evaluated
+  int private_worst = -1;  // the same, tenant routed alone on the same tree (-1: not computed)
+};
+
+struct AuditReport {
+  std::map<std::string, long> counts;  // by to_string(kind); kinds with no finding are absent
+  std::vector<Finding> findings;       // at most max_findings_per_kind of each kind
+  std::vector<TenantBalance> balance;
+  long traces = 0;  // (source switch, destination) paths followed
+  long violations() const;
+  bool ok() const { return violations() == 0; }
+  long count(FindingKind kind) const;
+};
+
+// Throws std::invalid_argument when the input pointers are missing or the embedding does not
+// match the tree.
+AuditReport audit(const AuditInput& input, const AuditOptions& options = {});
+
+nlohmann::json to_json(const AuditReport& report);
+
+}  // namespace laas::routing

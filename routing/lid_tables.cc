@@ -1,0 +1,54 @@
+#include <string>
+
+#include "routing/routing.h"
+
+namespace laas::routing {
+
+LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
+                        const FatTree& tree, const ModelTables& tables) {
+  const int endpoints = tables.num_endpoints();
+  if (static_cast<int>(embedding.host_node.size()) != tree.num_hosts() ||
+      static_cast<int>(embedding.switch_node.size()) != tree.height() ||
+      tables.num_hosts() != tree.num_hosts())
+    throw RoutingError("the embedding or the tables do not match the tree " + tree.spec().text());
+  // LID of every endpoint.
+  std::vector<topology::Lid> lid(endpoints, 0);
+  topology::Lid max_lid = 0;
+  auto need = [&](int node, const std::string& what) {
+    const topology::Lid l = fabric.lid_of(node);
+    if (l == 0) throw RoutingError(what + " (" + fabric.nodes[node].name + ") has no LID");
+    if (l > max_lid) max_lid = l;
+    return l;
+  };
+  for (HostId h = 0; h < tree.num_hosts(); ++h)
+    lid[tables.endpoint_of_host(h)] = need(embedding.host_node[h], tree.host_name(h));
+  for (int level = 1; level <= tree.height(); ++level) {
+    if (static_cast<int>(embedding.switch_node[level - 1].size()) != tree.num_switches(level))
+      throw RoutingError("the embedding has the wrong number of level-" + std::to_string(level) +
+                         " switches");
+    for (int i = 0; i < tree.num_switches(level); ++i)
+      lid[tables.endpoint_of_switch(level, i)] =
+          need(embedding.switch_node[level - 1][i], tree.switch_name(level, i));
+  }
+  LidTables out(fabric.nodes.size());
+  for (int level = 1; level <= tree.height(); ++level) {
+    for (int i = 0; i < tree.num_switches(level); ++i) {
+      const int node = embedding.switch_node[level - 1][i];
+      const auto& ports = embedding.port_map.at(level - 1).at(i);
+      LidTable& lft = out[node];
+      lft.assign(static_cast<std::size_t>(max_lid) + 1, kNoRoute);
+      const std::uint8_t* row = tables.row(tables.switch_number(level, i));
+      for (int e = 0; e < endpoints; ++e) {
+        const std::uint8_t p = row[e];
+        if (p == kNoRoute) continue;
+        if (p >= ports.size() || ports[p] < 0 || ports[p] > 254)
+          throw RoutingError(tree.switch_name(level, i) + ": model port " + std::to_string(p) +
+                             " has no physical port");
+        lft[lid[e]] = static_cast<std::uint8_t>(ports[p]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace laas::routing

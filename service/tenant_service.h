@@ -1,0 +1,133 @@
+// The tenant lifecycle behind the control socket: requests in, durable state, routing snapshots
+// out. It knows nothing of sockets or OpenSM: the plugin feeds it the recognized topology at each
+// routing run and tells it when tables were uploaded; the socket server feeds it requests.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "allocator/cluster.h"
+#include "service/state_store.h"
+#include "service/topology_view.h"
+
+namespace laas::service {
+
+struct ExportConfig {
+  // partitions: the administrator's own partitions.conf, kept verbatim ahead of the tenants'.
+  std::string partitions_base_file;
+  // When set, the service keeps this partitions.conf (OpenSM's partition_config_file) current
+  // after every change, validated and written atomically, and asks for a heavy sweep.
+  std::string managed_partitions_file;
+  std::map<std::string, std::string> slurm_node_names;    // fabric name -> Slurm node
+  std::map<std::string, std::string> openstack_hosts;     // fabric name -> compute host
+  std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
+};
+
+struct ServiceConfig {
+  std::string state_dir = "/var/lib/laas";
+  std::string algorithm = "laas";
+  int default_wait_ms = 30000;
+  ExportConfig exports;
+};
+
+struct Caller {
+  long uid = -1;
+  bool may_write = false;
+};
+
+enum class LogLevel { kInfo, kWarning, kError };
+using Logger = std::function<void(LogLevel, const std::string&)>;
+
+// What one routing run works from. `blocked` non-empty: do not route tenants (say why).
+struct RoutingSnapshot {
+  std::shared_ptr<const TopologyView> topology;
+  std::vector<std::pair<std::string, allocator::Placement>> tenants;
+  std::uint64_t generation = 0;
+  std::string blocked;
+};
+
+class TenantService {
+ public:
+  TenantService(ServiceConfig config, Logger log);
+
+  // Hooks the host process provides. reroute: ask the SM to recompute routes soon.
+  // audit/exporter: produce a report / a file body from the live fabric (may be empty).
+  void set_reroute_hook(std::function<void()> hook);
+  void set_audit_hook(std::function<nlohmann::json()> hook);
+  void set_export_hook(std::function<nlohmann::json(const nlohmann::json& params)> hook);
+  // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
+  void set_partitions_hook(std::function<void()> hook);
+
+  // Routing side (the SM's sweeper thread).
+  void on_topology(std::shared_ptr<const TopologyView> view);
+  void on_topology_error(const std::string& reason);
+  RoutingSnapshot snapshot() const;
+  void on_routing_done(std::uint64_t generation);
+
+  // Request side: one NDJSON request object in, one response object out. Never throws.
+  nlohmann::json handle(const nlohmann::json& request, const Caller& caller);
+
+  // For tests and tools: the placed tenants as seen now.
+  std::vector<std::string> tenant_names() const;
+
+ private:
+  nlohmann::json dispatch(const std::string& method, const nlohmann::json& params,
+                          const Caller& caller);
+  nlohmann::json status() const;
+  nlohmann::json topology_info(const nlohmann::json& params) const;
+  nlohmann::json tenant_json(const allocator::Tenant& t) const;
+  nlohmann::json add(const nlohmann::json& params, const Caller& caller);
+  nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
+  nlohmann::json wait_routed(std::uint64_t generation, const nlohmann::json& params);
+  nlohmann::json export_files(const nlohmann::json& params) const;
+  std::string partitions_text() const;
+  bool refresh_managed_partitions();  // true when the file changed
+  void assign_missing_pkeys();
+  void require_topology() const;
+  void rebuild_cluster();
+  PersistedTenant persist(const allocator::Tenant& t) const;
+  void save_or_throw();
+
+  ServiceConfig config_;
+  Logger log_;
+  StateStore store_;
+  std::function<void()> reroute_;
+  std::function<nlohmann::json()> audit_;
+  std::function<nlohmann::json(const nlohmann::json&)> export_;
+  std::function<void()> partitions_hook_;
+  std::string last_partitions_;
+
+  mutable std::mutex mu_;
+  std::condition_variable routed_cv_;
+  std::shared_ptr<const TopologyView> view_;
+  std::string topology_error_ = "no routing run has discovered the fabric yet";
+  std::unique_ptr<allocator::Cluster> cluster_;
+  PersistedState persisted_;
+  std::string blocked_;                          // corrupt or inconsistent state
+  std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
+  std::uint64_t routed_generation_ = 0;
+  bool loaded_ = false;
+};
+
+// Protocol error codes and the laasctl exit code each maps to.
+namespace error {
+constexpr const char* kBadRequest = "bad_request";        // exit 2
+constexpr const char* kRefused = "refused";               // exit 1
+constexpr const char* kNotFound = "not_found";            // exit 1
+constexpr const char* kDuplicate = "duplicate";           // exit 1
+constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
+constexpr const char* kPermission = "permission_denied";  // exit 77
+constexpr const char* kInternal = "internal";             // exit 1
+}  // namespace error
+
+constexpr int kProtocolVersion = 1;
+constexpr size_t kMaxRequestBytes = 64 * 1024;
+
+}  // namespace laas::service

@@ -1,0 +1,165 @@
+# Shared helpers of the integration tests: one simulated fabric (ibsim) with the real OpenSM
+# and libosmlaas.so, in its own network namespace, torn down opensm first.
+# Environment (set by ctest): LAAS_PLUGIN_DIR, LAAS_AUDIT, LAAS_TOPOGEN, LAAS_WORK.
+set -euo pipefail
+
+UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
+
+# Re-runs the calling script inside a fresh network namespace (ibsim's control socket is an
+# abstract name); without unshare, a per-test socket name keeps fabrics apart.
+laas_enter_namespace() {
+  if [ -z "${LAAS_IN_NS:-}" ]; then
+    if unshare -rn true 2>/dev/null; then
+      LAAS_IN_NS=1 exec unshare -rn "$0" "$@"
+    fi
+    export IBSIM_SOCKNAME="laas-test-$$"
+    export LAAS_IN_NS=socket
+  fi
+}
+
+log() { echo "[$(date +%T)] $*"; }
+die() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# laas_setup NAME: a clean work directory, cleanup on exit.
+laas_setup() {
+  WORK="${LAAS_WORK:-/tmp/laas-it}/$1"
+  rm -rf "$WORK"
+  mkdir -p "$WORK/state"
+  cd "$WORK"
+  SIM_PID=""
+  OSM_PID=""
+  trap laas_teardown EXIT
+}
+
+# stop_opensm: SIGTERM, then SIGKILL after 5 s (OpenSM can hang once its fabric is gone).
+stop_opensm() {
+  if [ -n "$OSM_PID" ] && kill -0 "$OSM_PID" 2>/dev/null; then
+    kill -TERM "$OSM_PID" 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      kill -0 "$OSM_PID" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -KILL "$OSM_PID" 2>/dev/null || true
+    wait "$OSM_PID" 2>/dev/null || true
+  fi
+  OSM_PID=""
+}
+
+laas_teardown() {
+  local rc=$?
+  stop_opensm
+  if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
+    kill -TERM "$SIM_PID" 2>/dev/null || true
+    sleep 0.5
+    kill -KILL "$SIM_PID" 2>/dev/null || true
+    wait "$SIM_PID" 2>/dev/null || true
+  fi
+  # Table dumps of big fabrics are large: keep them only when something failed.
+  if [ $rc -eq 0 ] && [ -z "${LAAS_KEEP:-}" ]; then rm -f "$WORK"/lfts.* "$WORK"/paths.*; fi
+  if [ $rc -ne 0 ] && [ -f "$WORK/osm.log" ]; then
+    echo "---- last laas lines of $WORK/osm.log ----" >&2
+    grep -E 'laas|ERR' "$WORK/osm.log" | tail -20 >&2 || true
+  fi
+  exit $rc
+}
+
+# start_fabric NETFILE [ibsim options]
+start_fabric() {
+  local net=$1
+  shift
+  ibsim -s "$@" -n "$net" </dev/null >ibsim.log 2>&1 &
+  SIM_PID=$!
+  for _ in $(seq 1 100); do
+    grep -q 'simulator ready' ibsim.log 2>/dev/null && break
+    kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 ibsim.log)"
+    sleep 0.2
+  done
+  sleep 0.5
+}
+
+# sim CMD...: a diagnostic tool attached to the simulated fabric at $SIM_HOST.
+sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
+
+# start_opensm [extra opensm.conf lines]: OpenSM with the plugin, routing laas then ftree.
+start_opensm() {
+  cat >laas.yaml <<EOC
+state_dir: $WORK/state
+socket: $WORK/laas.sock
+socket_group: ""
+tenants_poll_ms: ${POLL_MS:-300}
+${LAAS_YAML_EXTRA:-}
+EOC
+  {
+    echo "event_plugin_name osmlaas"
+    echo "event_plugin_options $WORK/laas.yaml"
+    echo "routing_engine laas,ftree"
+    echo "force_log_flush TRUE"
+    echo "sweep_interval 0"
+    for line in "$@"; do echo "$line"; done
+  } >opensm.conf
+  LD_LIBRARY_PATH="$LAAS_PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
+    opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >opensm.out 2>&1 &
+  OSM_PID=$!
+}
+
+count_log() {
+  local n
+  n=$(grep -c -- "$1" osm.log 2>/dev/null) || true
+  echo "${n:-0}"
+}
+
+# wait_log PATTERN COUNT TIMEOUT_S
+wait_log() {
+  local deadline=$((SECONDS + $3))
+  while [ "$(count_log "$1")" -lt "$2" ]; do
+    [ $SECONDS -lt $deadline ] || die "timed out waiting for '$1' (x$2) in osm.log"
+    kill -0 "$OSM_PID" 2>/dev/null || die "opensm exited: $(tail -5 opensm.out)"
+    sleep 0.3
+  done
+}
+
+# set_tenants "A:10" "B:6" ...: rewrites tenants.yaml atomically, waits for the re-route
+# to reach the switches (noticed by the plugin's watcher, or SIGHUP when POLL_MS=0).
+set_tenants() {
+  local before_applied
+  before_applied=$(count_log 'laas: forwarding tables applied')
+  {
+    for t in "$@"; do printf -- '- name: %s\n  hosts: %s\n' "${t%%:*}" "${t##*:}"; done
+  } >state/tenants.yaml.new
+  mv state/tenants.yaml.new state/tenants.yaml
+  # Without the plugin's watcher (POLL_MS=0), SIGHUP makes OpenSM heavy-sweep and re-route.
+  if [ "${POLL_MS:-300}" = 0 ]; then kill -HUP "$OSM_PID"; fi
+  wait_log 'laas: forwarding tables applied' $((before_applied + 1)) "${WAIT_S:-45}"
+}
+
+# snapshot TAG: read the fabric and the tables back from the switches, audit them.
+snapshot() {
+  local tag=$1
+  sim ibnetdiscover >"disc.$tag" 2>"disc.$tag.err" || die "ibnetdiscover failed"
+  sim dump_fts >"lfts.$tag" 2>"lfts.$tag.err" || die "dump_fts failed"
+  cp state/allocations.json "alloc.$tag.json"
+  local rc=0
+  "$LAAS_AUDIT" --fabric "disc.$tag" --lfts "lfts.$tag" --allocations "alloc.$tag.json" \
+    >"audit.$tag" 2>&1 || rc=$?
+  tail -n 8 "audit.$tag"
+  [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit' "audit.$tag" | head -5)"
+  # Balance: every tenant's worst shift-permutation link load equals its private tree's.
+  awk '/^balance / { if ($(NF) != $8) { print; bad = 1 } } END { exit bad }' "audit.$tag" ||
+    die "a tenant's balance differs from its private tree ($tag)"
+}
+
+# tenant_paths TAG TENANT: the tenant's traced paths in snapshot TAG.
+tenant_paths() {
+  "$LAAS_AUDIT" --fabric "disc.$1" --lfts "lfts.$1" --allocations "alloc.$1.json" --paths "$2" \
+    >"paths.$2.$1"
+  ! grep -q UNREACHABLE "paths.$2.$1" || die "tenant $2 has unreachable pairs in $1"
+}
+
+# host_lid DISCFILE NAME: a CA's LID from ibnetdiscover output.
+host_lid() {
+  awk -v want="\"$2\"" '/^Ca/ { found = ($NF == want); next }
+    found && /# lid / { for (i = 1; i < NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
+}

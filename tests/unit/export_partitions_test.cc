@@ -1,0 +1,191 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "export/partitions.h"
+
+namespace laas::exports {
+namespace {
+
+TenantRecord tenant(const std::string& name, Guid first_guid, int hosts = 2) {
+  TenantRecord t{name, std::nullopt, {}, {}};
+  for (int i = 0; i < hosts; ++i)
+    t.hosts.push_back({name + "-h" + std::to_string(i), first_guid + 2 * i, 0});
+  return t;
+}
+
+std::string errors(const PartitionsCheck& c) { return c.report("p.conf"); }
+
+TEST(ExportPartitionsValidate, AcceptsTheManPageExamples) {
+  const char* text = R"(# examples from man opensm
+Default=0x7fff : ALL, SELF=full ;
+Default=0x7fff : ALL, ALL_SWITCHES=full, SELF=full ;
+YetAnotherOne = 0x300 : SELF=full ;
+YetAnotherOne = 0x300 : ALL=limited ;
+ShareIO = 0x80 , defmember=full : 0x123451, 0x123452;
+ShareIO = 0x80 : 0x123453, 0x123454, 0x123455=full;
+ShareIO   =   0x80   :   defmember=limited   :   0x123456,   0x123457,
+  0x123458=full;
+Default=0x7fff,ipoib:
+       mgid=ff12:401b::0707,sl=1 # random IPv4 group
+       mgid=ff12:601b::16    # MLDv2-capable routers
+       mgid=ff12::1,sl=1,Q_Key=0xDEADBEEF,rate=3,mtu=2 # random group
+       ALL=full;
+Empty=0x10 : ;
+)";
+  const auto c = validate_partitions(text);
+  EXPECT_TRUE(c.ok()) << errors(c);
+  ASSERT_EQ(c.partitions.size(), 9u);
+  EXPECT_EQ(c.partitions[4].name, "ShareIO");
+  EXPECT_EQ(c.partitions[4].pkey, 0x80);
+  EXPECT_EQ(c.partitions[4].line, 6);
+}
+
+struct Broken {
+  const char* text;
+  int line;
+  const char* needle;
+};
+
+TEST(ExportPartitionsValidate, ReportsTheLineOfEachError) {
+  const Broken cases[] = {
+      {"Default=0x7fff : ALL=full ;\n\nT = 0x12 : 0x10001=full,\n  0xzz=full ;\n", 4, "0xzz"},
+      {"Default=0x7fff : ALL=full ;\nT = 0x12 : 0x10001=full\n", 2, "not terminated"},
+      {"# c\nT = 0x12 , 0x10001=full ;\n", 2, "no ':'"},
+      {"T = 0x0 : ALL ;\n", 1, "low 15 bits"},
+      {"T = 0x8000 : ALL ;\n", 1, "low 15 bits"},
+      {"T = banana : ALL ;\n", 1, "P_Key 'banana'"},
+      {"T = 0x10 : all=full ;\n", 1, "neither a port GUID"},
+      {"T = 0x10 : 0x1,,0x2 ;\n", 1, "empty member"},
+      {"T = 0x10 :\n ALL,\n\n mgid=fe80::1 ;\n", 4, "not a multicast GID"},
+      {"T = 0x10, defmember=most : ALL ;\n", 1, "defmember"},
+      {"T = 0x10, ipoib, rate=fast : ALL ;\n", 1, "rate"},
+      {"T = 0x10 : 0x0 ;\n", 1, "GUID 0"},
+      {"T = 0x10 : ALL ;\nU = 0x11 : \x01 ALL ;\n", 2, "control character"},
+  };
+  for (const auto& b : cases) {
+    const auto c = validate_partitions(b.text);
+    ASSERT_FALSE(c.ok()) << b.text;
+    const auto report = errors(c);
+    EXPECT_NE(report.find("p.conf:" + std::to_string(b.line) + ": error: "), std::string::npos)
+        << "expected an error on line " << b.line << " for:\n"
+        << b.text << "got:\n"
+        << report;
+    EXPECT_NE(report.find(b.needle), std::string::npos) << report;
+  }
+}
+
+TEST(ExportPartitionsValidate, WarnsAboutWhatOpenSmSilentlyReinterprets) {
+  const auto c = validate_partitions(
+      "NewPartition , ipoib : 0x123456=full, 0x3456789034=limi, 0x2134af2306 ;\n"
+      "A=0x20 : ALL ;\nB=0x20 : SELF ;\nC=0x21, mystery : ALL, ;\n");
+  EXPECT_TRUE(c.ok()) << errors(c);
+  const auto r = errors(c);
+  EXPECT_NE(r.find("p.conf:1: warning: membership 'limi'"), std::string::npos) << r;
+  EXPECT_NE(r.find("p.conf:3: warning: P_Key 0x0020 is also used by partition 'A'"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.find("p.conf:4: warning: unrecognized partition flag 'mystery'"), std::string::npos)
+      << r;
+  EXPECT_NE(r.find("p.conf:4: warning: ',' before ';'"), std::string::npos) << r;
+  EXPECT_FALSE(c.partitions[0].pkey.has_value());
+}
+
+TEST(ExportPartitionsPkeys, HashIsStableAndInRange) {
+  EXPECT_EQ(pkey_hash("4"), 0x6698);
+  EXPECT_EQ(pkey_hash("1"), 0x7751);
+  for (const char* n : {"", "a", "bank", "x-very-long-tenant-name-0123456789"}) {
+    EXPECT_GE(pkey_hash(n), 0x0001);
+    EXPECT_LE(pkey_hash(n), 0x7ffe);
+  }
+}
+
+TEST(ExportPartitionsPkeys, CollisionsProbeUpwardsInInputOrder) {
+  const auto h = pkey_hash("bank");
+  // Reserved by the base file: the first tenant probes past it.
+  auto keys = assign_pkeys({tenant("bank", 0x10)}, {h});
+  EXPECT_EQ(keys[0], h == 0x7ffe ? 1 : h + 1);
+  // Same name hash twice is impossible, but an explicit P_Key can take another's hash value:
+  // explicit keys win, derived ones move on.
+  TenantRecord fixed = tenant("fixed", 0x100);
+  fixed.pkey = h;
+  keys = assign_pkeys({tenant("bank", 0x10), fixed}, {});
+  EXPECT_EQ(keys[1], h);
+  EXPECT_EQ(keys[0], h == 0x7ffe ? 1 : h + 1);
+  // 0x7ffe wraps to 0x0001 past 0x7fff.
+  std::set<std::uint16_t> reserved;
+  for (int k = h; k <= 0x7ffe; ++k) reserved.insert(static_cast<std::uint16_t>(k));
+  keys = assign_pkeys({tenant("bank", 0x10)}, reserved);
+  EXPECT_EQ(keys[0], 1);
+}
+
+TEST(ExportPartitionsPkeys, RejectsBadExplicitKeys) {
+  TenantRecord a = tenant("a", 0x10), b = tenant("b", 0x20);
+  a.pkey = 0x7fff;
+  EXPECT_THROW(assign_pkeys({a}, {}), ExportError);
+  a.pkey = 0x30;
+  b.pkey = 0x30;
+  try {
+    assign_pkeys({a, b}, {});
+    FAIL() << "duplicate explicit P_Key accepted";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find("tenant 'b'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tenant 'a'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(assign_pkeys({a}, {0x30}), ExportError);
+}
+
+TEST(ExportPartitionsGenerate, RefusesBadInput) {
+  auto expect_error = [](const std::vector<TenantRecord>& t, const PartitionOptions& o,
+                         const std::string& needle) {
+    try {
+      generate_partitions(t, o);
+      ADD_FAILURE() << "accepted; wanted an error with " << needle;
+    } catch (const ExportError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error({tenant("bad name", 0x10)}, {}, "tenant 'bad name'");
+  expect_error({tenant("quo\"te", 0x10)}, {}, "'\"'");
+  expect_error({tenant("tab\there", 0x10)}, {}, "control character 0x09");
+  expect_error({tenant(std::string(27, 'x'), 0x10)}, {}, "at most 26");
+  expect_error({tenant("-x", 0x10)}, {}, "starts with '-'");
+  expect_error({tenant("a", 0x10), tenant("b", 0x10)}, {}, "also in tenant 'a'");
+  expect_error({tenant("a", 0x10), tenant("a", 0x20)}, {}, "listed twice");
+  PartitionOptions o;
+  o.management = {{"ALL", Membership::kFull}};
+  expect_error({tenant("a", 0x10)}, o, "every host");
+  o.management = {{"0xnope", Membership::kFull}};
+  expect_error({tenant("a", 0x10)}, o, "management port '0xnope'");
+  o = {};
+  o.base_name = "/etc/opensm/partitions.conf";
+  o.base_text = "Default=0x7fff : ALL=full ;\nBroken=0x10 : 0x1=full\n";
+  expect_error({tenant("a", 0x10)}, o, "/etc/opensm/partitions.conf:2");
+  o.base_text = std::string("Default=0x7fff : ALL=full ;\n") + kBeginMarker + "\n";
+  expect_error({tenant("a", 0x10)}, o, "without an END marker");
+}
+
+TEST(ExportPartitionsGenerate, KeepsBaseAndReservesItsKeys) {
+  PartitionOptions o;
+  o.base_text = "# mine\nDefault=0x7fff,ipoib : ALL=limited, SELF=full ;\nX=0x" + [] {
+    char b[8];
+    std::snprintf(b, sizeof b, "%04x", pkey_hash("a"));
+    return std::string(b);
+  }() + " : ALL_SWITCHES=full ;\n";
+  const auto out = generate_partitions({tenant("a", 0x10)}, o);
+  EXPECT_EQ(out.rfind(*o.base_text, 0), 0u) << out;  // verbatim prefix
+  EXPECT_EQ(out.find("added by LaaS"), std::string::npos);
+  const auto c = validate_partitions(out);
+  ASSERT_TRUE(c.ok()) << errors(c);
+  ASSERT_EQ(c.partitions.size(), 3u);
+  EXPECT_NE(c.partitions[2].pkey, c.partitions[1].pkey);
+}
+
+TEST(ExportPartitionsGenerate, NoTenantsStillWritesTheDefault) {
+  const auto out = generate_partitions({}, {});
+  EXPECT_NE(out.find(kDefaultPartition), std::string::npos);
+  EXPECT_TRUE(validate_partitions(out).ok());
+}
+
+}  // namespace
+}  // namespace laas::exports
