@@ -120,9 +120,10 @@ sweep() {  # the paper's figures: utilization versus average tenant size, FIFO
     --algorithms laas,simple,unconstrained --policies fifo -j "$JOBS" --out "$OUT/sweep-fifo" --plot
 }
 
-backfill_sweep() {  # LaaS and bare metal with EASY backfilling, exponential sizes
+backfill_sweep() {  # LaaS and bare metal with EASY backfilling, exponential and Gaussian sizes
   mkdir -p "$OUT/sweep-backfill"
-  "$SIM" sweep --topology "$TREE" --dists exp,gauss --means 4,8,16,32,64,128,256,512 --seeds 2 \
+  "$SIM" sweep --topology "$TREE" --dists exp,gauss --means "${BACKFILL_MEANS:-4,8,32,128,512}" \
+    --seeds "${BACKFILL_SEEDS:-1}" \
     --algorithms laas,unconstrained --policies fifo,backfill -j "$JOBS" \
     --out "$OUT/sweep-backfill" --plot
 }
@@ -135,10 +136,10 @@ table() {  # markdown digest of the summary CSVs
       echo
       echo "## $f"
       echo
-      echo "| run | topology | algorithm | policy | host util % | L1 % | L2 % | links off % | whole-run host % | placed | rejected | alloc p50/p99/max us | wall s |"
-      echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-      awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %.0f / %.0f / %.0f | %.2f |\n",
-        $1, $3, $4, $5, $7*100, $9*100, $10*100, $11*100, $12*100, $15, $16, $18, $19, $20, $21 }' "$OUT/$f.csv"
+      echo "| run | topology | algorithm | policy | host util % | L1 % | L2 % | links off % | whole-run host % | placed | rejected | placer CPU p50/p99/max us | CPU s | wall s |"
+      echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+      awk -F, 'NR > 1 { printf "| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d | %d | %.0f / %.0f / %.0f | %.2f | %.2f |\n",
+        $1, $3, $4, $5, $7*100, $9*100, $10*100, $11*100, $12*100, $15, $16, $23, $24, $25, $22, $21 }' "$OUT/$f.csv"
     done
     if [ -f "$OUT/exp8.csv" ]; then
       echo
