@@ -148,7 +148,7 @@ std::string sweep_plot_script(const std::string& summary_csv, const std::string&
     << "set datafile separator ','\n"
     << "set title 'Cloud utilization, " << t << ", 10,000 tenants, FIFO unless noted'\n"
     << "set xlabel 'average tenant size (hosts)'\nset ylabel 'host utilization (%)'\n"
-    << "set logscale x 2\nset grid\nset key bottom right box opaque\nset yrange [0:101]\n"
+    << "set logscale x 2\nset grid\nset key below\nset yrange [*:100.5]\n"
     << "plot ";
   for (size_t i = 0; i < series.size(); ++i) {
     // series entries are "algorithm/policy"
