@@ -1,0 +1,98 @@
+#include "sim/audit.h"
+
+#include <map>
+#include <sstream>
+
+#include "check/checker.h"
+
+namespace laas::sim {
+
+namespace {
+struct Held {
+  std::vector<int> hosts, links;
+};
+}  // namespace
+
+AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std::string& name,
+                      int check_every, int max_problems) {
+  AuditReport rep;
+  bool isolated = true;
+  std::map<long long, Held> live;
+  std::string line;
+  int lineno = 0;
+  long tx = 0;
+  auto problem = [&](const std::string& what) {
+    if (static_cast<int>(rep.problems.size()) < max_problems) {
+      rep.problems.push_back(name + ":" + std::to_string(lineno) + ": " + what);
+    }
+  };
+  auto check_now = [&] {
+    std::vector<check::TenantView> views;
+    for (auto& [id, h] : live) views.push_back({std::to_string(id), h.hosts, h.links, isolated});
+    for (auto& v : check::check_all(tree, views, {})) problem(check::to_string(v));
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.rfind("# laas-sim log", 0) == 0) {
+      if (line.find("isolated=0") != std::string::npos) isolated = false;
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    std::string op, kw1, kw2, time;
+    long long id = 0;
+    int req = 0;
+    size_t nh = 0, nl = 0;
+    Held h;
+    bool ok = static_cast<bool>(ss >> op >> time >> id >> req >> kw1 >> nh) && kw1 == "hosts";
+    if (ok) {
+      h.hosts.resize(nh);
+      for (auto& x : h.hosts) ok = ok && static_cast<bool>(ss >> x);
+      ok = ok && static_cast<bool>(ss >> kw2 >> nl) && kw2 == "links";
+      h.links.resize(nl);
+      for (auto& x : h.links) ok = ok && static_cast<bool>(ss >> x);
+    }
+    if (!ok || (op != "ADD" && op != "REM")) {
+      problem("malformed log line");
+      continue;
+    }
+    for (int x : h.hosts) {
+      if (x < 0 || x >= tree.num_hosts()) ok = false;
+    }
+    for (int x : h.links) {
+      if (x < 0 || x >= tree.total_links()) ok = false;
+    }
+    if (!ok) {
+      problem("host or link id outside the tree");
+      continue;
+    }
+    ++tx;
+    if (op == "ADD") {
+      ++rep.adds;
+      for (int l : h.links) (tree.link_level(l) == 1 ? rep.l1_added : rep.l2_added)++;
+      if (static_cast<int>(h.hosts.size()) < req)
+        problem("tenant holds fewer hosts than requested");
+      if (!live.emplace(id, h).second) problem("ADD of a tenant already present");
+      if (isolated) {
+        for (auto& v : check::check_tenant_shape(tree, {std::to_string(id), h.hosts, h.links}))
+          problem(check::to_string(v));
+      }
+    } else {
+      ++rep.removes;
+      auto it = live.find(id);
+      if (it == live.end()) {
+        problem("REM of an unknown tenant");
+      } else {
+        if (it->second.hosts != h.hosts || it->second.links != h.links) {
+          problem("REM does not return exactly what was added");
+        }
+        live.erase(it);
+      }
+    }
+    if (check_every > 0 && tx % check_every == 0) check_now();
+  }
+  check_now();
+  return rep;
+}
+
+}  // namespace laas::sim

@@ -1,0 +1,24 @@
+// Offline audit of a --log file: replays every ADD/REM and re-verifies the fabric with the
+// independent checker after each one. Pure apart from the stream it reads.
+#pragma once
+
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "topology/fat_tree.h"
+
+namespace laas::sim {
+
+struct AuditReport {
+  long adds = 0, removes = 0;
+  long l1_added = 0, l2_added = 0;
+  std::vector<std::string> problems;  // "name:line: ..." ; empty means the log is legal
+};
+
+// check_every: run check::check_all every N transactions (1 = after each) and at the end;
+// each ADD is always shape-checked when the log says the algorithm isolates.
+AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std::string& name,
+                      int check_every = 1, int max_problems = 20);
+
+}  // namespace laas::sim

@@ -1,0 +1,40 @@
+// File-system edges of laas-sim: reading (gzip-aware) workloads and size PDFs, writing logs,
+// per-tenant CSV and JSON, and drawing plots with gnuplot.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "sim/generator.h"
+#include "sim/machine.h"
+#include "sim/simulator.h"
+#include "sim/workload.h"
+
+namespace laas::sim {
+
+// Whole file as text, transparently gunzipped when it starts with the gzip magic. Throws
+// std::runtime_error naming the file.
+std::string read_text_file(const std::string& path);
+
+// By extension: *.swf and *.swf.gz are SWF, anything else the release CSV.
+Workload load_workload(const std::string& path, int* swf_skipped = nullptr);
+std::vector<std::pair<int, double>> load_size_pdf(const std::string& path);
+
+// One line per transaction:
+//   ADD|REM <time> <id> <requested> hosts <n> <h...> links <m> <l...>
+// preceded by a "# laas-sim log" header naming the topology and algorithm. Hosts and links
+// are the ids of topology/fat_tree.h.
+TransactionSink log_sink(std::ostream& out);
+void write_log_header(std::ostream& out, const FatTree& tree, const std::string& algorithm,
+                      bool isolating);
+
+void write_tenant_csv(std::ostream& out, const Workload& w, const SimResult& r);
+
+nlohmann::json to_json(const SimResult& r);
+
+// Runs gnuplot on a script; returns false (and says why in *err) if it is missing or fails.
+bool run_gnuplot(const std::string& script, std::string* err);
+
+}  // namespace laas::sim

@@ -1,0 +1,181 @@
+#include "sim/sweep.h"
+
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <tuple>
+
+#include "allocator/placer.h"
+
+namespace laas::sim {
+
+std::vector<SweepRow> run_sweep(const SweepSpec& spec,
+                                const std::function<void(const SweepRow&)>& progress) {
+  const auto tree = topology::FatTree::parse(spec.topology);
+  std::vector<SweepRow> rows;
+  for (auto& d : spec.dists) {
+    parse_size_kind(d);  // fail early on a bad name
+    for (double mean : spec.means) {
+      for (int s = 1; s <= spec.seeds; ++s) {
+        for (auto& a : spec.algorithms) {
+          allocator::make_placer(a);
+          for (auto& p : spec.policies) {
+            SweepRow r;
+            r.dist = d;
+            r.mean = mean;
+            r.seed = static_cast<std::uint64_t>(s);
+            r.algorithm = a;
+            r.policy = p;
+            rows.push_back(r);
+          }
+        }
+      }
+    }
+  }
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  auto worker = [&] {
+    for (;;) {
+      size_t i = next++;
+      if (i >= rows.size()) return;
+      try {
+        SweepRow& r = rows[i];
+        GenSpec g;
+        g.size.kind = parse_size_kind(r.dist);
+        g.size.mean = r.mean;
+        g.size.max_size = tree.num_hosts();
+        g.tenants = spec.tenants;
+        g.runtime_min = spec.runtime_min;
+        g.runtime_max = spec.runtime_max;
+        g.seed = r.seed;
+        Workload w = generate(g);
+        double sum = 0;
+        for (auto& q : w) sum += q.size;
+        r.avg_size = w.empty() ? 0 : sum / static_cast<double>(w.size());
+        auto placer = allocator::make_placer(r.algorithm);
+        SimOptions o;
+        o.policy = r.policy;
+        o.policy_options.backfill_depth = spec.backfill_depth;
+        o.keep_timeline = false;
+        r.result = simulate(tree, *placer, w, o);
+        if (progress) {
+          std::lock_guard<std::mutex> lock(mu);
+          progress(r);
+        }
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        next = rows.size();
+        return;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < spec.jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+  return rows;
+}
+
+void write_sweep_runs_csv(std::ostream& out, const std::vector<SweepRow>& rows) {
+  out << "dist,mean,seed,algorithm,policy,avg_size,host_util,held_host_util,l1_util,l2_util,"
+         "links_off,whole_host_util,placed,rejected,alloc_us_p50,alloc_us_p99,alloc_us_max,"
+         "wall_s\n";
+  for (auto& r : rows) {
+    const auto& s = r.result;
+    out << r.dist << ',' << r.mean << ',' << r.seed << ',' << r.algorithm << ',' << r.policy << ','
+        << r.avg_size << ',' << s.window.hosts << ',' << s.window.hosts_held << ',' << s.window.l1
+        << ',' << s.window.l2 << ',' << s.window.links_off << ',' << s.whole.hosts << ','
+        << s.placed << ',' << s.rejected << ',' << s.search_us.p50 << ',' << s.search_us.p99 << ','
+        << s.search_us.max << ',' << s.wall_s << '\n';
+  }
+}
+
+void write_sweep_summary_csv(std::ostream& out, const std::vector<SweepRow>& rows) {
+  struct Acc {
+    int n = 0;
+    double size = 0, u = 0, u2 = 0, held = 0, l1 = 0, l2 = 0, off = 0, p99 = 0, max = 0;
+  };
+  std::map<std::tuple<std::string, double, std::string, std::string>, Acc> acc;
+  std::vector<std::tuple<std::string, double, std::string, std::string>> order;
+  for (auto& r : rows) {
+    auto key = std::make_tuple(r.dist, r.mean, r.algorithm, r.policy);
+    auto [it, fresh] = acc.try_emplace(key);
+    if (fresh) order.push_back(key);
+    Acc& a = it->second;
+    const auto& w = r.result.window;
+    a.n++;
+    a.size += r.avg_size;
+    a.u += w.hosts;
+    a.u2 += w.hosts * w.hosts;
+    a.held += w.hosts_held;
+    a.l1 += w.l1;
+    a.l2 += w.l2;
+    a.off += w.links_off;
+    a.p99 = std::max(a.p99, r.result.search_us.p99);
+    a.max = std::max(a.max, r.result.search_us.max);
+  }
+  out << "dist,mean,algorithm,policy,runs,avg_size,host_util,host_util_sd,held_host_util,"
+         "l1_util,l2_util,links_off,alloc_us_p99_max,alloc_us_max\n";
+  for (auto& key : order) {
+    const Acc& a = acc[key];
+    double n = a.n;
+    double mu = a.u / n;
+    double var = std::max(0.0, a.u2 / n - mu * mu);
+    out << std::get<0>(key) << ',' << std::get<1>(key) << ',' << std::get<2>(key) << ','
+        << std::get<3>(key) << ',' << a.n << ',' << a.size / n << ',' << mu << ',' << std::sqrt(var)
+        << ',' << a.held / n << ',' << a.l1 / n << ',' << a.l2 / n << ',' << a.off / n << ','
+        << a.p99 << ',' << a.max << '\n';
+  }
+}
+
+std::string sweep_plot_script(const std::string& summary_csv, const std::string& dist,
+                              const std::vector<std::string>& series, const std::string& png_path) {
+  static const std::map<std::string, std::string> titles{
+      {"exp", "truncated exponential sizes"},
+      {"exp-release", "exponential sizes (release generator)"},
+      {"gauss", "truncated Gaussian sizes N(x, x/5)"},
+      {"uniform", "uniform sizes [0.2x, 1.8x]"}};
+  auto t = titles.count(dist) ? titles.at(dist) : dist;
+  std::ostringstream s;
+  s << "set terminal pngcairo size 900,560 noenhanced\n"
+    << "set output '" << png_path << "'\n"
+    << "set datafile separator ','\n"
+    << "set title 'Cloud utilization, " << t << ", 10,000 tenants, FIFO unless noted'\n"
+    << "set xlabel 'average tenant size (hosts)'\nset ylabel 'host utilization (%)'\n"
+    << "set logscale x 2\nset grid\nset key below\nset yrange [*:100.5]\n"
+    << "plot ";
+  for (size_t i = 0; i < series.size(); ++i) {
+    // series entries are "algorithm/policy"
+    auto slash = series[i].find('/');
+    std::string alg = series[i].substr(0, slash), pol = series[i].substr(slash + 1);
+    if (i) s << ", ";
+    s << "'" << summary_csv << "' using (strcol(1) eq '" << dist << "' && strcol(3) eq '" << alg
+      << "' && strcol(4) eq '" << pol << "' ? $6 : 1/0):($7*100):($8*100) with yerrorlines"
+      << " title '" << alg << (pol == "fifo" ? "" : " + " + pol) << "'";
+  }
+  s << "\n";
+  return s.str();
+}
+
+std::string links_off_plot_script(const std::string& runs_csv, const std::string& png_path) {
+  std::ostringstream s;
+  s << "set terminal pngcairo size 900,560 noenhanced\n"
+    << "set output '" << png_path << "'\n"
+    << "set datafile separator ','\n"
+    << "set title 'Up-links no tenant holds (could be powered off), LaaS runs of the sweep'\n"
+    << "set xlabel 'host utilization (%)'\nset ylabel 'links off (%)'\nset grid\n"
+    << "set key top right box opaque\nset xrange [*:100]\n"
+    << "plot '" << runs_csv << "' using (strcol(4) eq 'laas' ? $7*100 : 1/0):($11*100) "
+    << "with points pt 7 ps 0.6 title 'LaaS', "
+    << "'" << runs_csv << "' using (strcol(4) eq 'simple' ? $7*100 : 1/0):($11*100) "
+    << "with points pt 5 ps 0.6 title 'Simple'\n";
+  return s.str();
+}
+
+}  // namespace laas::sim
