@@ -13,8 +13,9 @@ class UnconstrainedPlacer : public Placer {
   PlaceResult place(const LinkState& state, int hosts) const override;
 };
 
-// Whole empty sub-trees (paper 4.1/4.2): one empty leaf, or ceil(N/m1) empty leaves of one pod
-// with all their up-links, or ceil(N/pod size) empty pods with every link inside and above them.
+// Whole empty sub-trees (paper 4.1/4.2): a tenant that fits a leaf goes to the best-fitting
+// leaf; a larger one gets ceil(N/m1) empty leaves of one pod with all their hosts and up-links,
+// or ceil(N/pod size) empty pods with every host and link inside and above them.
 class SimplePlacer : public Placer {
  public:
   std::string name() const override { return "simple"; }
