@@ -8,6 +8,7 @@
 
 #include "routing/audit.h"
 #include "routing/routing.h"
+#include "service/state_store.h"
 #include "service/topology_view.h"
 #include "topology/recognize.h"
 
@@ -250,7 +251,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     std::string text = to_json(alloc);
     if (text != last_allocations_) {
       ::mkdir(config_.state_dir.c_str(), 0755);
-      write_file_atomically(config_.allocations_file(), text);
+      service::write_file_atomically(config_.allocations_file(), text, 0644);
       last_allocations_ = std::move(text);
     }
   } catch (const std::exception& e) {
@@ -295,29 +296,7 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     std::lock_guard<std::mutex> lock(mu_);
     alloc = routed_;
   }
-  routing::AuditInput input;
-  input.fabric = &fabric;
-  input.embedding = &rec.embedding;
-  input.tree = &*rec.tree;
-  input.tables = &tables;
-  input.faulty_links = rec.embedding.missing_links;
-  for (const auto& [name, record] : alloc.tenants) {
-    routing::AuditTenant t;
-    t.name = name;
-    std::string why;
-    if (!to_placement(record, *rec.tree, rec.embedding, fabric, &t.placement, &why))
-      throw std::runtime_error("tenant " + name + ": " + why);
-    input.tenants.push_back(std::move(t));
-  }
-  for (const auto& m : alloc.management) {
-    for (size_t i = 0; i < fabric.nodes.size(); ++i)
-      if (!fabric.nodes[i].is_switch && fabric.nodes[i].port_guid == m.guid) {
-        input.management_hosts.push_back(rec.embedding.node_model[i].second);
-        input.management_nodes.push_back(static_cast<int>(i));
-      }
-  }
-  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
-    input.management_nodes.push_back(rec.sm_node);
+  const routing::AuditInput input = audit_input(rec, fabric, tables, alloc);
   const auto report = routing::audit(input);
   nlohmann::json j = routing::to_json(report);
   j["violations"] = report.violations();

@@ -156,33 +156,6 @@ std::optional<Allocations> load_allocations(const std::string& path) {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string err = std::strerror(errno);
-      close(fd);
-      throw std::runtime_error(tmp + ": " + err);
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
-  if (rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error(path + ": " + std::strerror(errno));
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + (slash == 0));
-  const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
-}
-
 TenantRecord make_record(const std::string& name, int requested,
                          const allocator::Placement& placement, const topology::FatTree& tree,
                          const topology::Embedding& emb, const topology::Fabric& fabric) {
@@ -268,6 +241,42 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
   std::sort(p.links.begin(), p.links.end());
   *out = std::move(p);
   return true;
+}
+
+routing::AuditInput audit_input(const topology::Recognition& rec, const topology::Fabric& fabric,
+                                const routing::LidTables& tables, const Allocations& alloc,
+                                const std::vector<Guid>& extra_management) {
+  routing::AuditInput input;
+  input.fabric = &fabric;
+  input.embedding = &rec.embedding;
+  input.tree = &*rec.tree;
+  input.tables = &tables;
+  input.faulty_links = rec.embedding.missing_links;
+  for (const auto& [name, record] : alloc.tenants) {
+    routing::AuditTenant t;
+    t.name = name;
+    std::string why;
+    if (!to_placement(record, *rec.tree, rec.embedding, fabric, &t.placement, &why))
+      throw std::runtime_error("tenant " + name + ": " + why);
+    input.tenants.push_back(std::move(t));
+  }
+  std::vector<Guid> management = extra_management;
+  if (alloc.sm_port_guid) management.push_back(alloc.sm_port_guid);
+  for (const auto& m : alloc.management) management.push_back(m.guid);
+  for (Guid g : management) {
+    bool found = false;
+    for (size_t i = 0; i < fabric.nodes.size() && !found; ++i) {
+      const auto& n = fabric.nodes[i];
+      if (n.port_guid != g && n.guid != g) continue;
+      found = true;
+      const auto [level, index] = rec.embedding.node_model[i];
+      if (level == 0) input.management_hosts.push_back(index);
+      input.management_nodes.push_back(static_cast<int>(i));
+    }
+    if (!found)
+      throw std::runtime_error("management GUID " + format_guid(g) + " is not in the fabric");
+  }
+  return input;
 }
 
 }  // namespace laas::plugin

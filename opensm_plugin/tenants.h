@@ -13,9 +13,11 @@
 #include <vector>
 
 #include "allocator/link_state.h"
+#include "routing/audit.h"
 #include "topology/embedding.h"
 #include "topology/fabric.h"
 #include "topology/fat_tree.h"
+#include "topology/recognize.h"
 
 namespace laas::plugin {
 
@@ -63,8 +65,6 @@ struct Allocations {
 std::string to_json(const Allocations& a);
 Allocations allocations_from_json(const std::string& text);            // throws std::runtime_error
 std::optional<Allocations> load_allocations(const std::string& path);  // nullopt: no file
-// Writes via a temporary file, fsync, rename, directory fsync. Throws std::runtime_error.
-void write_file_atomically(const std::string& path, const std::string& content);
 
 // Model placement <-> GUID record on a recognized fabric.
 TenantRecord make_record(const std::string& name, int requested,
@@ -74,5 +74,12 @@ TenantRecord make_record(const std::string& name, int requested,
 bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
                   allocator::Placement* out, std::string* why);
+
+// The audit's input: tables on a recognized fabric, the tenants of `alloc`; the SM's port,
+// alloc.management and `extra_management` (port or node GUIDs) are management endpoints.
+// Throws std::runtime_error naming the tenant or GUID that does not fit the fabric.
+routing::AuditInput audit_input(const topology::Recognition& rec, const topology::Fabric& fabric,
+                                const routing::LidTables& tables, const Allocations& alloc,
+                                const std::vector<Guid>& extra_management = {});
 
 }  // namespace laas::plugin

@@ -106,42 +106,19 @@ int main(int argc, char** argv) {
       return bad_input(e.what());
     }
   }
-  routing::AuditInput input;
-  input.fabric = &fabric;
-  input.embedding = &rec.embedding;
-  input.tree = &tree;
-  input.tables = &tables;
-  input.faulty_links = rec.embedding.missing_links;
-  for (const auto& [name, record] : alloc.tenants) {
-    routing::AuditTenant t;
-    t.name = name;
-    std::string why;
-    if (!plugin::to_placement(record, tree, rec.embedding, fabric, &t.placement, &why))
-      return bad_input(alloc_path + ": tenant " + name + ": " + why);
-    input.tenants.push_back(std::move(t));
-  }
-  std::vector<topology::Guid> mgmt_guids;
-  if (alloc.sm_port_guid) mgmt_guids.push_back(alloc.sm_port_guid);
-  for (const auto& m : alloc.management) mgmt_guids.push_back(m.guid);
+  std::vector<topology::Guid> extra;
   for (const auto& g : management) {
     try {
-      mgmt_guids.push_back(plugin::parse_guid(g));
+      extra.push_back(plugin::parse_guid(g));
     } catch (const std::exception& e) {
       return bad_input(std::string("--management: ") + e.what());
     }
   }
-  for (topology::Guid g : mgmt_guids) {
-    bool found = false;
-    for (size_t i = 0; i < fabric.nodes.size() && !found; ++i) {
-      const auto& n = fabric.nodes[i];
-      if (n.port_guid != g && n.guid != g) continue;
-      found = true;
-      const auto [level, index] = rec.embedding.node_model[i];
-      if (level == 0) input.management_hosts.push_back(index);
-      input.management_nodes.push_back(static_cast<int>(i));
-    }
-    if (!found)
-      return bad_input("management GUID " + plugin::format_guid(g) + " is not in the fabric");
+  routing::AuditInput input;
+  try {
+    input = plugin::audit_input(rec, fabric, tables, alloc, extra);
+  } catch (const std::exception& e) {
+    return bad_input(alloc_path + ": " + e.what());
   }
   if (!paths_of.empty()) {
     auto it = alloc.tenants.find(paths_of);
