@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# The test command: installs dependencies, builds with warnings as errors, runs every test
-# (unit, property, integration against the real OpenSM + ibsim) through ctest.
+# The test command: installs dependencies, builds with warnings as errors and runs every test
+# (unit, property, simulator, integration against the real OpenSM + ibsim, the Debian package)
+# through ctest; then rebuilds with AddressSanitizer and UBSan and runs the tests that need no
+# fabric again (LAAS_SKIP_SANITIZERS=1 skips that second pass).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 bash scripts/build.sh -DLAAS_WERROR=ON
-cd "${LAAS_BUILD_DIR:-build}"
-ctest --output-on-failure --timeout 1200 -j2 "$@"
+(cd "${LAAS_BUILD_DIR:-build}" && ctest --output-on-failure --timeout 1200 -j2 "$@")
+if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
+  asan="${LAAS_BUILD_DIR:-build}-sanitize"
+  LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
+  (cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --output-on-failure --timeout 1200 -j2 -L 'unit|sim|e2e')
+fi
