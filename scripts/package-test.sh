@@ -40,45 +40,11 @@ if [ "${1:-}" = "--fabric" ]; then
   cd "$WORK"
   SIM_PID=""
   OSM_PID=""
-  stop_all() {
-    local rc=$?
-    # OpenSM first (it can hang on SIGTERM once the simulated fabric is gone), then ibsim.
-    if [ -n "$OSM_PID" ] && kill -0 "$OSM_PID" 2>/dev/null; then
-      kill -TERM "$OSM_PID" 2>/dev/null || true
-      for _ in $(seq 1 10); do
-        kill -0 "$OSM_PID" 2>/dev/null || break
-        sleep 0.5
-      done
-      kill -KILL "$OSM_PID" 2>/dev/null || true
-      wait "$OSM_PID" 2>/dev/null || true
-    fi
-    if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
-      kill -TERM "$SIM_PID" 2>/dev/null || true
-      sleep 0.5
-      kill -KILL "$SIM_PID" 2>/dev/null || true
-      wait "$SIM_PID" 2>/dev/null || true
-    fi
-    if [ $rc -ne 0 ] && [ -f osm.log ]; then
-      echo "---- laas and error lines of $WORK/osm.log ----" >&2
-      grep -E 'laas|ERR' osm.log | tail -20 >&2 || true
-    fi
-    exit $rc
-  }
-  trap stop_all EXIT
-  count_log() {
-    local n
-    n=$(grep -c -- "$1" osm.log 2>/dev/null) || true
-    echo "${n:-0}"
-  }
-  wait_log() { # PATTERN COUNT TIMEOUT_S
-    local deadline=$((SECONDS + $3))
-    while [ "$(count_log "$1")" -lt "$2" ]; do
-      [ $SECONDS -lt $deadline ] || die "timed out waiting for '$1' in osm.log"
-      kill -0 "$OSM_PID" 2>/dev/null || die "opensm exited: $(tail -5 opensm.out)"
-      sleep 0.3
-    done
-  }
-  sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
+  # The fabric plumbing the integration tests use: start_fabric, wait_log, sim, and the
+  # teardown that stops OpenSM before ibsim.
+  export UMAD2SIM LAAS_IN_NS=1
+  source "$SRC/tests/integration/lib.sh"
+  trap laas_teardown EXIT
   export SIM_HOST=SW_L2_0 # OpenSM as a switch's embedded SM: every host is allocatable
 
   # The installed tools only, from a PATH without the build tree.
@@ -86,14 +52,7 @@ if [ "${1:-}" = "--fabric" ]; then
   unset LD_LIBRARY_PATH LAAS_SOCKET
 
   laas-topogen "$SPEC" -o fabric.net
-  ibsim -s -n fabric.net </dev/null >ibsim.log 2>&1 &
-  SIM_PID=$!
-  for _ in $(seq 1 100); do
-    grep -q 'simulator ready' ibsim.log 2>/dev/null && break
-    kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 ibsim.log)"
-    sleep 0.2
-  done
-  sleep 0.5
+  start_fabric fabric.net
 
   # The administrator's opensm.conf lines (conf/opensm.conf.snippet) plus test-only logging;
   # the plugin reads the packaged /etc/laas/laas.yaml: default socket and state directory.
