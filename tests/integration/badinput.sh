@@ -8,9 +8,14 @@ laas_setup badinput
 export SIM_HOST=SW_L2_0
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 start_fabric fabric.net
+# The socket lives in a directory every user can traverse (the work directory may sit under a
+# private mktemp directory), so that "may read once it can connect" can be tested as uid 65534.
+SOCKDIR=$(mktemp -d /tmp/laas-badinput.XXXXXX)
+chmod 0755 "$SOCKDIR"
+export LAAS_SOCKET_PATH="$SOCKDIR/laas.sock"
 start_opensm
 wait_log 'laas: forwarding tables applied' 1 45
-ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+ctl() { "$LAASCTL" -s "$LAAS_SOCKET_PATH" --timeout 30 "$@"; }
 ctl tenant add a --hosts 3 >/dev/null
 cp state/state.json state.before
 
@@ -50,11 +55,11 @@ expect_exit 69 'cannot reach' "$LAASCTL" -s "$WORK/no-such.sock" status
 # connect it may read but not change tenants.
 if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
   as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-  expect_exit 77 'permission denied' as_nobody "$LAASCTL" -s "$WORK/laas.sock" tenant list
-  chmod 0666 "$WORK/laas.sock"
-  expect_exit 0 'NAME' as_nobody "$LAASCTL" -s "$WORK/laas.sock" tenant list
-  expect_exit 77 'may read but not change' as_nobody "$LAASCTL" -s "$WORK/laas.sock" tenant add z --hosts 1
-  expect_exit 77 'may read but not change' as_nobody "$LAASCTL" -s "$WORK/laas.sock" tenant remove a
+  expect_exit 77 'permission denied' as_nobody "$LAASCTL" -s "$LAAS_SOCKET_PATH" tenant list
+  chmod 0666 "$LAAS_SOCKET_PATH"
+  expect_exit 0 'NAME' as_nobody "$LAASCTL" -s "$LAAS_SOCKET_PATH" tenant list
+  expect_exit 77 'may read but not change' as_nobody "$LAASCTL" -s "$LAAS_SOCKET_PATH" tenant add z --hosts 1
+  expect_exit 77 'may read but not change' as_nobody "$LAASCTL" -s "$LAAS_SOCKET_PATH" tenant remove a
   grep -q 'uid 0 added tenant' osm.log || die "changes are not logged with the uid"
 else
   log "SKIP permission checks: cannot switch to uid 65534 here"
@@ -63,4 +68,5 @@ fi
 cmp -s state.before state/state.json || die "a refused request changed state.json"
 kill -0 "$OSM_PID" || die "opensm died"
 expect_exit 0 'tenants: +1 routed' ctl status
+rm -rf "$SOCKDIR" 2>/dev/null || true  # opensm may still hold it; the teardown stops it
 log "PASS badinput (state.json unchanged, service still serving)"

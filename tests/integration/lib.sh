@@ -92,7 +92,7 @@ sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 start_opensm() {
   cat >laas.yaml <<EOC
 state_dir: $WORK/state
-socket: $WORK/laas.sock
+socket: ${LAAS_SOCKET_PATH:-$WORK/laas.sock}
 socket_group: ""
 tenants_poll_ms: ${POLL_MS:-300}
 ${LAAS_YAML_EXTRA:-}
