@@ -11,15 +11,26 @@
 
 namespace laas::topology {
 
+// The intended tree is kept whatever is down: absent parts are listed, never a reason to
+// re-derive a smaller tree. Identities are physical -- switch node GUIDs and port numbers --
+// so a missing cable never renames another (issue 10).
 struct Embedding {
-  std::vector<int> host_node;                 // [HostId] -> fabric node
-  std::vector<int> host_port;                 // [HostId] -> the host's cabled physical port
-  std::vector<std::vector<int>> switch_node;  // [level-1][index] -> fabric node
-  // [level-1][index][model port] -> physical port (index 0 unused, maps to 0)
+  std::vector<int> host_node;  // [HostId] -> fabric node, -1 when the host is absent
+  std::vector<int> host_port;  // [HostId] -> the host's cabled physical port (0: absent)
+  std::vector<std::vector<int>> switch_node;  // [level-1][index] -> fabric node, -1 when absent
+  // [level-1][index] -> the switch's node GUID, kept for absent switches too (0: never seen)
+  std::vector<std::vector<Guid>> switch_guid;
+  // [level-1][index][model port] -> the intended physical port (index 0 unused, maps to 0).
+  // Set for absent cables and absent switches too, so (switch GUID, port) always names the
+  // same model host slot or link.
   std::vector<std::vector<std::vector<int>>> port_map;
   // fabric node -> (level, index); level 0 is a host, -1 a node outside the tree
   std::vector<std::pair<int, int>> node_model;
-  std::vector<LinkId> missing_links;  // model up-links with no cable: treat as faulty
+  // Absent parts. A link is missing when its cable is absent or either switch is; a host is
+  // missing when its leaf port holds no host (or its leaf is absent).
+  std::vector<LinkId> missing_links;                  // sorted; the allocator treats them as faulty
+  std::vector<HostId> missing_hosts;                  // sorted
+  std::vector<std::pair<int, int>> missing_switches;  // sorted (level, index)
 };
 
 // A fabric cabled exactly like the model (names comp-N / SW_L<l>_<i>, ports as laas-topogen
