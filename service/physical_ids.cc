@@ -86,4 +86,63 @@ std::pair<std::pair<int, int>, int> PhysicalIds::link_upper(topology::LinkId l) 
   return {{up.level, up.index}, physical(up.level, up.index, up.port)};
 }
 
+std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds& ids,
+                                    std::string* missing) {
+  ModelTenant out;
+  std::string why;
+  auto note = [&](const std::string& what) { why += (why.empty() ? "" : ", ") + what; };
+  for (const auto& h : t.hosts) {
+    const auto id = h.leaf_guid ? ids.host_at(h.leaf_guid, h.port) : ids.host_by_port_guid(h.guid);
+    if (id)
+      out.intended.hosts.push_back(*id);
+    else if (h.leaf_guid)
+      note("host slot " + guid_hex(h.leaf_guid) + " port " + std::to_string(h.port));
+    else
+      note("host " + guid_hex(h.guid) +
+           " (a version-1 state names hosts by GUID only; it must be present to be located)");
+  }
+  auto link_of = [&](const PersistedLink& l) -> topology::LinkId {
+    if (auto id = ids.link_at(l.switch_guid, l.port)) return *id;
+    note("link " + guid_hex(l.switch_guid) + "/" + std::to_string(l.port));
+    return -1;
+  };
+  for (const auto& l : t.links) out.intended.links.push_back(link_of(l));
+  for (const auto& r : t.repairs) {
+    allocator::Repair repair;
+    for (const auto& l : r.retired) repair.retired.push_back(link_of(l));
+    for (const auto& l : r.added) repair.added.push_back(link_of(l));
+    out.repairs.push_back(std::move(repair));
+  }
+  if (!why.empty()) {
+    if (missing) *missing = why;
+    return std::nullopt;
+  }
+  return out;
+}
+
+PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
+                             const PersistedTenant* old) {
+  PersistedTenant p{t.name, t.requested, {}, {}, t.placement.shape.text()};
+  if (old) p.pkey = old->pkey;
+  for (auto h : t.placement.hosts) {
+    PersistedHost id = ids.host(h);
+    // A host that is down keeps the port GUID and name last seen on its slot.
+    if (old && !id.guid)
+      for (const auto& was : old->hosts)
+        if (was.leaf_guid == id.leaf_guid && was.port == id.port) {
+          id.guid = was.guid;
+          id.name = was.name;
+        }
+    p.hosts.push_back(id);
+  }
+  for (auto l : t.intended_links()) p.links.push_back(ids.link(l));
+  for (const auto& r : t.repairs) {
+    PersistedRepair pr;
+    for (auto l : r.retired) pr.retired.push_back(ids.link(l));
+    for (auto l : r.added) pr.added.push_back(ids.link(l));
+    p.repairs.push_back(std::move(pr));
+  }
+  return p;
+}
+
 }  // namespace laas::service

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "allocator/cluster.h"
 #include "service/state_store.h"
 #include "topology/embedding.h"
 
@@ -49,5 +50,21 @@ class PhysicalIds {
   std::unordered_map<topology::Guid, topology::HostId> host_by_guid_;
   std::map<std::pair<topology::Guid, int>, topology::LinkId> link_at_;
 };
+
+// A saved tenant in model terms on one fabric: what Cluster::restore takes.
+struct ModelTenant {
+  allocator::Placement intended;  // hosts and links as placed
+  std::vector<allocator::Repair> repairs;
+};
+
+// Maps a saved tenant onto the fabric by physical identity. nullopt when a part is not in this
+// tree at all (`missing` then names each); a part that is merely down always maps.
+std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds& ids,
+                                    std::string* missing);
+
+// The record to save for a placed tenant. `old` (its previous record, may be null) supplies the
+// port GUID and name of hosts that are down now, and the P_Key.
+PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
+                             const PersistedTenant* old);
 
 }  // namespace laas::service

@@ -191,47 +191,24 @@ void TenantService::rebuild_cluster() {
   unplaced_.clear();
   if (!blocked_.empty()) return;
   for (const auto& t : persisted_.tenants) {
-    allocator::Placement p;
     std::string missing;
-    auto note = [&](const std::string& what) { missing += (missing.empty() ? "" : ", ") + what; };
-    for (const auto& h : t.hosts) {
-      const auto id =
-          h.leaf_guid ? ids_->host_at(h.leaf_guid, h.port) : ids_->host_by_port_guid(h.guid);
-      if (id) {
-        p.hosts.push_back(*id);
-        const auto now = ids_->host(*id).guid;
-        if (h.leaf_guid && h.guid && now && now != h.guid)
-          log_(LogLevel::kWarning, "laas: tenant '" + t.name + "': the host on " +
-                                       ids_->switch_name(1, view_->tree.leaf_of_host(*id)) +
-                                       " port " + std::to_string(h.port) + " is now " +
-                                       guid_hex(now) + " (was " + guid_hex(h.guid) +
-                                       "); the slot stays the tenant's");
-      } else if (h.leaf_guid) {
-        note("host slot " + guid_hex(h.leaf_guid) + " port " + std::to_string(h.port));
-      } else {
-        note("host " + guid_hex(h.guid) +
-             " (a version-1 state names hosts by GUID only; it must be present to be located)");
-      }
-    }
-    auto link_of = [&](const PersistedLink& l) -> topology::LinkId {
-      if (auto id = ids_->link_at(l.switch_guid, l.port)) return *id;
-      note("link " + guid_hex(l.switch_guid) + "/" + std::to_string(l.port));
-      return -1;
-    };
-    for (const auto& l : t.links) p.links.push_back(link_of(l));
-    std::vector<allocator::Repair> repairs;
-    for (const auto& r : t.repairs) {
-      allocator::Repair repair;
-      for (const auto& l : r.retired) repair.retired.push_back(link_of(l));
-      for (const auto& l : r.added) repair.added.push_back(link_of(l));
-      repairs.push_back(std::move(repair));
-    }
-    if (!missing.empty()) {
+    const auto model = to_model(t, *ids_, &missing);
+    if (!model) {
       unplaced_[t.name] = "not on the fabric: " + missing;
       log_(LogLevel::kWarning, "laas: tenant '" + t.name + "' is not routed: " + unplaced_[t.name]);
       continue;
     }
-    auto r = cluster_->restore(t.name, t.requested, p, repairs);
+    for (size_t i = 0; i < t.hosts.size(); ++i) {
+      const auto& h = t.hosts[i];
+      const auto now = ids_->host(model->intended.hosts[i]).guid;
+      if (h.leaf_guid && h.guid && now && now != h.guid)
+        log_(LogLevel::kWarning,
+             "laas: tenant '" + t.name + "': the host on " +
+                 ids_->switch_name(1, view_->tree.leaf_of_host(model->intended.hosts[i])) +
+                 " port " + std::to_string(h.port) + " is now " + guid_hex(now) + " (was " +
+                 guid_hex(h.guid) + "); the slot stays the tenant's");
+    }
+    auto r = cluster_->restore(t.name, t.requested, model->intended, model->repairs);
     if (!r.ok()) {
       unplaced_[t.name] = r.message;
       log_(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
@@ -635,28 +612,7 @@ std::string TenantService::health_text(const allocator::Tenant& t) const {
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
-  PersistedTenant p{t.name, t.requested, {}, {}, t.placement.shape.text()};
-  const PersistedTenant* old = persisted(t.name);
-  if (old) p.pkey = old->pkey;
-  for (auto h : t.placement.hosts) {
-    PersistedHost id = ids_->host(h);
-    // A host that is down keeps the port GUID and name last seen on its slot.
-    if (old && !id.guid)
-      for (const auto& was : old->hosts)
-        if (was.leaf_guid == id.leaf_guid && was.port == id.port) {
-          id.guid = was.guid;
-          id.name = was.name;
-        }
-    p.hosts.push_back(id);
-  }
-  for (auto l : t.intended_links()) p.links.push_back(ids_->link(l));
-  for (const auto& r : t.repairs) {
-    PersistedRepair pr;
-    for (auto l : r.retired) pr.retired.push_back(ids_->link(l));
-    for (auto l : r.added) pr.added.push_back(ids_->link(l));
-    p.repairs.push_back(std::move(pr));
-  }
-  return p;
+  return to_persisted(t, *ids_, persisted(t.name));
 }
 
 void TenantService::save_or_throw() {
