@@ -389,8 +389,11 @@ bool Cluster::try_repair(Tenant& t, LinkId broken, std::vector<std::string>& log
 
 std::vector<std::string> Cluster::reconcile() {
   std::vector<std::string> log;
+  // Every undo first: an undo frees spare columns another tenant's repair may need, so doing
+  // them tenant by tenant in between repairs would leave a state that a reload (restore +
+  // reconcile) would change.
+  for (auto& [name, t] : tenants_) undo_cleared(t, log);
   for (auto& [name, t] : tenants_) {
-    undo_cleared(t, log);
     if (!placer_->isolates()) continue;
     {
       // Only tenants whose placement satisfies Theorems 1-2 are repaired by columns; the Simple
