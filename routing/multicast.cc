@@ -16,6 +16,8 @@ constexpr long long kInf = std::numeric_limits<long long>::max() / 4;
 // A shared group prefers links nobody holds; a member tenant's link costs as much as this many
 // free hops, so it is used only where no free path exists.
 constexpr long long kTenantLinkCost = 1000;
+// Root candidates evaluated before the others (see below).
+constexpr std::size_t kRootSample = 16;
 
 struct Arc {
   int to;       // switch number
@@ -224,11 +226,17 @@ McastTree build_multicast_tree(const FatTree& t, const McastPolicy& policy,
       if (core.size() == 1) {
         candidates = core;
       } else {
-        for (int i = 0; i < t.num_switches(level); ++i) candidates.push_back(g.number(level, i));
+        for (int i = 0; i < t.num_switches(level); ++i) {
+          const int c = g.number(level, i);
+          const auto& arcs = g.arcs(c);
+          if (std::any_of(arcs.begin(), arcs.end(),
+                          [&](const Arc& a) { return core_cost(a.link) >= 0; }))
+            candidates.push_back(c);
+        }
       }
       Score best_score{kInf, kInf, kInf};
       std::vector<std::pair<int, Paths>> ties;
-      for (int c : candidates) {
+      auto evaluate = [&](int c) {
         Paths p = shortest(g, {c}, core_cost);
         Score s{0, 0, 0};
         for (int target : core) {
@@ -244,7 +252,21 @@ McastTree build_multicast_tree(const FatTree& t, const McastPolicy& policy,
           ties.clear();
         }
         if (!(best_score < s)) ties.push_back({c, std::move(p)});
+      };
+      // Roots of one level are nearly alike in a fat-tree: a sample spread by the seed keeps a
+      // broadcast group of a large tree cheap to rebuild on every join; the rest are tried only
+      // when no sampled root reaches every member.
+      const std::size_t n = candidates.size();
+      const std::size_t sample = std::min<std::size_t>(n, kRootSample);
+      std::vector<char> tried(n, 0);
+      for (std::size_t i = 0; i < sample; ++i) {
+        const std::size_t k = (group.seed + i * n / sample) % n;
+        tried[k] = 1;
+        evaluate(candidates[k]);
       }
+      if (best_score.unreached > 0)
+        for (std::size_t k = 0; k < n; ++k)
+          if (!tried[k]) evaluate(candidates[k]);
       if (ties.empty()) continue;
       if (best_score.unreached > 0 && level < t.height() && core.size() > 1) continue;
       auto& pick = ties[group.seed % ties.size()];

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "allocator/cluster.h"
+#include "allocator/placers.h"
 #include "routing/mft_dump.h"
 #include "routing/multicast.h"
 
@@ -260,6 +262,47 @@ TEST_F(MulticastFixture, DumpRoundTripsAndRejectsBadLines) {
     FAIL() << "accepted a bad row";
   } catch (const DumpError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.txt:3"), std::string::npos) << e.what();
+  }
+}
+
+// Tenants placed by the real allocator on 2- and 3-level trees: every tenant's group (all its
+// hosts) stays on its links and reaches every member, a group of everyone reaches everyone, and
+// the audit of the resulting tables passes.
+TEST(MulticastWithAllocator, EveryTenantsGroupStaysOnItsLinks) {
+  for (const char* spec : {"pgft(2;8,4;1,4;1,2)", "xgft(3;4,4,4;1,4,4)", "xgft(3;4,4,3;1,2,2)"}) {
+    const FatTree tree = FatTree::parse(spec);
+    allocator::Cluster cluster(tree, allocator::make_placer("laas"));
+    const int sizes[] = {8, 10, 5, 3, 6, 2};
+    for (int i = 0; i < 6; ++i) cluster.add("t" + std::to_string(i), sizes[i]);
+    McastPolicy policy;
+    for (const auto& [name, t] : cluster.tenants()) policy.tenants.push_back({name, t.placement});
+    ASSERT_GE(policy.tenants.size(), 3u) << spec;
+    auto [fabric, emb] = topology::build_model_fabric(tree);
+    Mfts mfts(fabric.nodes.size());
+    std::uint16_t mlid = 0xC000;
+    std::vector<HostId> everyone;
+    for (HostId h = 0; h < tree.num_hosts(); ++h) everyone.push_back(h);
+    const auto all = build_multicast_tree(tree, policy, {everyone, {}, mlid});
+    EXPECT_TRUE(all.unreached.empty()) << spec;
+    for (auto& [node, ports] : physical_ports(emb, all)) mfts[node][mlid] = ports;
+    for (int ti = 0; ti < static_cast<int>(policy.tenants.size()); ++ti) {
+      const auto& p = policy.tenants[ti].placement;
+      const auto t = build_multicast_tree(tree, policy, {p.hosts, {}, ++mlid});
+      EXPECT_EQ(t.tenant, ti) << spec;
+      EXPECT_TRUE(t.unreached.empty()) << spec << " " << policy.tenants[ti].key;
+      for (LinkId l : t.links)
+        EXPECT_TRUE(std::binary_search(p.links.begin(), p.links.end(), l))
+            << spec << " " << policy.tenants[ti].key << " link " << l;
+      for (auto& [node, ports] : physical_ports(emb, t)) mfts[node][mlid] = ports;
+    }
+    AuditInput in;
+    in.fabric = &fabric;
+    in.embedding = &emb;
+    in.tree = &tree;
+    for (const auto& t : policy.tenants) in.tenants.push_back({t.key, t.placement});
+    const auto r = audit_multicast(in, mfts);
+    EXPECT_TRUE(r.ok()) << spec << "\n" << to_json(r).dump(1);
+    EXPECT_EQ(r.groups.size(), policy.tenants.size() + 1) << spec;
   }
 }
 
