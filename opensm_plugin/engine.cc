@@ -264,6 +264,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
       tree, fabric, emb, routing::McastPolicy{req.tenants, req.management_hosts, req.faulty_links});
   {
     std::lock_guard<std::mutex> lock(mu_);
+    out.multicast_changed = mcast_ && !same_policy(mcast_->policy, mcast->policy);
     mcast_ = std::move(mcast);
     routed_once_ = true;
     last_generation_ = snap.generation;

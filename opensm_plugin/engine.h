@@ -38,6 +38,9 @@ struct RouteOutcome {
   std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
   std::vector<std::string> info;                  // what happened, one log line each
   std::vector<std::string> warnings;
+  // Tenants, management hosts or faulty links differ from the previous run: multicast trees
+  // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
+  bool multicast_changed = false;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 

@@ -58,6 +58,19 @@ McastOutcome multicast_tree(const McastContext& ctx, const std::vector<Guid>& me
   return out;
 }
 
+bool same_policy(const routing::McastPolicy& a, const routing::McastPolicy& b) {
+  if (a.tenants.size() != b.tenants.size() || a.management_hosts != b.management_hosts ||
+      a.faulty_links != b.faulty_links)
+    return false;
+  for (std::size_t i = 0; i < a.tenants.size(); ++i) {
+    const auto &x = a.tenants[i], &y = b.tenants[i];
+    if (x.key != y.key || x.placement.hosts != y.placement.hosts ||
+        x.placement.links != y.placement.links)
+      return false;
+  }
+  return true;
+}
+
 McastOutcome Engine::multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const {
   std::shared_ptr<const McastContext> ctx;
   {

@@ -44,4 +44,8 @@ struct McastOutcome {
 McastOutcome multicast_tree(const McastContext& ctx, const std::vector<Guid>& member_ports,
                             unsigned mlid);
 
+// Whether two policies give every group the same tree (same tenants, hosts, links, management
+// hosts, faulty links); when they differ after a routing run, every group must be rebuilt.
+bool same_policy(const routing::McastPolicy& a, const routing::McastPolicy& b);
+
 }  // namespace laas::plugin

@@ -224,6 +224,20 @@ int build_fwd_tables(void* context) {
       log_line(osm, OSM_LOG_ERROR, outcome.error + fallback);
     return -1;
   }
+  if (outcome.multicast_changed) {
+    // A reroute-only sweep leaves multicast alone: ask for every group to be rebuilt under the
+    // new tenants (the sweeper does it once this sweep is over; a heavy sweep does it anyway).
+    size_t groups = 0;
+    const unsigned top = osm->subn.max_mcast_lid_ho - IB_LID_MCAST_START_HO;
+    for (unsigned i = 0; i <= top; ++i)
+      if (osm->subn.mboxes[i]) {
+        osm_sm_reroute_mlid(&osm->sm, cl_hton16(static_cast<uint16_t>(i + IB_LID_MCAST_START_HO)));
+        ++groups;
+      }
+    if (groups > 0)
+      log_line(osm, OSM_LOG_INFO,
+               "tenants changed: rebuilding " + std::to_string(groups) + " multicast group(s)");
+  }
   size_t filled = 0;
   for (size_t i = 0; i < switches.size() && i < outcome.tables.size(); ++i) {
     osm_switch_t* sw = switches[i];

@@ -125,4 +125,17 @@ for _ in $(seq 1 20); do
 done
 grep -q "group $(mlid_lc "$MLID_B"): tenant b, 9 receivers" audit.2 || die "the leave did not reach the tables"
 grep -q '^OK: no isolation violation' audit.2 || die "laas-audit failed after the leave"
+
+# Another tenant comes: OpenSM only reroutes, and the plugin asks for every group's tree to be
+# rebuilt under the new tenants.
+before=$(count_log "laas: multicast MLID $MLID_B: 9 member(s), tenant b")
+set_tenants a:8 b:10 c:5 d:4
+wait_log 'laas: tenants changed: rebuilding 4 multicast group(s)' 1 30
+wait_log "laas: multicast MLID $MLID_B: 9 member(s), tenant b" $((before + 1)) 30
+sim dump_fts >lfts.3 2>lfts.3.err || die "dump_fts failed"
+cp state/allocations.json alloc.3.json
+read_mfts mfts.3
+"$LAAS_AUDIT" --fabric disc --lfts lfts.3 --allocations alloc.3.json --mfts mfts.3 >audit.3 2>&1 ||
+  die "laas-audit failed after tenant d came: $(grep -E 'VIOLATION|FAIL' audit.3 | head -5)"
+grep -q "group $(mlid_lc "$MLID_B"): tenant b, 9 receivers" audit.3 || die "b's group lost receivers"
 log "PASS"
