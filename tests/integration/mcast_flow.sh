@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# mcast_flow.sh: multicast isolation with the real OpenSM + ibsim. Tenants a (8 hosts), b (10)
-# and c (5) on the lab tree pgft(2;8,4;1,4;1,2), b and c sharing a leaf. Every host of b joins
+# mcast_flow.sh [NAME SPEC]: multicast isolation with the real OpenSM + ibsim. Tenants a (8
+# hosts), b (10) and c (5) on the lab tree pgft(2;8,4;1,4;1,2) (or SPEC), b and c sharing a leaf. Every host of b joins
 # one group and every host of a another, through the SA (laas-mcast-join as each host under
 # umad2sim); one host of a and one of c join a third, shared group. The multicast tables read
 # back with `ibroute -M` from every switch keep each tenant's group on its own links (laas-audit
@@ -9,11 +9,15 @@
 # Environment (besides lib.sh's): LAAS_MCAST_JOIN, LAASCTL.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
-laas_setup mcast_flow
+# CMake lists eat ';': specs may be written with ':' instead.
+NAME=${1:-mcast_flow} SPEC=${2:-pgft(2:8,4:1,4:1,2)}
+SPEC=${SPEC//:/;}
+laas_setup "$NAME"
 export SIM_HOST=SW_L2_0
 SOCK="$WORK/laas.sock"
 
-"$LAAS_TOPOGEN" "pgft(2;8,4;1,4;1,2)" -o fabric.net
+"$LAAS_TOPOGEN" "$SPEC" -o fabric.net
+log "fabric $SPEC"
 printf -- '- name: a\n  hosts: 8\n- name: b\n  hosts: 10\n- name: c\n  hosts: 5\n' \
   >state/tenants.yaml
 start_fabric fabric.net
