@@ -282,7 +282,7 @@ ib_api_status_t mcast_build_stree(void* context, osm_mgrp_box_t* mbox) {
   }
   log_line(osm, OSM_LOG_INFO,
            head + std::to_string(members.size()) + " member(s), " +
-               (out.group.empty() ? "no tree needed" : out.group) + ", " +
+               (members.size() < 2 ? "no tree needed" : out.group) + ", " +
                std::to_string(switches) + " switch(es)");
   return IB_SUCCESS;
 }
