@@ -72,21 +72,31 @@ read_mfts() {
   done < <(awk '/^Switch/ { for (i = 1; i < NF; i++) if ($i == "lid") print $(i + 1) }' disc)
 }
 mlid_lc() { echo "$1" | tr 'A-F' 'a-f' | sed 's/^0X/0x/'; }
-# The tables reach the switches after the join is answered: wait until every receiver shows.
-audit_ok=""
-for _ in $(seq 1 20); do
-  read_mfts mfts.1
-  "$LAAS_AUDIT" --fabric disc --lfts lfts --allocations alloc.json --mfts mfts.1 >audit.1 2>&1 || true
-  if grep -q "group $(mlid_lc "$MLID_B"): tenant b, 10 receivers" audit.1 &&
-    grep -q "group $(mlid_lc "$MLID_A"): tenant a, 8 receivers" audit.1 &&
-    grep -q "group $(mlid_lc "$MLID_S"): shared, 2 receivers" audit.1; then
-    audit_ok=1
-    break
-  fi
-  sleep 0.5
-done
+# mfts_settled TAG LFTS ALLOC PATTERN...: the tables reach the switches after OpenSM answers
+# the join. Polls the audit of `dump_fts -M` (one process for every switch) until it shows every
+# PATTERN, then reads the tables with `ibroute -M`, switch by switch, into mfts.TAG and audits
+# them into audit.TAG, which must show every PATTERN too.
+mfts_settled() {
+  local tag=$1 lfts=$2 alloc=$3 p ok=""
+  shift 3
+  for _ in $(seq 1 60); do
+    sim dump_fts -M >"mfts.$tag.dr" 2>"mfts.$tag.dr.err" || true
+    "$LAAS_AUDIT" --fabric disc --lfts "$lfts" --allocations "$alloc" --mfts "mfts.$tag.dr" \
+      >"audit.$tag.dr" 2>&1 || true
+    ok=1
+    for p in "$@"; do grep -q "$p" "audit.$tag.dr" || ok=""; done
+    [ -n "$ok" ] && break
+    sleep 0.3
+  done
+  [ -n "$ok" ] || die "the multicast tables never showed: $* ($(grep -E 'group|laas-audit' "audit.$tag.dr" | head -5))"
+  read_mfts "mfts.$tag"
+  "$LAAS_AUDIT" --fabric disc --lfts "$lfts" --allocations "$alloc" --mfts "mfts.$tag" \
+    >"audit.$tag" 2>&1 || true
+  for p in "$@"; do grep -q "$p" "audit.$tag" || die "ibroute -M and dump_fts -M disagree on: $p"; done
+}
+mfts_settled 1 lfts alloc.json "group $(mlid_lc "$MLID_B"): tenant b, 10 receivers" \
+  "group $(mlid_lc "$MLID_A"): tenant a, 8 receivers" "group $(mlid_lc "$MLID_S"): shared, 2 receivers"
 sed -n '/^multicast:/,$p' audit.1
-[ -n "$audit_ok" ] || die "the multicast tables never showed every group's receivers"
 ! grep -q '^VIOLATION mcast' audit.1 || die "multicast isolation violated: $(grep '^VIOLATION mcast' audit.1 | head -3)"
 grep -q '^OK: no isolation violation' audit.1 || die "laas-audit failed: $(grep -E 'VIOLATION|FAIL' audit.1 | head -5)"
 # b's group spans switches (its hosts sit on two leaves): its tree uses links, all b's own.
@@ -121,13 +131,7 @@ grep -q "VIOLATION mcast-tenant-group-escapes $(mlid_lc "$MLID_B") \[b\] $LEAF p
 SIM_HOST=${B_HOSTS[0]} sim "$LAAS_MCAST_JOIN" --leave ff12:601b:ffff::b >/dev/null ||
   die "${B_HOSTS[0]} cannot leave"
 wait_log "laas: multicast MLID $MLID_B: 9 member(s), tenant b" 1 30
-for _ in $(seq 1 20); do
-  read_mfts mfts.2
-  "$LAAS_AUDIT" --fabric disc --lfts lfts --allocations alloc.json --mfts mfts.2 >audit.2 2>&1 || true
-  grep -q "group $(mlid_lc "$MLID_B"): tenant b, 9 receivers" audit.2 && break
-  sleep 0.5
-done
-grep -q "group $(mlid_lc "$MLID_B"): tenant b, 9 receivers" audit.2 || die "the leave did not reach the tables"
+mfts_settled 2 lfts alloc.json "group $(mlid_lc "$MLID_B"): tenant b, 9 receivers"
 grep -q '^OK: no isolation violation' audit.2 || die "laas-audit failed after the leave"
 
 # Another tenant comes: OpenSM only reroutes, and the plugin asks for every group's tree to be
@@ -138,8 +142,8 @@ wait_log 'laas: tenants changed: rebuilding 4 multicast group(s)' 1 30
 wait_log "laas: multicast MLID $MLID_B: 9 member(s), tenant b" $((before + 1)) 30
 sim dump_fts >lfts.3 2>lfts.3.err || die "dump_fts failed"
 cp state/allocations.json alloc.3.json
-read_mfts mfts.3
-"$LAAS_AUDIT" --fabric disc --lfts lfts.3 --allocations alloc.3.json --mfts mfts.3 >audit.3 2>&1 ||
+mfts_settled 3 lfts.3 alloc.3.json "group $(mlid_lc "$MLID_B"): tenant b, 9 receivers" \
+  "group $(mlid_lc "$MLID_S"): shared, 2 receivers"
+grep -q '^OK: no isolation violation' audit.3 ||
   die "laas-audit failed after tenant d came: $(grep -E 'VIOLATION|FAIL' audit.3 | head -5)"
-grep -q "group $(mlid_lc "$MLID_B"): tenant b, 9 receivers" audit.3 || die "b's group lost receivers"
 log "PASS"
