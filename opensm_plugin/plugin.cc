@@ -276,8 +276,10 @@ ib_api_status_t mcast_build_stree(void* context, osm_mgrp_box_t* mbox) {
   size_t switches = 0;
   for (const auto& [guid, ports] : out.rows) {
     osm_switch_t* sw = osm_get_switch_by_guid(&osm->subn, cl_hton64(guid));
-    if (!sw) continue;  // gone since the last routing run: the next sweep re-routes
-    for (int p : ports) osm_mcast_tbl_set(&sw->mcast_tbl, mbox->mlid, static_cast<uint8_t>(p));
+    if (!sw) continue;   // gone since the last routing run: the next sweep re-routes
+    for (int p : ports)  // a port beyond the switch would write past its mask table
+      if (p >= 0 && p < sw->num_ports)
+        osm_mcast_tbl_set(&sw->mcast_tbl, mbox->mlid, static_cast<uint8_t>(p));
     ++switches;
   }
   log_line(osm, OSM_LOG_INFO,
