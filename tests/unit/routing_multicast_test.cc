@@ -104,6 +104,16 @@ TEST_F(MulticastFixture, TenantGroupStaysOnTheTenantsLinks) {
   EXPECT_EQ(t.ports.size(), 3u);
 }
 
+TEST_F(MulticastFixture, TenantGroupDoesNotChurnWhenOthersComeAndGo) {
+  const McastTree with_c = build_multicast_tree(tree, policy, {range(8, 17), {}, 5});
+  McastPolicy alone = policy;
+  alone.tenants.pop_back();  // c leaves
+  const McastTree without_c = build_multicast_tree(tree, alone, {range(8, 17), {}, 5});
+  EXPECT_EQ(with_c.ports, without_c.ports);
+  alone.tenants.push_back({"d", placement(tree, range(0, 7), {{0, {2, 3, 4, 5}}})});
+  EXPECT_EQ(build_multicast_tree(tree, alone, {range(8, 17), {}, 5}).ports, with_c.ports);
+}
+
 TEST_F(MulticastFixture, TenantGroupAttachesManagementOverFreeLinksOnly) {
   std::vector<HostId> members = range(8, 17);
   members.push_back(31);
