@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "routing/audit.h"
+#include "routing/multicast.h"
 #include "routing/routing.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
@@ -258,8 +259,13 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     out.warnings.push_back(std::string("cannot write allocations: ") + e.what());
   }
   out.ms_save = ms_since(t_save);
+  // Multicast trees are built between routing runs (joins), from what this run routed.
+  auto mcast = std::make_shared<const McastContext>(
+      tree, fabric, emb, routing::McastPolicy{req.tenants, req.management_hosts, req.faulty_links});
   {
     std::lock_guard<std::mutex> lock(mu_);
+    out.multicast_changed = mcast_ && !same_policy(mcast_->policy, mcast->policy);
+    mcast_ = std::move(mcast);
     routed_once_ = true;
     last_generation_ = snap.generation;
     routed_ = alloc;
@@ -288,7 +294,8 @@ namespace laas::plugin {
 
 nlohmann::json Engine::audit(const topology::Fabric& fabric,
                              const std::vector<std::vector<std::uint8_t>>& tables,
-                             Guid sm_port_guid) {
+                             Guid sm_port_guid, const routing::Mfts* mfts,
+                             const std::map<std::uint16_t, std::vector<Guid>>* members) {
   const auto rec = topology::recognize(fabric, sm_port_guid);
   if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
   Allocations alloc;
@@ -300,6 +307,24 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
   const auto report = routing::audit(input);
   nlohmann::json j = routing::to_json(report);
   j["violations"] = report.violations();
+  if (mfts) {
+    routing::McastMembership membership;
+    if (members) {
+      std::map<Guid, topology::HostId> host_of;
+      for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
+        if (rec.embedding.node_model[n].first == 0)
+          host_of[fabric.nodes[n].port_guid] = rec.embedding.node_model[n].second;
+      for (const auto& [mlid, guids] : *members) {
+        auto& hosts = membership[mlid];
+        for (Guid g : guids)
+          if (auto it = host_of.find(g); it != host_of.end()) hosts.push_back(it->second);
+      }
+    }
+    const auto mreport = routing::audit_multicast(input, *mfts, members ? &membership : nullptr);
+    j["multicast"] = routing::to_json(mreport);
+    j["violations"] = report.violations() + mreport.violations();
+    if (!mreport.ok()) j["ok"] = false;
+  }
   j["tenants"] = input.tenants.size();
   j["topology"] = rec.tree->spec().text();
   return j;
