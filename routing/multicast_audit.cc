@@ -172,7 +172,7 @@ class McastAuditor {
     std::set<LinkId> links;
     for (const auto& [node, port] : used) {
       const LinkId l = port_link_[node][port];
-      links.insert(l);
+      if (!links.insert(l).second) continue;  // judged at its other end already
       const int o = owner_[l];
       if (one_tenant) {
         const int ti = *tenants.begin();

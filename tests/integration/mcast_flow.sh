@@ -6,14 +6,16 @@
 # back with `ibroute -M` from every switch keep each tenant's group on its own links (laas-audit
 # --mfts and the live `laasctl audit` both say so); a deliberately wrong table -- b's group sent
 # up one link of a leaf without b hosts -- makes the audit fail.
-# Environment (besides lib.sh's): LAAS_MCAST_JOIN, LAASCTL.
+# With SM_HOST=<host>, OpenSM runs on that host (a management host): it joins b's group too,
+# which then reaches it over b's links and links no tenant holds.
+# Environment (besides lib.sh's): LAAS_MCAST_JOIN, LAASCTL, SM_HOST.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 # CMake lists eat ';': specs may be written with ':' instead.
 NAME=${1:-mcast_flow} SPEC=${2:-pgft(2:8,4:1,4:1,2)}
 SPEC=${SPEC//:/;}
 laas_setup "$NAME"
-export SIM_HOST=SW_L2_0
+export SIM_HOST=${SM_HOST:-SW_L2_0}
 SOCK="$WORK/laas.sock"
 
 "$LAAS_TOPOGEN" "$SPEC" -o fabric.net
@@ -146,4 +148,20 @@ mfts_settled 3 lfts.3 alloc.3.json "group $(mlid_lc "$MLID_B"): tenant b, 9 rece
   "group $(mlid_lc "$MLID_S"): shared, 2 receivers"
 grep -q '^OK: no isolation violation' audit.3 ||
   die "laas-audit failed after tenant d came: $(grep -E 'VIOLATION|FAIL' audit.3 | head -5)"
+
+if [ -n "${SM_HOST:-}" ]; then
+  # a sits on a leaf of its own: its group reaches the management host over free links.
+  log "the management host $SM_HOST joins a's and b's groups"
+  join ff12:601b:ffff::a "$SM_HOST" >/dev/null
+  join ff12:601b:ffff::b "$SM_HOST" >/dev/null
+  wait_log "laas: multicast MLID $MLID_A: 9 member(s), tenant a" 1 30
+  wait_log "laas: multicast MLID $MLID_B: 10 member(s), tenant b" 1 30
+  mfts_settled 4 lfts.3 alloc.3.json "group $(mlid_lc "$MLID_A"): tenant+management a, 9 receivers" \
+    "group $(mlid_lc "$MLID_B"): tenant+management b, 10 receivers"
+  grep -E "group $(mlid_lc "$MLID_A")|exemption" audit.4 | head -5
+  grep -q '^OK: no isolation violation' audit.4 ||
+    die "laas-audit failed with a management member: $(grep -E 'VIOLATION|FAIL' audit.4 | head -5)"
+  awk -v g="group $(mlid_lc "$MLID_A"):" 'index($0, g) { found = 1; if ($(NF - 1) == 0) exit 1 }
+    END { exit !found }' audit.4 || die "a's group does not reach the management host's leaf"
+fi
 log "PASS"
