@@ -24,6 +24,7 @@
 
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/tenants.h"
+#include "routing/sl2vl.h"
 #include "service/tenant_service.h"
 #include "service/topology_view.h"
 #include "topology/fabric.h"
@@ -35,7 +36,8 @@ struct RouteOutcome {
   std::string error;  // why the engine refuses to route (fabric not a fat-tree, bad state..)
   bool not_fat_tree = false;
   std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
-  std::vector<std::string> info;                  // what happened, one log line each
+  routing::Sl2VlTables sl2vl;  // [fabric node] (in, out) -> SLs sent to VL15 (the first-hop drop)
+  std::vector<std::string> info;  // what happened, one log line each
   std::vector<std::string> warnings;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
@@ -66,7 +68,8 @@ class Engine {
   // of the last routing run: the routing audit's JSON report plus "violations" and
   // "tenants". Throws std::runtime_error when the fabric is not a recognized fat-tree.
   nlohmann::json audit(const topology::Fabric& fabric,
-                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid);
+                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid,
+                       const routing::Sl2VlTables* sl2vl = nullptr);
 
  private:
   struct FileStamp {

@@ -26,6 +26,8 @@ namespace {
 
 constexpr int kFree = -1;
 constexpr int kManagement = -2;
+constexpr int kOpenOr = -3;  // links nobody holds or held by Job::owner
+constexpr int kNobody = -4;
 using ColumnSet = std::bitset<256>;
 
 // Everything compute() derives from the request, plus reusable scratch buffers.
@@ -52,6 +54,7 @@ class Engine {
 
   void run() {
     if (!req_.tenants_only) {
+      choose_management_links();
       route_switches();
       route_ordinary_hosts();
       route_free_hosts();
@@ -131,16 +134,23 @@ class Engine {
     const std::vector<int>* leaf_base = nullptr;  // [leaf]
     const std::vector<int>* pod_base = nullptr;   // [pod]
     int n = 0;
+    int owner = kNobody;  // with cls == kOpenOr: whose links besides open ones
+    // Source leaves: up-columns they may not use (the management up-links, or everything
+    // else), and an owner whose links they use when nothing else leads to the destination.
+    const std::vector<ColumnSet>* src_block = nullptr;  // [leaf]
+    const std::vector<int>* src_fallback = nullptr;     // [leaf] owner or kNobody
   };
 
   bool allowed(int cls, LinkId l) const {
     if (faulty_[l]) return false;
+    if (cls == kOpenOr) return owner_[l] == kFree || owner_[l] == cur_owner_;
     return cls == kManagement || owner_[l] == cls;
   }
 
   int pod_of_l2(int s) const { return s / l2_per_pod_; }
 
   void route_leaf(int ld, const Job& job) {
+    cur_owner_ = job.owner;
     const int pd = t_.pod_of_leaf(ld);
     // Allowed up-columns of the destination leaf, ascending; grouped by level-2 switch they are
     // contiguous (column c goes to switch c / p2).
@@ -203,18 +213,31 @@ class Engine {
       cand.clear();
       if (ls == ld) continue;
       const int ps = t_.pod_of_leaf(ls);
-      bool exact = false;
-      for (int c = 0; c < up1_; ++c) {
-        if (!allowed(job.cls, t_.l1_link(ls, c))) continue;
-        const int b = c / p2_;
-        const bool ok = ps == pd ? down_end_[b] != 0 : !cand2_[t_.level2_switch(ps, b)].empty();
-        if (!ok) continue;
-        const bool e = ld_set.test(c);
-        if (e && !exact) {
-          cand.clear();
-          exact = true;
+      auto fill = [&](auto&& usable) {
+        bool exact = false;
+        for (int c = 0; c < up1_; ++c) {
+          if (!usable(c)) continue;
+          const int b = c / p2_;
+          const bool ok = ps == pd ? down_end_[b] != 0 : !cand2_[t_.level2_switch(ps, b)].empty();
+          if (!ok) continue;
+          const bool e = ld_set.test(c);
+          if (e && !exact) {
+            cand.clear();
+            exact = true;
+          }
+          if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
         }
-        if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
+      };
+      fill([&](int c) {
+        if (job.src_block && (*job.src_block)[ls].test(c)) return false;
+        return allowed(job.cls, t_.l1_link(ls, c));
+      });
+      if (cand.empty() && job.src_fallback && (*job.src_fallback)[ls] != kNobody) {
+        const int owner = (*job.src_fallback)[ls];
+        fill([&](int c) {
+          const LinkId l = t_.l1_link(ls, c);
+          return !faulty_[l] && owner_[l] == owner;
+        });
       }
     }
 
@@ -322,10 +345,65 @@ class Engine {
                           t_.host_name(d));
   }
 
-  // Management and every non-leaf switch: all hosts over every non-faulty link. Leaves get
-  // entries for management hosts (everyone) and, on management leaves, for every host.
+  // Which open up-links of a management leaf carry management traffic to tenants (the
+  // "management up-links", sl2vl.h rule 3): every other open up-link when the leaf also
+  // holds hosts of other owners, so they keep open up-links of their own; all of them when
+  // only management hosts sit there. Also each leaf's single owner (a tenant whose hosts are
+  // the only non-management hosts there), whose links its management traffic may fall back on.
+  void choose_management_links() {
+    const int leaves = t_.num_leaves();
+    mgmt_cols_.assign(leaves, ColumnSet());
+    block_.assign(leaves, ColumnSet());
+    not_mgmt_.assign(leaves, ColumnSet());
+    single_owner_.assign(leaves, kNobody);
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+      bool others = false, mixed = false;
+      int owner = kNobody;
+      for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot) {
+        const int c = host_class_[t_.host_at(leaf, slot)];
+        if (c == kManagement) continue;
+        others = true;
+        if (owner == kNobody) owner = c;
+        if (owner != c) mixed = true;
+      }
+      if (!mixed && owner >= 0) single_owner_[leaf] = owner;
+      if (mixed) {
+        // A shared leaf: its management traffic may only fall back on one tenant's links
+        // (the one holding most of them); the drop keeps everyone else off them, so they
+        // reach off-leaf management only over open up-links (the audit says when none).
+        std::vector<int> held(req_.tenants.size(), 0);
+        int best = kNobody;
+        for (int c = 0; c < up1_; ++c) {
+          const LinkId l = t_.l1_link(leaf, c);
+          if (faulty_[l] || owner_[l] < 0) continue;
+          if (++held[owner_[l]] > (best == kNobody ? 0 : held[best])) best = owner_[l];
+        }
+        single_owner_[leaf] = best;
+      }
+      if (!mgmt_leaf_[leaf]) continue;
+      int open = 0;
+      for (int c = 0; c < up1_; ++c) {
+        const LinkId l = t_.l1_link(leaf, c);
+        if (faulty_[l] || owner_[l] != kFree) continue;
+        if (!others || open % 2 == 0)
+          mgmt_cols_[leaf].set(c);
+        else
+          not_mgmt_[leaf].set(c);
+        ++open;
+      }
+      if (others) block_[leaf] = mgmt_cols_[leaf];
+    }
+  }
+
+  // Every non-leaf switch routes every host (first over any non-faulty link, as a fallback;
+  // then as below). Management hosts are reached from every leaf over open links (a leaf's
+  // single owner's links when no open one leads there), never over the management up-links
+  // of a leaf that other owners share. Management leaves reach every other host over the
+  // management up-links or the destination's owner's links, and switches above route them
+  // over open links or the owner's: management traffic to a tenant enters the tenant's
+  // links as late as the tables allow and only from where no other owner's packet can be.
   void route_ordinary_hosts() {
-    std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, l2(t_.num_switches(2));
+    std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, no_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_leaves(); ++i) {
       all_leaves[i] = i;
       if (mgmt_leaf_[i]) mgmt_leaves.push_back(i);
@@ -340,17 +418,43 @@ class Engine {
       mkeys.clear();
       for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot) {
         const HostId h = t_.host_at(ld, slot);
-        auto& d = host_class_[h] == kManagement ? mdests : dests;
-        auto& k = host_class_[h] == kManagement ? mkeys : keys;
-        d.push_back(h);
-        k.push_back(h);
+        dests.push_back(h);
+        keys.push_back(h);
+        if (host_class_[h] == kManagement) {
+          mdests.push_back(h);
+          mkeys.push_back(h);
+        }
       }
-      if (!dests.empty()) route_leaf(ld, {kManagement, &dests, &keys, &mgmt_leaves, &l2});
-      if (!mdests.empty()) route_leaf(ld, {kManagement, &mdests, &mkeys, &all_leaves, &l2});
+      route_leaf(ld, {kManagement, &dests, &keys, &no_leaves, &l2});
+      if (!mdests.empty()) {
+        Job job{kFree, &mdests, &mkeys, &all_leaves, &l2};
+        job.src_block = &block_;
+        job.src_fallback = &single_owner_;
+        route_leaf(ld, job);
+      }
+      // Other hosts, by owner.
+      std::vector<int> owners;
+      for (HostId h : dests)
+        if (host_class_[h] != kManagement &&
+            std::find(owners.begin(), owners.end(), host_class_[h]) == owners.end())
+          owners.push_back(host_class_[h]);
+      for (int owner : owners) {
+        std::vector<HostId> od;
+        std::vector<int> ok;
+        for (HostId h : dests)
+          if (host_class_[h] == owner) {
+            od.push_back(h);
+            ok.push_back(h);
+          }
+        Job job{kOpenOr, &od, &ok, &mgmt_leaves, &l2};
+        job.owner = owner;
+        job.src_block = &not_mgmt_;
+        route_leaf(ld, job);
+      }
     }
   }
 
-  // Free hosts reach free hosts over links nobody holds.
+  // Free hosts reach free hosts over links nobody holds (not the management up-links).
   void route_free_hosts() {
     std::vector<int> free_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_switches(2); ++i) l2[i] = i;
@@ -359,8 +463,11 @@ class Engine {
       if (host_class_[h] == kFree) by_leaf[t_.leaf_of_host(h)].push_back(h);
     for (int i = 0; i < t_.num_leaves(); ++i)
       if (!by_leaf[i].empty()) free_leaves.push_back(i);
-    for (int ld : free_leaves)
-      route_leaf(ld, {kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2});
+    for (int ld : free_leaves) {
+      Job job{kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2};
+      job.src_block = &block_;
+      route_leaf(ld, job);
+    }
   }
 
   // A tenant's hosts over its own links, keyed by rank among its hosts.
@@ -405,13 +512,16 @@ class Engine {
   }
 
   // ---- routing to switches ----------------------------------------------------------------
-  // Minimum-hop over every non-faulty switch-to-switch link (management traffic only; like
-  // ftree, switch-to-switch routes are not restricted to up*/down*).
+  // Minimum-hop over the open switch-to-switch links (management traffic only; like ftree,
+  // switch-to-switch routes are not restricted to up*/down*), not over the management
+  // up-links of a shared management leaf; switches the open links cannot reach fall back to
+  // every non-faulty link.
   void route_switches() {
     const int n = out_.num_switches();
     // Adjacency in port order: (neighbour switch number, local port).
     std::vector<int> start(n + 1, 0);
     std::vector<std::pair<int, int>> arcs;
+    std::vector<char> open;  // per arc: usable by everyone's management traffic
     for (int number = 0; number < n; ++number) {
       start[number] = static_cast<int>(arcs.size());
       const auto [level, index] = out_.switch_at(number);
@@ -422,6 +532,7 @@ class Engine {
           if (faulty_[l]) continue;
           const auto parent = t_.parent_of(level, index, c);
           arcs.push_back({out_.switch_number(parent.level, parent.index), t_.up_port(level, c)});
+          open.push_back(owner_[l] == kFree && !(level == 1 && block_[index].test(c)));
         }
       }
       if (level > 1) {
@@ -443,37 +554,47 @@ class Engine {
             if (faulty_[l]) continue;
             arcs.push_back(
                 {out_.switch_number(child_level, child_index), t_.down_port(level, child, j)});
+            open.push_back(owner_[l] == kFree);
           }
       }
     }
     start[n] = static_cast<int>(arcs.size());
-    std::vector<int> dist(n), queue(n);
-    for (int dst = 0; dst < n; ++dst) {
-      std::fill(dist.begin(), dist.end(), -1);
+    std::vector<int> dist(n), dist_all(n), queue(n);
+    auto bfs = [&](int dst, bool open_only, std::vector<int>& d) {
+      std::fill(d.begin(), d.end(), -1);
       int head = 0, tail = 0;
-      dist[dst] = 0;
+      d[dst] = 0;
       queue[tail++] = dst;
       while (head < tail) {
-        const int u = queue[head++];
-        for (int a = start[u]; a < start[u + 1]; ++a) {
-          const int v = arcs[a].first;
-          if (dist[v] < 0) {
-            dist[v] = dist[u] + 1;
-            queue[tail++] = v;
-          }
+        const int v = queue[head++];
+        // Backwards: the switches u with a usable arc u -> v.
+        for (const auto& [u, a] : into_[v]) {
+          if (d[u] >= 0 || (open_only && !open[a])) continue;
+          d[u] = d[v] + 1;
+          queue[tail++] = u;
         }
       }
+    };
+    into_.assign(n, {});
+    for (int u = 0; u < n; ++u)
+      for (int a = start[u]; a < start[u + 1]; ++a) into_[arcs[a].first].push_back({u, a});
+    for (int dst = 0; dst < n; ++dst) {
+      bfs(dst, true, dist);
+      bfs(dst, false, dist_all);
       const int e = out_.num_hosts() + dst;
       for (int u = 0; u < n; ++u) {
         std::uint8_t port = kNoRoute;
+        const bool use_open = dist[u] > 0;
+        const auto& d = use_open ? dist : dist_all;
         if (u == dst) {
           port = kSelf;
-        } else if (dist[u] > 0) {
+        } else if (d[u] > 0) {
           int count = 0;
-          for (int a = start[u]; a < start[u + 1]; ++a) count += dist[arcs[a].first] == dist[u] - 1;
+          for (int a = start[u]; a < start[u + 1]; ++a)
+            count += d[arcs[a].first] == d[u] - 1 && (!use_open || open[a]);
           int pick = dst % count;
           for (int a = start[u]; a < start[u + 1]; ++a)
-            if (dist[arcs[a].first] == dist[u] - 1 && pick-- == 0) {
+            if (d[arcs[a].first] == d[u] - 1 && (!use_open || open[a]) && pick-- == 0) {
               port = static_cast<std::uint8_t>(arcs[a].second);
               break;
             }
@@ -496,6 +617,10 @@ class Engine {
   std::vector<char> faulty_;
   std::vector<char> mgmt_leaf_;
   std::vector<int> unreachable_ = std::vector<int>(req_.tenants.size(), 0);
+  int cur_owner_ = kNobody;
+  std::vector<ColumnSet> mgmt_cols_, block_, not_mgmt_;  // [leaf]
+  std::vector<int> single_owner_;                        // [leaf]
+  std::vector<std::vector<std::pair<int, int>>> into_;   // [switch] (from switch, arc)
 
   // scratch
   std::vector<std::uint8_t> cols_ld_;
