@@ -522,6 +522,9 @@ class Engine {
     std::vector<int> start(n + 1, 0);
     std::vector<std::pair<int, int>> arcs;
     std::vector<char> open;  // per arc: usable by everyone's management traffic
+    // per arc: a tenant's link out of a non-leaf switch, usable as the last hop into the
+    // destination switch (sl2vl.h: such a hop is an exemption; it can only end at a switch)
+    std::vector<char> last;
     for (int number = 0; number < n; ++number) {
       start[number] = static_cast<int>(arcs.size());
       const auto [level, index] = out_.switch_at(number);
@@ -533,6 +536,7 @@ class Engine {
           const auto parent = t_.parent_of(level, index, c);
           arcs.push_back({out_.switch_number(parent.level, parent.index), t_.up_port(level, c)});
           open.push_back(owner_[l] == kFree && !(level == 1 && block_[index].test(c)));
+          last.push_back(level > 1 && owner_[l] >= 0);
         }
       }
       if (level > 1) {
@@ -555,6 +559,7 @@ class Engine {
             arcs.push_back(
                 {out_.switch_number(child_level, child_index), t_.down_port(level, child, j)});
             open.push_back(owner_[l] == kFree);
+            last.push_back(owner_[l] >= 0);
           }
       }
     }
@@ -569,7 +574,7 @@ class Engine {
         const int v = queue[head++];
         // Backwards: the switches u with a usable arc u -> v.
         for (const auto& [u, a] : into_[v]) {
-          if (d[u] >= 0 || (open_only && !open[a])) continue;
+          if (d[u] >= 0 || (open_only && !open[a] && !(v == dst && last[a]))) continue;
           d[u] = d[v] + 1;
           queue[tail++] = u;
         }
@@ -589,15 +594,23 @@ class Engine {
         if (u == dst) {
           port = kSelf;
         } else if (d[u] > 0) {
-          int count = 0;
-          for (int a = start[u]; a < start[u + 1]; ++a)
-            count += d[arcs[a].first] == d[u] - 1 && (!use_open || open[a]);
-          int pick = dst % count;
-          for (int a = start[u]; a < start[u + 1]; ++a)
-            if (d[arcs[a].first] == d[u] - 1 && (!use_open || open[a]) && pick-- == 0) {
-              port = static_cast<std::uint8_t>(arcs[a].second);
-              break;
-            }
+          // Minimal arcs; open ones first (a tenant's link only as the last hop).
+          for (int pass = 0; pass < 2 && port == kNoRoute; ++pass) {
+            auto usable = [&](int a) {
+              if (d[arcs[a].first] != d[u] - 1) return false;
+              if (!use_open) return true;
+              return pass == 0 ? open[a] != 0 : (arcs[a].first == dst && last[a]);
+            };
+            int count = 0;
+            for (int a = start[u]; a < start[u + 1]; ++a) count += usable(a);
+            if (count == 0) continue;
+            int pick = dst % count;
+            for (int a = start[u]; a < start[u + 1]; ++a)
+              if (usable(a) && pick-- == 0) {
+                port = static_cast<std::uint8_t>(arcs[a].second);
+                break;
+              }
+          }
         }
         out_.row(u)[e] = port;
       }

@@ -142,6 +142,41 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
       }
     }
 
+  // Management traffic to switches: where it leaves an open link for a tenant's link (the
+  // last hop into a switch whose cables are all held), the pair passes too. Traced from every
+  // leaf (no exemption at the first hop: host ports never get one) and management source.
+  std::vector<std::pair<int, int>> switch_sources = sources;
+  for (int leaf = 0; leaf < t.num_leaves(); ++leaf)
+    if (emb.switch_node[0][leaf] >= 0) switch_sources.push_back({emb.switch_node[0][leaf], -1});
+  for (int level = 1; level <= t.height(); ++level)
+    for (int i = 0; i < t.num_switches(level); ++i) {
+      const int target = emb.switch_node[level - 1][i];
+      if (target < 0) continue;
+      const topology::Lid lid = f.lid_of(target);
+      for (const auto& [start, start_in] : switch_sources) {
+        int node = start, inp = start_in;
+        for (int hop = 0; hop < 64 && node != target; ++hop) {
+          const auto& table = lft[node];
+          if (lid >= table.size()) break;
+          const int out = table[lid];
+          if (out == kNoRoute || out == 0) break;
+          const auto& ports = f.nodes[node].ports;
+          if (out >= static_cast<int>(ports.size()) || ports[out].peer_node < 0) break;
+          const auto& own = owners[node];
+          if (inp >= 0 && out < static_cast<int>(own.size()) &&
+              inp < static_cast<int>(own.size()) && own[inp].cls == PortClass::kOpenLink &&
+              own[out].cls == PortClass::kTenant) {
+            exempt.insert({node, inp, out});
+            exempt_tenant[{node, inp, out}] = own[out].tenant;
+          }
+          const int next = ports[out].peer_node;
+          if (!f.nodes[next].is_switch) break;
+          inp = ports[out].peer_port;
+          node = next;
+        }
+      }
+    }
+
   plan.tables = Sl2VlTables(f.nodes.size());
   for (std::size_t n = 0; n < f.nodes.size(); ++n) {
     const auto& own = owners[n];

@@ -78,6 +78,7 @@ log "$(grep -c '^exemption' audit.2) exemption(s); $(grep -c ': drop$' sl2vl-a.2
 
 # smpquery sl2vl agrees with the dump, for the out-port of a dropped pair (or any port).
 read -r SW _ IN _ OUT _ < <(grep ': drop$' sl2vl-a.2 | head -1) || die "no dropped pair of a"
+OUT=${OUT%:}
 SWLID=$(awk -v n="\"$SW\"" '$1 == "Switch" && index($0, n) { for (i = 1; i < NF; i++) if ($i == "lid") print $(i + 1) }' disc.2 | head -1)
 [ -n "$SWLID" ] || die "no LID for $SW"
 sim smpquery sl2vl "$SWLID" "$OUT" >smpquery.out 2>/dev/null || die "smpquery sl2vl $SWLID $OUT failed"
