@@ -138,7 +138,8 @@ class Engine {
     // Source leaves: up-columns they may not use (the management up-links, or everything
     // else), and an owner whose links they use when nothing else leads to the destination.
     const std::vector<ColumnSet>* src_block = nullptr;  // [leaf]
-    const std::vector<int>* src_fallback = nullptr;     // [leaf] owner or kNobody
+    const std::vector<ColumnSet>* src_extra = nullptr;  // [leaf] fallback up-columns
+    bool l2_fallback = false;  // level-2 switches with no way up use their main owner's links
   };
 
   bool allowed(int cls, LinkId l) const {
@@ -193,16 +194,26 @@ class Engine {
         if (pod_of_l2(s) == pd) continue;
         const int b = s % l2_per_pod_;
         if (down_end_[b] == 0) continue;
-        bool exact = false;
-        for (int c = 0; c < up2_; ++c) {
-          if (!allowed(job.cls, t_.l2_link(s, c)) || !top_ok_[b * w3_ + c / p3_]) continue;
-          const bool e = set2_[b].test(c);
-          if (e && !exact) {
-            cand.clear();
-            exact = true;
+        auto fill = [&](auto&& usable) {
+          bool exact = false;
+          for (int c = 0; c < up2_; ++c) {
+            if (!usable(c) || !top_ok_[b * w3_ + c / p3_]) continue;
+            const bool e = set2_[b].test(c);
+            if (e && !exact) {
+              cand.clear();
+              exact = true;
+            }
+            if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
           }
-          if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
-        }
+        };
+        fill([&](int c) { return allowed(job.cls, t_.l2_link(s, c)); });
+        // No open way up: the tenant holding most of this switch's up-links carries it
+        // (its own traffic passes; the drop keeps everyone else's off its links).
+        if (cand.empty() && job.l2_fallback && l2_owner_[s] != kNobody)
+          fill([&](int c) {
+            const LinkId l = t_.l2_link(s, c);
+            return !faulty_[l] && owner_[l] == l2_owner_[s];
+          });
       }
     }
     // Source leaves: allowed up-columns whose parent leads to ld, preferring the columns ld
@@ -232,13 +243,8 @@ class Engine {
         if (job.src_block && (*job.src_block)[ls].test(c)) return false;
         return allowed(job.cls, t_.l1_link(ls, c));
       });
-      if (cand.empty() && job.src_fallback && (*job.src_fallback)[ls] != kNobody) {
-        const int owner = (*job.src_fallback)[ls];
-        fill([&](int c) {
-          const LinkId l = t_.l1_link(ls, c);
-          return !faulty_[l] && owner_[l] == owner;
-        });
-      }
+      if (cand.empty() && job.src_extra && (*job.src_extra)[ls].any())
+        fill([&](int c) { return (*job.src_extra)[ls].test(c) && !faulty_[t_.l1_link(ls, c)]; });
     }
 
     // Writes go switch by switch (a row each), destinations inner: the hosts of one leaf are
@@ -393,6 +399,22 @@ class Engine {
       }
       if (others) block_[leaf] = mgmt_cols_[leaf];
     }
+    owner_cols_.assign(leaves, ColumnSet());
+    for (int leaf = 0; leaf < leaves; ++leaf)
+      for (int c = 0; c < up1_ && single_owner_[leaf] >= 0; ++c)
+        if (owner_[t_.l1_link(leaf, c)] == single_owner_[leaf]) owner_cols_[leaf].set(c);
+    l2_owner_.assign(t_.num_switches(2), kNobody);
+    if (h_ == 3)
+      for (int sw = 0; sw < t_.num_switches(2); ++sw) {
+        std::vector<int> held(req_.tenants.size(), 0);
+        int best = kNobody;
+        for (int c = 0; c < up2_; ++c) {
+          const LinkId l = t_.l2_link(sw, c);
+          if (faulty_[l] || owner_[l] < 0) continue;
+          if (++held[owner_[l]] > (best == kNobody ? 0 : held[best])) best = owner_[l];
+        }
+        l2_owner_[sw] = best;
+      }
   }
 
   // Every non-leaf switch routes every host (first over any non-faulty link, as a fallback;
@@ -429,7 +451,8 @@ class Engine {
       if (!mdests.empty()) {
         Job job{kFree, &mdests, &mkeys, &all_leaves, &l2};
         job.src_block = &block_;
-        job.src_fallback = &single_owner_;
+        job.src_extra = &owner_cols_;
+        job.l2_fallback = true;
         route_leaf(ld, job);
       }
       // Other hosts, by owner.
@@ -466,6 +489,9 @@ class Engine {
     for (int ld : free_leaves) {
       Job job{kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2};
       job.src_block = &block_;
+      // A shared management leaf's entry serves its management hosts too: when no other
+      // open up-link leads there, the management up-links keep them reaching free hosts.
+      job.src_extra = &block_;
       route_leaf(ld, job);
     }
   }
@@ -564,8 +590,17 @@ class Engine {
       }
     }
     start[n] = static_cast<int>(arcs.size());
-    std::vector<int> dist(n), dist_all(n), queue(n);
-    auto bfs = [&](int dst, bool open_only, std::vector<int>& d) {
+    // Three distances to each destination: over open links only (strict), over open links
+    // and a tenant's link as the last hop (open), over every link (all). A switch uses the
+    // first that reaches; one that only "all" reaches (a leaf whose up-links are all held)
+    // prefers neighbours from which a strict, then an open path of the right length goes on.
+    std::vector<int> strict(n), dist(n), dist_all(n), queue(n);
+    enum Mode { kStrict, kOpen, kAll };
+    auto usable_arc = [&](Mode mode, int a, int v, int dst) {
+      if (mode == kAll) return true;
+      return open[a] != 0 || (mode == kOpen && v == dst && last[a]);
+    };
+    auto bfs = [&](int dst, Mode mode, std::vector<int>& d) {
       std::fill(d.begin(), d.end(), -1);
       int head = 0, tail = 0;
       d[dst] = 0;
@@ -574,7 +609,7 @@ class Engine {
         const int v = queue[head++];
         // Backwards: the switches u with a usable arc u -> v.
         for (const auto& [u, a] : into_[v]) {
-          if (d[u] >= 0 || (open_only && !open[a] && !(v == dst && last[a]))) continue;
+          if (d[u] >= 0 || !usable_arc(mode, a, v, dst)) continue;
           d[u] = d[v] + 1;
           queue[tail++] = u;
         }
@@ -584,33 +619,40 @@ class Engine {
     for (int u = 0; u < n; ++u)
       for (int a = start[u]; a < start[u + 1]; ++a) into_[arcs[a].first].push_back({u, a});
     for (int dst = 0; dst < n; ++dst) {
-      bfs(dst, true, dist);
-      bfs(dst, false, dist_all);
+      bfs(dst, kStrict, strict);
+      bfs(dst, kOpen, dist);
+      bfs(dst, kAll, dist_all);
       const int e = out_.num_hosts() + dst;
       for (int u = 0; u < n; ++u) {
         std::uint8_t port = kNoRoute;
-        const bool use_open = dist[u] > 0;
-        const auto& d = use_open ? dist : dist_all;
         if (u == dst) {
-          port = kSelf;
-        } else if (d[u] > 0) {
-          // Minimal arcs; open ones first (a tenant's link only as the last hop).
-          for (int pass = 0; pass < 2 && port == kNoRoute; ++pass) {
-            auto usable = [&](int a) {
-              if (d[arcs[a].first] != d[u] - 1) return false;
-              if (!use_open) return true;
-              return pass == 0 ? open[a] != 0 : (arcs[a].first == dst && last[a]);
-            };
-            int count = 0;
-            for (int a = start[u]; a < start[u + 1]; ++a) count += usable(a);
-            if (count == 0) continue;
-            int pick = dst % count;
-            for (int a = start[u]; a < start[u + 1]; ++a)
-              if (usable(a) && pick-- == 0) {
-                port = static_cast<std::uint8_t>(arcs[a].second);
-                break;
-              }
-          }
+          out_.row(u)[e] = kSelf;
+          continue;
+        }
+        // Candidate filters, best first; each keeps the path minimal for its distance.
+        auto pick = [&](auto&& ok) {
+          int count = 0;
+          for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
+          if (count == 0) return false;
+          int k = dst % count;
+          for (int a = start[u]; a < start[u + 1]; ++a)
+            if (ok(a) && k-- == 0) {
+              port = static_cast<std::uint8_t>(arcs[a].second);
+              return true;
+            }
+          return false;
+        };
+        auto next = [&](int a) { return arcs[a].first; };
+        if (strict[u] > 0) {
+          pick([&](int a) { return open[a] && strict[next(a)] == strict[u] - 1; });
+        } else if (dist[u] > 0) {
+          pick([&](int a) { return open[a] && dist[next(a)] == dist[u] - 1; }) ||
+              pick([&](int a) { return next(a) == dst && last[a] && dist[u] == 1; });
+        } else if (dist_all[u] > 0) {
+          const int want = dist_all[u] - 1;
+          pick([&](int a) { return strict[next(a)] == want; }) ||
+              pick([&](int a) { return dist[next(a)] == want; }) ||
+              pick([&](int a) { return dist_all[next(a)] == want; });
         }
         out_.row(u)[e] = port;
       }
@@ -633,6 +675,8 @@ class Engine {
   int cur_owner_ = kNobody;
   std::vector<ColumnSet> mgmt_cols_, block_, not_mgmt_;  // [leaf]
   std::vector<int> single_owner_;                        // [leaf]
+  std::vector<int> l2_owner_;                            // [level-2 switch]
+  std::vector<ColumnSet> owner_cols_;                    // [leaf] up-columns of single_owner_
   std::vector<std::vector<std::pair<int, int>>> into_;   // [switch] (from switch, arc)
 
   // scratch

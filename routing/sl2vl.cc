@@ -142,9 +142,9 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
       }
     }
 
-  // Management traffic to switches: where it leaves an open link for a tenant's link (the
-  // last hop into a switch whose cables are all held), the pair passes too. Traced from every
-  // leaf (no exemption at the first hop: host ports never get one) and management source.
+  // Management traffic to switches: where it leaves a switch-to-switch link for a tenant's
+  // link (the last hop into a switch whose cables are all held), the pair passes too. Traced from
+  // every leaf (no exemption at the first hop: host ports never get one) and management source.
   std::vector<std::pair<int, int>> switch_sources = sources;
   for (int leaf = 0; leaf < t.num_leaves(); ++leaf)
     if (emb.switch_node[0][leaf] >= 0) switch_sources.push_back({emb.switch_node[0][leaf], -1});
@@ -163,9 +163,13 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
           const auto& ports = f.nodes[node].ports;
           if (out >= static_cast<int>(ports.size()) || ports[out].peer_node < 0) break;
           const auto& own = owners[node];
-          if (inp >= 0 && out < static_cast<int>(own.size()) &&
-              inp < static_cast<int>(own.size()) && own[inp].cls == PortClass::kOpenLink &&
-              own[out].cls == PortClass::kTenant) {
+          // Any switch-to-switch input: a tenant's links never carry another tenant's host
+          // destinations, so the pair only lets management and switch-addressed packets in.
+          const bool link_in = inp > 0 && inp < static_cast<int>(ports.size()) &&
+                               ports[inp].peer_node >= 0 && f.nodes[ports[inp].peer_node].is_switch;
+          if (link_in && out < static_cast<int>(own.size()) && inp < static_cast<int>(own.size()) &&
+              (own[inp].cls == PortClass::kOpenLink || own[inp].cls == PortClass::kTenant) &&
+              crosses(own[inp], own[out])) {
             exempt.insert({node, inp, out});
             exempt_tenant[{node, inp, out}] = own[out].tenant;
           }

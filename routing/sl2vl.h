@@ -17,6 +17,10 @@
 //     destination of Y that the tables ever put on an open link come from management ports:
 //     leaves route Y's hosts only if Y or management hosts sit on them (and then over Y's links
 //     or over the management up-links of rule 3);
+//     Likewise a hop where management traffic addressed to a switch leaves a switch-to-switch
+//     link for a tenant's link (the last hops into a switch whose cables are all held): a
+//     tenant's links never carry another tenant's host destinations, so such a pair lets in
+//     only management, switch-addressed and the tenant's own packets;
 //  3. at a management leaf (a management host or the SM on it), the open up-links that carry
 //     management traffic to tenants ("management up-links") drop everything that does not come
 //     from a management port, so no other host on that leaf can borrow them.

@@ -54,8 +54,12 @@ int main(int argc, char** argv) {
         ib_portid_t id{};
         ib_portid_set(&id, lid, 0, 0);
         std::uint8_t data[IB_SMP_DATA_SIZE] = {0};
-        if (!smp_query_via(data, &id, IB_ATTR_SLVL_TABLE, static_cast<unsigned>((in << 8) | out),
-                           static_cast<unsigned>(timeout_ms), port)) {
+        // A loaded simulator (or fabric) loses a MAD now and then: retry before giving up.
+        bool ok = false;
+        for (int attempt = 0; attempt < 4 && !ok; ++attempt)
+          ok = smp_query_via(data, &id, IB_ATTR_SLVL_TABLE, static_cast<unsigned>((in << 8) | out),
+                             static_cast<unsigned>(timeout_ms), port) != nullptr;
+        if (!ok) {
           std::fprintf(stderr, "laas-sl2vl-dump: SL2VL query failed: lid %d in %d out %d\n", lid,
                        in, out);
           ++failed;
