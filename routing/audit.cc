@@ -497,7 +497,15 @@ class Auditor {
     std::vector<char> cable_bad(t_.total_links(), 0);
     long pairs = 0, cross = 0, cross_dropped_first = 0, intra = 0, mgmt = 0;
     std::vector<Hop> hops;
-    for (HostId s : present) {
+    std::vector<HostId> sources = present;
+    const int cap = opt_.max_pair_sources;
+    if (cap > 0 && static_cast<int>(present.size()) > cap) {
+      sources.clear();
+      for (int i = 0; i < cap; ++i)
+        sources.push_back(present[static_cast<std::size_t>(i) * present.size() / cap]);
+      rep_.figures["host_pair_sources_sampled"] = cap;
+    }
+    for (HostId s : sources) {
       const auto ref = t_.host_peer(s);
       const int leaf = emb_.switch_node[0][ref.index];
       if (leaf < 0) continue;

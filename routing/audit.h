@@ -40,6 +40,9 @@ struct AuditOptions {
   int max_findings_per_kind = 10;  // findings kept in the report; counts are always complete
   int max_shifts = 1024;           // balance: above this many shifts, evenly spaced samples
   bool compare_private = true;     // also route each tenant alone and measure its balance
+  // With SL2VL: every (source host, destination) pair is traced up to this many hosts; above,
+  // sources are evenly spaced samples (every destination is still traced from each).
+  int max_pair_sources = 2048;
 };
 
 enum class FindingKind {

@@ -551,6 +551,7 @@ class Engine {
     // per arc: a tenant's link out of a non-leaf switch, usable as the last hop into the
     // destination switch (sl2vl.h: such a hop is an exemption; it can only end at a switch)
     std::vector<char> last;
+    std::vector<char> blocked;  // per arc: a management up-link of a shared management leaf
     for (int number = 0; number < n; ++number) {
       start[number] = static_cast<int>(arcs.size());
       const auto [level, index] = out_.switch_at(number);
@@ -563,6 +564,7 @@ class Engine {
           arcs.push_back({out_.switch_number(parent.level, parent.index), t_.up_port(level, c)});
           open.push_back(owner_[l] == kFree && !(level == 1 && block_[index].test(c)));
           last.push_back(level > 1 && owner_[l] >= 0);
+          blocked.push_back(level == 1 && block_[index].test(c));
         }
       }
       if (level > 1) {
@@ -586,6 +588,7 @@ class Engine {
                 {out_.switch_number(child_level, child_index), t_.down_port(level, child, j)});
             open.push_back(owner_[l] == kFree);
             last.push_back(owner_[l] >= 0);
+            blocked.push_back(0);
           }
       }
     }
@@ -594,10 +597,11 @@ class Engine {
     // and a tenant's link as the last hop (open), over every link (all). A switch uses the
     // first that reaches; one that only "all" reaches (a leaf whose up-links are all held)
     // prefers neighbours from which a strict, then an open path of the right length goes on.
-    std::vector<int> strict(n), dist(n), dist_all(n), queue(n);
-    enum Mode { kStrict, kOpen, kAll };
+    std::vector<int> strict(n), dist(n), dist_unblocked(n), dist_all(n), queue(n);
+    enum Mode { kStrict, kOpen, kUnblocked, kAll };
     auto usable_arc = [&](Mode mode, int a, int v, int dst) {
       if (mode == kAll) return true;
+      if (mode == kUnblocked) return blocked[a] == 0;
       return open[a] != 0 || (mode == kOpen && v == dst && last[a]);
     };
     auto bfs = [&](int dst, Mode mode, std::vector<int>& d) {
@@ -621,6 +625,7 @@ class Engine {
     for (int dst = 0; dst < n; ++dst) {
       bfs(dst, kStrict, strict);
       bfs(dst, kOpen, dist);
+      bfs(dst, kUnblocked, dist_unblocked);
       bfs(dst, kAll, dist_all);
       const int e = out_.num_hosts() + dst;
       for (int u = 0; u < n; ++u) {
@@ -648,6 +653,13 @@ class Engine {
         } else if (dist[u] > 0) {
           pick([&](int a) { return open[a] && dist[next(a)] == dist[u] - 1; }) ||
               pick([&](int a) { return next(a) == dst && last[a] && dist[u] == 1; });
+        } else if (dist_unblocked[u] > 0) {
+          // Not over a management up-link, even when that is shorter: the drop would stop
+          // everyone but the management hosts there.
+          const int want = dist_unblocked[u] - 1;
+          auto ok = [&](int a) { return !blocked[a] && dist_unblocked[next(a)] == want; };
+          pick([&](int a) { return ok(a) && strict[next(a)] == want; }) ||
+              pick([&](int a) { return ok(a) && dist[next(a)] == want; }) || pick(ok);
         } else if (dist_all[u] > 0) {
           const int want = dist_all[u] - 1;
           pick([&](int a) { return strict[next(a)] == want; }) ||
