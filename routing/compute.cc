@@ -623,10 +623,26 @@ class Engine {
     for (int u = 0; u < n; ++u)
       for (int a = start[u]; a < start[u + 1]; ++a) into_[arcs[a].first].push_back({u, a});
     for (int dst = 0; dst < n; ++dst) {
+      // The wider searches only when a narrower one leaves some switch unreached.
+      auto unreached = [&](const std::vector<int>& d) {
+        return std::find(d.begin(), d.end(), -1) != d.end();
+      };
       bfs(dst, kStrict, strict);
-      bfs(dst, kOpen, dist);
-      bfs(dst, kUnblocked, dist_unblocked);
-      bfs(dst, kAll, dist_all);
+      if (unreached(strict)) {
+        bfs(dst, kOpen, dist);
+      } else {
+        dist = strict;
+      }
+      if (unreached(dist)) {
+        bfs(dst, kUnblocked, dist_unblocked);
+        if (unreached(dist_unblocked))
+          bfs(dst, kAll, dist_all);
+        else
+          dist_all = dist_unblocked;
+      } else {
+        dist_unblocked = dist;
+        dist_all = dist;
+      }
       const int e = out_.num_hosts() + dst;
       for (int u = 0; u < n; ++u) {
         std::uint8_t port = kNoRoute;

@@ -66,6 +66,12 @@ set_tenants "a:$A" "b:$B" "c:$C"
 snap 2
 cat owners.2
 cmp -s paths.a.1 paths.a.2 || die "tenant a's routes changed when b and c came"
+# The live audit (laasctl audit): OpenSM's copy of the switches' SL2VL answers, same checks.
+"$LAASCTL" -s "$WORK/laas.sock" --timeout 30 --json audit >live-audit.json 2>&1 ||
+  die "laasctl audit reports violations: $(head -c 600 live-audit.json)"
+grep -q '"sl2vl_checked": true' live-audit.json || die "laasctl audit did not check SL2VL"
+grep -q '"cables_with_two_owners": 0' live-audit.json || die "laasctl audit: no cable figure"
+log "laasctl audit: clean, SL2VL checked ($(grep -o '"cross_tenant_dropped_at_first_switch": [0-9]*' live-audit.json))"
 same_a 1 2 || die "tenant a's SL2VL entries changed when b and c came"
 SHARED=$(grep -E '=b( |$)' owners.2 | grep -E '=c( |$)' | head -1 | cut -d: -f1 || true)
 if [ -n "$SHARED" ]; then
