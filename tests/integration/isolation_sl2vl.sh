@@ -146,4 +146,11 @@ set_tenants "a:$A" "b:$B"
 snap 3
 cmp -s paths.a.1 paths.a.3 || die "tenant a's routes changed when c left"
 same_a 1 3 || die "tenant a's SL2VL entries changed when c left"
+# Without qos TRUE OpenSM never asks for SL2VL: the plugin must say so loudly.
+applied=$(count_log 'laas: forwarding tables applied')
+stop_opensm
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) "${WAIT_S:-45}"
+grep -q "laas: WARNING: 'qos' is FALSE" osm.log || die "no warning with qos off"
+log "qos off: $(grep -c "'qos' is FALSE" osm.log) warning(s) in the log"
 log "PASS $NAME: $(grep -c . sl2vl-a.1) SL2VL pairs and $(wc -l <paths.a.1) paths of a unchanged over 3 steps"
