@@ -32,11 +32,21 @@ snap() {
   sleep 1 # OpenSM sends the SL2VL tables after the forwarding tables
   sim ibnetdiscover >"disc.$tag" 2>"disc.$tag.err" || die "ibnetdiscover failed"
   sim dump_fts >"lfts.$tag" 2>"lfts.$tag.err" || die "dump_fts failed"
-  sim "$LAAS_SL2VL_DUMP" --fabric "disc.$tag" >"sl2vl.$tag" 2>"sl2vl.$tag.err" ||
-    die "laas-sl2vl-dump failed: $(tail -3 "sl2vl.$tag.err")"
   cp state/allocations.json "alloc.$tag.json"
   local args=(--fabric "disc.$tag" --lfts "lfts.$tag" --allocations "alloc.$tag.json" --sl2vl "sl2vl.$tag")
-  "$LAAS_AUDIT" "${args[@]}" >"audit.$tag" 2>&1 || rc=$?
+  # OpenSM sends the SL2VL Sets after the forwarding tables: one more read if they lag.
+  for try in 1 2; do
+    rc=0
+    sim "$LAAS_SL2VL_DUMP" --fabric "disc.$tag" >"sl2vl.$tag" 2>"sl2vl.$tag.err" ||
+      die "laas-sl2vl-dump failed: $(tail -3 "sl2vl.$tag.err")"
+    "$LAAS_AUDIT" "${args[@]}" >"audit.$tag" 2>&1 || rc=$?
+    if [ $rc -eq 1 ] && [ $try = 1 ] && grep -q '^  sl2vl-mismatch:' "audit.$tag"; then
+      log "SL2VL not settled yet ($tag); reading again"
+      sleep 2
+      continue
+    fi
+    break
+  done
   grep -E '^  |^OK|^FAIL' "audit.$tag"
   [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit' "audit.$tag" | head -5)"
   for k in cross-tenant-survives-first-switch cable-carries-two-owners sl2vl-mismatch \
