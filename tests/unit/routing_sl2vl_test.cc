@@ -180,6 +180,22 @@ TEST_F(Sl2VlFixture, AuditCatchesAnLftLeak) {
       << dump(r);
 }
 
+TEST_F(Sl2VlFixture, AuditCatchesACableCarryingTwoOwners) {
+  // a's host 8 (leaf 1) -> host 16 (leaf 2) rerouted over b's links through spine 2, with no
+  // drop anywhere: the cables then carry a's and b's own traffic.
+  const auto lid16 = fabric.lid_of(emb.host_node[16]);
+  tables[leaf(1)][lid16] = static_cast<std::uint8_t>(up_port(1, 4));
+  const int spine2 = emb.switch_node[1][2];
+  tables[spine2][lid16] = static_cast<std::uint8_t>(emb.port_map[1][2][tree.down_port(2, 2, 0)]);
+  Sl2VlTables none(fabric.nodes.size());
+  for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
+    if (fabric.nodes[n].is_switch)
+      none.init_node(static_cast<int>(n), static_cast<int>(fabric.nodes[n].ports.size()));
+  const AuditReport r = run(none);
+  EXPECT_GT(r.count(FindingKind::kSharedCable), 0) << dump(r);
+  EXPECT_GT(r.figures.at("cables_with_two_owners"), 0);
+}
+
 TEST_F(Sl2VlFixture, TenantAKeepsItsEntriesWhileOthersComeAndGo) {
   auto a_pairs = [&](const Sl2VlPlan& p) {
     std::vector<std::uint16_t> v;
