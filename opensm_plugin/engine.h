@@ -25,6 +25,7 @@
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/multicast.h"
 #include "opensm_plugin/tenants.h"
+#include "routing/sl2vl.h"
 #include "service/tenant_service.h"
 #include "service/topology_view.h"
 #include "topology/fabric.h"
@@ -36,7 +37,8 @@ struct RouteOutcome {
   std::string error;  // why the engine refuses to route (fabric not a fat-tree, bad state..)
   bool not_fat_tree = false;
   std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
-  std::vector<std::string> info;                  // what happened, one log line each
+  routing::Sl2VlTables sl2vl;  // [fabric node] (in, out) -> SLs sent to VL15 (the first-hop drop)
+  std::vector<std::string> info;  // what happened, one log line each
   std::vector<std::string> warnings;
   // Tenants, management hosts or faulty links differ from the previous run: multicast trees
   // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
@@ -74,6 +76,7 @@ class Engine {
   // GUIDs, from the SA) lets the audit flag receivers that never joined.
   nlohmann::json audit(const topology::Fabric& fabric,
                        const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid,
+                       const routing::Sl2VlTables* sl2vl = nullptr,
                        const routing::Mfts* mfts = nullptr,
                        const std::map<std::uint16_t, std::vector<Guid>>* members = nullptr);
 

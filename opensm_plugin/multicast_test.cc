@@ -69,7 +69,7 @@ TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
     node_of[fabric.nodes[n].guid] = static_cast<int>(n);
   routing::Mfts mfts(fabric.nodes.size());
   for (const auto& [guid, ports] : m.rows) mfts.at(node_of.at(guid))[0xC001] = ports;
-  auto report = engine.audit(fabric, out.tables, sm, &mfts);
+  auto report = engine.audit(fabric, out.tables, sm, nullptr, &mfts);
   EXPECT_EQ(report["multicast"]["violations"], 0) << report["multicast"].dump(1);
   EXPECT_EQ(report["multicast"]["groups"][0]["class"], "tenant");
   int spare = -1;
@@ -77,7 +77,7 @@ TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
     if (mfts[emb.switch_node[0][leaf]].empty()) spare = emb.switch_node[0][leaf];
   ASSERT_GE(spare, 0);
   mfts[spare][0xC001] = {1};
-  report = engine.audit(fabric, out.tables, sm, &mfts);
+  report = engine.audit(fabric, out.tables, sm, nullptr, &mfts);
   EXPECT_EQ(report["multicast"]["violations"], 1) << report["multicast"].dump(1);
   EXPECT_GE(report["violations"].get<long>(), 1);
 

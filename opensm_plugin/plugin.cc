@@ -54,7 +54,22 @@ struct Plugin {
   std::mutex mu;
   std::condition_variable cv;
   bool stopping = false;
+  // The first-hop drop of the last successful routing run, for update_sl2vl (which OpenSM
+  // calls from the same sweeper thread, after the forwarding tables: no lock needed).
+  laas::routing::Sl2VlTables sl2vl;
+  std::unordered_map<uint64_t, int> node_of_guid;  // switch node GUID -> fabric node
 };
+
+// Without `qos TRUE` OpenSM never calls update_sl2vl: no switch drops anything, and tenants
+// that share a leaf are separated by partition keys only. Say so at every routing run.
+void check_qos(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  if (osm->subn.opt.qos) return;
+  osm_log(&osm->log, OSM_LOG_ERROR,
+          "laas: WARNING: 'qos' is FALSE in OpenSM's options: SL2VL tables are not programmed, "
+          "so the switches do NOT drop packets between tenants that share a leaf. Set 'qos TRUE' "
+          "in opensm.conf (see opensm.conf.snippet in the laas documentation).\n");
+}
 
 void log_line(osm_opensm_t* osm, osm_log_level_t level, const std::string& msg) {
   if (!osm_log_is_active(&osm->log, level)) return;
@@ -184,6 +199,33 @@ nlohmann::json audit_live(Plugin* plugin) {
     tables[i].assign(sw->lft, sw->lft + n);
     width = std::max(width, n);
   }
+  // SL2VL as the switches answered OpenSM's Set (OpenSM keeps the response per port).
+  const bool qos = osm->subn.opt.qos;
+  laas::routing::Sl2VlTables sl2vl(fabric.nodes.size());
+  cl_qmap_t* tbl = &osm->subn.node_guid_tbl;
+  std::unordered_map<uint64_t, int> node_of_guid;
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].is_switch) node_of_guid[fabric.nodes[i].guid] = static_cast<int>(i);
+  for (cl_map_item_t* it = cl_qmap_head(tbl); qos && it != cl_qmap_end(tbl);
+       it = cl_qmap_next(it)) {
+    auto* node = reinterpret_cast<osm_node_t*>(it);
+    if (osm_node_get_type(node) != IB_NODE_TYPE_SWITCH) continue;
+    auto found = node_of_guid.find(cl_ntoh64(osm_node_get_node_guid(node)));
+    if (found == node_of_guid.end()) continue;
+    const int n = static_cast<int>(osm_node_get_num_physp(node));
+    sl2vl.init_node(found->second, n);
+    for (int out = 1; out < n; ++out) {
+      osm_physp_t* p = osm_node_get_physp_ptr(node, out);
+      if (!p || !osm_physp_is_valid(p)) continue;
+      for (int in = 0; in < n; ++in) {
+        const ib_slvl_table_t* t = osm_physp_get_slvl_tbl(p, static_cast<uint8_t>(in));
+        uint16_t mask = 0;
+        for (uint8_t sl = 0; sl < 16; ++sl)
+          if (ib_slvl_table_get(t, sl) == laas::routing::kDropVl) mask |= 1u << sl;
+        sl2vl.set(found->second, in, out, mask);
+      }
+    }
+  }
   sm_guid = cl_ntoh64(osm->subn.sm_port_guid);
   laas::routing::Mfts mfts;
   std::map<std::uint16_t, std::vector<laas::topology::Guid>> members;
@@ -193,7 +235,7 @@ nlohmann::json audit_live(Plugin* plugin) {
     for (const auto& p : node.ports) width = std::max<size_t>(width, p.lid + 1u);
   for (size_t i = 0; i < tables.size(); ++i)
     if (fabric.nodes[i].is_switch) tables[i].resize(width, 0xFF);
-  return plugin->engine->audit(fabric, tables, sm_guid, &mfts, &members);
+  return plugin->engine->audit(fabric, tables, sm_guid, qos ? &sl2vl : nullptr, &mfts, &members);
 }
 
 int build_lid_matrices(void* /*context*/) {
@@ -238,6 +280,11 @@ int build_fwd_tables(void* context) {
       log_line(osm, OSM_LOG_INFO,
                "tenants changed: rebuilding " + std::to_string(groups) + " multicast group(s)");
   }
+  check_qos(plugin);
+  plugin->sl2vl = outcome.sl2vl;
+  plugin->node_of_guid.clear();
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].is_switch) plugin->node_of_guid[fabric.nodes[i].guid] = static_cast<int>(i);
   size_t filled = 0;
   for (size_t i = 0; i < switches.size() && i < outcome.tables.size(); ++i) {
     osm_switch_t* sw = switches[i];
@@ -289,12 +336,28 @@ ib_api_status_t mcast_build_stree(void* context, osm_mgrp_box_t* mbox) {
   return IB_SUCCESS;
 }
 
+// OpenSM's QoS manager (qos TRUE) asks for every switch output port and input port; CA ports
+// come as (0, 0) and keep OpenSM's table. A dropped pair gets VL15 for every SL.
+void update_sl2vl(void* context, osm_physp_t* port, uint8_t in_port, uint8_t out_port,
+                  ib_slvl_table_t* table) {
+  auto* plugin = static_cast<Plugin*>(context);
+  osm_node_t* node = osm_physp_get_node_ptr(port);
+  if (!node || osm_node_get_type(node) != IB_NODE_TYPE_SWITCH) return;
+  auto it = plugin->node_of_guid.find(cl_ntoh64(osm_node_get_node_guid(node)));
+  if (it == plugin->node_of_guid.end() ||
+      static_cast<size_t>(it->second) >= plugin->sl2vl.drops.size())
+    return;
+  if (plugin->sl2vl.mask(it->second, in_port, out_port) != laas::routing::kAllSls) return;
+  for (uint8_t sl = 0; sl < 16; ++sl) ib_slvl_table_set(table, sl, laas::routing::kDropVl);
+}
+
 void destroy_engine(void* /*context*/) {}
 
 int setup_engine(osm_routing_engine_t* engine, osm_opensm_t* /*osm*/) {
   engine->build_lid_matrices = build_lid_matrices;
   engine->ucast_build_fwd_tables = build_fwd_tables;
   engine->mcast_build_stree = mcast_build_stree;
+  engine->update_sl2vl = update_sl2vl;
   engine->destroy = destroy_engine;
   return 0;
 }
@@ -364,6 +427,7 @@ void* create(osm_opensm_t* osm) {
     return nullptr;
   }
   log_line(osm, OSM_LOG_INFO, "routing engine 'laas' registered");
+  check_qos(plugin.get());
   if (!config.socket.empty()) {
     laas::service::SocketConfig sc;
     sc.path = config.socket;
