@@ -117,6 +117,9 @@ PersistedState StateStore::load() const {
       if (pkey < 0 || pkey >= 0x7fff)
         fail("tenant '" + p.name + "' has P_Key " + std::to_string(pkey));
       p.pkey = static_cast<std::uint16_t>(pkey);
+      p.slurm_accounts = t.value("slurm_accounts", std::vector<std::string>{});
+      p.slurm_users = t.value("slurm_users", std::vector<std::string>{});
+      p.openstack_project = t.value("openstack_project", "");
       for (const auto& h : t.at("hosts")) {
         p.hosts.push_back(parse_guid(h.get<std::string>()));
         if (!hosts_seen.insert(p.hosts.back()).second)
@@ -145,6 +148,10 @@ void StateStore::save(const PersistedState& state) const {
     nlohmann::json tenant = {
         {"name", t.name}, {"requested", t.requested},         {"shape", t.shape},
         {"pkey", t.pkey}, {"hosts", nlohmann::json::array()}, {"links", nlohmann::json::array()}};
+    // Optional fields, written only when given: older readers see the same document.
+    if (!t.slurm_accounts.empty()) tenant["slurm_accounts"] = t.slurm_accounts;
+    if (!t.slurm_users.empty()) tenant["slurm_users"] = t.slurm_users;
+    if (!t.openstack_project.empty()) tenant["openstack_project"] = t.openstack_project;
     for (auto h : t.hosts) tenant["hosts"].push_back(guid_hex(h));
     for (const auto& l : t.links)
       tenant["links"].push_back({{"switch", guid_hex(l.switch_guid)}, {"port", l.port}});

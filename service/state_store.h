@@ -24,6 +24,10 @@ struct PersistedTenant {
   std::vector<PersistedLink> links;
   std::string shape;
   std::uint16_t pkey = 0;  // the tenant's partition key, fixed at creation (0: none yet)
+  // Given at creation for the Slurm and OpenStack exports (empty: not given).
+  std::vector<std::string> slurm_accounts = {};
+  std::vector<std::string> slurm_users = {};
+  std::string openstack_project = {};
 };
 
 struct PersistedState {
