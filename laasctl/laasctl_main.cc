@@ -270,8 +270,8 @@ int main(int argc, char** argv) {
       } else if (format == "routing-chains") {
         // Three policy files and the opensm.conf lines naming them, in a directory.
         std::map<std::string, std::string> files;
-        for (const auto& [file, text] : result.value("files", json::object()).items())
-          files[file] = text.get<std::string>();
+        const json listed = result.value("files", json::object());
+        for (const auto& [file, text] : listed.items()) files[file] = text.get<std::string>();
         char* abs = realpath(output.c_str(), nullptr);
         std::string dir = abs ? abs : output;
         free(abs);
