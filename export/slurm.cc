@@ -43,6 +43,23 @@ constexpr const char* kExists =
     "reservation_exists() {\n"
     "  scontrol -o show reservation \"$1\" 2>/dev/null | grep -q \"^ReservationName=$1 \"\n"
     "}\n";
+constexpr const char* kPartitionExists =
+    "# partition_exists NAME: true when Slurm has a partition of exactly this name.\n"
+    "partition_exists() {\n"
+    "  scontrol -o show partition \"$1\" 2>/dev/null | grep -q \"^PartitionName=$1 \"\n"
+    "}\n";
+constexpr const char* kPartitionFunction =
+    "# laas_partition NAME NODES ACCESS...: create the tenant's Slurm partition, or update it.\n"
+    "laas_partition() {\n"
+    "  local name=$1 nodes=$2\n"
+    "  shift 2\n"
+    "  if partition_exists \"$name\"; then\n"
+    "    scontrol update \"PartitionName=$name\" \"Nodes=$nodes\" \"$@\"\n"
+    "  else\n"
+    "    scontrol create \"PartitionName=$name\" \"Nodes=$nodes\" State=UP MaxTime=INFINITE "
+    "\"$@\"\n"
+    "  fi\n"
+    "}\n";
 
 }  // namespace
 
@@ -89,8 +106,8 @@ std::string generate_slurm_topology(const TreeRecord& tree, const SlurmOptions& 
       list = compress_hostlist(children);
     else
       for (const auto& c : children) list += (list.empty() ? "" : ",") + c;
-    out += "SwitchName=" + names[sw.guid] + (sw.level == 1 ? " Nodes=" : " Switches=") + list +
-           "\n";
+    out +=
+        "SwitchName=" + names[sw.guid] + (sw.level == 1 ? " Nodes=" : " Switches=") + list + "\n";
   }
   return out;
 }
@@ -124,7 +141,8 @@ std::string generate_slurm_reservations(const std::vector<TenantRecord>& tenants
       (options.magnetic ? "Flags=IGNORE_JOBS,MAGNETIC" : "Flags=IGNORE_JOBS") +
       " \"$@\"\n"
       "  fi\n"
-      "}\n";
+      "}\n" +
+      (options.partitions ? std::string(kPartitionExists) + kPartitionFunction : std::string());
   std::set<std::string> seen;
   std::string calls, keep;
   for (const auto& t : tenants) {
@@ -151,6 +169,11 @@ std::string generate_slurm_reservations(const std::vector<TenantRecord>& tenants
     for (const auto& a : args) line += (line.empty() ? "" : " ") + shell_quote(a);
     calls +=
         "\n# tenant " + t.name + ": " + std::to_string(t.hosts.size()) + " hosts\n" + line + "\n";
+    if (options.partitions)
+      calls += "laas_partition " + shell_quote(name) + " " + shell_quote(compress_hostlist(nodes)) +
+               (accounts.empty() ? std::string()
+                                 : " " + shell_quote("AllowAccounts=" + join(accounts))) +
+               "\n";
     keep += " " + name;
   }
   if (options.prune) {
@@ -168,6 +191,14 @@ std::string generate_slurm_reservations(const std::vector<TenantRecord>& tenants
         "[^ ]*\\) .*/\\1/p'); do\n"
         "  case \"$keep\" in *\" $r \"*) ;; *) scontrol delete \"ReservationName=$r\" ;; esac\n"
         "done\n";
+    if (options.partitions)
+      out +=
+          "for p in $(scontrol -o show partition 2>/dev/null |\n"
+          "           sed -n 's/^PartitionName=\\(" +
+          pattern +
+          "[^ ]*\\) .*/\\1/p'); do\n"
+          "  case \"$keep\" in *\" $p \"*) ;; *) scontrol delete \"PartitionName=$p\" ;; esac\n"
+          "done\n";
   }
   return out + calls;
 }
@@ -179,11 +210,14 @@ std::string generate_slurm_release(const std::vector<TenantRecord>& tenants,
       "# Delete the Slurm reservations of departing LaaS tenants (generated; safe to run "
       "again).\n"
       "set -euo pipefail\n\n" +
-      std::string(kExists);
+      std::string(kExists) + (options.partitions ? kPartitionExists : "");
   for (const auto& t : tenants) {
     const std::string q = shell_quote(reservation(t, options, kResv));
     out += "if reservation_exists " + q + "; then scontrol delete " +
            shell_quote("ReservationName=" + reservation(t, options, kResv)) + "; fi\n";
+    if (options.partitions)
+      out += "if partition_exists " + q + "; then scontrol delete " +
+             shell_quote("PartitionName=" + reservation(t, options, kResv)) + "; fi\n";
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // Slurm: a topology.conf for the tree, and scripts that create/update and delete one
-// reservation per tenant.
+// reservation (and optionally one partition) per tenant.
 #pragma once
 
 #include <map>
@@ -24,6 +24,12 @@ struct SlurmOptions {
   bool magnetic = false;  // Flags=MAGNETIC: eligible jobs land there without --reservation
   std::string start_time = "now";
   std::string duration = "infinite";
+  // Also a Slurm partition per tenant, named like its reservation, on its hosts
+  // (AllowAccounts= its accounts when it has some), created or updated with scontrol: users
+  // submit with -p laas-<tenant> (with `magnetic`, such jobs land in the reservation). Made
+  // with `scontrol create`, it lasts until slurmctld restarts or reconfigures: run the script
+  // again then.
+  bool partitions = false;
   // The reservations script also deletes <prefix>* reservations of tenants not listed (set
   // when exporting every tenant: a removed tenant's reservation would hold hosts that are
   // now another tenant's).

@@ -148,10 +148,12 @@ int main(int argc, char** argv) {
           CLI::IsMember({"partitions", "routing-chains", "slurm", "slurm-topology", "openstack"}));
   exporter->add_option("--tenant", only_tenant, "only this tenant");
   exporter->add_flag("--remove", removal, "slurm, openstack: the commands that undo a tenant");
-  bool magnetic = false;
+  bool magnetic = false, slurm_partitions = false;
   exporter->add_flag("--magnetic", magnetic,
                      "slurm: Flags=MAGNETIC, eligible jobs land in the reservation without "
                      "--reservation");
+  exporter->add_flag("--partitions", slurm_partitions,
+                     "slurm: also a Slurm partition per tenant, on its hosts");
   exporter->add_option("-o,--output", output,
                        "write to FILE (replaced atomically) instead of standard output; "
                        "routing-chains: into directory DIR");
@@ -259,6 +261,7 @@ int main(int argc, char** argv) {
       if (!only_tenant.empty()) params["tenant"] = only_tenant;
       if (removal) params["remove"] = true;
       if (magnetic) params["magnetic"] = true;
+      if (slurm_partitions) params["slurm_partitions"] = true;
       if ((rc = request(o, "export", params, result))) return rc;
       const std::string body = result.value("content", "");
       if (output.empty()) {

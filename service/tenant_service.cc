@@ -752,6 +752,7 @@ json TenantService::export_files(const json& params) const {
       exports::SlurmOptions options;
       options.node_names = cfg.slurm_node_names;
       options.magnetic = get_bool(params, "magnetic", false);
+      options.partitions = get_bool(params, "slurm_partitions", false);
       // Every tenant listed: reservations of departed tenants go.
       options.prune = !params.contains("tenant");
       if (format == "slurm-topology") {

@@ -172,7 +172,7 @@ printf '# site partitions\nStorage=%s : SELF=full ;\nAutoNumbered : SELF=full ;\
 ctl tenant add C --hosts 2 >add.C 2>&1 || die "laasctl tenant add C: $(cat add.C)"
 ctl --json tenant show C >show.C.json
 PK[C]=$(jq -r .pkey show.C.json)
-[ "${PK[C]}" != "$CLASH" ] && [ "${PK[C]}" != 0x0001 ] || die "C got P_Key ${PK[C]} (base: $CLASH and 0x0001)"
+if [ "${PK[C]}" = "$CLASH" ] || [ "${PK[C]}" = 0x0001 ]; then die "C got P_Key ${PK[C]} (base: $CLASH and 0x0001)"; fi
 grep -q "^Storage=$CLASH" partitions.conf || die "the base file was not kept: $(head -5 partitions.conf)"
 for lid in $(jq -r '.hosts[].lid' show.C.json); do wait_pkey "$lid" "$(full "${PK[C]}")" present 30; done
 for _ in $(seq 1 60); do holds "$SM_LID" 0 "$(full "$CLASH")" && break; sleep 0.5; done

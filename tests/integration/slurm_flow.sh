@@ -11,7 +11,9 @@
 #  3. The release script removes the reservation; running it again changes nothing.
 #  4. Tenant B added: the export for all tenants runs (twice) and leaves A and B reserved;
 #     A removed and C placed (on A's former hosts where the allocator chooses): the export for
-#     all tenants deletes laas-A instead of failing on the overlap, and reserves C.
+#     all tenants deletes laas-A instead of failing on the overlap, and reserves C. These
+#     exports also make a Slurm partition per tenant (--partitions: laas-A's goes with it) and
+#     MAGNETIC reservations (--magnetic).
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 for tool in slurmctld scontrol sbatch munged setpriv; do
@@ -26,7 +28,7 @@ ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 MUNGE_PID="" SLURM_PID=""
 stop_slurm() {
   for pid in "$SLURM_PID" "$MUNGE_PID"; do
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
+    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then continue; fi
     kill -TERM "$pid" 2>/dev/null || true
     for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.3; done
     kill -KILL "$pid" 2>/dev/null || true
@@ -63,7 +65,7 @@ done
 grep -qx "rch_policy_file $WORK/chains/routing_chains.conf" chains/opensm.conf.snippet ||
   die "opensm.conf.snippet: $(cat chains/opensm.conf.snippet)"
 grep -q '^engine: updn$' chains/routing_chains.conf || die "no updn fallback step"
-log "-o /dev/full: exit $rc ($(cat full.err)); routing-chains -o DIR: $(ls chains | tr '\n' ' ')"
+log "-o /dev/full: exit $rc ($(cat full.err)); routing-chains -o DIR: $(cd chains && echo *)"
 
 # The fabric's hosts: every CA node description (first word), from the fabric file.
 hosts=$(sed -n 's/^Hca[[:space:]].*"\([^" ]*\)[^"]*".*/\1/p' fabric.net | sort -V | uniq)
@@ -161,21 +163,31 @@ log "release.sh removed laas-A; a second run is a no-op"
 # 4. Re-run for all tenants after tenant changes.
 ctl tenant add B --hosts 6 --slurm-account acct_b --slurm-user nobody >add.B 2>&1 || die "tenant add B: $(cat add.B)"
 ctl --json tenant show B >show.B.json
-ctl export slurm -o reserve.sh
+ctl export slurm --partitions -o reserve.sh
 for run in 1 2; do
   bash reserve.sh >reserve.out.$run 2>&1 || die "reserve.sh run $run failed: $(cat reserve.out.$run)"
 done
 [ "$(reservation_hosts laas-A)" = "$(tenant_hosts A)" ] || die "laas-A wrong after re-run"
 [ "$(reservation_hosts laas-B)" = "$(tenant_hosts B)" ] || die "laas-B wrong after re-run"
 scontrol -o show reservation laas-B | grep -q 'Users=nobody' || die "laas-B lacks Users=nobody"
+partition_hosts() {
+  scontrol -o show partition "$1" | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' | xargs -r scontrol show hostnames | sort -V
+}
+[ "$(partition_hosts laas-B)" = "$(tenant_hosts B)" ] || die "partition laas-B: $(scontrol -o show partition laas-B)"
+scontrol -o show partition laas-B | grep -q 'AllowAccounts=acct_b' || die "partition laas-B lacks AllowAccounts=acct_b"
+partition_exists() { scontrol -o show partition "$1" 2>/dev/null | grep -q "^PartitionName=$1 "; }
+partition_exists laas-A || die "no partition laas-A"
 log "after adding B: reserve.sh ran twice, laas-A and laas-B hold their tenants' hosts"
 ctl tenant remove A >/dev/null || die "tenant remove A failed"
 ctl tenant add C --hosts 4 --slurm-account acct_c >add.C 2>&1 || die "tenant add C: $(cat add.C)"
 ctl --json tenant show C >show.C.json
-ctl export slurm -o reserve.sh
+ctl export slurm --partitions --magnetic -o reserve.sh
 bash reserve.sh >reserve.out.3 2>&1 || die "reserve.sh after remove A / add C failed: $(cat reserve.out.3)"
 if scontrol -o show reservation laas-A 2>/dev/null | grep -q '^ReservationName=laas-A '; then die "laas-A of removed tenant A survived"; fi
 [ "$(reservation_hosts laas-C)" = "$(tenant_hosts C)" ] || die "laas-C wrong"
+scontrol -o show reservation laas-C | grep -q 'Flags=.*MAGNETIC' || die "laas-C is not MAGNETIC: $(scontrol -o show reservation laas-C)"
+! partition_exists laas-A || die "partition laas-A of removed tenant A survived"
+[ "$(partition_hosts laas-C)" = "$(tenant_hosts C)" ] || die "partition laas-C wrong"
 [ "$(reservation_hosts laas-B)" = "$(tenant_hosts B)" ] || die "laas-B wrong after C"
-log "after remove A / add C ($(tenant_hosts C | tr '\n' ' ')): laas-A deleted, laas-B kept, laas-C created"
+log "after remove A / add C ($(tenant_hosts C | tr '\n' ' ')): laas-A deleted, laas-B kept, laas-C created (MAGNETIC); partitions likewise"
 log "PASS slurm_flow"

@@ -125,6 +125,15 @@ TEST(ExportSlurm, TenantsOwnAccountsAndUsers) {
   const auto m = generate_slurm_reservations({t}, o);
   EXPECT_NE(m.find("Flags=IGNORE_JOBS,MAGNETIC"), std::string::npos) << m;
   EXPECT_NE(m.find("keep=' laas-t '"), std::string::npos) << m;
+  EXPECT_EQ(m.find("laas_partition"), std::string::npos) << "no partitions unless asked";
+  o.partitions = true;
+  const auto p = generate_slurm_reservations({t}, o);
+  EXPECT_NE(p.find("\nlaas_partition laas-t 'c[1-2]' AllowAccounts=bank,physics\n"),
+            std::string::npos)
+      << p;
+  EXPECT_NE(p.find("scontrol delete \"PartitionName=$p\""), std::string::npos) << p;
+  EXPECT_NE(generate_slurm_release({t}, o).find("scontrol delete PartitionName=laas-t"),
+            std::string::npos);
   t.slurm_accounts = {"bad account"};
   EXPECT_NE(error_of([&] {
               generate_slurm_reservations({t}, {});
