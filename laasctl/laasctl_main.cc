@@ -11,6 +11,7 @@
 #include <map>
 
 #include "export/output.h"
+#include "export/partitions.h"
 #include "export/routing_chains.h"
 #include "laasctl/client.h"
 #include "laasctl/render.h"
@@ -158,6 +159,11 @@ int main(int argc, char** argv) {
                        "write to FILE (replaced atomically) instead of standard output; "
                        "routing-chains: into directory DIR");
 
+  auto* validate = app.add_subcommand(
+      "validate", "offline: check a partitions.conf the way OpenSM 3.3.23 reads it");
+  std::string validate_file;
+  validate->add_option("FILE", validate_file, "partitions.conf to check")->required();
+
   auto* raw = app.add_subcommand(
       "raw", "debugging: send standard input to the socket verbatim, print the replies");
 
@@ -175,6 +181,22 @@ int main(int argc, char** argv) {
   try {
     json result;
     int rc = 0;
+    if (validate->parsed()) {
+      // No service needed: the same validator the plugin runs before writing the file.
+      std::ifstream in(validate_file);
+      if (!in) {
+        std::cerr << "laasctl: cannot read " << validate_file << "\n";
+        return laas::ctl::kExitRefused;
+      }
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      const auto check = laas::exports::validate_partitions(text);
+      std::cerr << check.report(validate_file);
+      if (!check.ok()) return laas::ctl::kExitRefused;
+      std::cout << validate_file << ": " << check.partitions.size()
+                << " partition statements, no errors\n";
+      return 0;
+    }
     if (status->parsed()) {
       if ((rc = request(o, "status", json::object(), result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;

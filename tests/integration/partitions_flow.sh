@@ -220,4 +220,15 @@ if grep -E 'PARSE (ERROR|WARN)|Partition configuration (in error|was not fully p
   die "OpenSM reported a partition configuration problem (above)"
 fi
 log "osm.log: no partition parse error or fallback line"
+
+# 5. The offline validator: the managed file passes; a definition wrapped before its ':' (which
+# OpenSM rejects, falling back to "everyone full member") does not.
+"$LAASCTL" validate partitions.conf >validate.out 2>&1 || die "laasctl validate partitions.conf: $(cat validate.out)"
+printf 'Default=0x7fff : ALL=limited, SELF=full ;\nWrapped=0x0042,\n  ipoib : ALL=full ;\n' >wrapped.conf
+rc=0
+"$LAASCTL" validate wrapped.conf >validate.wrapped 2>&1 || rc=$?
+if [ $rc -ne 1 ] || ! grep -q 'wrapped.conf:2: error: the partition definition is wrapped' validate.wrapped; then
+  die "laasctl validate accepted a wrapped definition (exit $rc): $(cat validate.wrapped)"
+fi
+log "laasctl validate: $(cat validate.out); wrapped.conf: $(head -1 validate.wrapped | cut -c1-90)"
 log "PASS partitions_flow"
