@@ -133,7 +133,7 @@ void TenantService::assign_missing_pkeys() {
   try {
     const auto base = partitions_base();
     if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
-  } catch (const std::exception&) {
+  } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
   }
   for (auto& t : persisted_.tenants) {
     if (t.pkey) continue;

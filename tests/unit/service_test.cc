@@ -339,6 +339,17 @@ TEST_F(ServiceTest, PartitionsAreTransactionalWithTenantChanges) {
   EXPECT_EQ(slurp(c.exports.managed_partitions_file), with_a);
   EXPECT_EQ(service->snapshot().generation, gen);
 
+  // A base file that cannot be read: refused with its name, nothing changed (and a restart
+  // with it still starts).
+  fs::rename(c.exports.partitions_base_file, dir.path + "/base.moved");
+  r = call("tenant.add", {{"name", "b"}, {"hosts", 3}});
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("base.conf"), std::string::npos)
+      << r.dump();
+  EXPECT_EQ(service->tenant_names(), std::vector<std::string>{"a"});
+  EXPECT_NO_THROW(TenantService(c, [](LogLevel, const std::string&) {}));
+  fs::rename(dir.path + "/base.moved", c.exports.partitions_base_file);
+
   // Base fixed; the new tenant's key avoids the base file's explicit and auto-numbered keys.
   std::ofstream(c.exports.partitions_base_file) << "Site=0x0010 : SELF=full ;\nAuto : SELF ;\n";
   ASSERT_TRUE(call("tenant.add", {{"name", "b"}, {"hosts", 3}})["ok"]);
