@@ -8,9 +8,16 @@ $FAKE_OPENSTACK_STATE) with Nova's and Keystone's answers where it matters: crea
 existing aggregate, adding a host twice, removing an absent host and deleting a non-empty
 aggregate fail, as the real services refuse them. Every command is appended to
 $FAKE_OPENSTACK_LOG.
+
+Loading openstackclient's command modules takes about a second per process; with
+$FAKE_OPENSTACK_SOCKET set, `fake_openstack.py --serve` loads them once and answers the
+`openstack` invocations (this same file, as a thin client) over that Unix socket.
 """
+import contextlib
+import io
 import json
 import os
+import socket
 import sys
 from importlib.metadata import entry_points
 
@@ -114,5 +121,62 @@ def main(argv):
         os.replace(tmp, state_path)
 
 
+def run(argv):
+    """main() with its output captured: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    rc = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(argv)
+        except SystemExit as e:
+            rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def recv_all(conn):
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return json.loads(data)
+
+
+def serve(path):
+    # Load every command module once, up front.
+    for group in GROUPS:
+        for ep in entry_points(group=group):
+            if ep.name.startswith(("aggregate_", "project_")):
+                ep.load()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(8)
+    while True:
+        conn, _ = server.accept()
+        with conn:
+            request = recv_all(conn)
+            os.environ.update(request["env"])
+            rc, out, err = run(request["argv"])
+            conn.sendall((json.dumps({"rc": rc, "out": out, "err": err}) + "\n").encode())
+
+
+def client(path, argv):
+    env = {k: v for k, v in os.environ.items() if k.startswith("FAKE_OPENSTACK_")}
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(path)
+    conn.sendall((json.dumps({"argv": argv, "env": env}) + "\n").encode())
+    reply = recv_all(conn)
+    sys.stdout.write(reply["out"])
+    sys.stderr.write(reply["err"])
+    sys.exit(reply["rc"])
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sock = os.environ.get("FAKE_OPENSTACK_SOCKET")
+    if sys.argv[1:2] == ["--serve"]:
+        serve(sock)
+    elif sock and os.path.exists(sock):
+        client(sock, sys.argv[1:])
+    else:
+        main(sys.argv[1:])

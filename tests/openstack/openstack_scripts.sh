@@ -11,11 +11,22 @@ golden="$here/../golden/export"
 /usr/bin/python3 -c 'import openstackclient' 2>/dev/null ||
   { echo "SKIP: python3-openstackclient is not installed (scripts/deps.sh)"; exit 77; }
 work=$(mktemp -d /tmp/laas-openstack-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+server=""
+cleanup() {
+  if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
 mkdir "$work/bin"
 ln -s "$here/fake_openstack.py" "$work/bin/openstack"
 export PATH="$work/bin:$PATH" FAKE_OPENSTACK_STATE="$work/state.json" FAKE_OPENSTACK_LOG="$work/log"
 die() { echo "FAIL: $*" >&2; exit 1; }
+# One process holds openstackclient's parsers; every `openstack` call asks it.
+export FAKE_OPENSTACK_SOCKET="$work/parser.sock"
+"$here/fake_openstack.py" --serve &
+server=$!
+for _ in $(seq 1 100); do [ -S "$FAKE_OPENSTACK_SOCKET" ] && break; sleep 0.1; done
+[ -S "$FAKE_OPENSTACK_SOCKET" ] || die "the parser server did not start"
 state() { /usr/bin/python3 -c "import json,sys; s=json.load(open('$work/state.json')); print(eval(sys.argv[1]))" "$1"; }
 
 echo '{"projects": {"1": "0f3c2b1a9d8e4f7a6b5c4d3e2f1a0b9c"}}' >"$work/state.json"
