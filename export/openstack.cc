@@ -46,10 +46,8 @@ Names names(const TenantRecord& t, const OpenStackOptions& o) {
     check_name(
         host, kMaxOpenStackName, kFormat, subject + " host '" + h.name + "'",
         host == host_of_description(h.name) ? "host name" : "mapped host name '" + host + "'");
-    if (!seen.insert(host).second)
-      throw ExportError(kFormat, subject + " host '" + h.name + "'",
-                        "compute host '" + host + "' is given twice");
-    n.hosts.push_back(host);
+    // Two HCAs of one machine ("comp-1 mlx5_0", "comp-1 mlx5_1") are one compute host.
+    if (seen.insert(host).second) n.hosts.push_back(host);
   }
   return n;
 }

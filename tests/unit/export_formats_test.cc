@@ -185,7 +185,7 @@ TEST(ExportOpenStack, RefusesNamesThatBreakTheFormat) {
   o.host_names["comp-1"] = "nova-compute-1.example.org";
   const auto s = generate_openstack_remove({tenant("t", {"comp-1"})}, o);
   EXPECT_NE(s.find("\nlaas_aggregate_delete laas-t\n"), std::string::npos) << s;
-  auto t = tenant("t", {"comp-1 mlx5_0", "comp-2"});
+  auto t = tenant("t", {"comp-1 mlx5_0", "comp-2", "comp-1 mlx5_1"});
   const auto a = generate_openstack_add({t}, o);
   // No project ID given: looked up by the tenant's name when the script runs.
   EXPECT_NE(a.find("project=$(openstack project show -f value -c id t)\n"
