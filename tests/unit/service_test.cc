@@ -395,3 +395,31 @@ TEST_F(ServiceTest, OneNameRuleAndExportFieldsPersistWithTheTenant) {
               rc.contains("routing_chains.conf"))
       << rc.dump();
 }
+
+// Issue 11: management hosts (laas.yaml `management`) are full members of every tenant
+// partition, in a second statement without indx0; tenant hosts carry indx0.
+TEST_F(ServiceTest, ManagementHostsAreFullMembersOfEveryTenantPartition) {
+  ServiceConfig c = test_config(dir.path);
+  c.exports.managed_partitions_file = dir.path + "/partitions.conf";
+  service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
+  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  const laas::topology::HostId storage = tree.num_hosts() - 1;
+  auto view = std::make_shared<TopologyView>(tree, fabric, emb,
+                                             std::vector<laas::topology::HostId>{storage});
+  const std::string guid = guid_hex(view->host_guid(storage));
+  service->on_topology(view);
+  ASSERT_TRUE(call("tenant.add", {{"name", "a"}, {"hosts", 3}})["ok"]);
+  ASSERT_TRUE(call("tenant.add", {{"name", "b"}, {"hosts", 3}})["ok"]);
+  const std::string text = slurp(c.exports.managed_partitions_file);
+  for (const char* t : {"a", "b"}) {
+    const std::string pk = call("tenant.get", {{"name", t}})["result"]["pkey"];
+    EXPECT_NE(text.find("laas_" + std::string(t) + "=" + pk + ", ipoib, indx0 :"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(
+        text.find("laas_" + std::string(t) + "=" + pk + " :\n\tSELF=full,\n\t" + guid + "=full ;"),
+        std::string::npos)
+        << text;
+  }
+}
