@@ -50,7 +50,9 @@ void write_in_place(const std::string& path, const std::string& content) {
   if (::close(fd) != 0) fail(path, "close", errno);
 }
 
-void replace_atomically(const std::string& path, const std::string& content, mode_t mode) {
+// `owner`: the replaced file's (uid, gid), kept where we may (root); nullptr for a new file.
+void replace_atomically(const std::string& path, const std::string& content, mode_t mode,
+                        const struct stat* owner) {
   const auto slash = path.find_last_of('/');
   const std::string dir =
       slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
@@ -64,6 +66,9 @@ void replace_atomically(const std::string& path, const std::string& content, mod
     fail(path, what, err);
   };
   if (::fchmod(fd, mode) != 0) undo("fchmod", errno);
+  if (owner && (owner->st_uid != ::geteuid() || owner->st_gid != ::getegid()) &&
+      ::fchown(fd, owner->st_uid, owner->st_gid) != 0 && errno != EPERM)
+    undo("fchown", errno);
   if (int err = write_all(fd, content)) undo("write", err);
   if (::fsync(fd) != 0) undo("fsync", errno);
   if (::close(fd) != 0) {
@@ -96,12 +101,12 @@ void write_output_file(const std::string& path, const std::string& content) {
   }
   if (::stat(target.c_str(), &st) != 0) {
     if (errno != ENOENT) fail(path, "stat", errno);
-    replace_atomically(target, content, 0644);
+    replace_atomically(target, content, 0644, nullptr);
     return;
   }
   if (S_ISDIR(st.st_mode)) throw std::runtime_error("cannot write " + path + ": is a directory");
   if (S_ISREG(st.st_mode))
-    replace_atomically(target, content, st.st_mode & 07777);
+    replace_atomically(target, content, st.st_mode & 07777, &st);
   else
     write_in_place(target, content);
 }

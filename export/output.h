@@ -10,11 +10,12 @@
 namespace laas::exports {
 
 // Replaces `path` with `content`. A regular file (or a new one; a symlink is followed to its
-// target) is written to a temporary file in the same directory, fsync'ed, renamed over it (mode
-// kept, 0644 for a new file) and the directory fsync'ed. Anything else -- a character device
-// such as /dev/stdout or /dev/full, a FIFO -- cannot be replaced by rename: it is written in
-// place, every write, the fsync (where the device supports one) and the close checked. Throws
-// std::runtime_error "cannot write PATH: reason"; a regular file is then left as it was.
+// target) is written to a temporary file in the same directory, fsync'ed, renamed over it
+// (mode and, where permitted, owner kept; 0644 for a new file) and the directory fsync'ed.
+// Anything else -- a character device such as /dev/stdout or /dev/full, a FIFO -- cannot be
+// replaced by rename: it is written in place, every write, the fsync (where the device
+// supports one) and the close checked. Throws std::runtime_error "cannot write PATH: reason";
+// a regular file is then left as it was.
 void write_output_file(const std::string& path, const std::string& content);
 
 // Writes each file (name -> content) into directory `dir`, created (mode 0755) if missing,

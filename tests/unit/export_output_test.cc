@@ -49,6 +49,13 @@ TEST(ExportOutput, ReplacesARegularFileAtomicallyKeepingItsMode) {
   std::string old;
   std::getline(reader, old);
   EXPECT_EQ(old, "one");
+  if (::geteuid() == 0) {  // root keeps the replaced file's owner
+    ASSERT_EQ(::chown(f.c_str(), 65534, 65534), 0);
+    write_output_file(f, "three\n");
+    ASSERT_EQ(::stat(f.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 65534u);
+    EXPECT_EQ(st.st_gid, 65534u);
+  }
   // No temporary file is left behind.
   int files = 0;
   for (const auto& e : fs::directory_iterator(d.path)) files += e.is_regular_file();
