@@ -123,7 +123,12 @@ std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds&
 PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
                              const PersistedTenant* old) {
   PersistedTenant p{t.name, t.requested, {}, {}, t.placement.shape.text()};
-  if (old) p.pkey = old->pkey;
+  if (old) {  // what the tenant was given at creation stays with it
+    p.pkey = old->pkey;
+    p.slurm_accounts = old->slurm_accounts;
+    p.slurm_users = old->slurm_users;
+    p.openstack_project = old->openstack_project;
+  }
   for (auto h : t.placement.hosts) {
     PersistedHost id = ids.host(h);
     // A host that is down keeps the port GUID and name last seen on its slot.

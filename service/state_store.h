@@ -58,9 +58,15 @@ struct PersistedTenant {
   std::string shape;
   std::uint16_t pkey = 0;  // the tenant's partition key, fixed at creation (0: none yet)
   std::vector<PersistedRepair> repairs{};
+  // Given at creation for the Slurm and OpenStack exports (empty: not given).
+  std::vector<std::string> slurm_accounts = {};
+  std::vector<std::string> slurm_users = {};
+  std::string openstack_project = {};
   bool operator==(const PersistedTenant& o) const {
     return name == o.name && requested == o.requested && hosts == o.hosts && links == o.links &&
-           shape == o.shape && pkey == o.pkey && repairs == o.repairs;
+           shape == o.shape && pkey == o.pkey && repairs == o.repairs &&
+           slurm_accounts == o.slurm_accounts && slurm_users == o.slurm_users &&
+           openstack_project == o.openstack_project;
   }
 };
 
