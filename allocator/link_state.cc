@@ -41,6 +41,8 @@ LinkState::LinkState(const FatTree& tree)
       free_l1_(tree.num_leaves()),
       free_l2_(tree.height() == 3 ? tree.num_switches(2) : 0),
       free_on_leaf_(tree.num_leaves(), tree.hosts_per_leaf()),
+      free_in_pod_(tree.num_pods(), tree.hosts_per_leaf() * tree.leaves_per_pod()),
+      release_epoch_(tree.num_pods(), 0),
       free_l1_count_(tree.num_leaves(), tree.up_columns(1)),
       free_l2_count_(tree.height() == 3 ? tree.num_switches(2) : 0, tree.up_columns(2)),
       free_hosts_(tree.num_hosts()) {
@@ -100,6 +102,7 @@ void LinkState::assign(TenantIndex tenant, const Placement& p) {
     host_owner_[h] = tenant;
     free_slots_[tree_->leaf_of_host(h)].reset(tree_->slot_of_host(h));
     --free_on_leaf_[tree_->leaf_of_host(h)];
+    --free_in_pod_[tree_->pod_of_leaf(tree_->leaf_of_host(h))];
   }
   free_hosts_ -= static_cast<int>(p.hosts.size());
   for (LinkId l : p.links) {
@@ -115,6 +118,8 @@ void LinkState::release(TenantIndex tenant, const Placement& p) {
     host_owner_[h] = kFree;
     free_slots_[tree_->leaf_of_host(h)].set(tree_->slot_of_host(h));
     ++free_on_leaf_[tree_->leaf_of_host(h)];
+    ++free_in_pod_[tree_->pod_of_leaf(tree_->leaf_of_host(h))];
+    ++release_epoch_[tree_->pod_of_leaf(tree_->leaf_of_host(h))];
   }
   free_hosts_ += static_cast<int>(p.hosts.size());
   for (LinkId l : p.links) {
@@ -123,7 +128,13 @@ void LinkState::release(TenantIndex tenant, const Placement& p) {
     link_owner_[l] = kFree;
     --allocated_links_[tree_->link_level(l) - 1];
     refresh_link(l);
+    ++release_epoch_[pod_of_link(l)];
   }
+}
+
+int LinkState::pod_of_link(LinkId l) const {
+  const int sw = tree_->link_switch(l);
+  return tree_->link_level(l) == 1 ? tree_->pod_of_leaf(sw) : tree_->pod_of_level2(sw);
 }
 
 void LinkState::set_faulty(LinkId link, bool faulty) {
@@ -131,6 +142,7 @@ void LinkState::set_faulty(LinkId link, bool faulty) {
   faulty_[link] = faulty;
   faulty_count_ += faulty ? 1 : -1;
   refresh_link(link);
+  if (!faulty) ++release_epoch_[pod_of_link(link)];
 }
 
 }  // namespace laas::allocator

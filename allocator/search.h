@@ -8,15 +8,35 @@
 
 namespace laas::allocator::detail {
 
+// Whether `set` has at least `k` bits. Walks set bits with libstdc++'s _Find_first/_Find_next
+// (a count-trailing-zeros each) and stops at k: bitset::count() is a library call per word on
+// CPUs built without popcnt, and the searches ask this constantly with small k.
+inline bool has_at_least(const SlotSet& set, int k) {
+  size_t i = set._Find_first();
+  for (; k > 0 && i < set.size(); --k) i = set._Find_next(i);
+  return k <= 0;
+}
+
 // The `count` lowest set bits of `set`, preferring those also in `prefer`.
 inline std::vector<int> lowest_bits(const SlotSet& set, int count, const SlotSet& prefer = {}) {
   std::vector<int> out;
   const SlotSet first = set & prefer;
-  for (size_t i = 0; i < set.size() && static_cast<int>(out.size()) < count; ++i)
-    if (first[i]) out.push_back(static_cast<int>(i));
-  for (size_t i = 0; i < set.size() && static_cast<int>(out.size()) < count; ++i)
-    if (set[i] && !first[i]) out.push_back(static_cast<int>(i));
+  for (size_t i = first._Find_first(); i < set.size() && static_cast<int>(out.size()) < count;
+       i = first._Find_next(i))
+    out.push_back(static_cast<int>(i));
+  const SlotSet rest = set & ~first;
+  for (size_t i = rest._Find_first(); i < set.size() && static_cast<int>(out.size()) < count;
+       i = rest._Find_next(i))
+    out.push_back(static_cast<int>(i));
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The `count` lowest set bits of `set` as a set.
+inline SlotSet lowest_set(const SlotSet& set, int count) {
+  SlotSet out;
+  for (size_t i = set._Find_first(); i < set.size() && count > 0; i = set._Find_next(i), --count)
+    out.set(i);
   return out;
 }
 
