@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <unordered_set>
 
 #include "allocator/placers.h"
 #include "allocator/search.h"
@@ -27,7 +28,7 @@ struct Budget {
 // Bounds: a within-pod FLAP (exhaustive in practice: pruning keeps it far below this), and the
 // whole across-pods search of one call. Each node is a few bitset ANDs.
 constexpr long kPodFlapBudget = 200000;
-constexpr long kAcrossBudget = 60000;
+constexpr long kAcrossBudget = 4000;
 
 // One candidate for the FLAP search at the leaf step: a leaf with the up-link columns it could
 // give, and whether it can hold the D part or the R part.
@@ -424,6 +425,19 @@ class LaasSearch {
       }
       // Necessary: t candidate leaves, and a leaf in a pod released into since the last failure.
       if (total < t || !dirty_used) continue;
+      touch_.clear();
+      if (!all_dirty_) {
+        for (int pod = 0; pod < npods_; ++pod) {
+          if (!dirty_[pod]) continue;
+          for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_; ++leaf) {
+            const int free = state_.free_hosts_on_leaf(leaf);
+            if (free >= d)
+              touch_.push_back({state_.free_columns(1, leaf), need1});
+            else if (r > 0 && free >= r)
+              touch_.push_back({state_.free_columns(1, leaf), need1_r});
+          }
+        }
+      }
       for (int dp = std::min(t, lpp_); dp >= 1; --dp) {
         const int qp = t / dp, rp = t % dp;
         const int pods_needed = qp + ((rp > 0 || r > 0) ? 1 : 0);
@@ -459,21 +473,62 @@ class LaasSearch {
     if (!budget_.spend()) return std::nullopt;
     if (left == 0) {
       const SlotSet sd = detail::lowest_set(common, need1);
-      if (std::find(tried_.begin(), tried_.end(), sd) != tried_.end()) return std::nullopt;
-      tried_.push_back(sd);
+      if (!tried_.insert(sd).second) return std::nullopt;
+      if (!budget_.spend(npods_ / 2 + 1) || !worth_trying(sd, d, r, dp, qp)) return std::nullopt;
       return partial_with_columns(d, r, dp, qp, rp, sd);
     }
     const auto& cand = candidates_[seed];
-    std::vector<SlotSet> siblings;
+    const size_t mark = siblings_.size();
     for (size_t k = start; k + left <= cand.size(); ++k) {
       const SlotSet next = common & state_.free_columns(1, cand[k]);
-      if (!has_at_least(next, need1)) continue;
-      if (std::find(siblings.begin(), siblings.end(), next) != siblings.end()) continue;
-      siblings.push_back(next);
-      if (auto p = seed_sets(seed, k + 1, left - 1, next, d, r, dp, qp, rp, need1)) return p;
-      if (budget_.cut) return std::nullopt;
+      if (!has_at_least(next, need1) || !touches_dirty(next, need1)) continue;
+      if (std::find(siblings_.begin() + mark, siblings_.end(), next) != siblings_.end()) continue;
+      siblings_.push_back(next);
+      auto p = seed_sets(seed, k + 1, left - 1, next, d, r, dp, qp, rp, need1);
+      if (p || budget_.cut) {
+        siblings_.resize(mark);
+        return p;
+      }
     }
+    siblings_.resize(mark);
     return std::nullopt;
+  }
+
+  // Whether some leaf of a pod released into since the last failure could still take part
+  // with a set S inside `common` (as a D leaf holding S, or as the remainder leaf).
+  bool touches_dirty(const SlotSet& common, int need1) const {
+    if (all_dirty_) return true;
+    for (const auto& [cols, need] : touch_)
+      if (has_at_least(common & cols, std::min(need, need1))) return true;
+    return false;
+  }
+
+  // Necessary conditions on S, cheaper than building the level-2 step: a pod released into
+  // since the last failure has a leaf that could take part; t leaves hold S; Q' pods hold D'.
+  bool worth_trying(const SlotSet& sd, int d, int r, int dp, int qp) {
+    const int need1_r = r > 0 ? tree_.columns_needed(1, r) : 0;
+    if (!all_dirty_) {
+      bool touched = false;
+      for (int pod = 0; pod < npods_ && !touched; ++pod) {
+        if (!dirty_[pod]) continue;
+        for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_ && !touched; ++leaf) {
+          const SlotSet& f = state_.free_columns(1, leaf);
+          const int free = state_.free_hosts_on_leaf(leaf);
+          touched = (free >= d && (f & sd) == sd) ||
+                    (r > 0 && free >= r && has_at_least(f & sd, need1_r));
+        }
+      }
+      if (!touched) return false;
+    }
+    int holders = 0, roomy = 0;
+    const int t = n_ / d;
+    for (int pod = 0; pod < npods_; ++pod) {
+      int here = 0;
+      for (int leaf : candidates_[pod]) here += (state_.free_columns(1, leaf) & sd) == sd;
+      holders += here;
+      roomy += here >= dp;
+    }
+    return holders >= t && roomy >= qp;
   }
 
   std::optional<Placement> partial_with_columns(int d, int r, int dp, int qp, int rp,
@@ -603,9 +658,11 @@ class LaasSearch {
   Budget& budget_;
   std::vector<int> pods_best_fit_;
   std::vector<std::vector<int>> leaf_order_;
-  std::vector<std::vector<int>> candidates_;  // per pod, for the current D
-  std::vector<SlotSet> tried_;                // sets S tried for the current (D, D')
-  bool pod_cut_ = false;                      // a within-pod FLAP hit its bound
+  std::vector<std::vector<int>> candidates_;    // per pod, for the current D
+  std::unordered_set<SlotSet> tried_;           // sets S tried for the current (D, D')
+  std::vector<SlotSet> siblings_;               // per DFS level, the intersections already seen
+  std::vector<std::pair<SlotSet, int>> touch_;  // dirty pods' leaves: free columns, need
+  bool pod_cut_ = false;                        // a within-pod FLAP hit its bound
 
  public:
   bool cut() const { return pod_cut_ || budget_.cut; }
@@ -638,16 +695,16 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
     if (memo_.hosts == hosts) memo_.lineage = 0;
     return {std::move(*found), ""};
   }
-  if (search.cut()) {
-    ++budget_cuts_;
-    memo_.lineage = 0;  // not proven: search everything next time
-    return {std::nullopt, refused + " (search bound reached)"};
-  }
+  // A refusal after a budget cut is remembered too (the next call of this size searches only
+  // through pods released into since): unproven, so it is counted; without it every retry of
+  // a blocked FIFO head would pay the whole bound again.
+  const bool cut = search.cut();
+  if (cut) ++budget_cuts_;
   memo_.lineage = state.lineage();
   memo_.hosts = hosts;
   memo_.epochs.resize(tree.num_pods());
   for (int pod = 0; pod < tree.num_pods(); ++pod) memo_.epochs[pod] = state.release_epoch(pod);
-  return {std::nullopt, refused};
+  return {std::nullopt, cut ? refused + " (search bound reached)" : refused};
 }
 
 }  // namespace laas::allocator
