@@ -295,15 +295,8 @@ class LaasSearch {
       const int need_r = r > 0 ? tree_.columns_needed(1, r) : 0;
       for (int pod : pods_best_fit_) {
         if (!dirty_[pod] || state_.free_hosts_in_pod(pod) < n_) continue;
-        // Necessary, before building anything: q leaves able to hold D, one more for R.
-        int fit_d = 0, fit_r = 0;
-        for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_; ++leaf) {
-          const int free = state_.free_hosts_on_leaf(leaf);
-          const int ncols = state_.free_column_count(1, leaf);
-          fit_d += free >= d && ncols >= need_d;
-          fit_r += r > 0 && free >= r && ncols >= need_r;
-        }
-        if (fit_d < q || (r > 0 && (fit_r == 0 || fit_d + fit_r < q + 1))) continue;
+        // Necessary, in O(1): q leaves able to hold D, one more able to hold R.
+        if (leaves_fitting(pod, d) < q || (r > 0 && leaves_fitting(pod, r) < q + 1)) continue;
         units.clear();
         for (int leaf : leaves_of(pod)) {
           const int free = state_.free_hosts_on_leaf(leaf);
@@ -406,25 +399,22 @@ class LaasSearch {
       if (t + (r > 0) < 2) continue;
       const int need1 = tree_.columns_needed(1, d);
       const int need1_r = r > 0 ? tree_.columns_needed(1, r) : 0;
-      candidates_.assign(npods_, {});
+      // Necessary, from the per-pod capacity counts: t candidate leaves, and a leaf able to
+      // take part in a pod released into since the last failure.
       int total = 0;
       bool dirty_used = all_dirty_;
-      for (int pod : pods_best_fit_) {
-        if (state_.free_hosts_in_pod(pod) < std::min(d, r > 0 ? r : d)) continue;
-        for (int leaf : leaves_of(pod)) {
-          const int free = state_.free_hosts_on_leaf(leaf);
-          const int ncols = state_.free_column_count(1, leaf);
-          if (free >= d && ncols >= need1) {
-            candidates_[pod].push_back(leaf);
-            ++total;
-            dirty_used |= dirty_[pod] != 0;
-          } else if (r > 0 && free >= r && ncols >= need1_r) {
-            dirty_used |= dirty_[pod] != 0;
-          }
-        }
+      for (int pod = 0; pod < npods_; ++pod) {
+        total += leaves_fitting(pod, d);
+        dirty_used |= dirty_[pod] && leaves_fitting(pod, r > 0 ? r : d) > 0;
       }
-      // Necessary: t candidate leaves, and a leaf in a pod released into since the last failure.
       if (total < t || !dirty_used) continue;
+      candidates_.assign(npods_, {});
+      for (int pod : pods_best_fit_) {
+        if (leaves_fitting(pod, d) == 0) continue;
+        for (int leaf : leaves_of(pod))
+          if (state_.free_hosts_on_leaf(leaf) >= d && state_.free_column_count(1, leaf) >= need1)
+            candidates_[pod].push_back(leaf);
+      }
       touch_.clear();
       if (!all_dirty_) {
         for (int pod = 0; pod < npods_; ++pod) {
@@ -443,7 +433,7 @@ class LaasSearch {
         const int pods_needed = qp + ((rp > 0 || r > 0) ? 1 : 0);
         if (pods_needed < 2 || pods_needed > npods_) continue;
         int roomy = 0;  // necessary: Q' pods with D' candidate leaves each
-        for (const auto& c : candidates_) roomy += static_cast<int>(c.size()) >= dp;
+        for (int pod = 0; pod < npods_; ++pod) roomy += leaves_fitting(pod, d) >= dp;
         if (roomy < qp) continue;
         tried_.clear();
         for (int seed : pods_best_fit_) {
@@ -459,6 +449,26 @@ class LaasSearch {
   }
 
  private:
+  // Leaves of `pod` that can hold `hosts` hosts with their up-links: free >= hosts and enough
+  // free columns. A leaf's capacity min(free, columns * slimming divisor) is computed once per
+  // call, then counted per pod by capacity, so each question is one lookup.
+  int leaves_fitting(int pod, int hosts) {
+    const int stride = m1_ + 2;
+    if (fitting_.empty()) {
+      fitting_.assign(static_cast<size_t>(npods_) * stride, 0);
+      const int s = tree_.slimming_divisor(1);
+      for (int leaf = 0; leaf < npods_ * lpp_; ++leaf) {
+        const int cap =
+            std::min(state_.free_hosts_on_leaf(leaf), state_.free_column_count(1, leaf) * s);
+        ++fitting_[tree_.pod_of_leaf(leaf) * stride + cap];
+      }
+      for (int pod = 0; pod < npods_; ++pod)
+        for (int h = m1_ - 1; h >= 0; --h)
+          fitting_[pod * stride + h] += fitting_[pod * stride + h + 1];
+    }
+    return fitting_[pod * stride + hosts];
+  }
+
   // Leaves of a pod, most-used first; computed once per call.
   const std::vector<int>& leaves_of(int pod) {
     auto& order = leaf_order_[pod];
@@ -663,6 +673,7 @@ class LaasSearch {
   std::vector<SlotSet> siblings_;               // per DFS level, the intersections already seen
   std::vector<std::pair<SlotSet, int>> touch_;  // dirty pods' leaves: free columns, need
   bool pod_cut_ = false;                        // a within-pod FLAP hit its bound
+  std::vector<int> fitting_;                    // per pod, leaves by capacity (suffix sums)
 
  public:
   bool cut() const { return pod_cut_ || budget_.cut; }

@@ -2,20 +2,34 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "allocator/link_state.h"
 
 namespace laas::allocator::detail {
 
-// Whether `set` has at least `k` bits. Walks set bits with libstdc++'s _Find_first/_Find_next
-// (a count-trailing-zeros each) and stops at k: bitset::count() is a library call per word on
-// CPUs built without popcnt, and the searches ask this constantly with small k.
-inline bool has_at_least(const SlotSet& set, int k) {
-  size_t i = set._Find_first();
-  for (; k > 0 && i < set.size(); --k) i = set._Find_next(i);
-  return k <= 0;
+// Bits in `set`, inline: bitset::count() is a library call per word on CPUs built without
+// popcnt (the default target), and the searches ask for counts constantly. The bitset is read
+// as its words (it is trivially copyable; the order of words does not matter for a count).
+inline int popcount(const SlotSet& set) {
+  static_assert(sizeof(SlotSet) == 4 * sizeof(std::uint64_t), "SlotSet is 4 words");
+  static_assert(std::is_trivially_copyable<SlotSet>::value, "SlotSet is plain words");
+  std::uint64_t w[4];
+  std::memcpy(w, &set, sizeof w);
+  int n = 0;
+  for (std::uint64_t x : w) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    n += static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+  }
+  return n;
 }
+
+inline bool has_at_least(const SlotSet& set, int k) { return k <= 0 || popcount(set) >= k; }
 
 // The `count` lowest set bits of `set`, preferring those also in `prefer`.
 inline std::vector<int> lowest_bits(const SlotSet& set, int count, const SlotSet& prefer = {}) {

@@ -57,7 +57,7 @@ runs=$OUT/runs.jsonl
 one() {  # one VERSION SIM CLASS SEED WORKLOAD
   local json
   json=$(nice -n "$NICE" "$2" --topology "$TREE" --workload "$5" --algorithm laas \
-    --policy "$POLICY" --json)
+    --policy "$POLICY" --json | tr -d '\n')
   printf '{"version":"%s","class":"%s","seed":%s,"r":%s}\n' "$1" "$3" "$4" "$json" >>"$runs"
 }
 
