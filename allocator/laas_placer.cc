@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <unordered_set>
 
 #include "allocator/placers.h"
 #include "allocator/search.h"
@@ -6,8 +7,36 @@
 namespace laas::allocator {
 namespace {
 
-// One candidate for the FLAP search: a leaf (2-level step) or a pod (3-level step), with the
-// up-link columns it could give, and whether it can hold the D part or the R part.
+using detail::has_at_least;
+
+// Search nodes one bounded search may visit. `cut` records that a search stopped on the bound
+// rather than on a proof that nothing fits.
+struct Budget {
+  long left;
+  bool cut = false;
+  bool spend(long n = 1) {
+    if (left < n) {
+      left = 0;
+      cut = true;
+      return false;
+    }
+    left -= n;
+    return true;
+  }
+};
+
+// Bounds: a within-pod FLAP (exhaustive in practice: never reached on the benchmarks), and the
+// whole across-pods search of one call. Each node is a few bitset ANDs. The across-pods bound
+// was chosen by measurement (issue-15 workloads, seed 1): 500 against 1,500, 4,000 and 20,000
+// cost no utilization on exp 32, exp 128, N(100) and U[4,36] (within 0.1 point, or better:
+// deeper searches placed more tenants across pods, which fragmented the tree; exp 32 92.9 % at
+// 20,000, 93.6 % at 500) and is 3-10 times cheaper. Small trees are searched exhaustively
+// within it (the unit tests' cases).
+constexpr long kPodFlapBudget = 20000;
+constexpr long kAcrossBudget = 500;
+
+// One candidate for the FLAP search at the leaf step: a leaf with the up-link columns it could
+// give, and whether it can hold the D part or the R part.
 struct Unit {
   int id = 0;
   SlotSet columns;
@@ -22,12 +51,11 @@ struct FlapResult {
 };
 
 // Paper Algorithm 1 (FLAP): find q units that share at least need_d free columns and, if
-// need_r > 0, one more unit whose free columns meet that common set in at least need_r. Units
-// come best-fit first, so the first answer packs the tree.
+// has_r, one more unit whose free columns meet that common set in at least need_r. Units come
+// best-fit first, so the first answer packs the tree. Exhaustive unless the budget runs out.
 class Flap {
  public:
-  // `budget` bounds the search nodes visited (0: exhaustive, as in the paper).
-  Flap(const std::vector<Unit>& units, int q, int need_d, int need_r, bool has_r, long budget = 0)
+  Flap(const std::vector<Unit>& units, int q, int need_d, int need_r, bool has_r, Budget& budget)
       : units_(units), q_(q), need_d_(need_d), need_r_(need_r), has_r_(has_r), budget_(budget) {
     for (size_t i = 0; i < units.size(); ++i)
       if (units[i].fits_d) d_candidates_.push_back(static_cast<int>(i));
@@ -47,16 +75,17 @@ class Flap {
 
  private:
   bool recurse(size_t start, const SlotSet& common, FlapResult& out) {
-    if (budget_ > 0 && --budget_ == 0) return false;
+    if (!budget_.spend()) return false;
     if (static_cast<int>(chosen_.size()) == q_) return find_r(common, out);
     const size_t still_needed = q_ - chosen_.size();
     for (size_t k = start; k + still_needed <= d_candidates_.size(); ++k) {
       const int u = d_candidates_[k];
       const SlotSet next = common & units_[u].columns;
-      if (static_cast<int>(next.count()) < need_d_) continue;
+      if (!has_at_least(next, need_d_)) continue;
       chosen_.push_back(u);
       if (recurse(k + 1, next, out)) return true;
       chosen_.pop_back();
+      if (budget_.cut) return false;
     }
     return false;
   }
@@ -68,8 +97,7 @@ class Flap {
         if (!units_[i].fits_r) continue;
         if (std::find(chosen_.begin(), chosen_.end(), static_cast<int>(i)) != chosen_.end())
           continue;
-        if (static_cast<int>((units_[i].columns & common).count()) >= need_r_)
-          r_unit = static_cast<int>(i);
+        if (has_at_least(units_[i].columns & common, need_r_)) r_unit = static_cast<int>(i);
       }
       if (r_unit < 0) return false;
     }
@@ -82,10 +110,134 @@ class Flap {
   const std::vector<Unit>& units_;
   int q_, need_d_, need_r_;
   bool has_r_;
-  long budget_;
+  Budget& budget_;
   std::vector<int> d_candidates_;
   std::vector<int> chosen_;
 };
+
+// The level-2 step: pods as units. Every level-2 switch position k that carries the tenant's
+// flows is its own FBG_2 (its own 2-level tree with the top switches above it), so the pods'
+// columns are matched per switch, independently: D pods share nd[k] free columns on switch k,
+// the R pod nr[k] of those. `cols[u * nb + k]` is pod unit u's free columns on switch k.
+struct PodUnit {
+  int pod = 0;
+  bool fits_d = false;
+  bool fits_r = false;
+  bool dirty = true;  // released into since the last proven failure (see LaasPlacer)
+};
+
+struct PodFlapResult {
+  std::vector<int> d_units;
+  int r_unit = -1;
+  std::vector<SlotSet> common;  // per switch k, columns free on every D pod
+};
+
+class PodFlap {
+ public:
+  PodFlap(const std::vector<PodUnit>& units, const std::vector<SlotSet>& cols, int nb,
+          const std::vector<int>& nd, const std::vector<int>& nr, int q, bool has_r,
+          bool need_dirty, Budget& budget)
+      : units_(units),
+        cols_(cols),
+        nb_(nb),
+        nd_(nd),
+        nr_(nr),
+        q_(q),
+        has_r_(has_r),
+        need_dirty_(need_dirty),
+        budget_(budget),
+        stack_((q + 1) * nb) {
+    for (size_t i = 0; i < units.size(); ++i)
+      if (units[i].fits_d) d_candidates_.push_back(static_cast<int>(i));
+  }
+
+  bool run(PodFlapResult& out) {
+    if (static_cast<int>(d_candidates_.size()) < q_) return false;
+    if (has_r_ &&
+        std::none_of(units_.begin(), units_.end(), [](const PodUnit& u) { return u.fits_r; }))
+      return false;
+    for (int k = 0; k < nb_; ++k) stack_[k].set();
+    chosen_.clear();
+    return recurse(0, false, out);
+  }
+
+ private:
+  bool recurse(size_t start, bool dirty, PodFlapResult& out) {
+    if (!budget_.spend()) return false;
+    const int depth = static_cast<int>(chosen_.size());
+    const SlotSet* cur = &stack_[depth * nb_];
+    if (depth == q_) return find_r(cur, dirty, out);
+    SlotSet* next = &stack_[(depth + 1) * nb_];
+    const size_t still_needed = q_ - depth;
+    for (size_t k = start; k + still_needed <= d_candidates_.size(); ++k) {
+      const int u = d_candidates_[k];
+      bool ok = true;
+      for (int b = 0; b < nb_ && ok; ++b) {
+        next[b] = cur[b] & cols_[u * nb_ + b];
+        ok = has_at_least(next[b], nd_[b]);
+      }
+      if (!ok) continue;
+      chosen_.push_back(u);
+      if (recurse(k + 1, dirty || units_[u].dirty, out)) return true;
+      chosen_.pop_back();
+      if (budget_.cut) return false;
+    }
+    return false;
+  }
+
+  bool find_r(const SlotSet* common, bool dirty, PodFlapResult& out) {
+    int r_unit = -1;
+    if (has_r_) {
+      for (size_t i = 0; i < units_.size() && r_unit < 0; ++i) {
+        if (!units_[i].fits_r || (need_dirty_ && !dirty && !units_[i].dirty)) continue;
+        if (std::find(chosen_.begin(), chosen_.end(), static_cast<int>(i)) != chosen_.end())
+          continue;
+        bool ok = true;
+        for (int b = 0; b < nb_ && ok; ++b)
+          ok = has_at_least(common[b] & cols_[i * nb_ + b], nr_[b]);
+        if (ok) r_unit = static_cast<int>(i);
+      }
+      if (r_unit < 0) return false;
+    } else if (need_dirty_ && !dirty) {
+      return false;
+    }
+    out.d_units = chosen_;
+    out.r_unit = r_unit;
+    out.common.assign(common, common + nb_);
+    return true;
+  }
+
+  const std::vector<PodUnit>& units_;
+  const std::vector<SlotSet>& cols_;
+  int nb_;
+  const std::vector<int>& nd_;
+  const std::vector<int>& nr_;
+  int q_;
+  bool has_r_, need_dirty_;
+  Budget& budget_;
+  std::vector<SlotSet> stack_;  // per depth, nb_ running intersections
+  std::vector<int> d_candidates_;
+  std::vector<int> chosen_;
+};
+
+// Per switch k: the R pod's columns (nr[k] of common & R's free) and the D pods' (nd[k],
+// starting with the R pod's, so that every prefix the R pod uses is inside the D pods' set).
+void choose_l2_columns(const PodFlapResult& found, const std::vector<SlotSet>& cols, int nb,
+                       const std::vector<int>& nd, const std::vector<int>& nr,
+                       std::vector<std::vector<int>>& d2, std::vector<std::vector<int>>& r2) {
+  d2.assign(nb, {});
+  r2.assign(nb, {});
+  for (int k = 0; k < nb; ++k) {
+    if (found.r_unit >= 0)
+      r2[k] = detail::lowest_bits(found.common[k] & cols[found.r_unit * nb + k], nr[k]);
+    d2[k] = r2[k];
+    if (static_cast<int>(d2[k].size()) > nd[k]) d2[k].resize(nd[k]);
+    for (int c : detail::lowest_bits(found.common[k], nd[k] + nr[k]))
+      if (static_cast<int>(d2[k].size()) < nd[k] &&
+          std::find(d2[k].begin(), d2[k].end(), c) == d2[k].end())
+        d2[k].push_back(c);
+  }
+}
 
 // Divisors D from `max_d` down to 1; on a slimmed level, multiples of the slimming divisor
 // first (they waste no up-link capacity).
@@ -100,13 +252,35 @@ std::vector<int> d_order(int max_d, int divisor) {
 
 class LaasSearch {
  public:
-  LaasSearch(const LinkState& state, int hosts) : state_(state), tree_(state.tree()), n_(hosts) {}
+  // `dirty[pod]`: the pod saw a release since this size last failed; placements that touch no
+  // dirty pod are known not to exist and are not searched.
+  LaasSearch(const LinkState& state, int hosts, const std::vector<char>& dirty, Budget& budget)
+      : state_(state),
+        tree_(state.tree()),
+        n_(hosts),
+        m1_(tree_.hosts_per_leaf()),
+        lpp_(tree_.leaves_per_pod()),
+        npods_(tree_.num_pods()),
+        spp2_(tree_.height() == 3 ? tree_.switches_per_pod(2) : 0),
+        dirty_(dirty),
+        all_dirty_(std::all_of(dirty.begin(), dirty.end(), [](char c) { return c != 0; })),
+        budget_(budget),
+        leaf_order_(npods_) {
+    pods_best_fit_.resize(npods_);
+    for (int pod = 0; pod < npods_; ++pod) pods_best_fit_[pod] = pod;
+    std::stable_sort(pods_best_fit_.begin(), pods_best_fit_.end(), [&](int a, int b) {
+      return state_.free_hosts_in_pod(a) < state_.free_hosts_in_pod(b);
+    });
+  }
 
   std::optional<Placement> one_leaf() const {
     int best = -1;
-    for (int leaf = 0; leaf < tree_.num_leaves(); ++leaf) {
-      const int free = state_.free_hosts_on_leaf(leaf);
-      if (free >= n_ && (best < 0 || free < state_.free_hosts_on_leaf(best))) best = leaf;
+    for (int pod = 0; pod < npods_; ++pod) {
+      if (!dirty_[pod] || state_.free_hosts_in_pod(pod) < n_) continue;
+      for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_; ++leaf) {
+        const int free = state_.free_hosts_on_leaf(leaf);
+        if (free >= n_ && (best < 0 || free < state_.free_hosts_on_leaf(best))) best = leaf;
+      }
     }
     if (best < 0) return std::nullopt;
     Placement p;
@@ -116,27 +290,30 @@ class LaasSearch {
   }
 
   // N = Q*D + R inside one pod (the whole tree when it has two levels).
-  std::optional<Placement> one_pod() const {
-    const int m1 = tree_.hosts_per_leaf();
-    for (int d : d_order(std::min(n_, m1), tree_.slimming_divisor(1))) {
+  std::optional<Placement> one_pod() {
+    std::vector<Unit> units;
+    for (int d : d_order(std::min(n_, m1_), tree_.slimming_divisor(1))) {
       const int q = n_ / d, r = n_ % d;
       if (q == 1 && r == 0) continue;  // a single leaf: one_leaf() already tried it
-      if (q + (r > 0) > tree_.leaves_per_pod()) continue;
+      if (q + (r > 0) > lpp_) continue;
       const int need_d = tree_.columns_needed(1, d);
       const int need_r = r > 0 ? tree_.columns_needed(1, r) : 0;
-      for (int pod : pods_best_fit()) {
-        if (pod_free_hosts(pod) < n_) continue;
-        std::vector<Unit> units;
-        for (int leaf : detail::leaves_best_fit(state_, pod * tree_.leaves_per_pod(),
-                                                tree_.leaves_per_pod())) {
+      for (int pod : pods_best_fit_) {
+        if (!dirty_[pod] || state_.free_hosts_in_pod(pod) < n_) continue;
+        // Necessary, in O(1): q leaves able to hold D, one more able to hold R.
+        if (leaves_fitting(pod, d) < q || (r > 0 && leaves_fitting(pod, r) < q + 1)) continue;
+        units.clear();
+        for (int leaf : leaves_of(pod)) {
           const int free = state_.free_hosts_on_leaf(leaf);
-          const auto& cols = state_.free_columns(1, leaf);
           const int ncols = state_.free_column_count(1, leaf);
-          units.push_back(
-              {leaf, cols, free >= d && ncols >= need_d, r > 0 && free >= r && ncols >= need_r});
+          units.push_back({leaf, state_.free_columns(1, leaf), free >= d && ncols >= need_d,
+                           r > 0 && free >= r && ncols >= need_r});
         }
         FlapResult found;
-        if (!Flap(units, q, need_d, need_r, r > 0).run(found)) continue;
+        Budget flap_budget{kPodFlapBudget};
+        const bool ok = Flap(units, q, need_d, need_r, r > 0, flap_budget).run(found);
+        pod_cut_ |= flap_budget.cut;
+        if (!ok) continue;
         std::vector<int> d_cols, r_cols;
         const SlotSet r_free = r > 0 ? units[found.r_unit].columns : SlotSet{};
         detail::choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
@@ -152,46 +329,58 @@ class LaasSearch {
   }
 
   // The approximated 3-level scheme: U = ceil(N/m1) leaves whose hosts and up-links the tenant
-  // takes whole (the last may hold fewer hosts), U = Q'*D' + R' leaves per pod, and the same
-  // level-2 column set on every level-2 switch of those pods (all FBG_2 identical).
-  std::optional<Placement> across_pods() const {
-    if (tree_.height() < 3) return std::nullopt;
-    const int m1 = tree_.hosts_per_leaf();
+  // takes whole (the last may hold fewer hosts), U = Q'*D' + R' leaves per pod, and on each
+  // level-2 switch position its own column set, common to the D' pods (each FBG_2 is
+  // independent; the paper's release used one set for all, refusing placements that exist).
+  std::optional<Placement> across_pods() {
+    if (spp2_ == 0 || npods_ < 2) return std::nullopt;
     const int p2 = tree_.p(2);
-    const int u = (n_ + m1 - 1) / m1;
-    std::vector<int> pods = pods_best_fit();
-    std::vector<int> whole(tree_.num_pods(), 0);
-    std::vector<SlotSet> l2_common(tree_.num_pods());
-    for (int pod = 0; pod < tree_.num_pods(); ++pod) {
-      for (int i = 0; i < tree_.leaves_per_pod(); ++i)
-        whole[pod] += state_.leaf_wholly_free(pod * tree_.leaves_per_pod() + i);
-      l2_common[pod].set();
-      for (int b = 0; b < tree_.switches_per_pod(2); ++b)
-        l2_common[pod] &= state_.free_columns(2, tree_.level2_switch(pod, b));
+    const int u = (n_ + m1_ - 1) / m1_;
+    std::vector<int> whole(npods_, 0);
+    int total = 0;
+    bool dirty_has_whole = false;
+    for (int pod = 0; pod < npods_; ++pod) {
+      if (state_.free_hosts_in_pod(pod) < m1_) continue;
+      for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_; ++leaf)
+        whole[pod] += state_.leaf_wholly_free(leaf);
+      total += whole[pod];
+      dirty_has_whole |= dirty_[pod] && whole[pod] > 0;
     }
-    // Each whole leaf sends p2 flows into every level-2 switch of its pod.
-    for (int d : d_order(std::min(u, tree_.leaves_per_pod()), 1)) {
+    // Necessary: U whole leaves, one of them in a pod released into since the last failure.
+    if (total < u || !dirty_has_whole) return std::nullopt;
+    const int nb = spp2_;
+    std::vector<PodUnit> units;
+    std::vector<SlotSet> cols;
+    for (int pod : pods_best_fit_) {
+      if (whole[pod] == 0) continue;
+      units.push_back({pod, false, false, dirty_[pod] != 0});
+      for (int b = 0; b < nb; ++b)
+        cols.push_back(state_.free_columns(2, tree_.level2_switch(pod, b)));
+    }
+    for (int d : d_order(std::min(u, lpp_), 1)) {
       const int q = u / d, r = u % d;
-      if (q + (r > 0) > tree_.num_pods()) continue;
+      if (q + (r > 0) > npods_) continue;
       if (q == 1 && r == 0) continue;  // one pod: one_pod() covers it
-      const int need_d = tree_.columns_needed(2, d * p2);
-      const int need_r = r > 0 ? tree_.columns_needed(2, r * p2) : 0;
-      std::vector<Unit> units;
-      for (int pod : pods) {
-        const int ncols = static_cast<int>(l2_common[pod].count());
-        units.push_back({pod, l2_common[pod], whole[pod] >= d && ncols >= need_d,
-                         r > 0 && whole[pod] >= r && ncols >= need_r});
+      // Each whole leaf sends p2 flows into every level-2 switch of its pod.
+      const std::vector<int> nd(nb, tree_.columns_needed(2, d * p2));
+      const std::vector<int> nr(nb, r > 0 ? tree_.columns_needed(2, r * p2) : 0);
+      for (auto& unit : units) {
+        const int w = whole[unit.pod];
+        unit.fits_d = w >= d;
+        unit.fits_r = r > 0 && w >= r;
       }
-      FlapResult found;
-      if (!Flap(units, q, need_d, need_r, r > 0).run(found)) continue;
-      std::vector<int> d_cols, r_cols;
-      const SlotSet r_free = r > 0 ? units[found.r_unit].columns : SlotSet{};
-      detail::choose_columns(found.common, r_free, need_d, need_r, d_cols, r_cols);
+      PodFlapResult found;
+      if (!PodFlap(units, cols, nb, nd, nr, q, r > 0, !all_dirty_, budget_).run(found)) {
+        if (budget_.cut) return std::nullopt;
+        continue;
+      }
+      std::vector<std::vector<int>> d2, r2;
+      choose_l2_columns(found, cols, nb, nd, nr, d2, r2);
       Placement p;
       int hosts_left = n_;
-      for (int k : found.d_units) take_pod(units[k].id, d, d_cols, hosts_left, p);
-      if (r > 0) take_pod(units[found.r_unit].id, r, r_cols, hosts_left, p);
-      p.shape.leaves = {n_ / m1, m1, n_ % m1};
+      for (int k : found.d_units) take_pod(units[k].pod, d, d2, hosts_left, p);
+      if (r > 0) take_pod(units[found.r_unit].pod, r, r2, hosts_left, p);
+      p.shape.leaves = {n_ / m1_, m1_, n_ % m1_};
       p.shape.pods = {q, d, r};
       detail::finish(p);
       return p;
@@ -200,47 +389,64 @@ class LaasSearch {
   }
 
   // Beyond the paper's release: a tenant across pods on partly used leaves. All its leaves but
-  // one hold D hosts on one common column set S^D (the remainder leaf a subset), D' leaves in
+  // one hold D hosts on one common column set S (the remainder leaf a subset), D' leaves in
   // each of Q' pods and R' in one more, which also holds the remainder leaf. Every FBG_2 then
   // sees the same flows from the Q' pods and fewer from the last, so Theorems 1-2 hold there
-  // with the same level-2 columns in the Q' pods and a subset in the last.
-  std::optional<Placement> across_pods_partial() const {
-    if (tree_.height() < 3) return std::nullopt;
-    const int m1 = tree_.hosts_per_leaf();
-    const std::vector<int> pod_order = pods_best_fit();
-    for (int d : d_order(std::min(n_, m1), tree_.slimming_divisor(1))) {
+  // with, on each level-2 switch position, the same columns in the Q' pods and a subset in the
+  // last. Candidate sets S: the intersections of every combination of D' candidate leaves of
+  // every pod (combinations giving an intersection a sibling already gave are skipped: their
+  // continuations are a subset of the sibling's), each S tried once; exhaustive within the
+  // budget, except that S is the lowest columns of the intersection.
+  std::optional<Placement> across_pods_partial() {
+    if (spp2_ == 0 || npods_ < 2) return std::nullopt;
+    for (int d : d_order(std::min(n_, m1_), tree_.slimming_divisor(1))) {
       const int t = n_ / d, r = n_ % d;
+      if (t + (r > 0) < 2) continue;
       const int need1 = tree_.columns_needed(1, d);
-      std::vector<std::vector<int>> candidates(tree_.num_pods());
+      const int need1_r = r > 0 ? tree_.columns_needed(1, r) : 0;
+      // Necessary, from the per-pod capacity counts: t candidate leaves, and a leaf able to
+      // take part in a pod released into since the last failure.
       int total = 0;
-      for (int pod : pod_order)
-        for (int leaf :
-             detail::leaves_best_fit(state_, pod * tree_.leaves_per_pod(), tree_.leaves_per_pod()))
-          if (state_.free_hosts_on_leaf(leaf) >= d && state_.free_column_count(1, leaf) >= need1) {
-            candidates[pod].push_back(leaf);
-            ++total;
+      bool dirty_used = all_dirty_;
+      for (int pod = 0; pod < npods_; ++pod) {
+        total += leaves_fitting(pod, d);
+        dirty_used |= dirty_[pod] && leaves_fitting(pod, r > 0 ? r : d) > 0;
+      }
+      if (total < t || !dirty_used) continue;
+      candidates_.assign(npods_, {});
+      for (int pod : pods_best_fit_) {
+        if (leaves_fitting(pod, d) == 0) continue;
+        for (int leaf : leaves_of(pod))
+          if (state_.free_hosts_on_leaf(leaf) >= d && state_.free_column_count(1, leaf) >= need1)
+            candidates_[pod].push_back(leaf);
+      }
+      touch_.clear();
+      if (!all_dirty_) {
+        for (int pod = 0; pod < npods_; ++pod) {
+          if (!dirty_[pod]) continue;
+          for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_; ++leaf) {
+            const int free = state_.free_hosts_on_leaf(leaf);
+            if (free >= d)
+              touch_.push_back({state_.free_columns(1, leaf), need1});
+            else if (r > 0 && free >= r)
+              touch_.push_back({state_.free_columns(1, leaf), need1_r});
           }
-      if (total < t) continue;
-      for (int dp = std::min(t, tree_.leaves_per_pod()); dp >= 1; --dp) {
+        }
+      }
+      for (int dp = std::min(t, lpp_); dp >= 1; --dp) {
         const int qp = t / dp, rp = t % dp;
         const int pods_needed = qp + ((rp > 0 || r > 0) ? 1 : 0);
-        if (pods_needed < 2 || pods_needed > tree_.num_pods()) continue;
-        // Necessary: Q' pods with D' candidate leaves each.
-        int roomy = 0;
-        for (const auto& c : candidates) roomy += static_cast<int>(c.size()) >= dp;
+        if (pods_needed < 2 || pods_needed > npods_) continue;
+        int roomy = 0;  // necessary: Q' pods with D' candidate leaves each
+        for (int pod = 0; pod < npods_; ++pod) roomy += leaves_fitting(pod, d) >= dp;
         if (roomy < qp) continue;
-        int seeds = 0;
-        for (int seed : pod_order) {
-          if (static_cast<int>(candidates[seed].size()) < dp) continue;
-          if (++seeds > kPartialSeeds) break;
-          std::vector<Unit> units;
-          for (int leaf : candidates[seed])
-            units.push_back({leaf, state_.free_columns(1, leaf), true, false});
-          FlapResult in_seed;
-          if (!Flap(units, dp, need1, 0, false, kPartialBudget).run(in_seed)) continue;
-          SlotSet sd;
-          for (int c : detail::lowest_bits(in_seed.common, need1)) sd.set(c);
-          if (auto p = partial_with_columns(d, r, dp, qp, rp, sd, candidates, pod_order)) return p;
+        tried_.clear();
+        for (int seed : pods_best_fit_) {
+          if (static_cast<int>(candidates_[seed].size()) < dp) continue;
+          SlotSet all;
+          all.set();
+          if (auto p = seed_sets(seed, 0, dp, all, d, r, dp, qp, rp, need1)) return p;
+          if (budget_.cut) return std::nullopt;
         }
       }
     }
@@ -248,123 +454,194 @@ class LaasSearch {
   }
 
  private:
-  // The partial-leaf search is a heuristic beyond the paper; these bound its cost on requests
-  // that end up refused: seed pods tried per (D, D'), and search nodes per FLAP.
-  static constexpr int kPartialSeeds = 3;
-  static constexpr long kPartialBudget = 500;
+  // Leaves of `pod` that can hold `hosts` hosts with their up-links: free >= hosts and enough
+  // free columns. A leaf's capacity min(free, columns * slimming divisor) is computed once per
+  // call, then counted per pod by capacity, so each question is one lookup.
+  int leaves_fitting(int pod, int hosts) {
+    const int stride = m1_ + 2;
+    if (fitting_.empty()) {
+      fitting_.assign(static_cast<size_t>(npods_) * stride, 0);
+      const int s = tree_.slimming_divisor(1);
+      for (int leaf = 0; leaf < npods_ * lpp_; ++leaf) {
+        const int cap =
+            std::min(state_.free_hosts_on_leaf(leaf), state_.free_column_count(1, leaf) * s);
+        ++fitting_[tree_.pod_of_leaf(leaf) * stride + cap];
+      }
+      for (int pod = 0; pod < npods_; ++pod)
+        for (int h = m1_ - 1; h >= 0; --h)
+          fitting_[pod * stride + h] += fitting_[pod * stride + h + 1];
+    }
+    return fitting_[pod * stride + hosts];
+  }
+
+  // Leaves of a pod, most-used first; computed once per call.
+  const std::vector<int>& leaves_of(int pod) {
+    auto& order = leaf_order_[pod];
+    if (order.empty()) order = detail::leaves_best_fit(state_, pod * lpp_, lpp_);
+    return order;
+  }
+
+  // Depth-first over combinations of `left` more candidate leaves of `seed` from index
+  // `start`; at each complete combination, S = the lowest need1 columns of the intersection.
+  std::optional<Placement> seed_sets(int seed, size_t start, int left, const SlotSet& common, int d,
+                                     int r, int dp, int qp, int rp, int need1) {
+    if (!budget_.spend()) return std::nullopt;
+    if (left == 0) {
+      const SlotSet sd = detail::lowest_set(common, need1);
+      if (!tried_.insert(sd).second) return std::nullopt;
+      if (!budget_.spend(npods_ / 2 + 1) || !worth_trying(sd, d, r, dp, qp)) return std::nullopt;
+      return partial_with_columns(d, r, dp, qp, rp, sd);
+    }
+    const auto& cand = candidates_[seed];
+    const size_t mark = siblings_.size();
+    for (size_t k = start; k + left <= cand.size(); ++k) {
+      const SlotSet next = common & state_.free_columns(1, cand[k]);
+      if (!has_at_least(next, need1) || !touches_dirty(next, need1)) continue;
+      if (std::find(siblings_.begin() + mark, siblings_.end(), next) != siblings_.end()) continue;
+      siblings_.push_back(next);
+      auto p = seed_sets(seed, k + 1, left - 1, next, d, r, dp, qp, rp, need1);
+      if (p || budget_.cut) {
+        siblings_.resize(mark);
+        return p;
+      }
+    }
+    siblings_.resize(mark);
+    return std::nullopt;
+  }
+
+  // Whether some leaf of a pod released into since the last failure could still take part
+  // with a set S inside `common` (as a D leaf holding S, or as the remainder leaf).
+  bool touches_dirty(const SlotSet& common, int need1) const {
+    if (all_dirty_) return true;
+    for (const auto& [cols, need] : touch_)
+      if (has_at_least(common & cols, std::min(need, need1))) return true;
+    return false;
+  }
+
+  // Necessary conditions on S, cheaper than building the level-2 step: a pod released into
+  // since the last failure has a leaf that could take part; t leaves hold S; Q' pods hold D'.
+  bool worth_trying(const SlotSet& sd, int d, int r, int dp, int qp) {
+    const int need1_r = r > 0 ? tree_.columns_needed(1, r) : 0;
+    if (!all_dirty_) {
+      bool touched = false;
+      for (int pod = 0; pod < npods_ && !touched; ++pod) {
+        if (!dirty_[pod]) continue;
+        for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_ && !touched; ++leaf) {
+          const SlotSet& f = state_.free_columns(1, leaf);
+          const int free = state_.free_hosts_on_leaf(leaf);
+          touched = (free >= d && (f & sd) == sd) ||
+                    (r > 0 && free >= r && has_at_least(f & sd, need1_r));
+        }
+      }
+      if (!touched) return false;
+    }
+    int holders = 0, roomy = 0;
+    const int t = n_ / d;
+    for (int pod = 0; pod < npods_; ++pod) {
+      int here = 0;
+      for (int leaf : candidates_[pod]) here += (state_.free_columns(1, leaf) & sd) == sd;
+      holders += here;
+      roomy += here >= dp;
+    }
+    return holders >= t && roomy >= qp;
+  }
 
   std::optional<Placement> partial_with_columns(int d, int r, int dp, int qp, int rp,
-                                                const SlotSet& sd,
-                                                const std::vector<std::vector<int>>& candidates,
-                                                const std::vector<int>& pod_order) const {
+                                                const SlotSet& sd) {
+    if (!budget_.spend(npods_)) return std::nullopt;
     const int p2 = tree_.p(2);
     const int need1_r = r > 0 ? tree_.columns_needed(1, r) : 0;
-    // Flows per D leaf into each level-2 switch b: the columns of S^D that lead to b.
-    std::vector<int> flow(tree_.switches_per_pod(2), 0);
-    for (size_t c = 0; c < sd.size(); ++c)
-      if (sd[c]) ++flow[c / p2];
-    const int fmax = *std::max_element(flow.begin(), flow.end());
-    const int need_d2 = tree_.columns_needed(2, dp * fmax);
-    const int need_r2 = tree_.columns_needed(2, rp * fmax + (r > 0 ? std::min(fmax, need1_r) : 0));
+    const int t = n_ / d;
+    // Flows per D leaf into each level-2 switch b: the columns of S that lead to b.
+    std::vector<int> flow(spp2_, 0);
+    for (size_t c = sd._Find_first(); c < sd.size(); c = sd._Find_next(c)) ++flow[c / p2];
+    std::vector<int> bs;  // switch positions carrying flows
+    for (int b = 0; b < spp2_; ++b)
+      if (flow[b] > 0) bs.push_back(b);
+    const int nb = static_cast<int>(bs.size());
+    std::vector<int> nd(nb), nr(nb);
+    for (int k = 0; k < nb; ++k) {
+      nd[k] = tree_.columns_needed(2, dp * flow[bs[k]]);
+      nr[k] =
+          tree_.columns_needed(2, rp * flow[bs[k]] + (r > 0 ? std::min(flow[bs[k]], need1_r) : 0));
+    }
     struct PodPick {
       std::vector<int> d_leaves;
       int r_leaf = -1;
     };
-    std::vector<PodPick> picks(tree_.num_pods());
-    std::vector<Unit> units;
-    for (int pod : pod_order) {
+    std::vector<PodPick> picks(npods_);
+    std::vector<PodUnit> units;
+    std::vector<SlotSet> cols;
+    int holders = 0;  // leaves that hold S, over all pods
+    for (int pod : pods_best_fit_) {
       PodPick& pick = picks[pod];
-      for (int leaf : candidates[pod])
+      for (int leaf : candidates_[pod])
         if ((state_.free_columns(1, leaf) & sd) == sd) pick.d_leaves.push_back(leaf);
-      SlotSet l2;
-      l2.set();
-      for (int b = 0; b < tree_.switches_per_pod(2); ++b)
-        if (flow[b] > 0) l2 &= state_.free_columns(2, tree_.level2_switch(pod, b));
-      const int n2 = static_cast<int>(l2.count());
       const int have = static_cast<int>(pick.d_leaves.size());
-      bool r_ok = have >= rp && n2 >= need_r2;
+      holders += have;
+      const bool has_r = rp > 0 || r > 0;
+      bool r_ok = has_r && have >= rp;
       if (r_ok && r > 0) {
         // The remainder leaf: most-used first, not one of the R' D leaves of this pod.
         const auto used_begin = pick.d_leaves.begin();
         const auto used_end = pick.d_leaves.begin() + std::min(rp, have);
-        for (int leaf : detail::leaves_best_fit(state_, pod * tree_.leaves_per_pod(),
-                                                tree_.leaves_per_pod())) {
+        for (int leaf : leaves_of(pod)) {
           if (std::find(used_begin, used_end, leaf) != used_end) continue;
           if (state_.free_hosts_on_leaf(leaf) >= r &&
-              static_cast<int>((state_.free_columns(1, leaf) & sd).count()) >= need1_r) {
+              has_at_least(state_.free_columns(1, leaf) & sd, need1_r)) {
             pick.r_leaf = leaf;
             break;
           }
         }
         r_ok = pick.r_leaf >= 0;
       }
-      units.push_back({pod, l2, have >= dp && n2 >= need_d2, (rp > 0 || r > 0) && r_ok});
+      const bool fits_d = have >= dp;
+      if (!fits_d && !r_ok) continue;
+      units.push_back({pod, fits_d, r_ok, dirty_[pod] != 0});
+      for (int b : bs) cols.push_back(state_.free_columns(2, tree_.level2_switch(pod, b)));
     }
-    FlapResult found;
-    if (!Flap(units, qp, need_d2, need_r2, rp > 0 || r > 0, kPartialBudget).run(found))
+    if (holders < t) return std::nullopt;
+    PodFlapResult found;
+    if (!PodFlap(units, cols, nb, nd, nr, qp, rp > 0 || r > 0, !all_dirty_, budget_).run(found))
       return std::nullopt;
-    // Level-2 columns: the remainder pod's first, so that every prefix used on a switch of the
-    // remainder pod is a subset of the same switch's columns in the other pods.
-    const SlotSet r_free = found.r_unit >= 0 ? units[found.r_unit].columns : SlotSet{};
-    std::vector<int> r2 = detail::lowest_bits(found.common & r_free, need_r2);
-    std::vector<int> d2 = r2;
-    for (int c : detail::lowest_bits(found.common, need_d2 + need_r2))
-      if (static_cast<int>(d2.size()) < need_d2 && std::find(r2.begin(), r2.end(), c) == r2.end())
-        d2.push_back(c);
+    std::vector<std::vector<int>> d2, r2;
+    choose_l2_columns(found, cols, nb, nd, nr, d2, r2);
     Placement p;
-    std::vector<int> sd_cols = detail::lowest_bits(sd, static_cast<int>(sd.count()));
+    const std::vector<int> sd_cols = detail::lowest_bits(sd, static_cast<int>(sd.count()));
     // The remainder pod first: its flows per switch decide which FBG_2 the Q' pods need when
     // there is only one of them (an FBG_2 that no second pod reaches needs no level-2 links).
-    std::vector<int> extra_flows(tree_.switches_per_pod(2), 0);
+    std::vector<int> extra_flows(nb, 0);
     if (found.r_unit >= 0) {
-      const int pod = units[found.r_unit].id;
+      const int pod = units[found.r_unit].pod;
       for (int i = 0; i < rp; ++i) take_leaf(picks[pod].d_leaves[i], d, sd_cols, p);
-      int r_leaf = -1;
+      std::vector<int> r_flow(spp2_, 0);
       if (r > 0) {
-        r_leaf = picks[pod].r_leaf;
+        const int r_leaf = picks[pod].r_leaf;
         const auto r_cols = detail::lowest_bits(state_.free_columns(1, r_leaf) & sd, need1_r);
         take_leaf(r_leaf, r, r_cols, p);
-        for (int c : r_cols) ++extra_flows[c / p2];
+        for (int c : r_cols) ++r_flow[c / p2];
       }
-      for (int b = 0; b < tree_.switches_per_pod(2); ++b) {
-        extra_flows[b] += rp * flow[b];
-        if (extra_flows[b] == 0) continue;
-        for (int i = 0; i < tree_.columns_needed(2, extra_flows[b]); ++i)
-          p.links.push_back(tree_.l2_link(tree_.level2_switch(pod, b), r2[i]));
+      for (int k = 0; k < nb; ++k) {
+        extra_flows[k] = rp * flow[bs[k]] + r_flow[bs[k]];
+        if (extra_flows[k] == 0) continue;
+        const int sw = tree_.level2_switch(pod, bs[k]);
+        for (int i = 0; i < tree_.columns_needed(2, extra_flows[k]); ++i)
+          p.links.push_back(tree_.l2_link(sw, r2[k][i]));
       }
     }
     for (int u : found.d_units) {
-      const int pod = units[u].id;
+      const int pod = units[u].pod;
       for (int i = 0; i < dp; ++i) take_leaf(picks[pod].d_leaves[i], d, sd_cols, p);
-      for (int b = 0; b < tree_.switches_per_pod(2); ++b) {
-        if (flow[b] == 0 || (qp == 1 && extra_flows[b] == 0)) continue;
-        for (int i = 0; i < tree_.columns_needed(2, dp * flow[b]); ++i)
-          p.links.push_back(tree_.l2_link(tree_.level2_switch(pod, b), d2[i]));
+      for (int k = 0; k < nb; ++k) {
+        if (qp == 1 && extra_flows[k] == 0) continue;
+        const int sw = tree_.level2_switch(pod, bs[k]);
+        for (int i = 0; i < nd[k]; ++i) p.links.push_back(tree_.l2_link(sw, d2[k][i]));
       }
     }
-    p.shape.leaves = {t_of(d), d, r};
+    p.shape.leaves = {t, d, r};
     p.shape.pods = {qp, dp, rp};
     detail::finish(p);
     return p;
-  }
-
-  int t_of(int d) const { return n_ / d; }
-
-  int pod_free_hosts(int pod) const {
-    int free = 0;
-    for (int i = 0; i < tree_.leaves_per_pod(); ++i)
-      free += state_.free_hosts_on_leaf(pod * tree_.leaves_per_pod() + i);
-    return free;
-  }
-
-  std::vector<int> pods_best_fit() const {
-    std::vector<int> pods(tree_.num_pods()), free(tree_.num_pods());
-    for (int pod = 0; pod < tree_.num_pods(); ++pod) {
-      pods[pod] = pod;
-      free[pod] = pod_free_hosts(pod);
-    }
-    std::stable_sort(pods.begin(), pods.end(), [&](int a, int b) { return free[a] < free[b]; });
-    return pods;
   }
 
   void take_leaf(int leaf, int hosts, const std::vector<int>& cols, Placement& p) const {
@@ -372,25 +649,39 @@ class LaasSearch {
     for (int c : cols) p.links.push_back(tree_.l1_link(leaf, c));
   }
 
-  void take_pod(int pod, int leaves, const std::vector<int>& l2_cols, int& hosts_left,
+  void take_pod(int pod, int leaves, const std::vector<std::vector<int>>& l2_cols, int& hosts_left,
                 Placement& p) const {
     int taken = 0;
-    for (int i = 0; i < tree_.leaves_per_pod() && taken < leaves; ++i) {
-      const int leaf = pod * tree_.leaves_per_pod() + i;
+    for (int i = 0; i < lpp_ && taken < leaves; ++i) {
+      const int leaf = pod * lpp_ + i;
       if (!state_.leaf_wholly_free(leaf)) continue;
-      const int hosts = std::min(hosts_left, tree_.hosts_per_leaf());
+      const int hosts = std::min(hosts_left, m1_);
       for (int s = 0; s < hosts; ++s) p.hosts.push_back(tree_.host_at(leaf, s));
       hosts_left -= hosts;
       for (int c = 0; c < tree_.up_columns(1); ++c) p.links.push_back(tree_.l1_link(leaf, c));
       ++taken;
     }
-    for (int b = 0; b < tree_.switches_per_pod(2); ++b)
-      for (int c : l2_cols) p.links.push_back(tree_.l2_link(tree_.level2_switch(pod, b), c));
+    for (int b = 0; b < spp2_; ++b)
+      for (int c : l2_cols[b]) p.links.push_back(tree_.l2_link(tree_.level2_switch(pod, b), c));
   }
 
   const LinkState& state_;
   const FatTree& tree_;
-  const int n_;
+  const int n_, m1_, lpp_, npods_, spp2_;
+  const std::vector<char>& dirty_;
+  const bool all_dirty_;
+  Budget& budget_;
+  std::vector<int> pods_best_fit_;
+  std::vector<std::vector<int>> leaf_order_;
+  std::vector<std::vector<int>> candidates_;    // per pod, for the current D
+  std::unordered_set<SlotSet> tried_;           // sets S tried for the current (D, D')
+  std::vector<SlotSet> siblings_;               // per DFS level, the intersections already seen
+  std::vector<std::pair<SlotSet, int>> touch_;  // dirty pods' leaves: free columns, need
+  bool pod_cut_ = false;                        // a within-pod FLAP hit its bound
+  std::vector<int> fitting_;                    // per pod, leaves by capacity (suffix sums)
+
+ public:
+  bool cut() const { return pod_cut_ || budget_.cut; }
 };
 
 }  // namespace
@@ -398,16 +689,38 @@ class LaasSearch {
 PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   if (hosts > state.free_hosts())
     return {std::nullopt, "only " + std::to_string(state.free_hosts()) + " hosts are free"};
-  LaasSearch search(state, hosts);
   const FatTree& tree = state.tree();
-  if (hosts <= tree.hosts_per_leaf())
-    if (auto p = search.one_leaf()) return {std::move(*p), ""};
-  if (hosts <= tree.hosts_per_leaf() * tree.leaves_per_pod())
-    if (auto p = search.one_pod()) return {std::move(*p), ""};
-  if (auto p = search.across_pods()) return {std::move(*p), ""};
-  if (auto p = search.across_pods_partial()) return {std::move(*p), ""};
-  return {std::nullopt, "no placement of " + std::to_string(hosts) +
-                            " hosts as Q*D+R leaves with dedicated links to common spines"};
+  const std::string refused = "no placement of " + std::to_string(hosts) +
+                              " hosts as Q*D+R leaves with dedicated links to common spines";
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<char> dirty(tree.num_pods(), 1);
+  if (memo_.lineage == state.lineage() && memo_.hosts == hosts) {
+    bool any = false;
+    for (int pod = 0; pod < tree.num_pods(); ++pod)
+      any |= dirty[pod] = state.release_epoch(pod) != memo_.epochs[pod];
+    if (!any) return {std::nullopt, refused + " (nothing released since the last search)"};
+  }
+  Budget budget{kAcrossBudget};
+  LaasSearch search(state, hosts, dirty, budget);
+  std::optional<Placement> found;
+  if (hosts <= tree.hosts_per_leaf()) found = search.one_leaf();
+  if (!found && hosts <= tree.hosts_per_leaf() * tree.leaves_per_pod()) found = search.one_pod();
+  if (!found) found = search.across_pods();
+  if (!found) found = search.across_pods_partial();
+  if (found) {
+    if (memo_.hosts == hosts) memo_.lineage = 0;
+    return {std::move(*found), ""};
+  }
+  // A refusal after a budget cut is remembered too (the next call of this size searches only
+  // through pods released into since): unproven, so it is counted; without it every retry of
+  // a blocked FIFO head would pay the whole bound again.
+  const bool cut = search.cut();
+  if (cut) ++budget_cuts_;
+  memo_.lineage = state.lineage();
+  memo_.hosts = hosts;
+  memo_.epochs.resize(tree.num_pods());
+  for (int pod = 0; pod < tree.num_pods(); ++pod) memo_.epochs[pod] = state.release_epoch(pod);
+  return {std::nullopt, cut ? refused + " (search bound reached)" : refused};
 }
 
 }  // namespace laas::allocator

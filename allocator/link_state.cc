@@ -42,6 +42,8 @@ LinkState::LinkState(const FatTree& tree)
       free_l1_(tree.num_leaves()),
       free_l2_(tree.height() == 3 ? tree.num_switches(2) : 0),
       free_on_leaf_(tree.num_leaves(), tree.hosts_per_leaf()),
+      free_in_pod_(tree.num_pods(), tree.hosts_per_leaf() * tree.leaves_per_pod()),
+      release_epoch_(tree.num_pods(), 0),
       free_l1_count_(tree.num_leaves(), tree.up_columns(1)),
       free_l2_count_(tree.height() == 3 ? tree.num_switches(2) : 0, tree.up_columns(2)),
       free_hosts_(tree.num_hosts()) {
@@ -122,8 +124,12 @@ void LinkState::refresh_host(HostId h) {
   const int leaf = tree_->leaf_of_host(h);
   const int slot = tree_->slot_of_host(h);
   if (free_slots_[leaf][slot] != is_free) {
+    const int pod = tree_->pod_of_leaf(leaf);
     free_on_leaf_[leaf] += is_free ? 1 : -1;
+    free_in_pod_[pod] += is_free ? 1 : -1;
     free_hosts_ += is_free ? 1 : -1;
+    // A host back in the free pool may turn a remembered refusal into a placement.
+    if (is_free) ++release_epoch_[pod];
   }
   free_slots_[leaf][slot] = is_free;
 }
@@ -155,7 +161,13 @@ void LinkState::release(TenantIndex tenant, const Placement& p) {
       link_owner_[l] = kFree;
       --allocated_links_[tree_->link_level(l) - 1];
       refresh_link(l);
+      ++release_epoch_[pod_of_link(l)];
     }
+}
+
+int LinkState::pod_of_link(LinkId l) const {
+  const int sw = tree_->link_switch(l);
+  return tree_->link_level(l) == 1 ? tree_->pod_of_leaf(sw) : tree_->pod_of_level2(sw);
 }
 
 void LinkState::set_faulty(LinkId link, bool faulty) {
@@ -163,6 +175,7 @@ void LinkState::set_faulty(LinkId link, bool faulty) {
   faulty_[link] = faulty;
   faulty_count_ += faulty ? 1 : -1;
   refresh_link(link);
+  if (!faulty) ++release_epoch_[pod_of_link(link)];
 }
 
 void LinkState::set_host_down(HostId host, bool down) {

@@ -4,7 +4,9 @@
 // matter of bitwise ANDs; std::bitset<256> covers every InfiniBand radix (ports are 8-bit).
 #pragma once
 
+#include <atomic>
 #include <bitset>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,6 +51,26 @@ struct Placement {
 // counts are described as Q*D+R even when they do not fit that form.
 Shape shape_of(const FatTree& tree, const std::vector<HostId>& hosts);
 
+// An id that no other LinkState object, and no copy, ever shares: a placer may remember what it
+// proved about one object (see LinkState::release_epoch) without mistaking a copy for it.
+class StateLineage {
+ public:
+  StateLineage() : id_(next()) {}
+  StateLineage(const StateLineage&) : id_(next()) {}
+  StateLineage& operator=(const StateLineage&) {
+    id_ = next();
+    return *this;
+  }
+  std::uint64_t id() const { return id_; }
+
+ private:
+  static std::uint64_t next() {
+    static std::atomic<std::uint64_t> counter{1};
+    return counter++;
+  }
+  std::uint64_t id_;
+};
+
 class LinkState {
  public:
   explicit LinkState(const FatTree& tree);
@@ -64,6 +86,13 @@ class LinkState {
   // Counts are cached: bitset::count() is a library call on CPUs built without popcnt, and the
   // search asks for them constantly.
   int free_hosts_on_leaf(int leaf) const { return free_on_leaf_[leaf]; }
+  int free_hosts_in_pod(int pod) const { return free_in_pod_[pod]; }
+  // Bumped whenever something in the pod becomes free (a release, a link repaired): a search
+  // that failed stays failed, for placements inside that pod, while the epoch is unchanged.
+  // Together with lineage(): a copy gets a new lineage, so epochs are never compared across
+  // objects.
+  std::uint64_t release_epoch(int pod) const { return release_epoch_[pod]; }
+  std::uint64_t lineage() const { return lineage_.id(); }
   int free_column_count(int level, int sw) const {
     return level == 1 ? free_l1_count_[sw] : free_l2_count_[sw];
   }
@@ -99,6 +128,7 @@ class LinkState {
  private:
   void refresh_link(LinkId link);
   void refresh_host(HostId host);
+  int pod_of_link(LinkId link) const;
 
   const FatTree* tree_;
   std::vector<TenantIndex> host_owner_;
@@ -109,6 +139,9 @@ class LinkState {
   std::vector<SlotSet> free_l1_;
   std::vector<SlotSet> free_l2_;
   std::vector<int> free_on_leaf_;
+  std::vector<int> free_in_pod_;
+  std::vector<std::uint64_t> release_epoch_;
+  StateLineage lineage_;
   std::vector<int> free_l1_count_;
   std::vector<int> free_l2_count_;
   int free_hosts_ = 0;

@@ -24,6 +24,9 @@ class Placer {
   virtual bool isolates() const = 0;
   // Precondition: 0 < hosts <= tree size.
   virtual PlaceResult place(const LinkState& state, int hosts) const = 0;
+  // Refused calls in which a search bound (node budget) stopped a search that might still
+  // have found a placement: how often the answer "no" was not proven.
+  virtual long budget_cuts() const { return 0; }
 };
 
 // Links for a tenant whose hosts are given (an administrator's explicit host list): the hosts

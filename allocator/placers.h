@@ -1,6 +1,11 @@
 // The three placement algorithms (see placer.h for the interface).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
 #include "allocator/placer.h"
 
 namespace laas::allocator {
@@ -26,11 +31,27 @@ class SimplePlacer : public Placer {
 // Paper Algorithms 1-2: N = Q*D + R hosts on leaves sharing D common up-link columns (Theorems
 // 1-2), larger D first, most-used leaves and pods first; across pods, whole leaves arranged as
 // Q'*D' + R' per pod with one common level-2 column set on every level-2 switch of those pods.
+//
+// Failures are remembered: a call refused without any budget cut proves that no placement of
+// that size exists in the searched families; until a pod sees a release (LinkState's epochs),
+// nothing inside it can have changed that, so the next call of the same size searches only
+// inside, or through, the pods released since.
 class LaasPlacer : public Placer {
  public:
   std::string name() const override { return "laas"; }
   bool isolates() const override { return true; }
   PlaceResult place(const LinkState& state, int hosts) const override;
+  long budget_cuts() const override { return budget_cuts_; }
+
+ private:
+  struct Memo {
+    std::uint64_t lineage = 0;
+    int hosts = 0;
+    std::vector<std::uint64_t> epochs;
+  };
+  mutable std::mutex mutex_;  // place() is const and may be called from several threads
+  mutable Memo memo_;
+  mutable std::atomic<long> budget_cuts_{0};
 };
 
 }  // namespace laas::allocator

@@ -2,21 +2,55 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "allocator/link_state.h"
 
 namespace laas::allocator::detail {
 
+// Bits in `set`, inline: bitset::count() is a library call per word on CPUs built without
+// popcnt (the default target), and the searches ask for counts constantly. The bitset is read
+// as its words (it is trivially copyable; the order of words does not matter for a count).
+inline int popcount(const SlotSet& set) {
+  static_assert(sizeof(SlotSet) == 4 * sizeof(std::uint64_t), "SlotSet is 4 words");
+  static_assert(std::is_trivially_copyable<SlotSet>::value, "SlotSet is plain words");
+  std::uint64_t w[4];
+  std::memcpy(w, &set, sizeof w);
+  int n = 0;
+  for (std::uint64_t x : w) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+    n += static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+  }
+  return n;
+}
+
+inline bool has_at_least(const SlotSet& set, int k) { return k <= 0 || popcount(set) >= k; }
+
 // The `count` lowest set bits of `set`, preferring those also in `prefer`.
 inline std::vector<int> lowest_bits(const SlotSet& set, int count, const SlotSet& prefer = {}) {
   std::vector<int> out;
   const SlotSet first = set & prefer;
-  for (size_t i = 0; i < set.size() && static_cast<int>(out.size()) < count; ++i)
-    if (first[i]) out.push_back(static_cast<int>(i));
-  for (size_t i = 0; i < set.size() && static_cast<int>(out.size()) < count; ++i)
-    if (set[i] && !first[i]) out.push_back(static_cast<int>(i));
+  for (size_t i = first._Find_first(); i < set.size() && static_cast<int>(out.size()) < count;
+       i = first._Find_next(i))
+    out.push_back(static_cast<int>(i));
+  const SlotSet rest = set & ~first;
+  for (size_t i = rest._Find_first(); i < set.size() && static_cast<int>(out.size()) < count;
+       i = rest._Find_next(i))
+    out.push_back(static_cast<int>(i));
   std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The `count` lowest set bits of `set` as a set.
+inline SlotSet lowest_set(const SlotSet& set, int count) {
+  SlotSet out;
+  for (size_t i = set._Find_first(); i < set.size() && count > 0; i = set._Find_next(i), --count)
+    out.set(i);
   return out;
 }
 

@@ -132,6 +132,7 @@ nlohmann::json to_json(const SimResult& r) {
   j["alloc_cpu_us_max"] = r.search_cpu_us.max;
   j["cpu_s"] = r.cpu_s;
   j["checks_run"] = r.checks_run;
+  j["budget_cuts"] = r.budget_cuts;
   j["wall_s"] = r.wall_s;
   return j;
 }

@@ -87,6 +87,7 @@ void print_text(const std::string& label, const SimResult& r) {
               r.search_us.count, r.search_us.p50, r.search_us.p99, r.search_us.max);
   std::printf("  placer CPU time:  p50 %.1f us, p99 %.1f us, max %.1f us\n", r.search_cpu_us.p50,
               r.search_cpu_us.p99, r.search_cpu_us.max);
+  std::printf("  refused after a search bound (not proven): %ld\n", r.budget_cuts);
   if (r.checks_run) std::printf("  checker: %ld full checks, no violation\n", r.checks_run);
   std::printf("  wall %.3f s, CPU %.3f s\n", r.wall_s, r.cpu_s);
 }

@@ -12,6 +12,7 @@ namespace laas::sim {
 SimResult simulate(const FatTree& tree, const Placer& placer, const Workload& work,
                    const SimOptions& opts, const TransactionSink& sink) {
   auto wall0 = std::chrono::steady_clock::now();
+  const long budget_cuts0 = placer.budget_cuts();
   timespec cpu0{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
   auto policy = make_policy(opts.policy, opts.policy_options);
@@ -68,6 +69,7 @@ SimResult simulate(const FatTree& tree, const Placer& placer, const Workload& wo
   res.search_us = percentiles(m.search_us());
   res.search_cpu_us = percentiles(m.search_cpu_us());
   res.checks_run = m.checks_run();
+  res.budget_cuts = placer.budget_cuts() - budget_cuts0;
   if (!opts.keep_timeline) res.timeline.clear();
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   timespec cpu1{};

@@ -33,6 +33,7 @@ struct SimResult {
   Percentiles search_cpu_us;  // the same calls, thread CPU time
   double cpu_s = 0;           // thread CPU time of the whole run
   long checks_run = 0;
+  long budget_cuts = 0;  // refused calls whose search stopped on a bound (not proven)
   double wall_s = 0;
 };
 

@@ -218,6 +218,11 @@ TEST_P(AllocatorProperty, CheckerFindsNothingAfterAnyOperation) {
       const int n = std::min(tree.num_hosts(), 1 + static_cast<int>(size(rng)));
       auto r = c.add("t" + std::to_string(next++), n);
       (r.ok() ? placed : refused)++;
+      // A refusal from remembered failures must be one a placer without memory agrees with.
+      if (r.status == Status::kRefused && n <= c.state().free_hosts()) {
+        ASSERT_FALSE(make_placer(param.algorithm)->place(c.state(), n).placement)
+            << "op " << op << ": " << r.message;
+      }
       if (r.ok() && r.tenant->placement.shape.pods.q > 0) ++across_pods;
       ASSERT_TRUE(r.ok() || r.status == Status::kRefused) << r.message;
     } else {
@@ -303,4 +308,74 @@ TEST(LaasPlacer, PartialLeavesAcrossPodsWhenNoLeafIsWhole) {
   for (const auto& [name, t] : c.tenants())
     all.push_back({name, t.placement.hosts, t.placement.links, true});
   EXPECT_TRUE(laas::check::check_all(tree, all, {}).empty());
+}
+
+// Issue 15, first refused-yet-feasible case: each level-2 switch position is its own FBG_2,
+// so its columns need not be the same as the other positions'. u and v leave column 1 free on
+// the first level-2 switch of each pod and column 0 on the second; the paper release's common
+// set for all switches is empty, yet z fits on leaves 0 and 2 with different columns per
+// switch.
+TEST(LaasPlacer, IndependentColumnsPerLevel2Switch) {
+  const auto tree = FatTree::parse("xgft(3;2,2,2;1,2,2)");
+  Cluster c(tree, make_placer("laas"));
+  Placement u, v;
+  u.hosts = {2, 6};
+  u.links = {2, 6, 8, 12};
+  v.hosts = {3, 7};
+  v.links = {3, 7, 11, 15};
+  ASSERT_TRUE(c.add_explicit("u", 2, u).ok());
+  ASSERT_TRUE(c.add_explicit("v", 2, v).ok());
+  auto r = c.add("z", 4);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(c.find("z")->placement.hosts, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(c.find("z")->placement.links, (std::vector<int>{0, 1, 4, 5, 9, 10, 13, 14}));
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
+}
+
+// Issue 15, second case: the partial-leaf search must try more than one column set per seed
+// pod. Free columns are {0,1}, {2,3} in pod 0 and {4,5}, {2,3} in pod 1 (the others faulty),
+// two hosts free per leaf: 4 hosts fit only as 2 + 2 on leaves 1 and 3, columns {2,3}.
+TEST(LaasPlacer, PartialLeafSearchTriesEveryColumnSet) {
+  const auto tree = FatTree::parse("xgft(3;4,2,2;1,6,2)");
+  Cluster c(tree, make_placer("laas"));
+  const std::vector<std::vector<int>> free_cols = {{0, 1}, {2, 3}, {4, 5}, {2, 3}};
+  std::vector<laas::topology::LinkId> faulty;
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
+    for (int col = 0; col < tree.up_columns(1); ++col) {
+      const auto& f = free_cols[leaf];
+      if (std::find(f.begin(), f.end(), col) != f.end()) continue;
+      c.set_faulty(tree.l1_link(leaf, col), true);
+      faulty.push_back(tree.l1_link(leaf, col));
+    }
+    const std::string name = "b" + std::to_string(leaf);
+    ASSERT_TRUE(
+        c.add_on_hosts(name, {tree.host_at(leaf, 0), tree.host_at(leaf, 1)}, false, nullptr).ok());
+  }
+  auto r = c.add("w", 4);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const auto& p = c.find("w")->placement;
+  EXPECT_EQ(p.hosts, (std::vector<int>{6, 7, 14, 15}));  // leaves 1 and 3
+  for (int l : p.links) {
+    if (tree.link_level(l) == 1) {
+      EXPECT_TRUE(tree.link_column(l) == 2 || tree.link_column(l) == 3);
+    }
+  }
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), faulty).empty());
+}
+
+// Remembered failures: a refused size is refused again at once while nothing is freed, and a
+// repair (or a release) lets the search find what it made possible.
+TEST(LaasPlacer, RememberedFailureEndsWithARepair) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  Cluster c(tree, make_placer("laas"));
+  for (int l = 0; l < tree.num_links(1); ++l) c.set_faulty(l, true);
+  const auto first = c.add("x", 8);
+  EXPECT_EQ(first.status, Status::kRefused);
+  EXPECT_EQ(first.message.find("nothing released"), std::string::npos) << first.message;
+  const auto again = c.add("x", 8);
+  EXPECT_EQ(again.status, Status::kRefused);
+  EXPECT_NE(again.message.find("nothing released"), std::string::npos) << again.message;
+  for (int l = 0; l < tree.num_links(1); ++l) c.set_faulty(l, false);
+  EXPECT_TRUE(c.add("x", 8).ok());
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
 }
