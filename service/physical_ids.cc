@@ -3,8 +3,9 @@
 namespace laas::service {
 
 PhysicalIds::PhysicalIds(const topology::FatTree& tree, const topology::Embedding& emb,
-                         const topology::Fabric& fabric)
+                         const topology::Fabric& fabric, bool index)
     : tree_(tree), emb_(emb), fabric_(fabric) {
+  if (!index) return;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
     const PersistedHost id = host(h);
     host_at_[{id.leaf_guid, id.port}] = h;
