@@ -114,6 +114,11 @@ std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds&
     for (const auto& l : r.added) repair.added.push_back(link_of(l));
     out.repairs.push_back(std::move(repair));
   }
+  if (t.shape_numbers.size() == 6) {
+    const auto& n = t.shape_numbers;
+    out.intended.shape.leaves = {n[0], n[1], n[2]};
+    out.intended.shape.pods = {n[3], n[4], n[5]};
+  }
   if (!why.empty()) {
     if (missing) *missing = why;
     return std::nullopt;
@@ -125,6 +130,9 @@ PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
                              const PersistedTenant* old) {
   PersistedTenant p{t.name, t.requested, {}, {}, t.placement.shape.text()};
   if (old) p.pkey = old->pkey;
+  const auto& shape = t.placement.shape;
+  p.shape_numbers = {shape.leaves.q, shape.leaves.d, shape.leaves.r,
+                     shape.pods.q,   shape.pods.d,   shape.pods.r};
   for (auto h : t.placement.hosts) {
     PersistedHost id = ids.host(h);
     // A host that is down keeps the port GUID and name last seen on its slot.

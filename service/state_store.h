@@ -58,9 +58,13 @@ struct PersistedTenant {
   std::string shape;
   std::uint16_t pkey = 0;  // the tenant's partition key, fixed at creation (0: none yet)
   std::vector<PersistedRepair> repairs{};
+  // The shape as the placer described it (leaves q,d,r then pods q,d,r; all 0: not recorded),
+  // so a restart describes the tenant exactly as before.
+  std::vector<int> shape_numbers{};
   bool operator==(const PersistedTenant& o) const {
     return name == o.name && requested == o.requested && hosts == o.hosts && links == o.links &&
-           shape == o.shape && pkey == o.pkey && repairs == o.repairs;
+           shape == o.shape && pkey == o.pkey && repairs == o.repairs &&
+           shape_numbers == o.shape_numbers;
   }
 };
 
