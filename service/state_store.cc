@@ -145,9 +145,11 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
           host.port = h.at("port").get<int>();
           host.guid = h.contains("guid") ? parse_guid(h.at("guid").get<std::string>()) : 0;
           host.name = h.value("name", "");
-          if (host.port <= 0 || host.port > 254)
-            fail("tenant '" + p.name + "': host port " + std::to_string(host.port));
-          if (!slots_seen.insert({host.leaf_guid, host.port}).second)
+          // leaf 0: a version-1 host not located yet (it was absent); found by its GUID.
+          if (host.leaf_guid == 0 ? host.guid == 0 : host.port <= 0 || host.port > 254)
+            fail("tenant '" + p.name + "': host slot " + guid_hex(host.leaf_guid) + " port " +
+                 std::to_string(host.port));
+          if (host.leaf_guid && !slots_seen.insert({host.leaf_guid, host.port}).second)
             fail("host " + guid_hex(host.leaf_guid) + " port " + std::to_string(host.port) +
                  " is held by two tenants");
         }

@@ -553,6 +553,13 @@ TEST_F(ServiceFaults, VersionOneStateIsMigrated) {
   EXPECT_EQ(list[0]["state"], "not placed");
   EXPECT_NE(list[0]["reason"].get<std::string>().find("version-1"), std::string::npos);
   EXPECT_NE(slurp(dir.path + "/state.json").find("\"old\""), std::string::npos);
+  // Saved meanwhile (another tenant added): the unlocated host survives, and once it is back
+  // the tenant is placed.
+  ASSERT_TRUE(call(*t2, "tenant.add", {{"name", "new"}, {"hosts", 1}})["ok"]);
+  auto t3 = make();
+  EXPECT_EQ(call(*t3, "status")["result"].count("blocked"), 0u);
+  t3->on_topology(view());
+  EXPECT_EQ(call(*t3, "tenant.get", {{"name", "old"}})["result"]["state"], "routed");
 }
 
 TEST(StateFile, RoundTripsRepairsAndRefusesDoubleHolding) {
