@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "routing/audit.h"
+#include "routing/multicast.h"
 #include "routing/routing.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
@@ -45,6 +46,27 @@ json request(const std::string& method, json params) {
 std::string error_of(const json& response) {
   return response.contains("error") ? response["error"].value("message", "unknown error")
                                     : "unknown error";
+}
+
+// The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
+routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
+                                    const topology::Recognition& rec,
+                                    const routing::RoutingRequest& req, RouteOutcome& out) {
+  routing::Sl2VlInput in;
+  in.fabric = &fabric;
+  in.embedding = &rec.embedding;
+  in.tree = &*rec.tree;
+  in.tables = &out.tables;
+  for (const auto& t : req.tenants) in.tenants.push_back(t.placement);
+  in.management_hosts = req.management_hosts;
+  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
+    in.management_nodes.push_back(rec.sm_node);
+  routing::Sl2VlPlan plan = routing::plan_sl2vl(in);
+  out.info.push_back("first-hop drop: " + std::to_string(plan.dropped_pairs) +
+                     " (in, out) port pairs send every SL to VL15; " +
+                     std::to_string(plan.exemptions.size()) + " management exemption(s), " +
+                     std::to_string(plan.mgmt_links.size()) + " management up-link(s)");
+  return std::move(plan.tables);
 }
 
 }  // namespace
@@ -240,6 +262,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
     const auto t_tables = Clock::now();
     out.tables = routing::to_lid_tables(fabric, emb, tree, result.tables);
+    out.sl2vl = first_hop_drop(fabric, rec, req, out);
     out.ms_tables = ms_since(t_tables);
   } catch (const std::exception& e) {
     out.error = std::string("routing failed: ") + e.what();
@@ -258,8 +281,13 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     out.warnings.push_back(std::string("cannot write allocations: ") + e.what());
   }
   out.ms_save = ms_since(t_save);
+  // Multicast trees are built between routing runs (joins), from what this run routed.
+  auto mcast = std::make_shared<const McastContext>(
+      tree, fabric, emb, routing::McastPolicy{req.tenants, req.management_hosts, req.faulty_links});
   {
     std::lock_guard<std::mutex> lock(mu_);
+    out.multicast_changed = mcast_ && !same_policy(mcast_->policy, mcast->policy);
+    mcast_ = std::move(mcast);
     routed_once_ = true;
     last_generation_ = snap.generation;
     routed_ = alloc;
@@ -288,7 +316,9 @@ namespace laas::plugin {
 
 nlohmann::json Engine::audit(const topology::Fabric& fabric,
                              const std::vector<std::vector<std::uint8_t>>& tables,
-                             Guid sm_port_guid) {
+                             Guid sm_port_guid, const routing::Sl2VlTables* sl2vl,
+                             const routing::Mfts* mfts,
+                             const std::map<std::uint16_t, std::vector<Guid>>* members) {
   const auto rec = topology::recognize(fabric, sm_port_guid);
   if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
   Allocations alloc;
@@ -296,12 +326,32 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     std::lock_guard<std::mutex> lock(mu_);
     alloc = routed_;
   }
-  const routing::AuditInput input = audit_input(rec, fabric, tables, alloc);
+  routing::AuditInput input = audit_input(rec, fabric, tables, alloc);
+  input.sl2vl = sl2vl;
   const auto report = routing::audit(input);
   nlohmann::json j = routing::to_json(report);
   j["violations"] = report.violations();
+  if (mfts) {
+    routing::McastMembership membership;
+    if (members) {
+      std::map<Guid, topology::HostId> host_of;
+      for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
+        if (rec.embedding.node_model[n].first == 0)
+          host_of[fabric.nodes[n].port_guid] = rec.embedding.node_model[n].second;
+      for (const auto& [mlid, guids] : *members) {
+        auto& hosts = membership[mlid];
+        for (Guid g : guids)
+          if (auto it = host_of.find(g); it != host_of.end()) hosts.push_back(it->second);
+      }
+    }
+    const auto mreport = routing::audit_multicast(input, *mfts, members ? &membership : nullptr);
+    j["multicast"] = routing::to_json(mreport);
+    j["violations"] = report.violations() + mreport.violations();
+    if (!mreport.ok()) j["ok"] = false;
+  }
   j["tenants"] = input.tenants.size();
   j["topology"] = rec.tree->spec().text();
+  j["sl2vl_checked"] = sl2vl != nullptr;
   return j;
 }
 

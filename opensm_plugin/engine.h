@@ -23,7 +23,9 @@
 #include <vector>
 
 #include "opensm_plugin/config.h"
+#include "opensm_plugin/multicast.h"
 #include "opensm_plugin/tenants.h"
+#include "routing/sl2vl.h"
 #include "service/tenant_service.h"
 #include "service/topology_view.h"
 #include "topology/fabric.h"
@@ -35,8 +37,12 @@ struct RouteOutcome {
   std::string error;  // why the engine refuses to route (fabric not a fat-tree, bad state..)
   bool not_fat_tree = false;
   std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
-  std::vector<std::string> info;                  // what happened, one log line each
+  routing::Sl2VlTables sl2vl;  // [fabric node] (in, out) -> SLs sent to VL15 (the first-hop drop)
+  std::vector<std::string> info;  // what happened, one log line each
   std::vector<std::string> warnings;
+  // Tenants, management hosts or faulty links differ from the previous run: multicast trees
+  // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
+  bool multicast_changed = false;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 
@@ -65,8 +71,18 @@ class Engine {
   // Audits tables read from the switches (LID-indexed, per fabric node) against the tenants
   // of the last routing run: the routing audit's JSON report plus "violations" and
   // "tenants". Throws std::runtime_error when the fabric is not a recognized fat-tree.
+  // With `mfts` (one slot per fabric node), the multicast tables are audited too: the report
+  // gains "multicast" and its violations count in "violations". `members` (MLID -> member port
+  // GUIDs, from the SA) lets the audit flag receivers that never joined.
   nlohmann::json audit(const topology::Fabric& fabric,
-                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid);
+                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid,
+                       const routing::Sl2VlTables* sl2vl = nullptr,
+                       const routing::Mfts* mfts = nullptr,
+                       const std::map<std::uint16_t, std::vector<Guid>>* members = nullptr);
+
+  // The spanning tree of one multicast group (member port GUIDs) under the tenants of the last
+  // successful route(); safe from any thread.
+  McastOutcome multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const;
 
  private:
   struct FileStamp {
@@ -94,6 +110,7 @@ class Engine {
   Allocations routed_;                         // what the last successful run routed
   std::string last_allocations_;               // what allocations.json holds (route() only)
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
+  std::shared_ptr<const McastContext> mcast_;  // what the last successful run routed
 };
 
 }  // namespace laas::plugin

@@ -1,6 +1,7 @@
 #include "routing/audit.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -28,21 +29,32 @@ const char* to_string(FindingKind kind) {
       return "free-unreachable";
     case FindingKind::kBalanceWorseThanPrivate:
       return "balance-worse-than-private";
+    case FindingKind::kCrossTenantSurvives:
+      return "cross-tenant-survives-first-switch";
+    case FindingKind::kSharedCable:
+      return "cable-carries-two-owners";
+    case FindingKind::kSl2VlMismatch:
+      return "sl2vl-mismatch";
+    case FindingKind::kExemption:
+      return "management-exemption";
+    case FindingKind::kFreeHostReachable:
+      return "tenant-reaches-free-host";
   }
   return "unknown";
 }
 
 bool is_violation(FindingKind kind) {
-  return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable;
+  return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable &&
+         kind != FindingKind::kExemption && kind != FindingKind::kFreeHostReachable;
 }
 
 long AuditReport::violations() const {
   long total = 0;
   for (const auto& [name, n] : counts) {
     bool violation = true;
-    if (name == to_string(FindingKind::kSharedLeaf) ||
-        name == to_string(FindingKind::kFreeUnreachable))
-      violation = false;
+    for (auto k : {FindingKind::kSharedLeaf, FindingKind::kFreeUnreachable, FindingKind::kExemption,
+                   FindingKind::kFreeHostReachable})
+      if (name == to_string(k)) violation = false;
     if (violation) total += n;
   }
   return total;
@@ -100,6 +112,10 @@ class Auditor {
   void run() {
     check_hosts();
     check_management();
+    if (in_.sl2vl) {
+      check_sl2vl_plan();
+      check_host_pairs();
+    }
     for (int ti = 0; ti < static_cast<int>(in_.tenants.size()); ++ti) balance(ti);
   }
 
@@ -240,7 +256,7 @@ class Auditor {
                 std::to_string(hops.size()) + " hops, minimal " +
                     std::to_string(minimal_hops(leaf, ld)));
           if (intra) check_links(cls, hops, tenant, sname, dname);
-          if (other) {
+          if (other && !in_.sl2vl) {  // with SL2VL, check_host_pairs() decides
             if (intra || mgmt || leaf == ld)
               add(FindingKind::kSharedLeaf, tenant, sname, dname,
                   "hosts that may not reach " + dname + " share " + sname +
@@ -318,6 +334,265 @@ class Auditor {
           add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
               f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
       }
+  }
+
+  // ---- SL2VL ---------------------------------------------------------------------------
+  Sl2VlInput sl2vl_input() const {
+    Sl2VlInput si;
+    si.fabric = &f_;
+    si.embedding = &emb_;
+    si.tree = &t_;
+    si.tables = &lft_;
+    for (const auto& t : in_.tenants) si.tenants.push_back(t.placement);
+    si.management_hosts = in_.management_hosts;
+    si.management_nodes = in_.management_nodes;
+    return si;
+  }
+
+  std::string port_text(int node, int port) const {
+    return f_.nodes[node].name + " port " + std::to_string(port);
+  }
+
+  // The tables read back against the plan computed from the same forwarding tables: VL15
+  // exactly at the cross-owner pairs that are no management exemption (and at the management
+  // up-links). Only cabled ports count: OpenSM leaves the tables of down ports alone.
+  void check_sl2vl_plan() {
+    plan_ = plan_sl2vl(sl2vl_input());
+    owners_ = plan_.owners;
+    const Sl2VlTables& got = *in_.sl2vl;
+    long compared = 0, dropped = 0, cross = 0;
+    for (std::size_t n = 0; n < f_.nodes.size(); ++n) {
+      const int node = static_cast<int>(n);
+      if (!plan_.tables.has(node)) continue;
+      const auto& ports = f_.nodes[n].ports;
+      const int np = plan_.tables.ports[node];
+      if (!got.has(node)) {
+        add(FindingKind::kSl2VlMismatch, "", f_.nodes[n].name, "",
+            "no SL2VL table was read from this switch");
+        continue;
+      }
+      for (int o = 1; o < np; ++o) {
+        if (ports[o].peer_node < 0) continue;
+        for (int i = 0; i < np; ++i) {
+          if (i > 0 && ports[i].peer_node < 0) continue;
+          ++compared;
+          const bool want = plan_.tables.mask(node, i, o) == kAllSls;
+          const std::uint16_t m = got.mask(node, i, o);
+          const bool is = m == kAllSls;
+          dropped += is;
+          const auto& oi = owners_[n][i];
+          const auto& oo = owners_[n][o];
+          if (oo.cls == PortClass::kTenant && oi.cls != PortClass::kManagement &&
+              !(oi.cls == PortClass::kTenant && oi.tenant == oo.tenant))
+            ++cross;
+          if (want != is || (m != 0 && m != kAllSls))
+            add(FindingKind::kSl2VlMismatch,
+                oo.cls == PortClass::kTenant ? class_name(oo.tenant) : "", f_.nodes[n].name, "",
+                "in " + std::to_string(i) + " out " + std::to_string(o) + ": " +
+                    (want ? "expected every SL on VL15" : "expected no SL on VL15") +
+                    ", read back mask 0x" + hex16(m));
+        }
+      }
+    }
+    for (const auto& e : plan_.exemptions) {
+      const std::string line = "management exemption: " + f_.nodes[e.node].name + " in " +
+                               std::to_string(e.in_port) + " (" + owner_text(e.node, e.in_port) +
+                               ") -> out " + std::to_string(e.out_port) + " (" +
+                               owner_text(e.node, e.out_port) + ")";
+      rep_.exemptions.push_back(line);
+      add(FindingKind::kExemption, class_name(e.tenant), f_.nodes[e.node].name, "", line);
+    }
+    for (const auto& [node, port] : plan_.mgmt_links)
+      rep_.exemptions.push_back("management up-link (only management ports may use it): " +
+                                port_text(node, port));
+    rep_.figures["sl2vl_pairs_compared"] = compared;
+    rep_.figures["sl2vl_pairs_dropped"] = dropped;
+    rep_.figures["sl2vl_cross_owner_pairs"] = cross;
+    rep_.figures["sl2vl_exemptions"] = static_cast<long>(plan_.exemptions.size());
+    rep_.figures["sl2vl_management_uplinks"] = static_cast<long>(plan_.mgmt_links.size());
+  }
+
+  static std::string hex16(std::uint16_t m) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "%04x", m);
+    return buf;
+  }
+
+  std::string owner_text(int node, int port) const {
+    if (port >= static_cast<int>(owners_[node].size())) return "?";
+    const auto& o = owners_[node][port];
+    switch (o.cls) {
+      case PortClass::kManagement:
+        return "management";
+      case PortClass::kFreeHost:
+        return "free host";
+      case PortClass::kOpenLink:
+        return "open link";
+      case PortClass::kTenant:
+        return "tenant " + in_.tenants[o.tenant].name;
+      case PortClass::kNone:
+        break;
+    }
+    return "outside the tree";
+  }
+
+  struct PairTrace {
+    bool delivered = false;
+    bool left_first_switch = false;  // forwarded by the first switch with some SL alive
+    std::string where;               // where it stopped
+  };
+
+  // From switch `node`, entered through `in`, towards `target` (a host node, or a switch whose
+  // entry is 0), keeping the SLs no hop maps to VL15. hops receives the links crossed.
+  PairTrace trace_sl(int node, int in, topology::Lid lid, int target, std::vector<Hop>* hops) {
+    ++rep_.traces;
+    PairTrace r;
+    if (hops) hops->clear();
+    std::uint16_t alive = kAllSls;
+    for (int n = 0; n < kMaxHops; ++n) {
+      const LidTable& table = lft_[node];
+      const int port = lid < table.size() ? table[lid] : kNoRoute;
+      if (port == kNoRoute) {
+        r.where = "no route at " + f_.nodes[node].name;
+        return r;
+      }
+      if (port == 0) {
+        r.delivered = node == target;
+        r.where = f_.nodes[node].name;
+        return r;
+      }
+      alive &= static_cast<std::uint16_t>(~in_.sl2vl->mask(node, in, port));
+      if (alive == 0) {
+        r.where = "dropped by SL2VL at " + f_.nodes[node].name + " in " + std::to_string(in) +
+                  " out " + std::to_string(port);
+        return r;
+      }
+      if (n == 0) r.left_first_switch = true;
+      const auto& ports = f_.nodes[node].ports;
+      if (port >= static_cast<int>(ports.size()) || ports[port].peer_node < 0) {
+        r.where = "uncabled port at " + f_.nodes[node].name;
+        return r;
+      }
+      if (hops) hops->push_back({node, port});
+      const int next = ports[port].peer_node;
+      if (!f_.nodes[next].is_switch) {
+        r.delivered = next == target;
+        r.where = f_.nodes[next].name;
+        return r;
+      }
+      in = ports[port].peer_port;
+      node = next;
+    }
+    r.where = "too long";
+    return r;
+  }
+
+  // Every (source host, destination host) pair and every host to every switch, through the
+  // LFTs and the SL2VL tables, from the host's own leaf port.
+  void check_host_pairs() {
+    std::vector<HostId> present;
+    for (HostId h = 0; h < t_.num_hosts(); ++h)
+      if (emb_.host_node[h] >= 0) present.push_back(h);
+    std::vector<int> cable_owner(t_.total_links(), kNoOwner);
+    std::vector<char> cable_bad(t_.total_links(), 0);
+    long pairs = 0, cross = 0, cross_dropped_first = 0, intra = 0, mgmt = 0;
+    std::vector<Hop> hops;
+    std::vector<HostId> sources = present;
+    const int cap = opt_.max_pair_sources;
+    if (cap > 0 && static_cast<int>(present.size()) > cap) {
+      sources.clear();
+      for (int i = 0; i < cap; ++i)
+        sources.push_back(present[static_cast<std::size_t>(i) * present.size() / cap]);
+      rep_.figures["host_pair_sources_sampled"] = cap;
+    }
+    for (HostId s : sources) {
+      const auto ref = t_.host_peer(s);
+      const int leaf = emb_.switch_node[0][ref.index];
+      if (leaf < 0) continue;
+      const int in = emb_.port_map[0][ref.index][ref.port];
+      const int x = host_class_[s];
+      const std::string sname = f_.nodes[emb_.host_node[s]].name;
+      for (HostId d : present) {
+        if (d == s) continue;
+        const int y = host_class_[d];
+        const int dnode = emb_.host_node[d];
+        const std::string dname = f_.nodes[dnode].name;
+        ++pairs;
+        const PairTrace r = trace_sl(leaf, in, f_.lid_of(dnode), dnode, &hops);
+        if (x == kMgmtClass || y == kMgmtClass) {
+          ++mgmt;
+          if (!r.delivered)
+            add(FindingKind::kManagementUnreachable, class_name(x == kMgmtClass ? y : x), sname,
+                dname, r.where);
+          continue;
+        }
+        if (x == y) {
+          if (x >= 0) ++intra;
+          if (!r.delivered) {
+            add(x == kFreeClass ? FindingKind::kFreeUnreachable
+                                : FindingKind::kIntraTenantUnreachable,
+                class_name(x), sname, dname, r.where);
+            continue;
+          }
+          for (const Hop& h : hops) {
+            const int l = h.port < static_cast<int>(port_link_[h.node].size())
+                              ? port_link_[h.node][h.port]
+                              : -1;
+            if (l < 0) continue;
+            if (cable_owner[l] == kNoOwner) cable_owner[l] = x;
+            if (cable_owner[l] != x && !cable_bad[l]) {
+              cable_bad[l] = 1;
+              add(FindingKind::kSharedCable, class_name(x), sname, dname,
+                  "the cable at " + port_text(h.node, h.port) + " also carries " +
+                      (cable_owner[l] == kFreeClass ? std::string("free hosts'")
+                                                    : in_.tenants[cable_owner[l]].name + "'s") +
+                      " own traffic");
+            }
+          }
+          continue;
+        }
+        if (y >= 0) {
+          ++cross;
+          if (r.left_first_switch)
+            add(FindingKind::kCrossTenantSurvives, class_name(y), sname, dname,
+                (r.delivered ? "delivered"
+                             : "passes " + f_.nodes[leaf].name + ", then " + r.where));
+          else
+            ++cross_dropped_first;
+        } else if (r.delivered) {
+          add(FindingKind::kFreeHostReachable, class_name(x), sname, dname, "delivered");
+        }
+      }
+      // Every switch (management destinations).
+      for (int level = 1; level <= t_.height(); ++level)
+        for (int i = 0; i < t_.num_switches(level); ++i) {
+          const int target = emb_.switch_node[level - 1][i];
+          if (target < 0) continue;
+          ++mgmt;
+          const PairTrace r = trace_sl(leaf, in, f_.lid_of(target), target, nullptr);
+          if (!r.delivered)
+            add(FindingKind::kManagementUnreachable, class_name(x), sname, f_.nodes[target].name,
+                r.where);
+        }
+    }
+    // The SM on a switch reaches every host from its port 0.
+    for (int node : mgmt_switches_)
+      for (HostId d : present) {
+        const int dnode = emb_.host_node[d];
+        ++mgmt;
+        const PairTrace r = trace_sl(node, 0, f_.lid_of(dnode), dnode, nullptr);
+        if (!r.delivered)
+          add(FindingKind::kManagementUnreachable, class_name(host_class_[d]), f_.nodes[node].name,
+              f_.nodes[dnode].name, r.where);
+      }
+    long shared = 0;
+    for (char b : cable_bad) shared += b;
+    rep_.figures["host_pairs_traced"] = pairs;
+    rep_.figures["cross_tenant_pairs"] = cross;
+    rep_.figures["cross_tenant_dropped_at_first_switch"] = cross_dropped_first;
+    rep_.figures["intra_tenant_pairs"] = intra;
+    rep_.figures["management_pairs"] = mgmt;
+    rep_.figures["cables_with_two_owners"] = shared;
   }
 
   // Shifts to evaluate for n hosts: all of 1..n-1, or max_shifts evenly spaced ones.
@@ -426,6 +701,9 @@ class Auditor {
   std::vector<int> mgmt_switches_;
   std::vector<std::vector<int>> leaf_classes_;
   std::vector<int> load_;
+  static constexpr int kNoOwner = -100;
+  Sl2VlPlan plan_;
+  std::vector<std::vector<PortOwner>> owners_;
 };
 
 }  // namespace
@@ -452,6 +730,8 @@ nlohmann::json to_json(const AuditReport& report) {
                         {"source", f.source},
                         {"destination", f.destination},
                         {"detail", f.detail}});
+  if (!report.figures.empty()) j["figures"] = report.figures;
+  if (!report.exemptions.empty()) j["exemptions"] = report.exemptions;
   auto& balance = j["balance"] = nlohmann::json::array();
   for (const auto& b : report.balance)
     balance.push_back({{"tenant", b.tenant},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "routing/routing.h"
+#include "routing/sl2vl.h"
 
 namespace laas::routing {
 
@@ -30,12 +31,18 @@ struct AuditInput {
   // host and every switch. A leaf switch among them may reach every host (like a management host).
   std::vector<int> management_nodes;
   std::vector<LinkId> faulty_links;
+  // SL2VL tables (read back): when given, every (source host, destination) pair is traced
+  // with them too, and they are compared with the first-hop drop plan (sl2vl.h).
+  const Sl2VlTables* sl2vl = nullptr;
 };
 
 struct AuditOptions {
   int max_findings_per_kind = 10;  // findings kept in the report; counts are always complete
   int max_shifts = 1024;           // balance: above this many shifts, evenly spaced samples
   bool compare_private = true;     // also route each tenant alone and measure its balance
+  // With SL2VL: every (source host, destination) pair is traced up to this many hosts; above,
+  // sources are evenly spaced samples (every destination is still traced from each).
+  int max_pair_sources = 2048;
 };
 
 enum class FindingKind {
@@ -49,6 +56,12 @@ enum class FindingKind {
   kManagementUnreachable,    // a management destination/source cannot reach/be reached
   kFreeUnreachable,          // (info) free hosts with no route (no free path of free links)
   kBalanceWorseThanPrivate,  // a tenant's worst shift congestion exceeds its private routing's
+  // With SL2VL tables:
+  kCrossTenantSurvives,  // a packet from one owner to another tenant's host passes its first switch
+  kSharedCable,          // a cable carries the own traffic of two owners
+  kSl2VlMismatch,        // an (in, out) pair dropped where the plan passes, or the reverse
+  kExemption,            // (info) a cross-owner (in, out) pair passed for management traffic
+  kFreeHostReachable,    // (info) a tenant host reaches a free host (free hosts are no tenant)
 };
 
 const char* to_string(FindingKind kind);
@@ -75,7 +88,9 @@ struct AuditReport {
   std::map<std::string, long> counts;  // by to_string(kind); kinds with no finding are absent
   std::vector<Finding> findings;       // at most max_findings_per_kind of each kind
   std::vector<TenantBalance> balance;
-  long traces = 0;  // (source switch, destination) paths followed
+  long traces = 0;                      // (source switch, destination) paths followed
+  std::map<std::string, long> figures;  // SL2VL checks: pairs traced, dropped, cables...
+  std::vector<std::string> exemptions;  // every management exemption, one line each
   long violations() const;
   bool ok() const { return violations() == 0; }
   long count(FindingKind kind) const;

@@ -27,7 +27,9 @@ namespace {
 constexpr int kFree = -1;
 constexpr int kManagement = -2;
 // Held by a tenant but retired by a repair (issue 10): only management routes cross it.
-constexpr int kIdle = -3;
+constexpr int kIdle = -5;
+constexpr int kOpenOr = -3;  // links nobody holds or held by Job::owner
+constexpr int kNobody = -4;
 using ColumnSet = std::bitset<256>;
 
 // Everything compute() derives from the request, plus reusable scratch buffers.
@@ -54,6 +56,7 @@ class Engine {
 
   void run() {
     if (!req_.tenants_only) {
+      choose_management_links();
       route_switches();
       route_ordinary_hosts();
       route_free_hosts();
@@ -140,16 +143,24 @@ class Engine {
     const std::vector<int>* leaf_base = nullptr;  // [leaf]
     const std::vector<int>* pod_base = nullptr;   // [pod]
     int n = 0;
+    int owner = kNobody;  // with cls == kOpenOr: whose links besides open ones
+    // Source leaves: up-columns they may not use (the management up-links, or everything
+    // else), and an owner whose links they use when nothing else leads to the destination.
+    const std::vector<ColumnSet>* src_block = nullptr;  // [leaf]
+    const std::vector<ColumnSet>* src_extra = nullptr;  // [leaf] fallback up-columns
+    bool l2_fallback = false;  // level-2 switches with no way up use their main owner's links
   };
 
   bool allowed(int cls, LinkId l) const {
     if (faulty_[l]) return false;
+    if (cls == kOpenOr) return owner_[l] == kFree || owner_[l] == cur_owner_;
     return cls == kManagement || owner_[l] == cls;
   }
 
   int pod_of_l2(int s) const { return s / l2_per_pod_; }
 
   void route_leaf(int ld, const Job& job) {
+    cur_owner_ = job.owner;
     const int pd = t_.pod_of_leaf(ld);
     // Allowed up-columns of the destination leaf, ascending; grouped by level-2 switch they are
     // contiguous (column c goes to switch c / p2).
@@ -192,16 +203,26 @@ class Engine {
         if (pod_of_l2(s) == pd) continue;
         const int b = s % l2_per_pod_;
         if (down_end_[b] == 0) continue;
-        bool exact = false;
-        for (int c = 0; c < up2_; ++c) {
-          if (!allowed(job.cls, t_.l2_link(s, c)) || !top_ok_[b * w3_ + c / p3_]) continue;
-          const bool e = set2_[b].test(c);
-          if (e && !exact) {
-            cand.clear();
-            exact = true;
+        auto fill = [&](auto&& usable) {
+          bool exact = false;
+          for (int c = 0; c < up2_; ++c) {
+            if (!usable(c) || !top_ok_[b * w3_ + c / p3_]) continue;
+            const bool e = set2_[b].test(c);
+            if (e && !exact) {
+              cand.clear();
+              exact = true;
+            }
+            if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
           }
-          if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
-        }
+        };
+        fill([&](int c) { return allowed(job.cls, t_.l2_link(s, c)); });
+        // No open way up: the tenant holding most of this switch's up-links carries it
+        // (its own traffic passes; the drop keeps everyone else's off its links).
+        if (cand.empty() && job.l2_fallback && l2_owner_[s] != kNobody)
+          fill([&](int c) {
+            const LinkId l = t_.l2_link(s, c);
+            return !faulty_[l] && owner_[l] == l2_owner_[s];
+          });
       }
     }
     // Source leaves: allowed up-columns whose parent leads to ld, preferring the columns ld
@@ -212,19 +233,27 @@ class Engine {
       cand.clear();
       if (ls == ld) continue;
       const int ps = t_.pod_of_leaf(ls);
-      bool exact = false;
-      for (int c = 0; c < up1_; ++c) {
-        if (!allowed(job.cls, t_.l1_link(ls, c))) continue;
-        const int b = c / p2_;
-        const bool ok = ps == pd ? down_end_[b] != 0 : !cand2_[t_.level2_switch(ps, b)].empty();
-        if (!ok) continue;
-        const bool e = ld_set.test(c);
-        if (e && !exact) {
-          cand.clear();
-          exact = true;
+      auto fill = [&](auto&& usable) {
+        bool exact = false;
+        for (int c = 0; c < up1_; ++c) {
+          if (!usable(c)) continue;
+          const int b = c / p2_;
+          const bool ok = ps == pd ? down_end_[b] != 0 : !cand2_[t_.level2_switch(ps, b)].empty();
+          if (!ok) continue;
+          const bool e = ld_set.test(c);
+          if (e && !exact) {
+            cand.clear();
+            exact = true;
+          }
+          if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
         }
-        if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
-      }
+      };
+      fill([&](int c) {
+        if (job.src_block && (*job.src_block)[ls].test(c)) return false;
+        return allowed(job.cls, t_.l1_link(ls, c));
+      });
+      if (cand.empty() && job.src_extra && (*job.src_extra)[ls].any())
+        fill([&](int c) { return (*job.src_extra)[ls].test(c) && !faulty_[t_.l1_link(ls, c)]; });
     }
 
     // Writes go switch by switch (a row each), destinations inner: the hosts of one leaf are
@@ -331,10 +360,81 @@ class Engine {
                           t_.host_name(d));
   }
 
-  // Management and every non-leaf switch: all hosts over every non-faulty link. Leaves get
-  // entries for management hosts (everyone) and, on management leaves, for every host.
+  // Which open up-links of a management leaf carry management traffic to tenants (the
+  // "management up-links", sl2vl.h rule 3): every other open up-link when the leaf also
+  // holds hosts of other owners, so they keep open up-links of their own; all of them when
+  // only management hosts sit there. Also each leaf's single owner (a tenant whose hosts are
+  // the only non-management hosts there), whose links its management traffic may fall back on.
+  void choose_management_links() {
+    const int leaves = t_.num_leaves();
+    mgmt_cols_.assign(leaves, ColumnSet());
+    block_.assign(leaves, ColumnSet());
+    not_mgmt_.assign(leaves, ColumnSet());
+    single_owner_.assign(leaves, kNobody);
+    for (int leaf = 0; leaf < leaves; ++leaf) {
+      bool others = false, mixed = false;
+      int owner = kNobody;
+      for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot) {
+        const int c = host_class_[t_.host_at(leaf, slot)];
+        if (c == kManagement) continue;
+        others = true;
+        if (owner == kNobody) owner = c;
+        if (owner != c) mixed = true;
+      }
+      if (!mixed && owner >= 0) single_owner_[leaf] = owner;
+      if (mixed) {
+        // A shared leaf: its management traffic may only fall back on one tenant's links
+        // (the one holding most of them); the drop keeps everyone else off them, so they
+        // reach off-leaf management only over open up-links (the audit says when none).
+        std::vector<int> held(req_.tenants.size(), 0);
+        int best = kNobody;
+        for (int c = 0; c < up1_; ++c) {
+          const LinkId l = t_.l1_link(leaf, c);
+          if (faulty_[l] || owner_[l] < 0) continue;
+          if (++held[owner_[l]] > (best == kNobody ? 0 : held[best])) best = owner_[l];
+        }
+        single_owner_[leaf] = best;
+      }
+      if (!mgmt_leaf_[leaf]) continue;
+      int open = 0;
+      for (int c = 0; c < up1_; ++c) {
+        const LinkId l = t_.l1_link(leaf, c);
+        if (faulty_[l] || owner_[l] != kFree) continue;
+        if (!others || open % 2 == 0)
+          mgmt_cols_[leaf].set(c);
+        else
+          not_mgmt_[leaf].set(c);
+        ++open;
+      }
+      if (others) block_[leaf] = mgmt_cols_[leaf];
+    }
+    owner_cols_.assign(leaves, ColumnSet());
+    for (int leaf = 0; leaf < leaves; ++leaf)
+      for (int c = 0; c < up1_ && single_owner_[leaf] >= 0; ++c)
+        if (owner_[t_.l1_link(leaf, c)] == single_owner_[leaf]) owner_cols_[leaf].set(c);
+    l2_owner_.assign(t_.num_switches(2), kNobody);
+    if (h_ == 3)
+      for (int sw = 0; sw < t_.num_switches(2); ++sw) {
+        std::vector<int> held(req_.tenants.size(), 0);
+        int best = kNobody;
+        for (int c = 0; c < up2_; ++c) {
+          const LinkId l = t_.l2_link(sw, c);
+          if (faulty_[l] || owner_[l] < 0) continue;
+          if (++held[owner_[l]] > (best == kNobody ? 0 : held[best])) best = owner_[l];
+        }
+        l2_owner_[sw] = best;
+      }
+  }
+
+  // Every non-leaf switch routes every host (first over any non-faulty link, as a fallback;
+  // then as below). Management hosts are reached from every leaf over open links (a leaf's
+  // single owner's links when no open one leads there), never over the management up-links
+  // of a leaf that other owners share. Management leaves reach every other host over the
+  // management up-links or the destination's owner's links, and switches above route them
+  // over open links or the owner's: management traffic to a tenant enters the tenant's
+  // links as late as the tables allow and only from where no other owner's packet can be.
   void route_ordinary_hosts() {
-    std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, l2(t_.num_switches(2));
+    std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, no_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_leaves(); ++i) {
       all_leaves[i] = i;
       if (mgmt_leaf_[i]) mgmt_leaves.push_back(i);
@@ -349,17 +449,44 @@ class Engine {
       mkeys.clear();
       for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot) {
         const HostId h = t_.host_at(ld, slot);
-        auto& d = host_class_[h] == kManagement ? mdests : dests;
-        auto& k = host_class_[h] == kManagement ? mkeys : keys;
-        d.push_back(h);
-        k.push_back(h);
+        dests.push_back(h);
+        keys.push_back(h);
+        if (host_class_[h] == kManagement) {
+          mdests.push_back(h);
+          mkeys.push_back(h);
+        }
       }
-      if (!dests.empty()) route_leaf(ld, {kManagement, &dests, &keys, &mgmt_leaves, &l2});
-      if (!mdests.empty()) route_leaf(ld, {kManagement, &mdests, &mkeys, &all_leaves, &l2});
+      route_leaf(ld, {kManagement, &dests, &keys, &no_leaves, &l2});
+      if (!mdests.empty()) {
+        Job job{kFree, &mdests, &mkeys, &all_leaves, &l2};
+        job.src_block = &block_;
+        job.src_extra = &owner_cols_;
+        job.l2_fallback = true;
+        route_leaf(ld, job);
+      }
+      // Other hosts, by owner.
+      std::vector<int> owners;
+      for (HostId h : dests)
+        if (host_class_[h] != kManagement &&
+            std::find(owners.begin(), owners.end(), host_class_[h]) == owners.end())
+          owners.push_back(host_class_[h]);
+      for (int owner : owners) {
+        std::vector<HostId> od;
+        std::vector<int> ok;
+        for (HostId h : dests)
+          if (host_class_[h] == owner) {
+            od.push_back(h);
+            ok.push_back(h);
+          }
+        Job job{kOpenOr, &od, &ok, &mgmt_leaves, &l2};
+        job.owner = owner;
+        job.src_block = &not_mgmt_;
+        route_leaf(ld, job);
+      }
     }
   }
 
-  // Free hosts reach free hosts over links nobody holds.
+  // Free hosts reach free hosts over links nobody holds (not the management up-links).
   void route_free_hosts() {
     std::vector<int> free_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_switches(2); ++i) l2[i] = i;
@@ -368,8 +495,14 @@ class Engine {
       if (host_class_[h] == kFree) by_leaf[t_.leaf_of_host(h)].push_back(h);
     for (int i = 0; i < t_.num_leaves(); ++i)
       if (!by_leaf[i].empty()) free_leaves.push_back(i);
-    for (int ld : free_leaves)
-      route_leaf(ld, {kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2});
+    for (int ld : free_leaves) {
+      Job job{kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2};
+      job.src_block = &block_;
+      // A shared management leaf's entry serves its management hosts too: when no other
+      // open up-link leads there, the management up-links keep them reaching free hosts.
+      job.src_extra = &block_;
+      route_leaf(ld, job);
+    }
   }
 
   // A tenant's hosts over its own links, keyed by rank among its hosts.
@@ -414,13 +547,20 @@ class Engine {
   }
 
   // ---- routing to switches ----------------------------------------------------------------
-  // Minimum-hop over every non-faulty switch-to-switch link (management traffic only; like
-  // ftree, switch-to-switch routes are not restricted to up*/down*).
+  // Minimum-hop over the open switch-to-switch links (management traffic only; like ftree,
+  // switch-to-switch routes are not restricted to up*/down*), not over the management
+  // up-links of a shared management leaf; switches the open links cannot reach fall back to
+  // every non-faulty link.
   void route_switches() {
     const int n = out_.num_switches();
     // Adjacency in port order: (neighbour switch number, local port).
     std::vector<int> start(n + 1, 0);
     std::vector<std::pair<int, int>> arcs;
+    std::vector<char> open;  // per arc: usable by everyone's management traffic
+    // per arc: a tenant's link out of a non-leaf switch, usable as the last hop into the
+    // destination switch (sl2vl.h: such a hop is an exemption; it can only end at a switch)
+    std::vector<char> last;
+    std::vector<char> blocked;  // per arc: a management up-link of a shared management leaf
     for (int number = 0; number < n; ++number) {
       start[number] = static_cast<int>(arcs.size());
       const auto [level, index] = out_.switch_at(number);
@@ -431,6 +571,9 @@ class Engine {
           if (faulty_[l]) continue;
           const auto parent = t_.parent_of(level, index, c);
           arcs.push_back({out_.switch_number(parent.level, parent.index), t_.up_port(level, c)});
+          open.push_back(owner_[l] == kFree && !(level == 1 && block_[index].test(c)));
+          last.push_back(level > 1 && owner_[l] >= 0);
+          blocked.push_back(level == 1 && block_[index].test(c));
         }
       }
       if (level > 1) {
@@ -452,40 +595,101 @@ class Engine {
             if (faulty_[l]) continue;
             arcs.push_back(
                 {out_.switch_number(child_level, child_index), t_.down_port(level, child, j)});
+            open.push_back(owner_[l] == kFree);
+            last.push_back(owner_[l] >= 0);
+            blocked.push_back(0);
           }
       }
     }
     start[n] = static_cast<int>(arcs.size());
-    std::vector<int> dist(n), queue(n);
-    for (int dst = 0; dst < n; ++dst) {
-      std::fill(dist.begin(), dist.end(), -1);
+    // Three distances to each destination: over open links only (strict), over open links
+    // and a tenant's link as the last hop (open), over every link (all). A switch uses the
+    // first that reaches; one that only "all" reaches (a leaf whose up-links are all held)
+    // prefers neighbours from which a strict, then an open path of the right length goes on.
+    std::vector<int> strict(n), dist(n), dist_unblocked(n), dist_all(n), queue(n);
+    enum Mode { kStrict, kOpen, kUnblocked, kAll };
+    auto usable_arc = [&](Mode mode, int a, int v, int dst) {
+      if (mode == kAll) return true;
+      if (mode == kUnblocked) return blocked[a] == 0;
+      return open[a] != 0 || (mode == kOpen && v == dst && last[a]);
+    };
+    auto bfs = [&](int dst, Mode mode, std::vector<int>& d) {
+      std::fill(d.begin(), d.end(), -1);
       int head = 0, tail = 0;
-      dist[dst] = 0;
+      d[dst] = 0;
       queue[tail++] = dst;
       while (head < tail) {
-        const int u = queue[head++];
-        for (int a = start[u]; a < start[u + 1]; ++a) {
-          const int v = arcs[a].first;
-          if (dist[v] < 0) {
-            dist[v] = dist[u] + 1;
-            queue[tail++] = v;
-          }
+        const int v = queue[head++];
+        // Backwards: the switches u with a usable arc u -> v.
+        for (const auto& [u, a] : into_[v]) {
+          if (d[u] >= 0 || !usable_arc(mode, a, v, dst)) continue;
+          d[u] = d[v] + 1;
+          queue[tail++] = u;
         }
+      }
+    };
+    into_.assign(n, {});
+    for (int u = 0; u < n; ++u)
+      for (int a = start[u]; a < start[u + 1]; ++a) into_[arcs[a].first].push_back({u, a});
+    for (int dst = 0; dst < n; ++dst) {
+      // The wider searches only when a narrower one leaves some switch unreached.
+      auto unreached = [&](const std::vector<int>& d) {
+        return std::find(d.begin(), d.end(), -1) != d.end();
+      };
+      bfs(dst, kStrict, strict);
+      if (unreached(strict)) {
+        bfs(dst, kOpen, dist);
+      } else {
+        dist = strict;
+      }
+      if (unreached(dist)) {
+        bfs(dst, kUnblocked, dist_unblocked);
+        if (unreached(dist_unblocked))
+          bfs(dst, kAll, dist_all);
+        else
+          dist_all = dist_unblocked;
+      } else {
+        dist_unblocked = dist;
+        dist_all = dist;
       }
       const int e = out_.num_hosts() + dst;
       for (int u = 0; u < n; ++u) {
         std::uint8_t port = kNoRoute;
         if (u == dst) {
-          port = kSelf;
-        } else if (dist[u] > 0) {
+          out_.row(u)[e] = kSelf;
+          continue;
+        }
+        // Candidate filters, best first; each keeps the path minimal for its distance.
+        auto pick = [&](auto&& ok) {
           int count = 0;
-          for (int a = start[u]; a < start[u + 1]; ++a) count += dist[arcs[a].first] == dist[u] - 1;
-          int pick = dst % count;
+          for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
+          if (count == 0) return false;
+          int k = dst % count;
           for (int a = start[u]; a < start[u + 1]; ++a)
-            if (dist[arcs[a].first] == dist[u] - 1 && pick-- == 0) {
+            if (ok(a) && k-- == 0) {
               port = static_cast<std::uint8_t>(arcs[a].second);
-              break;
+              return true;
             }
+          return false;
+        };
+        auto next = [&](int a) { return arcs[a].first; };
+        if (strict[u] > 0) {
+          pick([&](int a) { return open[a] && strict[next(a)] == strict[u] - 1; });
+        } else if (dist[u] > 0) {
+          pick([&](int a) { return open[a] && dist[next(a)] == dist[u] - 1; }) ||
+              pick([&](int a) { return next(a) == dst && last[a] && dist[u] == 1; });
+        } else if (dist_unblocked[u] > 0) {
+          // Not over a management up-link, even when that is shorter: the drop would stop
+          // everyone but the management hosts there.
+          const int want = dist_unblocked[u] - 1;
+          auto ok = [&](int a) { return !blocked[a] && dist_unblocked[next(a)] == want; };
+          pick([&](int a) { return ok(a) && strict[next(a)] == want; }) ||
+              pick([&](int a) { return ok(a) && dist[next(a)] == want; }) || pick(ok);
+        } else if (dist_all[u] > 0) {
+          const int want = dist_all[u] - 1;
+          pick([&](int a) { return strict[next(a)] == want; }) ||
+              pick([&](int a) { return dist[next(a)] == want; }) ||
+              pick([&](int a) { return dist_all[next(a)] == want; });
         }
         out_.row(u)[e] = port;
       }
@@ -505,6 +709,12 @@ class Engine {
   std::vector<char> faulty_;
   std::vector<char> mgmt_leaf_;
   std::vector<int> unreachable_ = std::vector<int>(req_.tenants.size(), 0);
+  int cur_owner_ = kNobody;
+  std::vector<ColumnSet> mgmt_cols_, block_, not_mgmt_;  // [leaf]
+  std::vector<int> single_owner_;                        // [leaf]
+  std::vector<int> l2_owner_;                            // [level-2 switch]
+  std::vector<ColumnSet> owner_cols_;                    // [leaf] up-columns of single_owner_
+  std::vector<std::vector<std::pair<int, int>>> into_;   // [switch] (from switch, arc)
 
   // scratch
   std::vector<std::uint8_t> cols_ld_;

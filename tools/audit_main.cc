@@ -1,19 +1,28 @@
 // laas-audit: offline isolation audit of a real fabric's forwarding tables.
 //   laas-audit --fabric ibnetdiscover.out --lfts dump_fts.out --allocations allocations.json
+//              [--mfts dump_fts_M.out]
+//              [--sl2vl sl2vl.out]   (smpquery sl2vl / laas-sl2vl-dump output)
 // Recognizes the fat-tree, maps the allocations (by GUID) onto it, traces every relevant
 // pair through the tables read back from the switches and reports isolation violations and
 // each tenant's balance against the same tenant routed alone. Exit 0 clean, 1 violations,
 // 2 bad input.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
 
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/tenants.h"
 #include "routing/audit.h"
 #include "routing/ibroute.h"
+#include "routing/mft_dump.h"
+#include "routing/multicast.h"
+#include "routing/sl2vl.h"
 #include "topology/ibnetdiscover.h"
 #include "topology/recognize.h"
 
@@ -58,15 +67,21 @@ void print_paths(const laas::topology::Fabric& fabric,
 int main(int argc, char** argv) {
   CLI::App app{"Audit a fat-tree's real forwarding tables against LaaS tenant allocations.",
                "laas-audit"};
-  std::string fabric_path, lfts_path, alloc_path;
+  std::string fabric_path, lfts_path, alloc_path, mfts_path, sl2vl_path;
   std::vector<std::string> management;
   bool as_json = false;
-  std::string paths_of;
+  std::string paths_of, sl2vl_of;
+  bool owners = false;
   int max_findings = 10;
   app.add_option("--fabric", fabric_path, "ibnetdiscover output (or an ibsim net file)")
       ->required();
   app.add_option("--lfts", lfts_path, "dump_fts / dump_lfts.sh / ibroute output")->required();
   app.add_option("--allocations", alloc_path, "allocations.json written by the plugin");
+  app.add_option("--mfts", mfts_path,
+                 "multicast tables (dump_fts -M / ibroute -M output): audit them too");
+  app.add_option("--sl2vl", sl2vl_path,
+                 "SL2VL tables read back (smpquery sl2vl / laas-sl2vl-dump output): trace every "
+                 "host pair through them and compare them with the first-hop drop plan");
   app.add_option("--management", management,
                  "extra management node or port GUIDs (the SM's port is read from allocations)");
   app.add_option("--max-findings", max_findings, "findings listed per kind (counts are complete)");
@@ -74,6 +89,12 @@ int main(int argc, char** argv) {
   app.add_option("--paths", paths_of,
                  "instead of auditing, print the path (switch:port hops) of every ordered pair "
                  "of this tenant's hosts, as read from the tables");
+  app.add_option("--sl2vl-of", sl2vl_of,
+                 "instead of auditing, print the SL2VL verdict read back for every (input, "
+                 "output) port pair that touches this tenant's ports (needs --sl2vl)");
+  app.add_flag("--owners", owners,
+               "instead of auditing, print each leaf's hosts with their owner (tenant, free, "
+               "management)");
   CLI11_PARSE(app, argc, argv);
 
   using namespace laas;
@@ -114,11 +135,108 @@ int main(int argc, char** argv) {
       return bad_input(std::string("--management: ") + e.what());
     }
   }
+  routing::Mfts mfts;
+  if (!mfts_path.empty()) {
+    std::ifstream in(mfts_path);
+    if (!in) return bad_input(mfts_path + ": cannot open");
+    try {
+      mfts = routing::mfts_by_node(fabric, routing::parse_ibroute_mft(in, mfts_path));
+    } catch (const std::exception& e) {
+      return bad_input(e.what());
+    }
+  }
   routing::AuditInput input;
   try {
     input = plugin::audit_input(rec, fabric, tables, alloc, extra);
   } catch (const std::exception& e) {
     return bad_input(alloc_path + ": " + e.what());
+  }
+  routing::Sl2VlTables sl2vl;
+  if (!sl2vl_path.empty()) {
+    std::ifstream in(sl2vl_path);
+    if (!in) return bad_input(sl2vl_path + ": cannot open");
+    try {
+      sl2vl = routing::parse_sl2vl(in, fabric, sl2vl_path);
+    } catch (const std::exception& e) {
+      return bad_input(e.what());
+    }
+    input.sl2vl = &sl2vl;
+  }
+  if (owners || !sl2vl_of.empty()) {
+    routing::Sl2VlInput si;
+    si.fabric = &fabric;
+    si.embedding = &rec.embedding;
+    si.tree = &tree;
+    si.tables = &tables;
+    std::vector<std::string> names;
+    for (const auto& t : input.tenants) {
+      si.tenants.push_back(t.placement);
+      names.push_back(t.name);
+    }
+    si.management_hosts = input.management_hosts;
+    si.management_nodes = input.management_nodes;
+    const auto own = routing::port_owners(si);
+    auto text = [&](const routing::PortOwner& o) -> std::string {
+      switch (o.cls) {
+        case routing::PortClass::kTenant:
+          return names[o.tenant];
+        case routing::PortClass::kManagement:
+          return "management";
+        case routing::PortClass::kFreeHost:
+          return "free";
+        case routing::PortClass::kOpenLink:
+          return "open";
+        case routing::PortClass::kNone:
+          break;
+      }
+      return "none";
+    };
+    if (owners) {
+      for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
+        const int node = rec.embedding.switch_node[0][leaf];
+        if (node < 0) continue;
+        std::cout << fabric.nodes[node].name << ":";
+        for (int slot = 0; slot < tree.hosts_per_leaf(); ++slot) {
+          const auto h = tree.host_at(leaf, slot);
+          const int hn = rec.embedding.host_node[h];
+          if (hn < 0) continue;
+          const auto ref = tree.host_peer(h);
+          const int port = rec.embedding.port_map[0][leaf][ref.port];
+          std::cout << " " << fabric.nodes[hn].name << "=" << text(own[node][port]);
+        }
+        std::cout << "\n";
+      }
+      return 0;
+    }
+    if (sl2vl_path.empty()) return bad_input("--sl2vl-of needs --sl2vl");
+    auto it = std::find(names.begin(), names.end(), sl2vl_of);
+    if (it == names.end()) return bad_input("no tenant " + sl2vl_of + " in " + alloc_path);
+    const int ti = static_cast<int>(it - names.begin());
+    std::set<std::tuple<int, int, int>> exemptions;
+    for (const auto& e : routing::plan_sl2vl(si).exemptions)
+      exemptions.insert({e.node, e.in_port, e.out_port});
+    for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
+      const int node = static_cast<int>(n);
+      if (own[n].empty() || !sl2vl.has(node)) continue;
+      const auto& ports = fabric.nodes[n].ports;
+      const int np = static_cast<int>(own[n].size());
+      for (int i = 0; i < np; ++i)
+        for (int o = 1; o < np; ++o) {
+          if (ports[o].peer_node < 0 || (i > 0 && ports[i].peer_node < 0)) continue;
+          // The pairs that decide who may enter the tenant's ports.
+          if (!(own[n][o].cls == routing::PortClass::kTenant && own[n][o].tenant == ti)) continue;
+          const auto m = sl2vl.mask(node, i, o);
+          const bool exempt = exemptions.count({node, i, o}) > 0;
+          std::cout << fabric.nodes[n].name << " in " << i << " (" << text(own[n][i]) << ") out "
+                    << o << " (" << text(own[n][o]) << "): "
+                    << (m == routing::kAllSls ? "drop"
+                        : m != 0              ? "partial"
+                        : exempt              ? "exempt"
+                                              : "pass")
+                    << "\n";
+        }
+    }
+    return 0;
   }
   if (!paths_of.empty()) {
     auto it = alloc.tenants.find(paths_of);
@@ -134,8 +252,21 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return bad_input(e.what());
   }
+  routing::McastAuditReport mreport;
+  if (!mfts_path.empty()) {
+    try {
+      mreport = routing::audit_multicast(input, mfts, nullptr, max_findings);
+    } catch (const std::exception& e) {
+      return bad_input(e.what());
+    }
+  }
+  const long violations = report.violations() + mreport.violations();
   if (as_json) {
     auto j = routing::to_json(report);
+    if (!mfts_path.empty()) {
+      j["multicast"] = routing::to_json(mreport);
+      j["ok"] = violations == 0;
+    }
     j["topology"] = tree.spec().text();
     j["missing_links"] = rec.embedding.missing_links.size();
     std::cout << j.dump(2) << "\n";
@@ -148,12 +279,33 @@ int main(int argc, char** argv) {
       std::cout << (routing::is_violation(f.kind) ? "VIOLATION " : "note ")
                 << routing::to_string(f.kind) << (f.tenant.empty() ? "" : " [" + f.tenant + "]")
                 << " " << f.source << " -> " << f.destination << ": " << f.detail << "\n";
+    for (const auto& [name, n] : report.figures) std::cout << "  " << name << ": " << n << "\n";
+    for (const auto& e : report.exemptions) std::cout << "exemption " << e << "\n";
     for (const auto& b : report.balance)
       std::cout << "balance " << b.tenant << ": " << b.hosts << " hosts, worst link load "
                 << b.worst << " over " << b.shifts << (b.sampled ? " sampled" : "")
                 << " shifts; private tree " << b.private_worst << "\n";
-    std::cout << (report.ok() ? "OK: no isolation violation\n"
-                              : "FAIL: " + std::to_string(report.violations()) + " violations\n");
+    if (!mfts_path.empty()) {
+      std::cout << "multicast: " << mreport.groups.size() << " groups\n";
+      for (const auto& g : mreport.groups) {
+        char mlid[8];
+        std::snprintf(mlid, sizeof mlid, "0x%04x", g.mlid);
+        std::cout << "  group " << mlid << ": " << g.cls << (g.tenant.empty() ? "" : " " + g.tenant)
+                  << ", " << g.receivers << " receivers, " << g.switches << " switches, " << g.links
+                  << " links\n";
+      }
+      for (const auto& [kind, n] : mreport.counts) std::cout << "  " << kind << ": " << n << "\n";
+      for (const auto& f : mreport.findings) {
+        char mlid[8];
+        std::snprintf(mlid, sizeof mlid, "0x%04x", f.mlid);
+        std::cout << (routing::is_violation(f.kind) ? "VIOLATION " : "note ")
+                  << routing::to_string(f.kind) << " " << mlid
+                  << (f.tenant.empty() ? "" : " [" + f.tenant + "]") << " " << f.where << ": "
+                  << f.detail << "\n";
+      }
+    }
+    std::cout << (violations == 0 ? "OK: no isolation violation\n"
+                                  : "FAIL: " + std::to_string(violations) + " violations\n");
   }
-  return report.ok() ? 0 : 1;
+  return violations == 0 ? 0 : 1;
 }
