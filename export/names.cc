@@ -46,6 +46,24 @@ void check_name(std::string_view value, std::size_t max_len, const std::string& 
                           "digit or '_'");
 }
 
+void check_tenant_name(std::string_view name) {
+  const std::string subject = "tenant '" + std::string(name) + "'";
+  if (name.size() > kMaxTenantName)
+    throw ExportError("LaaS", subject,
+                      "is " + std::to_string(name.size()) + " characters long; at most " +
+                          std::to_string(kMaxTenantName) +
+                          " fit its OpenSM partition name (laas_<name>, 31 characters)");
+  check_name(name, kMaxTenantName, "LaaS", subject, "the tenant name");
+}
+
+std::string host_of_description(std::string_view d) {
+  std::size_t b = 0;
+  while (b < d.size() && (d[b] == ' ' || d[b] == '\t')) ++b;
+  std::size_t e = b;
+  while (e < d.size() && d[e] != ' ' && d[e] != '\t') ++e;
+  return std::string(d.substr(b, e - b));
+}
+
 std::string shell_quote(std::string_view word) {
   const bool safe = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
     return plain(c) || c == '/' || c == '=' || c == ':' || c == ',' || c == '@' || c == '+';

@@ -16,6 +16,18 @@ namespace laas::exports {
 void check_name(std::string_view value, std::size_t max_len, const std::string& format,
                 const std::string& subject, const std::string& what, std::string_view extra = {});
 
+// The one rule for tenant names, checked by the service when a tenant is created so that every
+// exporter can write every tenant it accepted: 1..kMaxTenantName characters of [A-Za-z0-9._-]
+// starting with a letter, digit or '_'. The length limit comes from OpenSM: a partition name
+// is at most 31 characters (osm_prtn_t::name is char[32]) and tenants' partitions are named
+// "laas_" + tenant. Throws ExportError("LaaS", "tenant '<name>'", why).
+inline constexpr std::size_t kMaxTenantName = 26;
+void check_tenant_name(std::string_view name);
+
+// The host name in a node description: its first word. rdma-ndd writes "%h %d" ("comp-1
+// mlx5_0"); ibsim and hand-set descriptions are the bare host name.
+std::string host_of_description(std::string_view description);
+
 // Single-quotes `word` for bash unless it is made only of characters that never need quoting.
 std::string shell_quote(std::string_view word);
 

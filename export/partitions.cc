@@ -62,8 +62,8 @@ struct Checker {
   void error(int line, std::string msg) { out.diagnostics.push_back({line, true, std::move(msg)}); }
   void warn(int line, std::string msg) { out.diagnostics.push_back({line, false, std::move(msg)}); }
 
-  // Returns true when `item` (key=value) was a flag that is valid in a definition or between
-  // the ':' sections: ipoib, indx0, defmember=..., mgroup flags.
+  // Returns true when `item` (key=value) is a flag of a definition: ipoib, indx0,
+  // defmember=..., mgroup flags.
   bool flag(const std::string& item, int line) {
     const auto eq = item.find('=');
     const std::string key = lower(trim(item.substr(0, eq)));
@@ -101,8 +101,12 @@ struct Checker {
       warn(line, "partition name '" + entry.name + "' is longer than " +
                      std::to_string(kMaxPartitionName) + " characters; OpenSM keeps only " +
                      std::to_string(kMaxPartitionName));
-    if (eq != std::string::npos) {
-      const std::string pk = trim(items[0].substr(eq + 1));
+    // partition_create(): a name that starts with a digit and has no '=' is the P_Key.
+    const bool digit_name =
+        eq == std::string::npos && !entry.name.empty() && is_digit(entry.name[0]);
+    if (eq != std::string::npos || digit_name) {
+      const std::string pk = digit_name ? entry.name : trim(items[0].substr(eq + 1));
+      if (digit_name) entry.name.clear();
       const auto v = parse_number(pk);
       if (!v || *v > 0xffff)
         error(line, "P_Key '" + pk + "' is not a 16-bit number (decimal or 0x hex)");
@@ -130,29 +134,37 @@ struct Checker {
     return buf;
   }
 
-  void member(const std::string& item, int line) {
-    if (lower(item.substr(0, 4)) == "mgid") {
-      const auto eq = item.find('=');
+  // A member as partition_add_port() reads it: a keyword or a port GUID, "=membership".
+  // Returns true for "mgid=...": OpenSM then takes the rest of the line as that group's flags.
+  bool member(const std::string& item, int line) {
+    const auto eq = item.find('=');
+    const std::string port = trim(item.substr(0, eq));
+    if (port == "mgid") {
       const std::string gid = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
       const bool gid_chars = !gid.empty() && std::all_of(gid.begin(), gid.end(), [](char c) {
         return is_hex(c) || c == ':';
       });
-      if (eq == std::string::npos || trim(item.substr(0, eq)) != "mgid" || !gid_chars ||
-          gid.find(':') == std::string::npos)
+      if (!gid_chars || gid.find(':') == std::string::npos)
         error(line, "'" + item + "' is not mgid=<GID> with an IPv6-style GID");
       else if (lower(gid.substr(0, 2)) != "ff")
         error(line, "mgid '" + gid + "' is not a multicast GID (must start with ff)");
-      return;
+      return true;
     }
-    if (flag(item, line)) return;
-    const auto eq = item.find('=');
-    const std::string port = trim(item.substr(0, eq));
+    if (item.find(':') != std::string::npos) {
+      error(line, "':' inside the member list ('" + item +
+                      "'): OpenSM reads one ':' per statement, so this is not a port");
+      return false;
+    }
     static const char* keywords[] = {"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS", "SELF"};
     const bool keyword =
         std::find(std::begin(keywords), std::end(keywords), port) != std::end(keywords);
     if (!keyword) {
       const auto guid = parse_number(port);
-      if (!guid)
+      if (flag_key(port))
+        error(line, "'" + item +
+                        "' is a partition flag, not a member; OpenSM reads flags only before "
+                        "the ':' (or after an mgid= on its line)");
+      else if (!guid)
         error(line, "member '" + port +
                         "' is neither a port GUID (0x hex or decimal) nor one of ALL, ALL_CAS, "
                         "ALL_SWITCHES, ALL_ROUTERS, SELF");
@@ -165,9 +177,19 @@ struct Checker {
         warn(line, "membership '" + m + "' of '" + port +
                        "' is not full, limited or both; OpenSM makes it a limited member");
     }
+    return false;
   }
 
-  // chars/lines of one statement, without its ';'.
+  static bool flag_key(const std::string& key) {
+    const std::string k = lower(key);
+    return k == "ipoib" || k == "indx0" || k == "defmember" || is_mgroup_flag(k);
+  }
+
+  // One statement: chars of the file up to (without) its ';', `lines[i]` the line of s[i].
+  // OpenSM 3.3.23 (osm_prtn_config.c) reads the file line by line: a new statement's
+  // definition and its ':' must be on the line where the statement starts; members may follow
+  // on later lines, split by ','; "mgid=GID" consumes the rest of its line as the group's
+  // flags; only one ':' is read per statement.
   void statement(const std::string& s, const std::vector<int>& lines, bool terminated) {
     std::size_t first = 0;
     while (first < s.size() && std::isspace(static_cast<unsigned char>(s[first]))) ++first;
@@ -176,50 +198,67 @@ struct Checker {
       return;
     }
     const int line = lines[first];
-    if (!terminated) {
-      error(line, "statement is not terminated by ';' before the end of the file");
-      return;
-    }
     const auto colon = s.find(':');
     if (colon == std::string::npos) {
       error(line, "no ':' between the partition definition and its members");
       return;
     }
+    if (lines[colon] != line) {
+      error(line, "the partition definition is wrapped before its ':' (found on line " +
+                      std::to_string(lines[colon]) +
+                      "); OpenSM reads a definition and its ':' on one line and rejects this "
+                      "('no partition definition found')");
+      return;
+    }
+    if (!terminated) {
+      error(line, "statement is not terminated by ';' before the end of the file");
+      return;
+    }
     definition(s.substr(0, colon), line);
-    // Members, split on ',', ':' and newlines; an mgid's GID keeps its ':'.
-    std::string item;
-    int item_line = lines[colon];
-    char prev_sep = ':';
-    auto finish = [&](char sep, int at) {
-      const std::string t = trim(item);
-      item.clear();
-      if (t.empty()) {
-        if (sep == '\n') return;  // a line break inside the member list
-        if (sep == ',')
-          error(at, "empty member before ','");
-        else if (prev_sep == ',' && sep == ';')
-          warn(at, "',' before ';' (empty last member)");
-        else if (prev_sep == ',')
-          error(at, "empty member between ',' and ':'");
-      } else {
-        member(t, item_line);
-      }
-      prev_sep = sep;
+    // Members: items split on ',' and line ends.
+    struct Item {
+      std::string text;
+      int line;
+      char sep;  // what ended it: ',', '\n' or ';'
     };
-    for (std::size_t i = colon + 1; i < s.size(); ++i) {
-      const char c = s[i];
-      const bool in_mgid =
-          lower(trim(item).substr(0, 5)) == "mgid=" ||
-          (lower(trim(item).substr(0, 4)) == "mgid" && item.find('=') != std::string::npos);
-      if (c == ',' || c == '\n' || (c == ':' && !in_mgid)) {
-        finish(c, lines[i]);
-        item_line = i + 1 < lines.size() ? lines[i + 1] : lines[i];
+    std::vector<Item> items;
+    std::string cur;
+    int cur_line = lines[colon];
+    for (std::size_t i = colon + 1; i <= s.size(); ++i) {
+      const char c = i < s.size() ? s[i] : ';';
+      if (c == ',' || c == '\n' || c == ';') {
+        items.push_back({trim(cur), cur_line, c});
+        cur.clear();
+        cur_line = i + 1 < s.size() ? lines[i + 1] : (i < s.size() ? lines[i] : cur_line);
         continue;
       }
-      if (trim(item).empty() && !std::isspace(static_cast<unsigned char>(c))) item_line = lines[i];
-      item += c;
+      if (trim(cur).empty() && !std::isspace(static_cast<unsigned char>(c))) cur_line = lines[i];
+      cur += c;
     }
-    finish(';', lines.empty() ? line : lines.back());
+    int mgid_line = 0;  // the line an mgid= was read on: its rest are group flags
+    char prev = ':';
+    for (const auto& it : items) {
+      if (it.text.empty()) {
+        if (it.sep == ',' && mgid_line != it.line)
+          error(it.line, "empty member before ','");
+        else if (it.sep == ';' && prev == ',' && mgid_line != it.line)
+          warn(it.line, "',' before ';' (empty last member)");
+      } else if (mgid_line == it.line) {
+        const auto eq = it.text.find('=');
+        const std::string key = lower(trim(it.text.substr(0, eq)));
+        if (is_mgroup_flag(key) && eq != std::string::npos) {
+          flag(it.text, it.line);
+        } else {
+          warn(it.line, "'" + it.text +
+                            "' follows an mgid= on the same line: OpenSM reads the rest of an "
+                            "mgid= line as the group's flags and ignores it as a member; "
+                            "put it on its own line");
+        }
+      } else if (member(it.text, it.line)) {
+        mgid_line = it.line;
+      }
+      prev = it.sep;
+    }
   }
 };
 
@@ -244,14 +283,21 @@ PartitionsCheck validate_partitions(std::string_view text) {
   std::vector<int> lines;
   int line = 1;
   bool comment = false;
+  std::size_t column = 0;
   for (char c : text) {
     if (c == '\n') {
+      if (column > kMaxPartitionsLine)
+        checker.error(line, "line is " + std::to_string(column) +
+                                " characters long; OpenSM reads " +
+                                std::to_string(kMaxPartitionsLine) + " at a time");
+      column = 0;
       comment = false;
       stmt += '\n';
       lines.push_back(line);
       ++line;
       continue;
     }
+    ++column;
     if (comment) continue;
     if (c == '#') {
       comment = true;
@@ -367,21 +413,41 @@ std::string member_port(const ManagementMember& m) {
 
 }  // namespace
 
+std::set<std::uint16_t> base_reserved_pkeys(std::string_view base_text,
+                                            const std::string& base_name) {
+  const std::string base = strip_generated(std::string(base_text), base_name);
+  const auto check = validate_partitions(base);
+  for (const auto& d : check.diagnostics)
+    if (d.error) throw ExportError(kFormat, base_name + ":" + std::to_string(d.line), d.message);
+  std::set<std::uint16_t> reserved = {0x7fff};
+  std::set<std::string> unnumbered;
+  std::size_t anonymous = 0;
+  for (const auto& p : check.partitions) {
+    if (p.pkey)
+      reserved.insert(*p.pkey);
+    else if (p.name.empty())
+      ++anonymous;
+    else
+      unnumbered.insert(p.name);
+  }
+  std::size_t automatic = unnumbered.size() + anonymous;
+  for (std::uint16_t k = 1; automatic > 0 && k < 0x7fff; ++k)
+    if (reserved.insert(k).second) --automatic;
+  return reserved;
+}
+
 std::string generate_partitions(const std::vector<TenantRecord>& tenants,
                                 const PartitionOptions& options) {
   std::string base;
   std::set<std::uint16_t> reserved = {0x7fff};
+  std::set<std::string> base_names;
   bool has_default = false;
   if (options.base_text) {
     base = strip_generated(*options.base_text, options.base_name);
-    const auto check = validate_partitions(base);
-    for (const auto& d : check.diagnostics)
-      if (d.error)
-        throw ExportError(kFormat, options.base_name + ":" + std::to_string(d.line), d.message);
-    for (const auto& p : check.partitions) {
-      if (!p.pkey) continue;
-      reserved.insert(*p.pkey);
-      if (*p.pkey == 0x7fff) has_default = true;
+    reserved = base_reserved_pkeys(base, options.base_name);
+    for (const auto& p : validate_partitions(base).partitions) {
+      base_names.insert(p.name);
+      if (p.pkey && *p.pkey == 0x7fff) has_default = true;
     }
   }
   std::vector<std::string> management;
@@ -398,6 +464,10 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
                "tenant name (after the prefix '" + options.name_prefix + "')");
     check_name(options.name_prefix + t.name, kMaxPartitionName, kFormat, subject,
                "partition name '" + options.name_prefix + t.name + "'");
+    if (base_names.count(options.name_prefix + t.name))
+      throw ExportError(
+          kFormat, subject,
+          "partition name '" + options.name_prefix + t.name + "' is also in " + options.base_name);
     if (!names.insert(t.name).second) throw ExportError(kFormat, subject, "listed twice");
     for (const auto& h : t.hosts) {
       if (h.guid == 0)
@@ -425,13 +495,23 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
     std::snprintf(pk, sizeof pk, "0x%04x", pkeys[i]);
     block += "# tenant " + t.name + ": " + std::to_string(t.hosts.size()) + " host" +
              (t.hosts.size() == 1 ? "" : "s") + "\n";
-    block += options.name_prefix + t.name + "=" + pk + (options.ipoib ? ", ipoib" : "") + " :";
+    // Definition and ':' on one line: OpenSM reads the file line by line.
+    block += options.name_prefix + t.name + "=" + pk + (options.ipoib ? ", ipoib" : "") +
+             (options.indx0 ? ", indx0" : "") + " :";
     std::vector<std::string> members;
     for (const auto& h : t.hosts) members.push_back(guid_hex(h.guid) + "=full");
-    members.insert(members.end(), management.begin(), management.end());
+    if (!options.indx0) members.insert(members.end(), management.begin(), management.end());
     for (std::size_t k = 0; k < members.size(); ++k)
       block += "\n\t" + members[k] + (k + 1 < members.size() ? "," : "");
     block += " ;\n";
+    // indx0 applies to every port of its statement: management ports, members of every tenant
+    // partition, get theirs from a second statement of the same P_Key (OpenSM merges them).
+    if (options.indx0 && !management.empty()) {
+      block += options.name_prefix + t.name + "=" + pk + " :";
+      for (std::size_t k = 0; k < management.size(); ++k)
+        block += "\n\t" + management[k] + (k + 1 < management.size() ? "," : "");
+      block += " ;\n";
+    }
   }
   block += kEndMarker;
   parts.push_back(block);

@@ -29,8 +29,14 @@ struct PartitionOptions {
   // partition with P_Key 0x7fff, kDefaultPartition is added.
   std::optional<std::string> base_text;
   std::string base_name = "partitions.conf";  // for error messages
-  std::vector<ManagementMember> management = {{"SELF", Membership::kLimited}};
-  bool ipoib = true;                  // mark tenant partitions ", ipoib" (broadcast group)
+  // Management hosts are full members of every tenant partition (they serve every tenant:
+  // login, storage, the SM). Listed in a second statement with the tenant's P_Key and no indx0.
+  std::vector<ManagementMember> management = {{"SELF", Membership::kFull}};
+  bool ipoib = true;  // mark tenant partitions ", ipoib" (broadcast group)
+  // Mark tenant partitions ", indx0" (OpenSM 3.3.23 supports it): a tenant host's P_Key index
+  // 0 -- what IPoIB's ib0 and most verbs applications use -- is its tenant's key, not the
+  // default partition it is only a limited member of.
+  bool indx0 = true;
   std::string name_prefix = "laas_";  // partition name = prefix + tenant name
 };
 
@@ -42,7 +48,14 @@ inline constexpr const char* kEndMarker = "# END LaaS tenant partitions";
 // for the same port, so SELF=full after ALL_CAS=limited makes an SM on a host full.
 inline constexpr const char* kDefaultPartition =
     "Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=full, SELF=full ;";
-inline constexpr std::size_t kMaxPartitionName = 31;  // osm_prtn_t::name is char[32]
+inline constexpr std::size_t kMaxPartitionName = 31;     // osm_prtn_t::name is char[32]
+inline constexpr std::size_t kMaxPartitionsLine = 4094;  // fgets(line, 4096 - 1) in OpenSM
+
+// P_Keys a tenant must never take because of `base` (an administrator's partitions.conf, already
+// valid): 0x7fff, every explicit P_Key, and for the N partitions without a P_Key (distinct
+// names), the N lowest keys not otherwise used -- OpenSM numbers those from 0x0001 upwards,
+// skipping keys in use (osm_prtn.c generate_pkey). Throws ExportError when `base` has errors.
+std::set<std::uint16_t> base_reserved_pkeys(std::string_view base, const std::string& base_name);
 
 // FNV-1a (32 bit) of the name, mapped onto 0x0001..0x7ffe.
 std::uint16_t pkey_hash(std::string_view tenant_name);

@@ -92,6 +92,23 @@ TenantRecord tenant(const json& t, std::size_t index) {
       throw ExportError(kJson, subject, "field 'pkey' must be a P_Key in 0x0001..0x7ffe");
     r.pkey = static_cast<std::uint16_t>(v);
   }
+  for (const char* key : {"slurm_accounts", "slurm_users"}) {
+    auto it = t.find(key);
+    if (it == t.end() || it->is_null()) continue;
+    if (!it->is_array())
+      throw ExportError(kJson, subject, std::string("field '") + key + "' must be an array");
+    auto& out = std::string(key) == "slurm_accounts" ? r.slurm_accounts : r.slurm_users;
+    for (const auto& v : *it) {
+      if (!v.is_string())
+        throw ExportError(kJson, subject, std::string("field '") + key + "' must hold strings");
+      out.push_back(v.get<std::string>());
+    }
+  }
+  if (auto it = t.find("openstack_project"); it != t.end() && !it->is_null()) {
+    if (!it->is_string())
+      throw ExportError(kJson, subject, "field 'openstack_project' must be a string");
+    r.openstack_project = it->get<std::string>();
+  }
   const auto& hosts = field(t, "hosts", subject);
   if (!hosts.is_array())
     throw ExportError(kJson, subject, "field 'hosts' must be an array of host objects");

@@ -49,6 +49,11 @@ struct TenantRecord {
   std::optional<std::uint16_t> pkey;  // explicit P_Key (low 15 bits); else derived from the name
   std::vector<HostRecord> hosts;
   std::vector<LinkRecord> links;
+  // Given when the tenant was created (laasctl tenant add --slurm-account/--slurm-user/
+  // --openstack-project) and persisted with it; empty when not given.
+  std::vector<std::string> slurm_accounts = {};
+  std::vector<std::string> slurm_users = {};
+  std::string openstack_project = {};
 };
 
 // A switch of the tree with what hangs below it: hosts for a leaf (level 1), switches of the
@@ -82,8 +87,9 @@ std::string guid_hex(Guid guid);
 Guid parse_guid(std::string_view text, const std::string& format, const std::string& subject);
 
 // Reads `laasctl tenant show --json` output: a tenant object, an array of them, or an object
-// with a "tenants" array. "pkey" (number or "0x..." string) is optional. Throws ExportError
-// (format "tenant JSON") naming the tenant and field.
+// with a "tenants" array. "pkey" (number or "0x..." string) is optional, so are
+// "slurm_accounts"/"slurm_users" (arrays of strings) and "openstack_project" (a string). Throws
+// ExportError (format "tenant JSON") naming the tenant and field.
 std::vector<TenantRecord> tenants_from_json(const nlohmann::json& j);
 std::vector<TenantRecord> tenants_from_json_text(std::string_view text);
 

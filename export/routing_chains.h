@@ -15,8 +15,9 @@ struct RoutingChainsOptions {
   HostMatch host_match = HostMatch::kGuid;  // port-guid: 0x... or port-name: hostname=...
   std::string base_engine = "ftree";        // step 1, topology 0 (the whole fabric)
   std::string tenant_engine = "ftree";      // one step per tenant on its own topology
-  std::string fallback_engine;              // when set, a fallback-to step per tenant step
-  std::string group_prefix = "laas_";       // groups <prefix><tenant>_hcas / _switches
+  // A fallback-to step per tenant step (the paper's release used updn); empty: none.
+  std::string fallback_engine = "updn";
+  std::string group_prefix = "laas_";  // groups <prefix><tenant>_hcas / _switches
 };
 
 struct RoutingChainsFiles {
@@ -24,6 +25,15 @@ struct RoutingChainsFiles {
   std::string topologies;   // topo_policy_file
   std::string chains;       // rch_policy_file
 };
+
+// The files' names in the directory `laasctl export routing-chains -o DIR` writes.
+inline constexpr const char* kPortGroupsFile = "port_groups.conf";
+inline constexpr const char* kTopologiesFile = "topologies.conf";
+inline constexpr const char* kChainsFile = "routing_chains.conf";
+inline constexpr const char* kOpenSmSnippetFile = "opensm.conf.snippet";
+
+// The opensm.conf lines that make NVIDIA OpenSM use the three files installed in `dir`.
+std::string routing_chains_opensm_conf(const std::string& dir);
 
 inline constexpr std::size_t kMaxGroupName = 64;  // LaaS's limit; the manual states none
 

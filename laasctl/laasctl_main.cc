@@ -8,7 +8,11 @@
 #include <iomanip>
 #include <iostream>
 #include <iterator>
+#include <map>
 
+#include "export/output.h"
+#include "export/partitions.h"
+#include "export/routing_chains.h"
 #include "laasctl/client.h"
 #include "laasctl/render.h"
 
@@ -104,6 +108,18 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 20));
   add->add_flag("--dry-run", dry_run, "show the placement without making it");
   add->add_flag("--no-wait", no_wait, "reply once the state is saved, before OpenSM re-routes");
+  std::vector<std::string> slurm_accounts, slurm_users;
+  std::string openstack_project;
+  add->add_option("--slurm-account", slurm_accounts,
+                  "Slurm account whose jobs may use the tenant's reservation (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add->add_option("--slurm-user", slurm_users,
+                  "Slurm user who may use the tenant's reservation (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  add->add_option("--openstack-project", openstack_project,
+                  "OpenStack project ID the tenant's host aggregate is isolated to");
   auto* remove = tenant->add_subcommand("remove", "release a tenant's hosts and links");
   remove->add_option("NAME", name, "tenant name")->required();
   remove->add_flag("--dry-run", dry_run, "check that the tenant exists, change nothing");
@@ -133,7 +149,20 @@ int main(int argc, char** argv) {
           CLI::IsMember({"partitions", "routing-chains", "slurm", "slurm-topology", "openstack"}));
   exporter->add_option("--tenant", only_tenant, "only this tenant");
   exporter->add_flag("--remove", removal, "slurm, openstack: the commands that undo a tenant");
-  exporter->add_option("-o,--output", output, "write to FILE instead of standard output");
+  bool magnetic = false, slurm_partitions = false;
+  exporter->add_flag("--magnetic", magnetic,
+                     "slurm: Flags=MAGNETIC, eligible jobs land in the reservation without "
+                     "--reservation");
+  exporter->add_flag("--partitions", slurm_partitions,
+                     "slurm: also a Slurm partition per tenant, on its hosts");
+  exporter->add_option("-o,--output", output,
+                       "write to FILE (replaced atomically) instead of standard output; "
+                       "routing-chains: into directory DIR");
+
+  auto* validate = app.add_subcommand(
+      "validate", "offline: check a partitions.conf the way OpenSM 3.3.23 reads it");
+  std::string validate_file;
+  validate->add_option("FILE", validate_file, "partitions.conf to check")->required();
 
   auto* raw = app.add_subcommand(
       "raw", "debugging: send standard input to the socket verbatim, print the replies");
@@ -152,6 +181,22 @@ int main(int argc, char** argv) {
   try {
     json result;
     int rc = 0;
+    if (validate->parsed()) {
+      // No service needed: the same validator the plugin runs before writing the file.
+      std::ifstream in(validate_file);
+      if (!in) {
+        std::cerr << "laasctl: cannot read " << validate_file << "\n";
+        return laas::ctl::kExitRefused;
+      }
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      const auto check = laas::exports::validate_partitions(text);
+      std::cerr << check.report(validate_file);
+      if (!check.ok()) return laas::ctl::kExitRefused;
+      std::cout << validate_file << ": " << check.partitions.size()
+                << " partition statements, no errors\n";
+      return 0;
+    }
     if (status->parsed()) {
       if ((rc = request(o, "status", json::object(), result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
@@ -174,6 +219,9 @@ int main(int argc, char** argv) {
     }
     if (add->parsed()) {
       json params = {{"name", name}, {"hosts", hosts}, {"dry_run", dry_run}, {"wait", !no_wait}};
+      if (!slurm_accounts.empty()) params["slurm_accounts"] = slurm_accounts;
+      if (!slurm_users.empty()) params["slurm_users"] = slurm_users;
+      if (!openstack_project.empty()) params["openstack_project"] = openstack_project;
       if ((rc = request(o, "tenant.add", params, result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
       std::cout << (dry_run ? "would place" : "placed") << " tenant " << name << ": "
@@ -234,16 +282,37 @@ int main(int argc, char** argv) {
       json params = {{"format", format}};
       if (!only_tenant.empty()) params["tenant"] = only_tenant;
       if (removal) params["remove"] = true;
+      if (magnetic) params["magnetic"] = true;
+      if (slurm_partitions) params["slurm_partitions"] = true;
       if ((rc = request(o, "export", params, result))) return rc;
       const std::string body = result.value("content", "");
       if (output.empty()) {
-        std::cout << body;
-      } else {
-        std::ofstream out(output);
-        if (!(out << body)) {
-          std::cerr << "laasctl: cannot write " << output << "\n";
+        std::cout << body << std::flush;
+        if (!std::cout) {
+          std::cerr << "laasctl: cannot write the standard output\n";
           return laas::ctl::kExitRefused;
         }
+      } else if (format == "routing-chains") {
+        // Three policy files and the opensm.conf lines naming them, in a directory.
+        std::map<std::string, std::string> files;
+        const json listed = result.value("files", json::object());
+        for (const auto& [file, text] : listed.items()) files[file] = text.get<std::string>();
+        char* abs = realpath(output.c_str(), nullptr);
+        std::string dir = abs ? abs : output;
+        free(abs);
+        if (!abs) {
+          laas::exports::write_output_dir(output, {});
+          abs = realpath(output.c_str(), nullptr);
+          dir = abs ? abs : output;
+          free(abs);
+        }
+        files[laas::exports::kOpenSmSnippetFile] = laas::exports::routing_chains_opensm_conf(dir);
+        laas::exports::write_output_dir(output, files);
+        std::cerr << "laasctl: wrote ";
+        for (const auto& f : files) std::cerr << f.first << " ";
+        std::cerr << "into " << dir << "\n";
+      } else {
+        laas::exports::write_output_file(output, body);
       }
       return 0;
     }

@@ -22,9 +22,11 @@ struct Config {
   // (milliseconds; 0: only at heavy sweeps, e.g. after SIGHUP).
   int tenants_poll_ms = 1000;
   // Keep OpenSM's partition_config_file current with one partition per tenant (written
-  // atomically, validated, re-read by OpenSM on the heavy sweep the plugin requests). Off by
-  // default: it replaces that file, keeping `partitions_base` verbatim ahead of the tenants'.
-  bool manage_partitions = false;
+  // atomically, validated, re-read by OpenSM on the heavy sweep the plugin requests); a tenant
+  // change succeeds only when the file was written. On by default: routing alone cannot
+  // separate tenants that share a leaf. The administrator's own partitions (`partitions_base`,
+  // or else whatever the file holds outside LaaS's markers) are kept verbatim.
+  bool manage_partitions = true;
   std::string partitions_base;
   // Names for `laasctl export slurm|openstack`: fabric node description -> cluster name.
   std::map<std::string, std::string> slurm_node_names;

@@ -217,7 +217,7 @@ TEST(PluginConfig, ShippedLaasYamlLoads) {
   EXPECT_EQ(c.socket, "/run/opensm/laas.sock");
   EXPECT_EQ(c.state_dir, "/var/lib/laas");
   EXPECT_EQ(c.placer, "laas");
-  EXPECT_FALSE(c.manage_partitions);
+  EXPECT_TRUE(c.manage_partitions);
   EXPECT_TRUE(c.slurm_node_names.empty());
 }
 

@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopensm-dev libibumad-dev libibmad-dev libibnetdisc-dev
   opensm ibsim-utils infiniband-diags
+  slurmctld slurm-client munge python3-openstackclient jq iproute2
   gnuplot-nox
   debhelper dpkg-dev fakeroot lintian
 )

@@ -60,6 +60,8 @@ if [ "${1:-}" = "--fabric" ]; then
     grep -Ev '^[[:space:]]*(#|$)' /usr/share/doc/laas/examples/opensm.conf.snippet
     echo "force_log_flush TRUE"
     echo "sweep_interval 0"
+    # The packaged laas.yaml manages partitions: keep the machine's /etc/opensm out of it.
+    echo "partition_config_file $WORK/partitions.conf"
   } >opensm.conf
   LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null \
     >opensm.out 2>&1 &
@@ -97,6 +99,10 @@ if [ "${1:-}" = "--fabric" ]; then
     >offline-audit.out 2>&1 || die "laas-audit: $(grep -E 'VIOLATION|laas-audit' offline-audit.out | head -5)"
   log "laas-audit on the switches' tables: $(grep -m1 -i 'violation' offline-audit.out || tail -1 offline-audit.out)"
   grep -q '"t1"' /var/lib/laas/state.json || die "t1 is not in /var/lib/laas/state.json"
+  # The packaged configuration manages partitions.conf: t1's partition is there, validated.
+  grep -q '^laas_t1=0x[0-9a-f]\{4\}, ipoib, indx0 :' partitions.conf ||
+    die "the packaged configuration did not write t1's partition: $(cat partitions.conf 2>&1 | head -5)"
+  log "partitions.conf (managed by the packaged laas.yaml): $(grep -c '^laas_' partitions.conf) tenant statements"
   exit 0
 fi
 

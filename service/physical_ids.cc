@@ -129,7 +129,12 @@ std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds&
 PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
                              const PersistedTenant* old) {
   PersistedTenant p{t.name, t.requested, {}, {}, t.placement.shape.text()};
-  if (old) p.pkey = old->pkey;
+  if (old) {  // what the tenant was given at creation stays with it
+    p.pkey = old->pkey;
+    p.slurm_accounts = old->slurm_accounts;
+    p.slurm_users = old->slurm_users;
+    p.openstack_project = old->openstack_project;
+  }
   const auto& shape = t.placement.shape;
   p.shape_numbers = {shape.leaves.q, shape.leaves.d, shape.leaves.r,
                      shape.pods.q,   shape.pods.d,   shape.pods.r};

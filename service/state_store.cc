@@ -136,6 +136,9 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
       if (pkey < 0 || pkey >= 0x7fff)
         fail("tenant '" + p.name + "' has P_Key " + std::to_string(pkey));
       p.pkey = static_cast<std::uint16_t>(pkey);
+      p.slurm_accounts = t.value("slurm_accounts", std::vector<std::string>{});
+      p.slurm_users = t.value("slurm_users", std::vector<std::string>{});
+      p.openstack_project = t.value("openstack_project", "");
       for (const auto& h : t.at("hosts")) {
         PersistedHost host;
         if (version == 1) {
@@ -194,6 +197,10 @@ std::string serialize_state(const PersistedState& state) {
     nlohmann::json tenant = {
         {"name", t.name}, {"requested", t.requested},         {"shape", t.shape},
         {"pkey", t.pkey}, {"hosts", nlohmann::json::array()}, {"links", nlohmann::json::array()}};
+    // Optional fields, written only when given: older readers see the same document.
+    if (!t.slurm_accounts.empty()) tenant["slurm_accounts"] = t.slurm_accounts;
+    if (!t.slurm_users.empty()) tenant["slurm_users"] = t.slurm_users;
+    if (!t.openstack_project.empty()) tenant["openstack_project"] = t.openstack_project;
     for (const auto& h : t.hosts) {
       nlohmann::json host = {{"leaf", guid_hex(h.leaf_guid)}, {"port", h.port}};
       if (h.guid) host["guid"] = guid_hex(h.guid);

@@ -61,10 +61,15 @@ struct PersistedTenant {
   // The shape as the placer described it (leaves q,d,r then pods q,d,r; all 0: not recorded),
   // so a restart describes the tenant exactly as before.
   std::vector<int> shape_numbers{};
+  // Given at creation for the Slurm and OpenStack exports (empty: not given).
+  std::vector<std::string> slurm_accounts = {};
+  std::vector<std::string> slurm_users = {};
+  std::string openstack_project = {};
   bool operator==(const PersistedTenant& o) const {
     return name == o.name && requested == o.requested && hosts == o.hosts && links == o.links &&
            shape == o.shape && pkey == o.pkey && repairs == o.repairs &&
-           shape_numbers == o.shape_numbers;
+           shape_numbers == o.shape_numbers && slurm_accounts == o.slurm_accounts &&
+           slurm_users == o.slurm_users && openstack_project == o.openstack_project;
   }
 };
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "export/names.h"
 #include "export/openstack.h"
 #include "export/partitions.h"
 #include "export/routing_chains.h"
@@ -69,6 +70,33 @@ bool get_bool(const json& params, const char* field, bool fallback) {
   return params[field].get<bool>();
 }
 
+// Optional names given with a new tenant for the exports, checked with the exporters' rules.
+std::vector<std::string> get_names(const json& params, const char* field, const char* format) {
+  std::vector<std::string> out;
+  if (!params.contains(field)) return out;
+  if (!params[field].is_array())
+    fail(error::kBadRequest, std::string("field '") + field + "' must be an array of names");
+  for (const auto& v : params[field]) {
+    if (!v.is_string())
+      fail(error::kBadRequest, std::string("field '") + field + "' holds a non-string");
+    out.push_back(v.get<std::string>());
+    try {
+      exports::check_name(out.back(), 64, format, std::string("field '") + field + "'", "name");
+    } catch (const exports::ExportError& e) {
+      fail(error::kBadRequest, e.what());
+    }
+  }
+  return out;
+}
+
+std::string read_text(const std::string& path, bool* exists) {
+  std::ifstream in(path);
+  if (exists) *exists = static_cast<bool>(in);
+  std::stringstream text;
+  if (in) text << in.rdbuf();
+  return text.str();
+}
+
 }  // namespace
 
 TenantService::TenantService(ServiceConfig config, Logger log)
@@ -98,14 +126,23 @@ void TenantService::set_partitions_hook(std::function<void()> hook) {
 // P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an
 // existing one's key); state written before P_Keys existed gets them here, in file order.
 void TenantService::assign_missing_pkeys() {
-  std::set<std::uint16_t> taken;
+  std::set<std::uint16_t> taken, reserved;
   for (const auto& t : persisted_.tenants)
     if (t.pkey) taken.insert(t.pkey);
+  // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
+  // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
+  try {
+    const auto base = partitions_base();
+    if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
+  } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
+  }
   for (auto& t : persisted_.tenants) {
     if (t.pkey) continue;
     exports::TenantRecord r;
     r.name = t.name;
-    t.pkey = exports::assign_pkeys({r}, taken).front();
+    std::set<std::uint16_t> avoid = taken;
+    avoid.insert(reserved.begin(), reserved.end());
+    t.pkey = exports::assign_pkeys({r}, avoid).front();
     taken.insert(t.pkey);
   }
 }
@@ -525,6 +562,12 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
   }
   const auto& s = t.placement.shape;
   std::uint16_t pkey = record ? record->pkey : 0;
+  json extra = json::object();
+  if (record) {
+    if (!record->slurm_accounts.empty()) extra["slurm_accounts"] = record->slurm_accounts;
+    if (!record->slurm_users.empty()) extra["slurm_users"] = record->slurm_users;
+    if (!record->openstack_project.empty()) extra["openstack_project"] = record->openstack_project;
+  }
   char pkey_hex[8];
   std::snprintf(pkey_hex, sizeof pkey_hex, "0x%04x", pkey);
   json out = {{"name", t.name},
@@ -544,6 +587,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
       out["reason"] = health_text(t);
     }
   }
+  out.update(extra);
   return out;
 }
 
@@ -623,6 +667,24 @@ void TenantService::save_or_throw() {
 
 json TenantService::add(const json& params, const Caller& caller) {
   const std::string name = get_string(params, "name");
+  // One name rule for every exporter, so an accepted tenant can always be written out.
+  try {
+    exports::check_tenant_name(name);
+  } catch (const exports::ExportError& e) {
+    fail(error::kBadRequest, e.what());
+  }
+  const auto slurm_accounts = get_names(params, "slurm_accounts", "Slurm");
+  const auto slurm_users = get_names(params, "slurm_users", "Slurm");
+  std::string project;
+  if (params.contains("openstack_project")) {
+    project = get_string(params, "openstack_project");
+    try {
+      exports::check_name(project, exports::kMaxProjectId, "OpenStack", "field 'openstack_project'",
+                          "project ID");
+    } catch (const exports::ExportError& e) {
+      fail(error::kBadRequest, e.what());
+    }
+  }
   const bool dry_run = get_bool(params, "dry_run", false);
   const bool has_list = params.contains("host_list");
   int hosts = has_list && !params.contains("hosts") ? 0 : get_int(params, "hosts");
@@ -673,21 +735,23 @@ json TenantService::add(const json& params, const Caller& caller) {
   outcome = cluster_->add_explicit(name, hosts, planned);
   if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
   persisted_.tenants.push_back(persist(*outcome.tenant));
+  persisted_.tenants.back().slurm_accounts = slurm_accounts;
+  persisted_.tenants.back().slurm_users = slurm_users;
+  persisted_.tenants.back().openstack_project = project;
   assign_missing_pkeys();
   ++persisted_.generation;
+  bool partitions_changed = false;
   try {
-    save_or_throw();
-  } catch (const std::exception& e) {
+    partitions_changed = commit();
+  } catch (const RequestError& e) {
     persisted_.tenants.pop_back();
     --persisted_.generation;
     cluster_->remove(name);
-    fail(error::kInternal,
-         std::string("tenant not added, the state could not be saved: ") + e.what());
+    fail(e.code.c_str(), "tenant '" + name + "' not added: " + e.message);
   }
   log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
   json result = tenant_json(*cluster_->find(name));
   const auto generation = persisted_.generation;
-  const bool partitions_changed = refresh_managed_partitions();
   lock.unlock();
   if (partitions_changed && partitions_hook_) partitions_hook_();
   if (reroute_) reroute_();
@@ -714,18 +778,17 @@ json TenantService::remove(const json& params, const Caller& caller) {
       placed ? std::optional<allocator::Tenant>(*placed) : std::nullopt;
   persisted_.tenants.erase(it);
   ++persisted_.generation;
+  if (before) cluster_->remove(name);
+  // Its hosts are free for others only once partitions.conf no longer holds its key.
+  bool partitions_changed = false;
   try {
-    if (view_)
-      save_or_throw();
-    else
-      store_.save(persisted_);
-  } catch (const std::exception& e) {
+    partitions_changed = commit();
+  } catch (const RequestError& e) {
     persisted_.tenants.insert(persisted_.tenants.begin() + position, saved);
     --persisted_.generation;
-    fail(error::kInternal,
-         std::string("tenant not removed, the state could not be saved: ") + e.what());
+    if (before) cluster_->add_explicit(before->name, before->requested, before->placement);
+    fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
-  if (before) cluster_->remove(name);
   unplaced_.erase(name);
   if (before && view_) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).
@@ -736,7 +799,6 @@ json TenantService::remove(const json& params, const Caller& caller) {
   log_(LogLevel::kInfo,
        "laas: uid " + std::to_string(caller.uid) + " removed tenant '" + name + "'");
   const auto generation = persisted_.generation;
-  const bool partitions_changed = refresh_managed_partitions();
   lock.unlock();
   if (partitions_changed && partitions_hook_) partitions_hook_();
   if (reroute_) reroute_();
@@ -765,16 +827,84 @@ std::string TenantService::partitions_text() const {
         if (p.name == r.name && p.pkey) r.pkey = p.pkey;
   }
   exports::PartitionOptions options;
-  const auto& base = config_.exports.partitions_base_file;
-  if (!base.empty()) {
-    std::ifstream in(base);
-    if (!in) fail(error::kUnavailable, "cannot read the base partitions file " + base);
-    std::stringstream text;
-    text << in.rdbuf();
-    options.base_text = text.str();
-    options.base_name = base;
-  }
+  const auto base = partitions_base();
+  options.base_text = base.text;
+  options.base_name = base.name;
+  // Management hosts (and the SM's port) are full members of every tenant partition: they
+  // serve every tenant.
+  options.management = {{"SELF", exports::Membership::kFull}};
+  if (view_)
+    for (auto h : view_->management_hosts)
+      options.management.push_back({guid_hex(view_->host_guid(h)), exports::Membership::kFull});
   return exports::generate_partitions(records, options);
+}
+
+// The administrator's partitions: partitions_base when set, else the managed file itself
+// (everything outside LaaS's markers is kept), else none.
+TenantService::PartitionsBase TenantService::partitions_base() const {
+  PartitionsBase b;
+  const auto& base = config_.exports.partitions_base_file;
+  const auto& managed = config_.exports.managed_partitions_file;
+  bool exists = false;
+  if (!base.empty()) {
+    b.text = read_text(base, &exists);
+    b.name = base;
+    if (!exists) fail(error::kUnavailable, "cannot read the base partitions file " + base);
+  } else if (!managed.empty()) {
+    const std::string text = read_text(managed, &exists);
+    if (exists) {
+      b.text = text;
+      b.name = managed;
+    }
+  }
+  return b;
+}
+
+// Saves the state and, when partitions are managed, partitions.conf for it: both or neither.
+// The file goes first (generated, validated, replaced atomically); if the state cannot be
+// saved after it, the previous file is put back. Returns true when partitions.conf changed.
+// Throws RequestError (the caller restores its in-memory state).
+bool TenantService::commit() {
+  const auto& path = config_.exports.managed_partitions_file;
+  const bool managed = !path.empty() && view_ && cluster_;
+  std::string text, previous;
+  bool existed = false, changed = false;
+  if (managed) {
+    try {
+      text = partitions_text();
+    } catch (const exports::ExportError& e) {
+      fail(error::kRefused, std::string("partitions.conf would not be valid: ") + e.what());
+    }
+    previous = read_text(path, &existed);
+    changed = !existed || text != previous;
+    if (changed) try {
+        write_file_atomically(path, text, 0644);
+      } catch (const std::exception& e) {
+        fail(error::kInternal, std::string("partitions.conf not written: ") + e.what());
+      }
+  }
+  try {
+    if (view_)
+      save_or_throw();
+    else
+      store_.save(persisted_);
+  } catch (const std::exception& e) {
+    if (changed) try {
+        if (existed)
+          write_file_atomically(path, previous, 0644);
+        else
+          std::remove(path.c_str());
+      } catch (const std::exception& e2) {
+        log_(LogLevel::kError, "laas: " + path + " could not be put back: " + e2.what());
+      }
+    fail(error::kInternal, std::string("the state could not be saved: ") + e.what());
+  }
+  if (changed) {
+    last_partitions_ = text;
+    log_(LogLevel::kInfo, "laas: wrote " + path + " (" +
+                              std::to_string(cluster_->tenants().size()) + " tenant partitions)");
+  }
+  return changed;
 }
 
 // Writes the managed partitions.conf when its content changes. A generation error leaves the
@@ -824,9 +954,9 @@ json TenantService::export_files(const json& params) const {
       const auto files = exports::generate_routing_chains(records, &tree, {});
       return {{"format", format},
               {"files",
-               {{"pgrp_policy_file", files.port_groups},
-                {"topo_policy_file", files.topologies},
-                {"rch_policy_file", files.chains}}},
+               {{exports::kPortGroupsFile, files.port_groups},
+                {exports::kTopologiesFile, files.topologies},
+                {exports::kChainsFile, files.chains}}},
               {"content", "# ---- pgrp_policy_file ----\n" + files.port_groups +
                               "# ---- topo_policy_file ----\n" + files.topologies +
                               "# ---- rch_policy_file ----\n" + files.chains}};
@@ -834,6 +964,10 @@ json TenantService::export_files(const json& params) const {
     if (format == "slurm" || format == "slurm-topology") {
       exports::SlurmOptions options;
       options.node_names = cfg.slurm_node_names;
+      options.magnetic = get_bool(params, "magnetic", false);
+      options.partitions = get_bool(params, "slurm_partitions", false);
+      // Every tenant listed: reservations of departed tenants go.
+      options.prune = !params.contains("tenant");
       if (format == "slurm-topology") {
         const auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
         return {{"format", format}, {"content", exports::generate_slurm_topology(tree, options)}};

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,12 @@ class TenantService {
   nlohmann::json wait_routed(std::uint64_t generation, const nlohmann::json& params);
   nlohmann::json export_files(const nlohmann::json& params) const;
   std::string partitions_text() const;
+  struct PartitionsBase {
+    std::optional<std::string> text;
+    std::string name = "partitions.conf";
+  };
+  PartitionsBase partitions_base() const;
+  bool commit();
   bool refresh_managed_partitions();  // true when the file changed
   void assign_missing_pkeys();
   void require_topology() const;

@@ -46,7 +46,7 @@ expect_exit 2 'hosts' ctl tenant add x --hosts 0
 expect_exit 2 'hosts' ctl tenant add x --hosts -4
 expect_exit 2 'only 32' ctl tenant add x --hosts 40
 expect_exit 1 'only 29 hosts are free' ctl tenant add x --hosts 30
-expect_exit 2 "character ' '" ctl tenant add 'bad name' --hosts 2
+expect_exit 2 'contains a space' ctl tenant add 'bad name' --hosts 2
 expect_exit 2 'required|NAME' ctl tenant add
 expect_exit 2 'Subcommand|subcommand|required' ctl tenant
 expect_exit 69 'cannot reach' "$LAASCTL" -s "$WORK/no-such.sock" status

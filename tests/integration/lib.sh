@@ -103,6 +103,8 @@ EOC
     echo "routing_engine laas,ftree"
     echo "force_log_flush TRUE"
     echo "sweep_interval 0"
+    # The plugin manages partitions by default: never let a test reach /etc/opensm's file.
+    echo "partition_config_file $WORK/partitions.conf"
     for line in "$@"; do echo "$line"; done
   } >opensm.conf
   LD_LIBRARY_PATH="$LAAS_PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \

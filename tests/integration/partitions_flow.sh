@@ -7,6 +7,13 @@
 # default partition (0x7fff), the SM's port a full one (0xffff); SA queries from a host still
 # work. After `tenant remove A`, A's former hosts no longer hold A's P_Key. OpenSM's log has no
 # partition parse error.
+# Issue 11 (partitions on by default and transactional): index 0 of a tenant host's P_Key table
+# is its tenant's key (indx0); the SM's port is a full member of every tenant partition; names
+# the exporters cannot write (30 characters, .hidden, -rf) are refused and change nothing; a
+# base file holding the key a new tenant's name hashes to, and an auto-numbered partition, push
+# the tenant's key elsewhere; a write that fails (partitions.conf made immutable) fails the add
+# and changes nothing; after a remove, partitions.conf lacks the tenant's key before the reply,
+# and the tenant placed next (on its hosts) never sees it.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup partitions_flow
@@ -38,6 +45,24 @@ wait_pkey() {
     sleep 0.5
   done
 }
+
+partitions_teardown() {
+  local rc=$?
+  chattr -i "$WORK/partitions.conf" 2>/dev/null || true
+  (exit $rc)
+  laas_teardown
+}
+trap partitions_teardown EXIT
+# fnv NAME: the P_Key LaaS derives from a tenant name (FNV-1a 32, onto 0x0001..0x7ffe).
+fnv() {
+  local s=$1 h=2166136261 i c
+  for ((i = 0; i < ${#s}; i++)); do
+    printf -v c '%d' "'${s:i:1}"
+    h=$(( ((h ^ c) * 16777619) & 0xffffffff ))
+  done
+  printf '0x%04x' $(( 1 + h % 32766 ))
+}
+first_pkey() { pkeys "$1" "$2" | head -1; }
 
 start_fabric fabric.net
 
@@ -115,11 +140,78 @@ sa -p --src-to-dst "$a1:$b1" >sa.ab 2>&1 || rc=$?
 ! grep -q PathRecord sa.ab || die "SA gives a path from A ($a1) to B ($b1): $(cat sa.ab)"
 log "saquery -p $a1 -> $b1 (A -> B): exit $rc, no PathRecord ($(grep -m1 -iE 'err|fail' sa.ab || true))"
 
+# indx0: P_Key index 0 of every tenant host is its tenant's key (full), not 0x7fff.
+for t in A B; do
+  for lid in ${LIDS[$t]}; do
+    [ "$(first_pkey "$lid" 1)" = "$(full "${PK[$t]}")" ] ||
+      die "lid $lid (tenant $t): index 0 is $(first_pkey "$lid" 1), not $(full "${PK[$t]}")"
+  done
+done
+# The SM's port (a management port) is a full member of every tenant partition.
+for t in A B; do
+  holds "$SM_LID" 0 "$(full "${PK[$t]}")" ||
+    die "the SM's port is not a full member of $t's partition: $(pkeys "$SM_LID" 0 | tr '\n' ' ')"
+done
+log "index 0 of tenant hosts: their tenant's key; SM port holds $(full "${PK[A]}") and $(full "${PK[B]}")"
+
+# Names the exporters cannot write are refused at add; nothing changes.
+cp partitions.conf partitions.before
+for bad in "$(printf 'x%.0s' {1..30})" .hidden -rf; do
+  rc=0
+  ctl tenant add --hosts 2 -- "$bad" >bad.out 2>&1 || rc=$?
+  [ $rc -eq 2 ] || die "tenant add '$bad': exit $rc, not 2 (usage): $(cat bad.out)"
+  grep -q "tenant '$bad'" bad.out || die "the refusal of '$bad' does not name it: $(cat bad.out)"
+  log "tenant add '$bad' refused: $(cat bad.out)"
+done
+cmp -s partitions.conf partitions.before || die "a refused name changed partitions.conf"
+[ "$(ctl tenant list | grep -c routed)" = 2 ] || die "a refused name changed the tenants"
+
+# The base file takes C's derived key and holds an auto-numbered partition: C goes elsewhere.
+CLASH=$(fnv C)
+printf '# site partitions\nStorage=%s : SELF=full ;\nAutoNumbered : SELF=full ;\n' "$CLASH" >base.conf
+ctl tenant add C --hosts 2 >add.C 2>&1 || die "laasctl tenant add C: $(cat add.C)"
+ctl --json tenant show C >show.C.json
+PK[C]=$(jq -r .pkey show.C.json)
+if [ "${PK[C]}" = "$CLASH" ] || [ "${PK[C]}" = 0x0001 ]; then die "C got P_Key ${PK[C]} (base: $CLASH and 0x0001)"; fi
+grep -q "^Storage=$CLASH" partitions.conf || die "the base file was not kept: $(head -5 partitions.conf)"
+for lid in $(jq -r '.hosts[].lid' show.C.json); do wait_pkey "$lid" "$(full "${PK[C]}")" present 30; done
+for _ in $(seq 1 60); do holds "$SM_LID" 0 "$(full "$CLASH")" && break; sleep 0.5; done
+holds "$SM_LID" 0 "$(full "$CLASH")" || die "the SM's port lacks the base file's Storage key $CLASH"
+log "base clash: C's name hashes to $CLASH (base Storage), C got ${PK[C]}; SM port: $(pkeys "$SM_LID" 0 | tr '\n' ' ')"
+
+# A write that fails: partitions.conf immutable (rename over it fails, even for root).
+if chattr +i partitions.conf 2>/dev/null; then
+  cp partitions.conf partitions.before
+  rc=0
+  ctl tenant add D --hosts 2 >add.D 2>&1 || rc=$?
+  chattr -i partitions.conf
+  [ $rc -ne 0 ] || die "tenant add D succeeded although partitions.conf could not be written"
+  grep -q "partitions.conf not written" add.D || die "the refusal does not say why: $(cat add.D)"
+  cmp -s partitions.conf partitions.before || die "a failed add changed partitions.conf"
+  ! ctl tenant show D >/dev/null 2>&1 || die "tenant D exists after a failed add"
+  log "failed write: $(cat add.D)"
+else
+  log "chattr +i unsupported here: the failed-write case is covered by the unit tests only"
+fi
+
 # 3. Remove A: its former hosts lose A's P_Key, B keeps its own.
 ctl tenant remove A >remove.A 2>&1 || die "laasctl tenant remove A: $(cat remove.A)"
+# The key is gone from the file before the reply, so before anyone can be given A's hosts.
+! grep -q "laas_A=" partitions.conf || die "partitions.conf still has laas_A after the reply"
+! grep -q "=${PK[A]}" partitions.conf || die "partitions.conf still has A's P_Key ${PK[A]}"
+ctl tenant add E --hosts 4 >add.E 2>&1 || die "laasctl tenant add E: $(cat add.E)"
+ctl --json tenant show E >show.E.json
+LIDS[E]=$(jq -r '.hosts[].lid' show.E.json | tr '\n' ' ')
+PK[E]=$(jq -r .pkey show.E.json)
+reused=0
+for lid in ${LIDS[E]}; do
+  wait_pkey "$lid" "$(full "${PK[E]}")" present 30
+  ! holds_any "$lid" 1 "${PK[A]}" || die "lid $lid (now E's) still holds A's P_Key ${PK[A]}"
+  [[ " ${LIDS[A]} " == *" $lid "* ]] && reused=$((reused + 1))
+done
 for lid in ${LIDS[A]}; do wait_pkey "$lid" "${PK[A]}" absent 30; done
 for lid in ${LIDS[B]}; do holds "$lid" 1 "$(full "${PK[B]}")" || die "lid $lid lost B's P_Key"; done
-! grep -q "laas_A=" partitions.conf || die "partitions.conf still has laas_A"
+log "after remove A / add E ($reused of E's hosts were A's): no host holds A's key ${PK[A]}"
 log "after remove A: smpquery pkeys $first_a 1: $(pkeys "$first_a" 1 | tr '\n' ' ')"
 
 # 4. OpenSM parsed every partitions.conf it read without error (it would otherwise have fallen
@@ -128,4 +220,15 @@ if grep -E 'PARSE (ERROR|WARN)|Partition configuration (in error|was not fully p
   die "OpenSM reported a partition configuration problem (above)"
 fi
 log "osm.log: no partition parse error or fallback line"
+
+# 5. The offline validator: the managed file passes; a definition wrapped before its ':' (which
+# OpenSM rejects, falling back to "everyone full member") does not.
+"$LAASCTL" validate partitions.conf >validate.out 2>&1 || die "laasctl validate partitions.conf: $(cat validate.out)"
+printf 'Default=0x7fff : ALL=limited, SELF=full ;\nWrapped=0x0042,\n  ipoib : ALL=full ;\n' >wrapped.conf
+rc=0
+"$LAASCTL" validate wrapped.conf >validate.wrapped 2>&1 || rc=$?
+if [ $rc -ne 1 ] || ! grep -q 'wrapped.conf:2: error: the partition definition is wrapped' validate.wrapped; then
+  die "laasctl validate accepted a wrapped definition (exit $rc): $(cat validate.wrapped)"
+fi
+log "laasctl validate: $(cat validate.out); wrapped.conf: $(head -1 validate.wrapped | cut -c1-90)"
 log "PASS partitions_flow"

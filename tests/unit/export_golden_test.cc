@@ -69,7 +69,8 @@ struct Demo {
 
   TenantRecord tenant(const std::string& name, int first, int last,
                       const std::vector<std::pair<int, std::vector<int>>>& leaf_ports) const {
-    TenantRecord t{name, std::nullopt, {}, {}};
+    TenantRecord t;
+    t.name = name;
     for (int n = first; n <= last; ++n) {
       const int id = node("comp-" + std::to_string(n));
       t.hosts.push_back({fabric.nodes[id].name, fabric.nodes[id].port_guid, fabric.lid_of(id)});

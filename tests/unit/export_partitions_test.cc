@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "export/partitions.h"
@@ -8,7 +9,8 @@ namespace laas::exports {
 namespace {
 
 TenantRecord tenant(const std::string& name, Guid first_guid, int hosts = 2) {
-  TenantRecord t{name, std::nullopt, {}, {}};
+  TenantRecord t;
+  t.name = name;
   for (int i = 0; i < hosts; ++i)
     t.hosts.push_back({name + "-h" + std::to_string(i), first_guid + 2 * i, 0});
   return t;
@@ -24,7 +26,7 @@ YetAnotherOne = 0x300 : SELF=full ;
 YetAnotherOne = 0x300 : ALL=limited ;
 ShareIO = 0x80 , defmember=full : 0x123451, 0x123452;
 ShareIO = 0x80 : 0x123453, 0x123454, 0x123455=full;
-ShareIO   =   0x80   :   defmember=limited   :   0x123456,   0x123457,
+ShareIO   =   0x80   :   0x123456,   0x123457,
   0x123458=full;
 Default=0x7fff,ipoib:
        mgid=ff12:401b::0707,sl=1 # random IPv4 group
@@ -62,6 +64,14 @@ TEST(ExportPartitionsValidate, ReportsTheLineOfEachError) {
       {"T = 0x10, ipoib, rate=fast : ALL ;\n", 1, "rate"},
       {"T = 0x10 : 0x0 ;\n", 1, "GUID 0"},
       {"T = 0x10 : ALL ;\nU = 0x11 : \x01 ALL ;\n", 2, "control character"},
+      // OpenSM reads line by line: a definition wrapped before its ':' is "no partition
+      // definition found".
+      {"A=0x7fff : ALL ;\nT = 0x12, ipoib,\n  indx0 : ALL=full ;\n", 2, "wrapped before its ':'"},
+      {"T = 0x12\n: ALL=full ;\n", 1, "wrapped before its ':'"},
+      // The man page's "ShareIO = 0x80 : defmember=limited : ..." is refused by OpenSM 3.3.23:
+      // one ':' per statement, and a flag is no port.
+      {"S = 0x80 : defmember=limited : 0x123456 ;\n", 1, "':' inside the member list"},
+      {"S = 0x80 :\n defmember=limited,\n 0x123456 ;\n", 2, "partition flag, not a member"},
   };
   for (const auto& b : cases) {
     const auto c = validate_partitions(b.text);
@@ -89,6 +99,33 @@ TEST(ExportPartitionsValidate, WarnsAboutWhatOpenSmSilentlyReinterprets) {
       << r;
   EXPECT_NE(r.find("p.conf:4: warning: ',' before ';'"), std::string::npos) << r;
   EXPECT_FALSE(c.partitions[0].pkey.has_value());
+}
+
+TEST(ExportPartitionsValidate, WarnsThatMgidSwallowsTheRestOfItsLine) {
+  const auto c = validate_partitions(
+      "Default=0x7fff, ipoib :\n"
+      "  mgid=ff12:401b::0707, sl=1, 0x123456=full,\n"
+      "  ALL=full ;\n");
+  EXPECT_TRUE(c.ok()) << errors(c);
+  const auto r = errors(c);
+  EXPECT_NE(r.find("p.conf:2: warning: '0x123456=full' follows an mgid= on the same line"),
+            std::string::npos)
+      << r;
+  EXPECT_EQ(r.find("'sl=1'"), std::string::npos) << r;  // a group flag: meant for the mgid
+  EXPECT_EQ(r.find("p.conf:3"), std::string::npos) << r;
+}
+
+TEST(ExportPartitionsValidate, DigitNameIsTheKeyAndLongLinesAreRefused) {
+  const auto c = validate_partitions("0x20 : ALL ;\n");
+  ASSERT_TRUE(c.ok()) << errors(c);
+  EXPECT_EQ(c.partitions[0].pkey, 0x20);
+  EXPECT_FALSE(validate_partitions("12abc : ALL ;\n").ok());
+  std::string long_line = "L=0x21 : ";
+  for (int i = 0; i < 300; ++i) long_line += "0x0002c90300001234=full, ";
+  long_line += "SELF ;\n";
+  const auto l = validate_partitions(long_line);
+  EXPECT_FALSE(l.ok());
+  EXPECT_NE(errors(l).find("OpenSM reads 4094 at a time"), std::string::npos) << errors(l);
 }
 
 TEST(ExportPartitionsPkeys, HashIsStableAndInRange) {
@@ -177,8 +214,50 @@ TEST(ExportPartitionsGenerate, KeepsBaseAndReservesItsKeys) {
   EXPECT_EQ(out.find("added by LaaS"), std::string::npos);
   const auto c = validate_partitions(out);
   ASSERT_TRUE(c.ok()) << errors(c);
-  ASSERT_EQ(c.partitions.size(), 3u);
+  ASSERT_EQ(c.partitions.size(), 4u);  // Default, X, laas_a hosts (indx0), laas_a management
   EXPECT_NE(c.partitions[2].pkey, c.partitions[1].pkey);
+  EXPECT_EQ(c.partitions[2].pkey, c.partitions[3].pkey);
+}
+
+// OpenSM numbers partitions without a P_Key from 0x0001 up, skipping keys in use: a tenant must
+// never take those either.
+TEST(ExportPartitionsGenerate, ReservesTheBaseFilesAutoNumberedKeys) {
+  const std::string base =
+      "Default=0x7fff : ALL=limited, SELF=full ;\nAuto : ALL_SWITCHES=full ;\n"
+      "Fixed=0x0002 : SELF=full ;\nAuto2 : SELF=full ;\nAuto : SELF=full ;\n";
+  EXPECT_EQ(base_reserved_pkeys(base, "b"), (std::set<std::uint16_t>{1, 2, 3, 0x7fff}));
+  PartitionOptions o;
+  o.base_text = base;
+  for (std::uint16_t k : {1, 2, 3}) {
+    TenantRecord t = tenant("t", 0x10);
+    t.pkey = k;
+    EXPECT_THROW(generate_partitions({t}, o), ExportError) << k;
+  }
+  TenantRecord t = tenant("t", 0x10);
+  t.pkey = 4;
+  EXPECT_NO_THROW(generate_partitions({t}, o));
+  o.base_text = base + "laas_t=0x0100 : SELF ;\n";  // the tenant's partition name, taken
+  EXPECT_THROW(generate_partitions({t}, o), ExportError);
+}
+
+// indx0 puts the tenant's key at P_Key index 0 of its hosts; management ports, full members of
+// every tenant partition, come in a second statement of the same key without indx0 (or every
+// tenant would fight over their index 0).
+TEST(ExportPartitionsGenerate, Indx0ForHostsManagementFullInASecondStatement) {
+  PartitionOptions o;
+  o.management = {{"SELF", Membership::kFull}, {"0x0002c90300001234", Membership::kFull}};
+  TenantRecord t = tenant("t", 0x10);
+  t.pkey = 0x0123;
+  const auto out = generate_partitions({t}, o);
+  EXPECT_NE(out.find("laas_t=0x0123, ipoib, indx0 :\n\t0x0000000000000010=full,\n"
+                     "\t0x0000000000000012=full ;\n"
+                     "laas_t=0x0123 :\n\tSELF=full,\n\t0x0002c90300001234=full ;\n"),
+            std::string::npos)
+      << out;
+  o.indx0 = false;
+  const auto plain = generate_partitions({t}, o);
+  EXPECT_EQ(plain.find("indx0"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("\t0x0000000000000012=full,\n\tSELF=full,\n"), std::string::npos) << plain;
 }
 
 TEST(ExportPartitionsGenerate, NoTenantsStillWritesTheDefault) {

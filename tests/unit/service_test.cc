@@ -302,3 +302,127 @@ TEST_F(ServiceTest, ANewViewOfTheSameFabricKeepsTenantsAndShapes) {
   service = make();  // restored from state.json: the shape is described again
   EXPECT_EQ(call("tenant.get", {{"name", "s"}})["result"]["shape"]["text"], "2x4+2 hosts per leaf");
 }
+
+// Issue 11: a tenant change succeeds only when partitions.conf was rewritten and validates;
+// otherwise the request fails and nothing changes (state, file, other tenants).
+TEST_F(ServiceTest, PartitionsAreTransactionalWithTenantChanges) {
+  ServiceConfig c = test_config(dir.path);
+  const std::string pdir = dir.path + "/opensm";
+  fs::create_directories(pdir);
+  c.exports.managed_partitions_file = pdir + "/partitions.conf";
+  c.exports.partitions_base_file = dir.path + "/base.conf";
+  std::ofstream(c.exports.partitions_base_file) << "Site=0x0010 : SELF=full ;\nAuto : SELF ;\n";
+  service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
+  service->on_topology(demo_view());
+  ASSERT_TRUE(call("tenant.add", {{"name", "a"}, {"hosts", 3}})["ok"]);
+  const std::string with_a = slurp(c.exports.managed_partitions_file);
+  const auto gen = service->snapshot().generation;
+
+  // A write that fails (the file's directory is gone): add refused, nothing changed.
+  fs::rename(pdir, dir.path + "/moved");
+  auto r = call("tenant.add", {{"name", "b"}, {"hosts", 3}});
+  EXPECT_FALSE(r["ok"]) << r.dump();
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("partitions.conf not written"),
+            std::string::npos)
+      << r.dump();
+  EXPECT_EQ(service->snapshot().generation, gen);
+  EXPECT_EQ(service->tenant_names(), std::vector<std::string>{"a"});
+  r = call("tenant.remove", {{"name", "a"}});
+  EXPECT_FALSE(r["ok"]) << r.dump();
+  EXPECT_EQ(service->tenant_names(), std::vector<std::string>{"a"});
+  fs::rename(dir.path + "/moved", pdir);
+  EXPECT_EQ(slurp(c.exports.managed_partitions_file), with_a);
+
+  // A base file that no longer parses: refused, the file is left as it was.
+  std::ofstream(c.exports.partitions_base_file) << "Site=0x0010,\n ipoib : SELF=full ;\n";
+  r = call("tenant.add", {{"name", "b"}, {"hosts", 3}});
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("base.conf:1"), std::string::npos)
+      << r.dump();
+  EXPECT_EQ(slurp(c.exports.managed_partitions_file), with_a);
+  EXPECT_EQ(service->snapshot().generation, gen);
+
+  // A base file that cannot be read: refused with its name, nothing changed (and a restart
+  // with it still starts).
+  fs::rename(c.exports.partitions_base_file, dir.path + "/base.moved");
+  r = call("tenant.add", {{"name", "b"}, {"hosts", 3}});
+  EXPECT_FALSE(r["ok"]);
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("base.conf"), std::string::npos)
+      << r.dump();
+  EXPECT_EQ(service->tenant_names(), std::vector<std::string>{"a"});
+  EXPECT_NO_THROW(TenantService(c, [](LogLevel, const std::string&) {}));
+  fs::rename(dir.path + "/base.moved", c.exports.partitions_base_file);
+
+  // Base fixed; the new tenant's key avoids the base file's explicit and auto-numbered keys.
+  std::ofstream(c.exports.partitions_base_file) << "Site=0x0010 : SELF=full ;\nAuto : SELF ;\n";
+  ASSERT_TRUE(call("tenant.add", {{"name", "b"}, {"hosts", 3}})["ok"]);
+  for (const char* t : {"a", "b"}) {
+    const auto pk = call("tenant.get", {{"name", t}})["result"]["pkey"].get<std::string>();
+    EXPECT_NE(pk, "0x0010");
+    EXPECT_NE(pk, "0x0001");
+  }
+  ASSERT_TRUE(call("tenant.remove", {{"name", "a"}})["ok"]);
+  const std::string after = slurp(c.exports.managed_partitions_file);
+  EXPECT_EQ(after.find("laas_a="), std::string::npos);
+  EXPECT_NE(after.find("laas_b="), std::string::npos);
+  EXPECT_NE(after.find("Site=0x0010"), std::string::npos);
+}
+
+TEST_F(ServiceTest, OneNameRuleAndExportFieldsPersistWithTheTenant) {
+  for (const std::string& bad :
+       {std::string(30, 'x'), std::string(".hidden"), std::string("-rf")}) {
+    const auto r = call("tenant.add", {{"name", bad}, {"hosts", 2}});
+    EXPECT_EQ(r["error"]["code"], "bad_request") << bad;
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("tenant '" + bad + "'"),
+              std::string::npos)
+        << r.dump();
+  }
+  EXPECT_EQ(call("tenant.add",
+                 {{"name", "t"}, {"hosts", 2}, {"slurm_accounts", {"a b"}}})["error"]["code"],
+            "bad_request");
+  ASSERT_TRUE(call("tenant.add", {{"name", "t"},
+                                  {"hosts", 2},
+                                  {"slurm_accounts", {"physics"}},
+                                  {"slurm_users", {"alice"}},
+                                  {"openstack_project", "8c1f0a4e6b2d4f39"}})["ok"]);
+  service = make();  // restart: the fields come back from state.json
+  const auto t = call("tenant.get", {{"name", "t"}})["result"];
+  EXPECT_EQ(t["slurm_accounts"], json::array({"physics"})) << t.dump();
+  const std::string slurm = call("export", {{"format", "slurm"}})["result"]["content"];
+  EXPECT_NE(slurm.find("Accounts=physics Users=alice"), std::string::npos) << slurm;
+  EXPECT_NE(slurm.find("keep=' laas-t '"), std::string::npos) << slurm;
+  const std::string os = call("export", {{"format", "openstack"}})["result"]["content"];
+  EXPECT_NE(os.find("laas_aggregate laas-t 8c1f0a4e6b2d4f39 "), std::string::npos) << os;
+  const auto rc = call("export", {{"format", "routing-chains"}})["result"]["files"];
+  EXPECT_TRUE(rc.contains("port_groups.conf") && rc.contains("topologies.conf") &&
+              rc.contains("routing_chains.conf"))
+      << rc.dump();
+}
+
+// Issue 11: management hosts (laas.yaml `management`) are full members of every tenant
+// partition, in a second statement without indx0; tenant hosts carry indx0.
+TEST_F(ServiceTest, ManagementHostsAreFullMembersOfEveryTenantPartition) {
+  ServiceConfig c = test_config(dir.path);
+  c.exports.managed_partitions_file = dir.path + "/partitions.conf";
+  service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
+  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  const laas::topology::HostId storage = tree.num_hosts() - 1;
+  auto view = std::make_shared<TopologyView>(tree, fabric, emb,
+                                             std::vector<laas::topology::HostId>{storage});
+  const std::string guid = guid_hex(view->host_guid(storage));
+  service->on_topology(view);
+  ASSERT_TRUE(call("tenant.add", {{"name", "a"}, {"hosts", 3}})["ok"]);
+  ASSERT_TRUE(call("tenant.add", {{"name", "b"}, {"hosts", 3}})["ok"]);
+  const std::string text = slurp(c.exports.managed_partitions_file);
+  for (const char* t : {"a", "b"}) {
+    const std::string pk = call("tenant.get", {{"name", t}})["result"]["pkey"];
+    EXPECT_NE(text.find("laas_" + std::string(t) + "=" + pk + ", ipoib, indx0 :"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(
+        text.find("laas_" + std::string(t) + "=" + pk + " :\n\tSELF=full,\n\t" + guid + "=full ;"),
+        std::string::npos)
+        << text;
+  }
+}

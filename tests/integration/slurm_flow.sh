@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# slurm_flow.sh: `laasctl export slurm|slurm-topology` against a real slurmctld (Debian 12's
+# Slurm 22.05), run standalone in this test's network namespace: munged with a fresh key and
+# its own socket, slurm.conf with one node per fabric host (named like the hosts), no slurmd,
+# no slurmdbd (accounting_storage/none: accounts are plain strings Slurm still checks against a
+# reservation's Accounts=).
+#  1. topology.conf from `laasctl export slurm-topology -o` is accepted: `scontrol show
+#     topology` lists every switch and every host.
+#  2. Tenant A (--slurm-account acct_a): its reservation holds exactly A's hosts; a held job of
+#     account acct_a submitted as uid 65534 is admitted, one of acct_b is refused.
+#  3. The release script removes the reservation; running it again changes nothing.
+#  4. Tenant B added: the export for all tenants runs (twice) and leaves A and B reserved;
+#     A removed and C placed (on A's former hosts where the allocator chooses): the export for
+#     all tenants deletes laas-A instead of failing on the overlap, and reserves C. These
+#     exports also make a Slurm partition per tenant (--partitions: laas-A's goes with it) and
+#     MAGNETIC reservations (--magnetic).
+source "$(dirname "$0")/lib.sh"
+laas_enter_namespace "$@"
+for tool in slurmctld scontrol sbatch munged setpriv; do
+  command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh)"; exit 77; }
+done
+laas_setup slurm_flow
+export SIM_HOST=SW_L2_0
+"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+: >state/tenants.yaml
+ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+
+MUNGE_PID="" SLURM_PID=""
+stop_slurm() {
+  for pid in "$SLURM_PID" "$MUNGE_PID"; do
+    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then continue; fi
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.3; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+}
+slurm_teardown() {
+  local rc=$?
+  stop_slurm
+  if [ $rc -ne 0 ] && [ -f "$WORK/slurm/slurmctld.log" ]; then
+    echo "---- tail of slurmctld.log ----" >&2
+    tail -15 "$WORK/slurm/slurmctld.log" >&2
+  fi
+  (exit $rc)
+  laas_teardown
+}
+trap slurm_teardown EXIT
+
+start_fabric fabric.net
+start_opensm
+wait_log 'SUBNET UP' 1 45
+ctl tenant add A --hosts 4 --slurm-account acct_a >add.A 2>&1 || die "tenant add A: $(cat add.A)"
+ctl --json tenant show A >show.A.json
+
+# -o targets: /dev/full fails loudly, a directory for routing chains gets its four files.
+rc=0
+ctl export slurm-topology -o /dev/full 2>full.err || rc=$?
+[ $rc -ne 0 ] || die "laasctl export -o /dev/full exited 0"
+grep -q 'cannot write /dev/full' full.err || die "no error for /dev/full: $(cat full.err)"
+ctl export routing-chains -o chains 2>chains.err || die "export routing-chains -o DIR: $(cat chains.err)"
+for f in port_groups.conf topologies.conf routing_chains.conf opensm.conf.snippet; do
+  [ -s "chains/$f" ] || die "routing-chains -o chains: no $f"
+done
+grep -qx "rch_policy_file $WORK/chains/routing_chains.conf" chains/opensm.conf.snippet ||
+  die "opensm.conf.snippet: $(cat chains/opensm.conf.snippet)"
+grep -q '^engine: updn$' chains/routing_chains.conf || die "no updn fallback step"
+log "-o /dev/full: exit $rc ($(cat full.err)); routing-chains -o DIR: $(cd chains && echo *)"
+
+# The fabric's hosts: every CA node description (first word), from the fabric file.
+hosts=$(sed -n 's/^Hca[[:space:]].*"\([^" ]*\)[^"]*".*/\1/p' fabric.net | sort -V | uniq)
+nhosts=$(wc -w <<<"$hosts")
+[ "$nhosts" -ge 30 ] || die "only $nhosts hosts in fabric.net"
+
+# Slurm, standalone: munged and slurmctld in this namespace.
+mkdir -p munge slurm/state slurm/spool
+chmod 0711 munge
+dd if=/dev/urandom of=munge/munge.key bs=1024 count=1 status=none
+chmod 0400 munge/munge.key
+munged -F --force --socket="$WORK/munge/munge.sock" --key-file="$WORK/munge/munge.key" \
+  --pid-file="$WORK/munge/munged.pid" --log-file="$WORK/munge/munged.log" \
+  --seed-file="$WORK/munge/munged.seed" </dev/null >munge/out 2>&1 &
+MUNGE_PID=$!
+ip link set lo up
+ip addr add 10.254.0.1/32 dev lo 2>/dev/null || true # slurmctld needs more than 127.0.0.1
+export SLURM_CONF="$WORK/slurm/slurm.conf"
+{
+  echo "ClusterName=laas"
+  echo "SlurmctldHost=localhost"
+  echo "SlurmUser=root"
+  echo "AuthType=auth/munge"
+  echo "AuthInfo=socket=$WORK/munge/munge.sock"
+  echo "StateSaveLocation=$WORK/slurm/state"
+  echo "SlurmdSpoolDir=$WORK/slurm/spool"
+  echo "SlurmctldPidFile=$WORK/slurm/slurmctld.pid"
+  echo "SlurmctldLogFile=$WORK/slurm/slurmctld.log"
+  echo "SelectType=select/linear"
+  echo "AccountingStorageType=accounting_storage/none"
+  echo "JobCompType=jobcomp/none"
+  echo "ProctrackType=proctrack/linuxproc"
+  echo "TaskPlugin=task/none"
+  echo "MpiDefault=none"
+  echo "TopologyPlugin=topology/tree"
+  for h in $hosts; do echo "NodeName=$h NodeAddr=127.0.0.1 CPUs=1 State=IDLE"; done
+  echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+} >"$SLURM_CONF"
+
+# 1. The topology, written where slurmctld reads it (beside slurm.conf).
+ctl export slurm-topology -o slurm/topology.conf || die "export slurm-topology failed"
+[ "$(stat -c %a slurm/topology.conf)" = 644 ] || die "topology.conf mode $(stat -c %a slurm/topology.conf)"
+for _ in $(seq 1 50); do [ -S munge/munge.sock ] && break; sleep 0.1; done
+[ -S munge/munge.sock ] || die "munged did not start: $(cat munge/out munge/munged.log 2>/dev/null)"
+slurmctld -D -i -f "$SLURM_CONF" </dev/null >slurm/out 2>&1 &
+SLURM_PID=$!
+for _ in $(seq 1 100); do scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.2; done
+scontrol ping | grep -q 'is UP' || die "slurmctld is not up: $(tail -5 slurm/out slurm/slurmctld.log 2>/dev/null)"
+log "slurmctld up ($(slurmctld -V)), $nhosts nodes"
+scontrol show topology >topology.shown || die "scontrol show topology failed"
+switches=$(sed -n 's/^SwitchName=\([^ ]*\) .*/\1/p' slurm/topology.conf)
+[ "$(wc -w <<<"$switches")" = 12 ] || die "topology.conf has not 12 switches: $switches"
+for s in $switches; do grep -q "^SwitchName=$s " topology.shown || die "switch $s not in scontrol show topology"; done
+shown_hosts=$(sed -n 's/.* Nodes=\([^ ]*\).*/\1/p' topology.shown | while read -r l; do scontrol show hostnames "$l"; done | sort -V | uniq)
+[ "$shown_hosts" = "$hosts" ] || die "scontrol show topology lists other hosts: $(tr '\n' ' ' <<<"$shown_hosts")"
+log "scontrol show topology: $(wc -w <<<"$switches") switches, $(wc -w <<<"$shown_hosts") hosts, e.g. $(head -1 topology.shown)"
+
+# reservation_hosts NAME: the reservation's nodes, one a line, sorted.
+reservation_hosts() {
+  scontrol -o show reservation "$1" | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' | xargs -r scontrol show hostnames | sort -V
+}
+tenant_hosts() { jq -r '.hosts[].name' "show.$1.json" | awk '{print $1}' | sort -V; }
+# submit ACCOUNT: a held job in laas-A as uid 65534 (nobody); prints sbatch's output.
+submit() {
+  setpriv --reuid=65534 --regid=65534 --clear-groups \
+    sbatch --hold --reservation=laas-A --account="$1" --chdir=/tmp -N1 -J "job-$1" --wrap=true 2>&1
+}
+
+# 2. Tenant A's reservation.
+ctl export slurm -o reserve.sh || die "export slurm failed"
+bash reserve.sh >reserve.out 2>&1 || die "reserve.sh failed: $(cat reserve.out)"
+scontrol -o show reservation laas-A >resv.A || die "no reservation laas-A"
+[ "$(reservation_hosts laas-A)" = "$(tenant_hosts A)" ] ||
+  die "laas-A holds $(reservation_hosts laas-A | tr '\n' ' '), tenant A has $(tenant_hosts A | tr '\n' ' ')"
+grep -q 'Accounts=acct_a' resv.A || die "laas-A lacks Accounts=acct_a: $(cat resv.A)"
+log "reservation: $(cut -c1-160 resv.A)"
+out=$(submit acct_a) || die "a job of acct_a was refused: $out"
+job=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' <<<"$out")
+[ -n "$job" ] || die "no job id: $out"
+scontrol -o show job "$job" | grep -q 'UserId=nobody(65534)' || die "job $job is not nobody's"
+scontrol -o show job "$job" | grep -q 'Reservation=laas-A' || die "job $job is not in laas-A"
+log "acct_a job $job admitted as nobody (held, reservation laas-A)"
+if out=$(submit acct_b); then die "a job of acct_b was admitted into laas-A: $out"; fi
+log "acct_b job refused: $out"
+scancel "$job" 2>/dev/null || true
+
+# 3. Release, twice.
+ctl export slurm --remove --tenant A -o release.sh || die "export slurm --remove failed"
+grep -q 'scontrol delete ReservationName=laas-A' release.sh || die "release.sh: $(cat release.sh)"
+bash release.sh >release.out 2>&1 || die "release.sh failed: $(cat release.out)"
+if scontrol -o show reservation laas-A 2>/dev/null | grep -q '^ReservationName=laas-A '; then die "laas-A survived release.sh"; fi
+bash release.sh >release.out 2>&1 || die "release.sh failed the second time: $(cat release.out)"
+log "release.sh removed laas-A; a second run is a no-op"
+
+# 4. Re-run for all tenants after tenant changes.
+ctl tenant add B --hosts 6 --slurm-account acct_b --slurm-user nobody >add.B 2>&1 || die "tenant add B: $(cat add.B)"
+ctl --json tenant show B >show.B.json
+ctl export slurm --partitions -o reserve.sh
+for run in 1 2; do
+  bash reserve.sh >reserve.out.$run 2>&1 || die "reserve.sh run $run failed: $(cat reserve.out.$run)"
+done
+[ "$(reservation_hosts laas-A)" = "$(tenant_hosts A)" ] || die "laas-A wrong after re-run"
+[ "$(reservation_hosts laas-B)" = "$(tenant_hosts B)" ] || die "laas-B wrong after re-run"
+scontrol -o show reservation laas-B | grep -q 'Users=nobody' || die "laas-B lacks Users=nobody"
+partition_hosts() {
+  scontrol -o show partition "$1" | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' | xargs -r scontrol show hostnames | sort -V
+}
+[ "$(partition_hosts laas-B)" = "$(tenant_hosts B)" ] || die "partition laas-B: $(scontrol -o show partition laas-B)"
+scontrol -o show partition laas-B | grep -q 'AllowAccounts=acct_b' || die "partition laas-B lacks AllowAccounts=acct_b"
+partition_exists() { scontrol -o show partition "$1" 2>/dev/null | grep -q "^PartitionName=$1 "; }
+partition_exists laas-A || die "no partition laas-A"
+log "after adding B: reserve.sh ran twice, laas-A and laas-B hold their tenants' hosts"
+ctl tenant remove A >/dev/null || die "tenant remove A failed"
+ctl tenant add C --hosts 4 --slurm-account acct_c >add.C 2>&1 || die "tenant add C: $(cat add.C)"
+ctl --json tenant show C >show.C.json
+ctl export slurm --partitions --magnetic -o reserve.sh
+bash reserve.sh >reserve.out.3 2>&1 || die "reserve.sh after remove A / add C failed: $(cat reserve.out.3)"
+if scontrol -o show reservation laas-A 2>/dev/null | grep -q '^ReservationName=laas-A '; then die "laas-A of removed tenant A survived"; fi
+[ "$(reservation_hosts laas-C)" = "$(tenant_hosts C)" ] || die "laas-C wrong"
+scontrol -o show reservation laas-C | grep -q 'Flags=.*MAGNETIC' || die "laas-C is not MAGNETIC: $(scontrol -o show reservation laas-C)"
+! partition_exists laas-A || die "partition laas-A of removed tenant A survived"
+[ "$(partition_hosts laas-C)" = "$(tenant_hosts C)" ] || die "partition laas-C wrong"
+[ "$(reservation_hosts laas-B)" = "$(tenant_hosts B)" ] || die "laas-B wrong after C"
+log "after remove A / add C ($(tenant_hosts C | tr '\n' ' ')): laas-A deleted, laas-B kept, laas-C created (MAGNETIC); partitions likewise"
+log "PASS slurm_flow"
