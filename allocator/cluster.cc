@@ -313,14 +313,29 @@ Health Cluster::health(const Tenant& tenant) const {
   return out;
 }
 
+// Undoes every repair whose retired links are all healthy again, and with it every later repair
+// that retired one of its added links (that later repair then has nothing left to stand in
+// for: the tenant goes back to the column the first one replaced). Later repairs are undone
+// first, so each undo finds its added links in use.
 bool Cluster::undo_cleared(Tenant& t, std::vector<std::string>& log) {
-  bool changed = false;
-  for (int i = static_cast<int>(t.repairs.size()) - 1; i >= 0; --i) {
-    const Repair r = t.repairs[i];
-    bool cleared = true, on_top = true;
+  const int n = static_cast<int>(t.repairs.size());
+  std::vector<char> undo(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const Repair& r = t.repairs[i];
+    bool cleared = true;
     for (LinkId l : r.retired) cleared = cleared && !state_.link_faulty(l);
-    for (LinkId l : r.added) on_top = on_top && contains(t.placement.links, l);
-    if (!cleared || !on_top) continue;
+    for (int j = 0; j < i && !cleared; ++j)
+      if (undo[j])
+        for (LinkId l : r.retired)
+          if (std::find(t.repairs[j].added.begin(), t.repairs[j].added.end(), l) !=
+              t.repairs[j].added.end())
+            cleared = true;
+    undo[i] = cleared;
+  }
+  bool changed = false;
+  for (int i = n - 1; i >= 0; --i) {
+    if (!undo[i]) continue;
+    const Repair r = t.repairs[i];
     state_.release(t.index, Placement{{}, r.added, {}, {}});
     t.placement.links = minus(t.placement.links, r.added);
     t.placement.links.insert(t.placement.links.end(), r.retired.begin(), r.retired.end());

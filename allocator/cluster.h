@@ -26,7 +26,7 @@ struct Tenant {
   std::string name;
   int requested = 0;  // hosts asked for (placement may hold more: whole leaves)
   TenantIndex index = kFree;
-  Placement placement;          // links: routed over; idle: retired by repairs
+  Placement placement;            // links: routed over; idle: retired by repairs
   std::vector<Repair> repairs{};  // in the order they were made
   // The links as placed, before any repair: what the state file records with the repairs.
   std::vector<LinkId> intended_links() const;

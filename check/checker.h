@@ -22,8 +22,8 @@ struct RepairView {
 struct TenantView {
   std::string name;
   std::vector<HostId> hosts;
-  std::vector<LinkId> links;  // the links its routes use: the LaaS conditions apply to these
-  bool isolated = true;       // false: bare-metal tenant, only host exclusivity applies
+  std::vector<LinkId> links;   // the links its routes use: the LaaS conditions apply to these
+  bool isolated = true;        // false: bare-metal tenant, only host exclusivity applies
   std::vector<LinkId> idle{};  // held but not routed over (retired by repairs): still exclusive
   std::vector<RepairView> repairs{};
 };

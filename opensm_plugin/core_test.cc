@@ -237,6 +237,53 @@ TEST(PluginConfig, NameMapsAndTheirErrors) {
   ::unlink(tmpl);
 }
 
+// Issue 10 end to end through the engine: a cable under a tenant with a free column is lost;
+// the tenant is repaired, allocations.json records the idle (retired) links by physical
+// identity, and the audit of the computed tables is clean. The cable returns: tables as before.
+TEST(PluginEngine, RepairsATenantUnderACableFault) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("pgft(2;4,4;1,4;1,2)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: [comp-1, comp-2, comp-5, comp-6]\n");
+  Engine engine(config_in(dir), quiet());
+  auto clean = engine.route(fabric, sm);
+  ASSERT_TRUE(clean.ok) << clean.error;
+  const auto before = load_allocations(dir.path() + "/allocations.json");
+  ASSERT_EQ(before->tenants.at("A").links.size(), 4u);
+  const auto& link = before->tenants.at("A").links.front();
+  int node = -1;
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].guid == link.lower.guid) node = static_cast<int>(i);
+  ASSERT_GE(node, 0);
+  auto broken = fabric;
+  disconnect(broken, node, link.lower.port);
+  const auto rec = topology::recognize(broken, sm);
+  ASSERT_TRUE(rec.ok()) << rec.error;
+  {
+    // The contract of topology/embedding.h: the missing cable keeps its intended port. A
+    // recognizer from before issue 10 renumbers the remaining parallel cable instead.
+    ASSERT_EQ(rec.embedding.missing_links.size(), 1u);
+    const auto lo = tree.link_lower(rec.embedding.missing_links[0]);
+    if (rec.embedding.port_map[lo.level - 1][lo.index][lo.port] != link.lower.port)
+      GTEST_SKIP() << "recognition does not keep intended ports yet (issue 10, recognition half)";
+  }
+  auto out = engine.route(broken, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  const auto after = load_allocations(dir.path() + "/allocations.json");
+  const auto& a = after->tenants.at("A");
+  EXPECT_EQ(a.links.size(), 4u);
+  ASSERT_EQ(a.idle.size(), 2u);
+  EXPECT_EQ(a.idle.front().lower.guid, link.lower.guid);
+  EXPECT_EQ(a.idle.front().lower.port, link.lower.port);
+  for (const auto& h : a.hosts) EXPECT_NE(h.slot_switch, 0u);
+  const auto report = routing::audit(audit_input(rec, broken, out.tables, *after));
+  EXPECT_TRUE(report.ok()) << routing::to_json(report).dump(1);
+  auto back = engine.route(fabric, sm);
+  ASSERT_TRUE(back.ok) << back.error;
+  EXPECT_EQ(back.tables, clean.tables);
+  EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->tenants.at("A").idle.empty());
+}
 namespace laas::plugin {
 namespace {
 

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "opensm_plugin/config.h"
+#include "service/physical_ids.h"
 
 namespace laas::plugin {
 
@@ -72,6 +73,7 @@ json endpoint_json(const Endpoint& e, bool with_port, bool with_lid) {
   json j{{"name", e.name}, {"guid", format_guid(e.guid)}};
   if (with_port) j["port"] = e.port;
   if (with_lid) j["lid"] = e.lid;
+  if (e.slot_switch) j["slot"] = {{"switch", format_guid(e.slot_switch)}, {"port", e.slot_port}};
   return j;
 }
 
@@ -81,7 +83,19 @@ Endpoint endpoint_from(const json& j, bool with_port) {
   e.guid = parse_guid(j.at("guid").get<std::string>());
   if (with_port) e.port = j.at("port").get<int>();
   if (j.contains("lid")) e.lid = j.at("lid").get<int>();
+  if (j.contains("slot")) {
+    e.slot_switch = parse_guid(j.at("slot").at("switch").get<std::string>());
+    e.slot_port = j.at("slot").at("port").get<int>();
+  }
   return e;
+}
+
+json links_json(const std::vector<LinkRecord>& list) {
+  json links = json::array();
+  for (const auto& l : list)
+    links.push_back({{"switch", endpoint_json(l.lower, true, false)},
+                     {"peer", endpoint_json(l.upper, true, false)}});
+  return links;
 }
 
 }  // namespace
@@ -91,15 +105,13 @@ std::string to_json(const Allocations& a) {
   for (const auto& [name, t] : a.tenants) {
     json hosts = json::array();
     for (const auto& h : t.hosts) hosts.push_back(endpoint_json(h, false, true));
-    json links = json::array();
-    for (const auto& l : t.links)
-      links.push_back({{"switch", endpoint_json(l.lower, true, false)},
-                       {"peer", endpoint_json(l.upper, true, false)}});
+    json links = links_json(t.links);
     tenants.push_back({{"name", name},
                        {"requested", t.requested},
                        {"shape", t.shape},
                        {"hosts", hosts},
                        {"links", links}});
+    if (!t.idle.empty()) tenants.back()["idle_links"] = links_json(t.idle);
   }
   json management = json::array();
   for (const auto& h : a.management) management.push_back(endpoint_json(h, false, true));
@@ -129,6 +141,10 @@ Allocations allocations_from_json(const std::string& text) {
       for (const auto& h : t.at("hosts")) r.hosts.push_back(endpoint_from(h, false));
       for (const auto& l : t.at("links"))
         r.links.push_back({endpoint_from(l.at("switch"), true), endpoint_from(l.at("peer"), true)});
+      if (t.contains("idle_links"))
+        for (const auto& l : t.at("idle_links"))
+          r.idle.push_back(
+              {endpoint_from(l.at("switch"), true), endpoint_from(l.at("peer"), true)});
       if (r.requested == 0) r.requested = static_cast<int>(r.hosts.size());
       if (!a.tenants.emplace(r.name, r).second)
         throw std::runtime_error("tenant '" + r.name + "' appears twice");
@@ -156,91 +172,88 @@ std::optional<Allocations> load_allocations(const std::string& path) {
   }
 }
 
+namespace {
+
+LinkRecord link_record(const service::PhysicalIds& ids, const topology::FatTree& tree,
+                       const topology::Embedding& emb, const topology::Fabric& fabric,
+                       topology::LinkId l) {
+  const auto lo = tree.link_lower(l);
+  const auto [upper, upper_port] = ids.link_upper(l);
+  auto lid = [&](int level, int index) {
+    const int node = emb.switch_node[level - 1][index];
+    return node < 0 ? 0 : fabric.lid_of(node);
+  };
+  return {{ids.switch_name(lo.level, lo.index), ids.switch_guid(lo.level, lo.index),
+           ids.link(l).port, lid(lo.level, lo.index)},
+          {ids.switch_name(upper.first, upper.second), ids.switch_guid(upper.first, upper.second),
+           upper_port, lid(upper.first, upper.second)}};
+}
+
+bool placement_of(const TenantRecord& record, const service::PhysicalIds& ids,
+                  allocator::Placement* out, std::string* why) {
+  allocator::Placement p;
+  for (const auto& h : record.hosts) {
+    const auto id =
+        h.slot_switch ? ids.host_at(h.slot_switch, h.slot_port) : ids.host_by_port_guid(h.guid);
+    if (!id) {
+      *why = "host " + h.name + " (" + format_guid(h.guid) + ") is not in the fabric";
+      return false;
+    }
+    p.hosts.push_back(*id);
+  }
+  for (const auto* list : {&record.links, &record.idle})
+    for (const auto& l : *list) {
+      const auto id = ids.link_at(l.lower.guid, l.lower.port);
+      if (!id) {
+        *why = "link " + l.lower.name + " port " + std::to_string(l.lower.port) +
+               " is not an up-link of the recognized tree";
+        return false;
+      }
+      (list == &record.links ? p.links : p.idle).push_back(*id);
+    }
+  std::sort(p.hosts.begin(), p.hosts.end());
+  std::sort(p.links.begin(), p.links.end());
+  std::sort(p.idle.begin(), p.idle.end());
+  *out = std::move(p);
+  return true;
+}
+
+}  // namespace
+
+// Identities come from the embedding's intended ports and switch GUIDs, which exist for absent
+// hosts, cables and switches too (issue 10).
 TenantRecord make_record(const std::string& name, int requested,
                          const allocator::Placement& placement, const topology::FatTree& tree,
                          const topology::Embedding& emb, const topology::Fabric& fabric) {
+  const service::PhysicalIds ids(tree, emb, fabric, false);
   TenantRecord r;
   r.name = name;
   r.requested = requested;
   r.shape = placement.shape.text();
   for (topology::HostId h : placement.hosts) {
-    const auto& node = fabric.nodes[emb.host_node[h]];
-    r.hosts.push_back({node.name, node.port_guid, 0, fabric.lid_of(emb.host_node[h])});
+    const auto id = ids.host(h);
+    const int node = emb.host_node[h];
+    const std::string leaf = ids.switch_name(1, tree.leaf_of_host(h));
+    Endpoint e{id.name.empty()
+                   ? "(absent host on " + leaf + " port " + std::to_string(id.port) + ")"
+                   : id.name,
+               id.guid, 0, node < 0 ? 0 : fabric.lid_of(node)};
+    e.slot_switch = id.leaf_guid;
+    e.slot_port = id.port;
+    r.hosts.push_back(std::move(e));
   }
-  for (topology::LinkId l : placement.links) {
-    const auto lo = tree.link_lower(l);
-    const auto up = tree.link_upper(l);
-    const int a = emb.switch_node[lo.level - 1][lo.index];
-    const int b = emb.switch_node[up.level - 1][up.index];
-    r.links.push_back({{fabric.nodes[a].name, fabric.nodes[a].guid,
-                        emb.port_map[lo.level - 1][lo.index][lo.port], fabric.lid_of(a)},
-                       {fabric.nodes[b].name, fabric.nodes[b].guid,
-                        emb.port_map[up.level - 1][up.index][up.port], fabric.lid_of(b)}});
-  }
+  for (topology::LinkId l : placement.links)
+    r.links.push_back(link_record(ids, tree, emb, fabric, l));
+  for (topology::LinkId l : placement.idle)
+    r.idle.push_back(link_record(ids, tree, emb, fabric, l));
   return r;
 }
 
 bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
                   allocator::Placement* out, std::string* why) {
-  std::map<Guid, int> host_by_guid;
-  for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
-  std::map<Guid, int> node_by_guid;
-  for (size_t i = 0; i < fabric.nodes.size(); ++i)
-    if (fabric.nodes[i].is_switch) node_by_guid[fabric.nodes[i].guid] = static_cast<int>(i);
-  allocator::Placement p;
-  for (const auto& h : record.hosts) {
-    auto it = host_by_guid.find(h.guid);
-    if (it == host_by_guid.end()) {
-      *why = "host " + h.name + " (" + format_guid(h.guid) + ") is not in the fabric";
-      return false;
-    }
-    p.hosts.push_back(it->second);
-  }
-  for (const auto& l : record.links) {
-    auto it = node_by_guid.find(l.lower.guid);
-    const auto where = "link " + l.lower.name + " port " + std::to_string(l.lower.port);
-    if (it == node_by_guid.end()) {
-      *why = where + ": switch " + format_guid(l.lower.guid) + " is not in the fabric";
-      return false;
-    }
-    const auto [level, index] = emb.node_model[it->second];
-    if (level < 1 || level >= tree.height()) {
-      *why = where + ": the switch is not a leaf or middle switch of the tree";
-      return false;
-    }
-    const auto& map = emb.port_map[level - 1][index];
-    int column = -1;
-    for (int c = 0; c < tree.up_columns(level); ++c)
-      if (map[tree.up_port(level, c)] == l.lower.port) column = c;
-    topology::LinkId link = -1;
-    if (column >= 0) {
-      link = level == 1 ? tree.l1_link(index, column) : tree.l2_link(index, column);
-    } else {
-      // The cable is gone (a missing link): it is the one absent link of this switch towards
-      // the recorded parent, if exactly one is.
-      int candidates = 0;
-      for (topology::LinkId m : emb.missing_links) {
-        const auto lo = tree.link_lower(m);
-        const auto up = tree.link_upper(m);
-        if (lo.level != level || lo.index != index) continue;
-        if (fabric.nodes[emb.switch_node[up.level - 1][up.index]].guid != l.upper.guid) continue;
-        if (std::find(p.links.begin(), p.links.end(), m) != p.links.end()) continue;
-        link = m;
-        ++candidates;
-      }
-      if (candidates != 1) {
-        *why = where + " is not an up-link of the recognized tree";
-        return false;
-      }
-    }
-    p.links.push_back(link);
-  }
-  std::sort(p.hosts.begin(), p.hosts.end());
-  std::sort(p.links.begin(), p.links.end());
-  *out = std::move(p);
-  return true;
+  const service::PhysicalIds ids(tree, emb, fabric);
+  return placement_of(record, ids, out, why);
 }
 
 routing::AuditInput audit_input(const topology::Recognition& rec, const topology::Fabric& fabric,
@@ -252,11 +265,12 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
   input.tree = &*rec.tree;
   input.tables = &tables;
   input.faulty_links = rec.embedding.missing_links;
+  const service::PhysicalIds ids(*rec.tree, rec.embedding, fabric);
   for (const auto& [name, record] : alloc.tenants) {
     routing::AuditTenant t;
     t.name = name;
     std::string why;
-    if (!to_placement(record, *rec.tree, rec.embedding, fabric, &t.placement, &why))
+    if (!placement_of(record, ids, &t.placement, &why))
       throw std::runtime_error("tenant " + name + ": " + why);
     input.tenants.push_back(std::move(t));
   }

@@ -35,9 +35,12 @@ std::vector<TenantRequest> load_tenant_requests(const std::string& path);
 
 struct Endpoint {
   std::string name;
-  Guid guid = 0;  // node GUID for switches, port GUID for hosts
+  Guid guid = 0;  // node GUID for switches, port GUID for hosts (0: an absent host)
   int port = 0;
   int lid = 0;
+  // Hosts: the slot that identifies them (issue 10), the leaf switch's node GUID and port.
+  Guid slot_switch = 0;
+  int slot_port = 0;
 };
 
 struct LinkRecord {
@@ -50,7 +53,8 @@ struct TenantRecord {
   int requested = 0;
   std::string shape;
   std::vector<Endpoint> hosts;
-  std::vector<LinkRecord> links;
+  std::vector<LinkRecord> links;   // routed over
+  std::vector<LinkRecord> idle{};  // held but retired by a repair (issue 10)
 };
 
 struct Allocations {
@@ -61,7 +65,10 @@ struct Allocations {
 };
 
 // JSON (see conf/laas.yaml and docs): {"version":1,"topology":..,"tenants":[{name, requested,
-// shape, hosts:[{name,guid,lid}], links:[{switch:{name,guid,port}, peer:{...}}]}]}.
+// shape, hosts:[{name,guid,lid,slot:{switch,port}}], links:[{switch:{name,guid,port},
+// peer:{...}}], idle_links:[...]}]}. Hosts are found by slot (leaf GUID, port) when it is
+// recorded, links by (switch GUID, port): physical identities, so the audit's allocations never
+// shift when a cable or host is missing (files without slots fall back to host GUIDs).
 std::string to_json(const Allocations& a);
 Allocations allocations_from_json(const std::string& text);            // throws std::runtime_error
 std::optional<Allocations> load_allocations(const std::string& path);  // nullopt: no file
@@ -70,7 +77,8 @@ std::optional<Allocations> load_allocations(const std::string& path);  // nullop
 TenantRecord make_record(const std::string& name, int requested,
                          const allocator::Placement& placement, const topology::FatTree& tree,
                          const topology::Embedding& emb, const topology::Fabric& fabric);
-// Returns false (and the reason) when a host or link of the record is not in this fabric.
+// Returns false (and the reason) when a host or link of the record is not in this fabric; a
+// host or link that is merely absent (down) still maps.
 bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
                   allocator::Placement* out, std::string* why);

@@ -3,8 +3,9 @@
 namespace laas::service {
 
 PhysicalIds::PhysicalIds(const topology::FatTree& tree, const topology::Embedding& emb,
-                         const topology::Fabric& fabric)
+                         const topology::Fabric& fabric, bool index)
     : tree_(tree), emb_(emb), fabric_(fabric) {
+  if (!index) return;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
     const PersistedHost id = host(h);
     host_at_[{id.leaf_guid, id.port}] = h;
@@ -113,6 +114,11 @@ std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds&
     for (const auto& l : r.added) repair.added.push_back(link_of(l));
     out.repairs.push_back(std::move(repair));
   }
+  if (t.shape_numbers.size() == 6) {
+    const auto& n = t.shape_numbers;
+    out.intended.shape.leaves = {n[0], n[1], n[2]};
+    out.intended.shape.pods = {n[3], n[4], n[5]};
+  }
   if (!why.empty()) {
     if (missing) *missing = why;
     return std::nullopt;
@@ -129,6 +135,9 @@ PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
     p.slurm_users = old->slurm_users;
     p.openstack_project = old->openstack_project;
   }
+  const auto& shape = t.placement.shape;
+  p.shape_numbers = {shape.leaves.q, shape.leaves.d, shape.leaves.r,
+                     shape.pods.q,   shape.pods.d,   shape.pods.r};
   for (auto h : t.placement.hosts) {
     PersistedHost id = ids.host(h);
     // A host that is down keeps the port GUID and name last seen on its slot.

@@ -20,9 +20,10 @@ namespace laas::service {
 
 class PhysicalIds {
  public:
-  // The references must outlive this object.
+  // The references must outlive this object. `index`: build the reverse lookups (host_at,
+  // host_by_port_guid, link_at); without them only the forward identities work.
   PhysicalIds(const topology::FatTree& tree, const topology::Embedding& emb,
-              const topology::Fabric& fabric);
+              const topology::Fabric& fabric, bool index = true);
 
   // Host slot and link identities (port GUID 0 and an empty name for an absent host).
   PersistedHost host(topology::HostId h) const;

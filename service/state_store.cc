@@ -128,6 +128,10 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
       if (!names.insert(p.name).second) fail("tenant '" + p.name + "' appears twice");
       p.requested = t.at("requested").get<int>();
       p.shape = t.value("shape", "");
+      if (t.contains("shape_numbers")) {
+        p.shape_numbers = t.at("shape_numbers").get<std::vector<int>>();
+        if (p.shape_numbers.size() != 6) fail("tenant '" + p.name + "': shape_numbers needs 6");
+      }
       const int pkey = t.value("pkey", 0);
       if (pkey < 0 || pkey >= 0x7fff)
         fail("tenant '" + p.name + "' has P_Key " + std::to_string(pkey));
@@ -144,9 +148,11 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
           host.port = h.at("port").get<int>();
           host.guid = h.contains("guid") ? parse_guid(h.at("guid").get<std::string>()) : 0;
           host.name = h.value("name", "");
-          if (host.port <= 0 || host.port > 254)
-            fail("tenant '" + p.name + "': host port " + std::to_string(host.port));
-          if (!slots_seen.insert({host.leaf_guid, host.port}).second)
+          // leaf 0: a version-1 host not located yet (it was absent); found by its GUID.
+          if (host.leaf_guid == 0 ? host.guid == 0 : host.port <= 0 || host.port > 254)
+            fail("tenant '" + p.name + "': host slot " + guid_hex(host.leaf_guid) + " port " +
+                 std::to_string(host.port));
+          if (host.leaf_guid && !slots_seen.insert({host.leaf_guid, host.port}).second)
             fail("host " + guid_hex(host.leaf_guid) + " port " + std::to_string(host.port) +
                  " is held by two tenants");
         }
@@ -202,6 +208,7 @@ std::string serialize_state(const PersistedState& state) {
       tenant["hosts"].push_back(std::move(host));
     }
     for (const auto& l : t.links) tenant["links"].push_back(link_to(l));
+    if (!t.shape_numbers.empty()) tenant["shape_numbers"] = t.shape_numbers;
     if (!t.repairs.empty()) {
       auto& repairs = tenant["repairs"] = nlohmann::json::array();
       for (const auto& r : t.repairs) {

@@ -58,6 +58,9 @@ struct PersistedTenant {
   std::string shape;
   std::uint16_t pkey = 0;  // the tenant's partition key, fixed at creation (0: none yet)
   std::vector<PersistedRepair> repairs{};
+  // The shape as the placer described it (leaves q,d,r then pods q,d,r; all 0: not recorded),
+  // so a restart describes the tenant exactly as before.
+  std::vector<int> shape_numbers{};
   // Given at creation for the Slurm and OpenStack exports (empty: not given).
   std::vector<std::string> slurm_accounts = {};
   std::vector<std::string> slurm_users = {};
@@ -65,8 +68,8 @@ struct PersistedTenant {
   bool operator==(const PersistedTenant& o) const {
     return name == o.name && requested == o.requested && hosts == o.hosts && links == o.links &&
            shape == o.shape && pkey == o.pkey && repairs == o.repairs &&
-           slurm_accounts == o.slurm_accounts && slurm_users == o.slurm_users &&
-           openstack_project == o.openstack_project;
+           shape_numbers == o.shape_numbers && slurm_accounts == o.slurm_accounts &&
+           slurm_users == o.slurm_users && openstack_project == o.openstack_project;
   }
 };
 

@@ -291,8 +291,9 @@ const PersistedTenant* TenantService::persisted(const std::string& name) const {
 void TenantService::on_topology_error(const std::string& reason) {
   std::lock_guard<std::mutex> lock(mu_);
   topology_error_ = reason;
-  view_.reset();
   cluster_.reset();
+  ids_.reset();  // it refers into view_
+  view_.reset();
 }
 
 RoutingSnapshot TenantService::snapshot() const {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <set>
@@ -23,6 +24,7 @@
 #include "routing/routing.h"
 #include "service/physical_ids.h"
 #include "service/state_store.h"
+#include "service/tenant_service.h"
 #include "topology/embedding.h"
 
 using namespace laas;
@@ -276,3 +278,122 @@ INSTANTIATE_TEST_SUITE_P(Trees, FaultProperty,
                          case_name);
 
 }  // namespace
+
+// The same operations through the service itself (requests, recognition results with absent
+// parts, restarts on the same state directory): after every operation the tenants listed are
+// exactly those added and not removed, none is ever "not placed", no host is listed by two
+// tenants, and every few operations a restart must show exactly the same tenants and health.
+namespace {
+
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/laas-fprop-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
+nlohmann::json call(service::TenantService& s, const std::string& method,
+                    nlohmann::json params = nlohmann::json::object()) {
+  params["wait"] = false;
+  return s.handle({{"v", 1}, {"id", 1}, {"method", method}, {"params", params}},
+                  service::Caller{0, true});
+}
+
+}  // namespace
+
+TEST(FaultPropertyService, RequestsFaultsAndRestarts) {
+  const FatTree tree = FatTree::parse("pgft(3;4,4,3;1,2,2;1,2,2)");
+  TempDir dir;
+  service::ServiceConfig config;
+  config.state_dir = dir.path;
+  config.default_wait_ms = 0;
+  auto make = [&] {
+    return std::make_unique<service::TenantService>(config,
+                                                    [](service::LogLevel, const std::string&) {});
+  };
+  std::set<LinkId> cables;
+  std::set<HostId> hosts_down;
+  std::set<std::pair<int, int>> switches_down;
+  auto view = [&] {
+    auto [fabric, emb] = topology::build_model_fabric(tree);
+    std::set<LinkId> links(cables.begin(), cables.end());
+    std::set<HostId> hosts(hosts_down.begin(), hosts_down.end());
+    for (const auto& [level, index] : switches_down) {
+      for (LinkId l = 0; l < tree.total_links(); ++l) {
+        const auto lo = tree.link_lower(l), up = tree.link_upper(l);
+        if ((lo.level == level && lo.index == index) || (up.level == level && up.index == index))
+          links.insert(l);
+      }
+      if (level == 1)
+        for (int s = 0; s < tree.hosts_per_leaf(); ++s) hosts.insert(tree.host_at(index, s));
+    }
+    for (HostId h : hosts) emb.host_node[h] = -1;
+    emb.missing_links.assign(links.begin(), links.end());
+    emb.missing_hosts.assign(hosts.begin(), hosts.end());
+    emb.missing_switches.assign(switches_down.begin(), switches_down.end());
+    return std::make_shared<service::TopologyView>(tree, fabric, emb);
+  };
+  auto s = make();
+  s->on_topology(view());
+  std::mt19937 rng(7);
+  std::set<std::string> expected;
+  const long ops = std::max(200L, operations() / 5);
+  int next = 0;
+  for (long op = 0; op < ops; ++op) {
+    const int roll = static_cast<int>(rng() % 100);
+    if (roll < 35 || expected.empty()) {
+      const std::string name = "t" + std::to_string(next++);
+      const auto r = call(*s, "tenant.add", {{"name", name}, {"hosts", 1 + rng() % 10}});
+      if (r["ok"].get<bool>()) {
+        expected.insert(name);
+        for (const auto& h : r["result"]["hosts"]) ASSERT_FALSE(h.value("down", false));
+      }
+    } else if (roll < 55) {
+      auto it = std::next(expected.begin(), rng() % expected.size());
+      ASSERT_TRUE(call(*s, "tenant.remove", {{"name", *it}})["ok"]);
+      expected.erase(it);
+    } else {
+      if (roll < 65 && hosts_down.size() < 6)
+        hosts_down.insert(rng() % tree.num_hosts());
+      else if (roll < 72 && !hosts_down.empty())
+        hosts_down.erase(std::next(hosts_down.begin(), rng() % hosts_down.size()));
+      else if (roll < 84 && cables.size() < 8)
+        cables.insert(rng() % tree.total_links());
+      else if (roll < 93 && !cables.empty())
+        cables.erase(std::next(cables.begin(), rng() % cables.size()));
+      else if (roll < 96 && switches_down.empty()) {
+        const int level = 1 + static_cast<int>(rng() % tree.height());
+        switches_down.insert({level, static_cast<int>(rng() % tree.num_switches(level))});
+      } else {
+        switches_down.clear();
+      }
+      s->on_topology(view());
+    }
+    const std::string where = "op " + std::to_string(op);
+    const auto list = call(*s, "tenant.list")["result"];
+    std::set<std::string> listed;
+    for (const auto& t : list) {
+      listed.insert(t["name"].get<std::string>());
+      ASSERT_NE(t["state"], "not placed") << where << ": " << t.dump();
+    }
+    ASSERT_EQ(listed, expected) << where;
+    std::set<std::string> hosts_seen;
+    std::string health;
+    for (const auto& name : expected) {
+      const auto t = call(*s, "tenant.get", {{"name", name}})["result"];
+      for (const auto& h : t["hosts"])
+        ASSERT_TRUE(hosts_seen.insert(h["leaf"].dump()).second) << where << ": host held twice";
+      health += t.dump();
+    }
+    if (op % 25 == 24) {
+      s = make();
+      s->on_topology(view());
+      std::string again;
+      for (const auto& name : expected)
+        again += call(*s, "tenant.get", {{"name", name}})["result"].dump();
+      ASSERT_EQ(again, health) << where << ": a restart changed the tenants";
+    }
+  }
+}

@@ -553,6 +553,13 @@ TEST_F(ServiceFaults, VersionOneStateIsMigrated) {
   EXPECT_EQ(list[0]["state"], "not placed");
   EXPECT_NE(list[0]["reason"].get<std::string>().find("version-1"), std::string::npos);
   EXPECT_NE(slurp(dir.path + "/state.json").find("\"old\""), std::string::npos);
+  // Saved meanwhile (another tenant added): the unlocated host survives, and once it is back
+  // the tenant is placed.
+  ASSERT_TRUE(call(*t2, "tenant.add", {{"name", "new"}, {"hosts", 1}})["ok"]);
+  auto t3 = make();
+  EXPECT_EQ(call(*t3, "status")["result"].count("blocked"), 0u);
+  t3->on_topology(view());
+  EXPECT_EQ(call(*t3, "tenant.get", {{"name", "old"}})["result"]["state"], "routed");
 }
 
 TEST(StateFile, RoundTripsRepairsAndRefusesDoubleHolding) {
@@ -584,4 +591,27 @@ TEST(StateFile, RoundTripsRepairsAndRefusesDoubleHolding) {
   link_twice.tenants[0].repairs[0].added[0] = {0x20, 1};
   EXPECT_THROW(service::parse_state(service::serialize_state(link_twice), "test"),
                std::runtime_error);
+}
+
+// A repair of a repair: when the first fault clears, both are undone (the second stood in for a
+// column the tenant no longer needs), even though the second's cable is still down.
+TEST(Faults, ChainedRepairsUndoTogether) {
+  const auto tree = FatTree::parse("pgft(2;4,4;1,4;1,2)");
+  Cluster c(tree, make_placer("laas"));
+  ASSERT_TRUE(c.add_on_hosts("a", {0, 1, 4, 5}, false, nullptr).ok());
+  const auto as_placed = c.find("a")->placement.links;
+  c.set_faults({{tree.l1_link(0, 0)}, {}, {}});
+  ASSERT_EQ(c.reconcile().size(), 1u);
+  c.set_faults({{tree.l1_link(0, 0), tree.l1_link(0, 2)}, {}, {}});
+  ASSERT_EQ(c.reconcile().size(), 1u);
+  ASSERT_EQ(c.find("a")->repairs.size(), 2u);
+  EXPECT_TRUE(all_violations(c).empty()) << text(all_violations(c));
+  c.set_faults({{tree.l1_link(0, 2)}, {}, {}});
+  EXPECT_EQ(c.reconcile().size(), 2u);
+  EXPECT_TRUE(c.find("a")->repairs.empty());
+  EXPECT_EQ(c.find("a")->placement.links, as_placed);
+  EXPECT_TRUE(c.find("a")->placement.idle.empty());
+  EXPECT_EQ(c.state().link_owner(tree.l1_link(0, 2)), allocator::kFree);
+  EXPECT_EQ(c.state().link_owner(tree.l1_link(1, 3)), allocator::kFree);
+  EXPECT_TRUE(all_violations(c).empty()) << text(all_violations(c));
 }
