@@ -67,7 +67,8 @@ expected=$(awk '$3 == 0 && $2 == "add" { live[$1] = 1 } $3 == 0 && $2 == "remove
   END { for (n in live) print n }' requests.log | sort | tr '\n' ' ')
 actual=$(ctl --json tenant list | sed -n 's/.*"name": "\([^"]*\)".*/\1/p' | sort | tr '\n' ' ')
 [ "$expected" = "$actual" ] || die "tenants '$actual', but the acknowledged requests give '$expected'"
-stored=$(sed -n 's/^ *"name": "\([^"]*\)".*/\1/p' state/state.json | sort | tr '\n' ' ')
+# (tenant names only: state.json also names each host)
+stored=$(jq -r '.tenants[].name' state/state.json | sort | tr '\n' ' ')
 [ "$expected" = "$stored" ] || die "state.json holds '$stored', expected '$expected'"
 log "acknowledged: $(awk '$3 == 0' requests.log | wc -l); refused: $(awk '$3 == 1 { print $4 }' requests.log | sort | uniq -c | tr -s ' \n' ' '); final tenants: $actual"
 # Let the last re-route land, then audit live and read-back tables.
