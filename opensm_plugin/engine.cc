@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "routing/audit.h"
@@ -47,10 +49,57 @@ std::string error_of(const json& response) {
                                     : "unknown error";
 }
 
+// Absent parts as stable keys (physical identities) with the line an operator reads.
+std::map<std::string, std::string> absent_parts(const service::TopologyView& v) {
+  std::map<std::string, std::string> out;
+  const auto& tree = v.tree;
+  const auto& emb = v.embedding;
+  for (const auto& [l, i] : emb.missing_switches) {
+    const auto& sw = v.switch_node(l, i);
+    out["s " + format_guid(sw.guid) + " " + std::to_string(l) + "/" + std::to_string(i)] =
+        "switch " + sw.name + " (" + format_guid(sw.guid) + ", level " + std::to_string(l) + ")";
+  }
+  for (topology::HostId h : emb.missing_hosts) {
+    const auto [leaf_guid, port] = v.slot_of_host(h);
+    // Hosts under an absent leaf are reported with the leaf.
+    if (!v.switch_present(1, tree.leaf_of_host(h))) continue;
+    out["h " + format_guid(leaf_guid) + ":" + std::to_string(port)] =
+        "host " + v.host_name(h) + " (" + v.switch_node(1, tree.leaf_of_host(h)).name + " port " +
+        std::to_string(port) + ")";
+  }
+  for (topology::LinkId l : emb.missing_links) {
+    const auto lo = tree.link_lower(l);
+    const auto up = tree.link_upper(l);
+    if (!v.switch_present(lo.level, lo.index) || !v.switch_present(up.level, up.index)) continue;
+    const auto& a = v.switch_node(lo.level, lo.index);
+    const auto& b = v.switch_node(up.level, up.index);
+    const int pa = v.physical_port(lo.level, lo.index, lo.port);
+    const int pb = v.physical_port(up.level, up.index, up.port);
+    out["l " + format_guid(a.guid) + ":" + std::to_string(pa)] =
+        "link " + a.name + " port " + std::to_string(pa) + " - " + b.name + " port " +
+        std::to_string(pb);
+  }
+  return out;
+}
+
 }  // namespace
 
 Engine::Engine(Config config, service::Logger log)
     : config_(std::move(config)), service_(service_config(config_), std::move(log)) {
+  {
+    std::ifstream in(layout_file());
+    if (in) {
+      std::stringstream text;
+      text << in.rdbuf();
+      try {
+        layout_ = topology::parse_layout(text.str());
+      } catch (const std::exception& e) {
+        layout_unreadable_ = true;
+        layout_error_ = layout_file() + ": " + e.what() +
+                        "; recognizing from laas.yaml or the cabling, the file is left as it is";
+      }
+    }
+  }
   try {
     if (auto previous = load_allocations(config_.allocations_file()))
       for (const auto& [name, t] : previous->tenants) shapes_[name] = t.shape;
@@ -152,21 +201,14 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     ~Reset() { id = std::thread::id(); }
   } reset{routing_thread_};
 
-  topology::Recognition rec = topology::recognize(fabric, sm_port_guid);
-  out.ms_recognize = ms_since(t0);
-  if (rec.ok() && !config_.topology.empty()) {
-    std::string expected;
-    try {
-      expected = topology::parse_spec(config_.topology).text();
-    } catch (const topology::SpecError& e) {
-      expected = "a valid spec (laas.yaml topology '" + config_.topology + "': " + e.what() + ")";
-    }
-    if (expected != rec.tree->spec().text()) {
-      rec.error = "the fabric is " + rec.tree->spec().text() + " but laas.yaml expects " + expected;
-      rec.tree.reset();
-    }
+  if (!layout_error_.empty()) {
+    out.warnings.push_back(layout_error_);
+    layout_error_.clear();
   }
+  topology::Recognition rec = recognize_now(fabric, sm_port_guid);
+  out.ms_recognize = ms_since(t0);
   if (!rec.ok()) {
+    last_source_note_.clear();
     service_.on_topology_error(rec.error);
     out.not_fat_tree = true;
     out.error = rec.error;
@@ -174,13 +216,18 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   }
   const topology::FatTree& tree = *rec.tree;
   const auto& emb = rec.embedding;
+  if (rec.source_note != last_source_note_) {
+    out.info.push_back(rec.source_note);
+    last_source_note_ = rec.source_note;
+  }
+  keep_layout(rec, fabric, out);
 
   // Management hosts: the SM's host and the configured port GUIDs.
   std::set<topology::HostId> mgmt;
   if (rec.sm_host >= 0) mgmt.insert(rec.sm_host);
   std::map<Guid, topology::HostId> host_by_guid;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
+    if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
   for (Guid g : config_.management) {
     auto it = host_by_guid.find(g);
     if (it == host_by_guid.end())
@@ -194,8 +241,20 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
 
   const auto t_place = Clock::now();
   auto view = std::make_shared<const service::TopologyView>(
-      tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()));
+      tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()),
+      layout_ ? *layout_ : topology::Layout{});
   view_ = view;
+  // One line per fault seen and per fault cleared since the previous run.
+  {
+    auto now = absent_parts(*view);
+    if (fault_spec_ != tree.spec().text()) faults_.clear();
+    fault_spec_ = tree.spec().text();
+    for (const auto& [key, text] : now)
+      if (!faults_.count(key)) out.warnings.push_back("fault: " + text + " is down");
+    for (const auto& [key, text] : faults_)
+      if (!now.count(key)) out.info.push_back("fault cleared: " + text + " is back");
+    faults_ = std::move(now);
+  }
   service_.on_topology(view);
   feed_tenants_file(out);
   const service::RoutingSnapshot snap = service_.snapshot();
@@ -205,9 +264,11 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
                 "); refusing to route tenants until it is repaired or removed";
     return out;
   }
-  if (!emb.missing_links.empty())
-    out.info.push_back(std::to_string(emb.missing_links.size()) +
-                       " switch-to-switch cable(s) of the tree are absent and treated as faulty");
+  if (!emb.missing_links.empty() || !emb.missing_hosts.empty() || !emb.missing_switches.empty())
+    out.info.push_back("down: " + std::to_string(emb.missing_hosts.size()) + " host(s), " +
+                       std::to_string(emb.missing_links.size()) + " link(s), " +
+                       std::to_string(emb.missing_switches.size()) +
+                       " switch(es) of the tree; links down are treated as faulty");
 
   routing::RoutingRequest req;
   Allocations alloc;
@@ -230,6 +291,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   req.faulty_links = emb.missing_links;
   for (topology::HostId h : mgmt) {
     const int node = emb.host_node[h];
+    if (node < 0) continue;
     alloc.management.push_back(
         {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
   }
@@ -273,6 +335,53 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   return out;
 }
 
+topology::Recognition Engine::recognize_now(const topology::Fabric& fabric,
+                                            Guid sm_port_guid) const {
+  topology::RecognizeOptions options;
+  options.sm_port_guid = sm_port_guid;
+  options.layout = layout_ ? &*layout_ : nullptr;
+  options.declared = config_.topology;
+  return topology::recognize(fabric, options);
+}
+
+void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
+                         RouteOutcome& out) {
+  if (layout_unreadable_) return;
+  const auto& emb = rec.embedding;
+  const bool complete =
+      emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
+  topology::Layout now = topology::layout_of(*rec.tree, emb, fabric, layout_ ? &*layout_ : nullptr);
+  std::string why;
+  if (!layout_) {
+    why = "recorded the intended tree " + now.spec + " in " + layout_file();
+  } else if (rec.source == topology::TreeSource::kLayout) {
+    // Same tree: only host identities may have changed (a host replaced in its slot).
+    bool changed = false;
+    for (size_t h = 0; h < now.hosts.size() && !changed; ++h)
+      changed = now.hosts[h].port_guid != layout_->hosts[h].port_guid ||
+                now.hosts[h].name != layout_->hosts[h].name;
+    for (size_t l = 0; l < now.switches.size() && !changed; ++l)
+      for (size_t i = 0; i < now.switches[l].size() && !changed; ++i)
+        changed = now.switches[l][i].name != layout_->switches[l][i].name;
+    if (!changed) return;
+  } else if (complete || !config_.topology.empty()) {
+    // The fabric no longer fits the recorded layout (recabled, a switch replaced, grown) and
+    // shows a whole tree, or the administrator declared one: that is the intended tree now.
+    why = "re-recorded the intended tree " + now.spec + " in " + layout_file() +
+          " (the previous layout does not fit the fabric)";
+  } else {
+    return;  // keep the recorded layout until the fabric fits it or shows a whole tree
+  }
+  try {
+    ::mkdir(config_.state_dir.c_str(), 0755);
+    service::write_file_atomically(layout_file(), topology::layout_to_json(now), 0644);
+    layout_ = std::move(now);
+    if (!why.empty()) out.info.push_back(why);
+  } catch (const std::exception& e) {
+    out.warnings.push_back(std::string("cannot record the layout: ") + e.what());
+  }
+}
+
 void Engine::on_routing_done() {
   std::uint64_t generation;
   {
@@ -289,7 +398,7 @@ namespace laas::plugin {
 nlohmann::json Engine::audit(const topology::Fabric& fabric,
                              const std::vector<std::vector<std::uint8_t>>& tables,
                              Guid sm_port_guid) {
-  const auto rec = topology::recognize(fabric, sm_port_guid);
+  const auto rec = recognize_now(fabric, sm_port_guid);
   if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
   Allocations alloc;
   {

@@ -164,6 +164,7 @@ TenantRecord make_record(const std::string& name, int requested,
   r.requested = requested;
   r.shape = placement.shape.text();
   for (topology::HostId h : placement.hosts) {
+    if (emb.host_node[h] < 0) continue;  // absent now (issue 10): not on the fabric to record
     const auto& node = fabric.nodes[emb.host_node[h]];
     r.hosts.push_back({node.name, node.port_guid, 0, fabric.lid_of(emb.host_node[h])});
   }
@@ -172,10 +173,15 @@ TenantRecord make_record(const std::string& name, int requested,
     const auto up = tree.link_upper(l);
     const int a = emb.switch_node[lo.level - 1][lo.index];
     const int b = emb.switch_node[up.level - 1][up.index];
-    r.links.push_back({{fabric.nodes[a].name, fabric.nodes[a].guid,
-                        emb.port_map[lo.level - 1][lo.index][lo.port], fabric.lid_of(a)},
-                       {fabric.nodes[b].name, fabric.nodes[b].guid,
-                        emb.port_map[up.level - 1][up.index][up.port], fabric.lid_of(b)}});
+    // An absent switch keeps its recorded GUID and intended port (issue 10).
+    auto end = [&](const topology::PortRef& ref, int node) {
+      return Endpoint{node >= 0 ? fabric.nodes[node].name : tree.switch_name(ref.level, ref.index),
+                      emb.switch_guid.empty() ? fabric.nodes[node].guid
+                                              : emb.switch_guid[ref.level - 1][ref.index],
+                      emb.port_map[ref.level - 1][ref.index][ref.port],
+                      node >= 0 ? fabric.lid_of(node) : 0};
+    };
+    r.links.push_back({end(lo, a), end(up, b)});
   }
   return r;
 }
@@ -185,10 +191,15 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   allocator::Placement* out, std::string* why) {
   std::map<Guid, int> host_by_guid;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
-  std::map<Guid, int> node_by_guid;
+    if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
+  // Switches by recorded GUID, absent ones too (issue 10).
+  std::map<Guid, std::pair<int, int>> model_by_guid;
+  for (int l = 1; l <= static_cast<int>(emb.switch_guid.size()); ++l)
+    for (int i = 0; i < static_cast<int>(emb.switch_guid[l - 1].size()); ++i)
+      if (emb.switch_guid[l - 1][i]) model_by_guid[emb.switch_guid[l - 1][i]] = {l, i};
   for (size_t i = 0; i < fabric.nodes.size(); ++i)
-    if (fabric.nodes[i].is_switch) node_by_guid[fabric.nodes[i].guid] = static_cast<int>(i);
+    if (fabric.nodes[i].is_switch && emb.node_model[i].first > 0)
+      model_by_guid[fabric.nodes[i].guid] = emb.node_model[i];
   allocator::Placement p;
   for (const auto& h : record.hosts) {
     auto it = host_by_guid.find(h.guid);
@@ -199,13 +210,13 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
     p.hosts.push_back(it->second);
   }
   for (const auto& l : record.links) {
-    auto it = node_by_guid.find(l.lower.guid);
+    auto it = model_by_guid.find(l.lower.guid);
     const auto where = "link " + l.lower.name + " port " + std::to_string(l.lower.port);
-    if (it == node_by_guid.end()) {
+    if (it == model_by_guid.end()) {
       *why = where + ": switch " + format_guid(l.lower.guid) + " is not in the fabric";
       return false;
     }
-    const auto [level, index] = emb.node_model[it->second];
+    const auto [level, index] = it->second;
     if (level < 1 || level >= tree.height()) {
       *why = where + ": the switch is not a leaf or middle switch of the tree";
       return false;
@@ -225,7 +236,8 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
         const auto lo = tree.link_lower(m);
         const auto up = tree.link_upper(m);
         if (lo.level != level || lo.index != index) continue;
-        if (fabric.nodes[emb.switch_node[up.level - 1][up.index]].guid != l.upper.guid) continue;
+        const int upn = emb.switch_node[up.level - 1][up.index];
+        if (upn < 0 || fabric.nodes[upn].guid != l.upper.guid) continue;
         if (std::find(p.links.begin(), p.links.end(), m) != p.links.end()) continue;
         link = m;
         ++candidates;

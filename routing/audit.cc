@@ -118,7 +118,7 @@ class Auditor {
       for (const auto& ref : {t_.link_lower(l), t_.link_upper(l)}) {
         const int node = emb_.switch_node[ref.level - 1][ref.index];
         const int port = emb_.port_map[ref.level - 1][ref.index][ref.port];
-        if (port >= 0 && port < static_cast<int>(port_link_[node].size()))
+        if (node >= 0 && port >= 0 && port < static_cast<int>(port_link_[node].size()))
           port_link_[node][port] = l;
       }
     }
@@ -146,9 +146,10 @@ class Auditor {
         mgmt_switches_.push_back(node);
       }
     }
-    // Classes of hosts present on each leaf.
+    // Classes of hosts present on each leaf (absent hosts send nothing, issue 10).
     leaf_classes_.assign(t_.num_leaves(), {});
     for (HostId h = 0; h < t_.num_hosts(); ++h) {
+      if (!present(h)) continue;
       auto& v = leaf_classes_[t_.leaf_of_host(h)];
       if (std::find(v.begin(), v.end(), host_class_[h]) == v.end()) v.push_back(host_class_[h]);
     }
@@ -202,10 +203,12 @@ class Auditor {
   }
 
   int leaf_node(int leaf) const { return emb_.switch_node[0][leaf]; }
+  bool present(HostId h) const { return emb_.host_node[h] >= 0; }
 
   void check_hosts() {
     std::vector<Hop> hops;
     for (HostId d = 0; d < t_.num_hosts(); ++d) {
+      if (!present(d)) continue;
       const int cls = host_class_[d];
       const int dnode = emb_.host_node[d];
       const topology::Lid lid = f_.lid_of(dnode);
@@ -228,6 +231,7 @@ class Auditor {
         const bool mgmt = mgmt_leaf_[leaf] != 0 || (cls == kMgmtClass && any);
         if (!intra && !mgmt && !other) continue;
         const int node = leaf_node(leaf);
+        if (node < 0) continue;
         const std::string sname = f_.nodes[node].name;
         const Outcome o = trace(node, lid, dnode, &hops);
         if (o == Outcome::kLoop || o == Outcome::kDeadEnd || o == Outcome::kTooLong) {
@@ -268,7 +272,8 @@ class Auditor {
 
   int count_class_on_leaf(int leaf, int cls) const {
     int n = 0;
-    for (int s = 0; s < t_.hosts_per_leaf(); ++s) n += host_class_[t_.host_at(leaf, s)] == cls;
+    for (int s = 0; s < t_.hosts_per_leaf(); ++s)
+      n += present(t_.host_at(leaf, s)) && host_class_[t_.host_at(leaf, s)] == cls;
     return n;
   }
 
@@ -300,6 +305,7 @@ class Auditor {
     for (int level = 1; level <= t_.height(); ++level)
       for (int i = 0; i < t_.num_switches(level); ++i) {
         const int target = emb_.switch_node[level - 1][i];
+        if (target < 0) continue;  // an absent switch
         const topology::Lid lid = f_.lid_of(target);
         auto check = [&](int node) {
           const Outcome o = trace(node, lid, target, nullptr);
@@ -313,6 +319,7 @@ class Auditor {
     for (int node : mgmt_switches_)
       for (HostId d = 0; d < t_.num_hosts(); ++d) {
         const int dnode = emb_.host_node[d];
+        if (dnode < 0) continue;
         const Outcome o = trace(node, f_.lid_of(dnode), dnode, nullptr);
         if (o != Outcome::kDelivered)
           add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
@@ -333,7 +340,9 @@ class Auditor {
 
   void balance(int ti) {
     const auto& tenant = in_.tenants[ti];
-    std::vector<HostId> hosts = tenant.placement.hosts;
+    std::vector<HostId> hosts;
+    for (HostId h : tenant.placement.hosts)
+      if (h >= 0 && h < t_.num_hosts() && present(h)) hosts.push_back(h);
     std::sort(hosts.begin(), hosts.end());
     TenantBalance b;
     b.tenant = tenant.name;

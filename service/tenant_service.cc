@@ -132,10 +132,18 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
 void TenantService::rebuild_cluster() {
   cluster_ =
       std::make_unique<allocator::Cluster>(view_->tree, allocator::make_placer(config_.algorithm));
-  for (const auto& l : view_->embedding.missing_links) cluster_->set_faulty(l, true);
   auto skipped = cluster_->reserve(view_->management_hosts);
   (void)skipped;
   unplaced_.clear();
+  // Links down are marked faulty after the tenants are restored: a tenant keeps a link it
+  // holds when the link fails (issue 10); nobody new receives it.
+  struct MarkFaulty {
+    TenantService* self;
+    ~MarkFaulty() {
+      for (const auto& l : self->view_->embedding.missing_links)
+        self->cluster_->set_faulty(l, true);
+    }
+  } mark_faulty{this};
   if (!blocked_.empty()) return;
   for (const auto& t : persisted_.tenants) {
     allocator::Placement p;
