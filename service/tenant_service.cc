@@ -304,6 +304,10 @@ json TenantService::status() const {
     s["hosts"] = view_->tree.num_hosts();
     s["free_hosts"] = cluster_->state().free_hosts();
     s["faulty_links"] = cluster_->state().faulty_links();
+    // Parts of the intended tree that are down now (issue 10).
+    s["down_hosts"] = view_->down_hosts();
+    s["down_links"] = view_->down_links();
+    s["down_switches"] = view_->down_switches();
   } else {
     s["topology"] = nullptr;
     s["topology_error"] = topology_error_;
@@ -341,10 +345,17 @@ json TenantService::topology_info(const json& params) const {
       const auto l = tree.l1_link(leaf, c);
       links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
     }
+    json hosts_down = json::array(), links_down = json::array();
+    for (int s = 0; s < tree.hosts_per_leaf(); ++s)
+      if (!view_->host_present(tree.host_at(leaf, s))) hosts_down.push_back(s);
+    for (int c = 0; c < tree.up_columns(1); ++c)
+      if (!view_->link_present(tree.l1_link(leaf, c))) links_down.push_back(c);
     leaves.push_back({{"name", view_->switch_node(1, leaf).name},
                       {"guid", guid_hex(view_->switch_node(1, leaf).guid)},
                       {"hosts", hosts},
-                      {"up_links", links}});
+                      {"up_links", links},
+                      {"hosts_down", hosts_down},
+                      {"up_links_down", links_down}});
   }
   json spines = json::array();
   if (tree.height() == 3)
@@ -354,7 +365,12 @@ json TenantService::topology_info(const json& params) const {
         const auto l = tree.l2_link(sw, c);
         links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
       }
-      spines.push_back({{"name", view_->switch_node(2, sw).name}, {"up_links", links}});
+      json links_down = json::array();
+      for (int c = 0; c < tree.up_columns(2); ++c)
+        if (!view_->link_present(tree.l2_link(sw, c))) links_down.push_back(c);
+      spines.push_back({{"name", view_->switch_node(2, sw).name},
+                        {"up_links", links},
+                        {"up_links_down", links_down}});
     }
   return {{"topology", tree.spec().text()},
           {"hosts", tree.num_hosts()},
@@ -364,7 +380,37 @@ json TenantService::topology_info(const json& params) const {
           {"l2_links", tree.height() == 3 ? tree.num_links(2) : 0},
           {"l2_allocated", tree.height() == 3 ? state.allocated_links(2) : 0},
           {"leaves", leaves},
-          {"level2", spines}};
+          {"level2", spines},
+          {"down", down_parts()}};
+}
+
+// One line per part of the intended tree that is down, with the tenant holding it.
+json TenantService::down_parts() const {
+  const auto& tree = view_->tree;
+  const auto& emb = view_->embedding;
+  const auto& state = cluster_->state();
+  std::map<allocator::TenantIndex, std::string> name_of;
+  for (const auto& [name, t] : cluster_->tenants()) name_of[t.index] = name;
+  auto held = [&](allocator::TenantIndex i) -> std::string {
+    if (i == allocator::kFree) return "";
+    if (i == allocator::kReserved) return " (management)";
+    return " (held by " + name_of[i] + ")";
+  };
+  json out = json::array();
+  for (const auto& [l, i] : emb.missing_switches)
+    out.push_back("switch " + view_->switch_node(l, i).name);
+  for (auto h : emb.missing_hosts)
+    out.push_back("host " + view_->host_name(h) + held(state.host_owner(h)));
+  for (auto l : emb.missing_links) {
+    const auto lo = tree.link_lower(l);
+    const auto up = tree.link_upper(l);
+    out.push_back("link " + view_->switch_node(lo.level, lo.index).name + " port " +
+                  std::to_string(view_->physical_port(lo.level, lo.index, lo.port)) + " - " +
+                  view_->switch_node(up.level, up.index).name + " port " +
+                  std::to_string(view_->physical_port(up.level, up.index, up.port)) +
+                  held(state.link_owner(l)));
+  }
+  return out;
 }
 
 json TenantService::tenant_json(const allocator::Tenant& t) const {

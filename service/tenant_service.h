@@ -82,6 +82,7 @@ class TenantService {
                           const Caller& caller);
   nlohmann::json status() const;
   nlohmann::json topology_info(const nlohmann::json& params) const;
+  nlohmann::json down_parts() const;  // mu_ held; parts down now (issue 10)
   nlohmann::json tenant_json(const allocator::Tenant& t) const;
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
