@@ -15,7 +15,7 @@ shift 2
 TENANTS=("$@")
 laas_setup "$NAME"
 export SIM_HOST=SW_L2_0
-POLL_MS=0
+export POLL_MS=0
 "$LAAS_TOPOGEN" "$SPEC" -o fabric.net
 
 # ibsim with its console (no -n) on a FIFO held open read-write by this shell (fd 7), so
@@ -79,7 +79,7 @@ held_hosts() {
 }
 
 check_after() {
-  local what=$1 list probe
+  local what=$1 list
   audit "$2"
   list=$(ctl tenant list 2>&1) || die "tenant list failed after $what: $list"
   for t in "${TENANTS[@]}"; do
@@ -115,7 +115,9 @@ TENANT_HOST=$(jq -r --arg t "$T2" '.tenants[] | select(.name == $t) | .hosts[0].
 LEAF_OF_T1=$(jq -r --arg t "$T1" '.tenants[] | select(.name == $t) | .links[0].switch.name' state/allocations.json)
 read -r PAR_SW PAR_PORT < <(jq -r --arg t "$T1" '.tenants[] | select(.name == $t) | .links[0] |
   "\(.switch.name) \(.switch.port)"' state/allocations.json)
-[ -n "$FREE_HOST" ] && [ -n "$TENANT_HOST" ] && [ "$LEAF_OF_T1" != null ] || die "cannot pick the parts to fail"
+if [ -z "$FREE_HOST" ] || [ -z "$TENANT_HOST" ] || [ "$LEAF_OF_T1" = null ]; then
+  die "cannot pick the parts to fail"
+fi
 UP_COLUMNS=$(awk -v sw="\"$LEAF_OF_T1\"" '$1 == "Switch" { cur = $3 } cur == sw && /"SW_L2_/ { n++ } END { print n }' fabric.net)
 if grep -q '^Switch.*"SW_L3_' fabric.net; then SPINE=SW_L3_1; else SPINE=SW_L2_1; fi
 PARALLEL=no
