@@ -278,6 +278,11 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     req.tenants.push_back({name, placement});
     auto record =
         make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb, fabric);
+    // Hosts down now stay the tenant's: recorded by the identity last seen in their slot.
+    for (topology::HostId h : placement.hosts)
+      if (emb.host_node[h] < 0 && h < static_cast<int>(rec.known_hosts.size()) &&
+          rec.known_hosts[h].port_guid)
+        record.hosts.push_back({rec.known_hosts[h].name, rec.known_hosts[h].port_guid, 0, 0});
     // Placements restored from state.json carry no shape: keep the one recorded before.
     if (placement.shape.leaves.d == 0) {
       auto it = shapes_.find(name);

@@ -188,10 +188,15 @@ TenantRecord make_record(const std::string& name, int requested,
 
 bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
-                  allocator::Placement* out, std::string* why) {
+                  allocator::Placement* out, std::string* why,
+                  const std::vector<topology::LayoutHost>* known_hosts) {
   std::map<Guid, int> host_by_guid;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
     if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
+  if (known_hosts)  // hosts down now, by the GUID last seen in their slot (issue 10)
+    for (topology::HostId h = 0; h < static_cast<int>(known_hosts->size()); ++h)
+      if (emb.host_node[h] < 0 && (*known_hosts)[h].port_guid)
+        host_by_guid.emplace((*known_hosts)[h].port_guid, h);
   // Switches by recorded GUID, absent ones too (issue 10).
   std::map<Guid, std::pair<int, int>> model_by_guid;
   for (int l = 1; l <= static_cast<int>(emb.switch_guid.size()); ++l)
@@ -268,7 +273,8 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
     routing::AuditTenant t;
     t.name = name;
     std::string why;
-    if (!to_placement(record, *rec.tree, rec.embedding, fabric, &t.placement, &why))
+    if (!to_placement(record, *rec.tree, rec.embedding, fabric, &t.placement, &why,
+                      &rec.known_hosts))
       throw std::runtime_error("tenant " + name + ": " + why);
     input.tenants.push_back(std::move(t));
   }

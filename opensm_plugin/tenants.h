@@ -71,9 +71,11 @@ TenantRecord make_record(const std::string& name, int requested,
                          const allocator::Placement& placement, const topology::FatTree& tree,
                          const topology::Embedding& emb, const topology::Fabric& fabric);
 // Returns false (and the reason) when a host or link of the record is not in this fabric.
+// `known_hosts` (optional, Recognition::known_hosts) resolves hosts that are down now.
 bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
-                  allocator::Placement* out, std::string* why);
+                  allocator::Placement* out, std::string* why,
+                  const std::vector<topology::LayoutHost>* known_hosts = nullptr);
 
 // The audit's input: tables on a recognized fabric, the tenants of `alloc`; the SM's port,
 // alloc.management and `extra_management` (port or node GUIDs) are management endpoints.
