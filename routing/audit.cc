@@ -1,6 +1,7 @@
 #include "routing/audit.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -28,12 +29,15 @@ const char* to_string(FindingKind kind) {
       return "free-unreachable";
     case FindingKind::kBalanceWorseThanPrivate:
       return "balance-worse-than-private";
+    case FindingKind::kDegradedUnreachable:
+      return "degraded-unreachable";
   }
   return "unknown";
 }
 
 bool is_violation(FindingKind kind) {
-  return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable;
+  return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable &&
+         kind != FindingKind::kDegradedUnreachable;
 }
 
 long AuditReport::violations() const {
@@ -41,7 +45,8 @@ long AuditReport::violations() const {
   for (const auto& [name, n] : counts) {
     bool violation = true;
     if (name == to_string(FindingKind::kSharedLeaf) ||
-        name == to_string(FindingKind::kFreeUnreachable))
+        name == to_string(FindingKind::kFreeUnreachable) ||
+        name == to_string(FindingKind::kDegradedUnreachable))
       violation = false;
     if (violation) total += n;
   }
@@ -255,7 +260,10 @@ class Auditor {
           }
           continue;
         }
-        if (intra)
+        if (intra && cls >= 0 && !private_reaches(cls, leaf, d))
+          add(FindingKind::kDegradedUnreachable, tenant, sname, dname,
+              std::string(outcome_text(o)) + "; no path on the tenant's own links that are up");
+        else if (intra)
           add(cls == kFreeClass ? FindingKind::kFreeUnreachable
                                 : FindingKind::kIntraTenantUnreachable,
               tenant, sname, dname, outcome_text(o));
@@ -376,6 +384,44 @@ class Auditor {
     rep_.balance.push_back(b);
   }
 
+  // The tenant routed alone on its own links that are up (cached per tenant).
+  const ModelTables& private_tables(int ti) {
+    auto it = private_.find(ti);
+    if (it != private_.end()) return it->second;
+    RoutingRequest req;
+    req.tenants.push_back({in_.tenants[ti].name, in_.tenants[ti].placement});
+    req.faulty_links = in_.faulty_links;
+    req.faulty_links.insert(req.faulty_links.end(), emb_.missing_links.begin(),
+                            emb_.missing_links.end());
+    req.tenants_only = true;
+    return private_.emplace(ti, compute(t_, req).tables).first->second;
+  }
+
+  // Whether the tenant's private routing delivers from leaf `src_leaf` to host `dst`.
+  bool private_reaches(int ti, int src_leaf, HostId dst) {
+    const ModelTables& mt = private_tables(ti);
+    int level = 1, index = src_leaf;
+    for (int hop = 0; hop < kMaxHops; ++hop) {
+      const int port = mt.row(mt.switch_number(level, index))[mt.endpoint_of_host(dst)];
+      if (port == kNoRoute || port == 0) return false;
+      const int ups = t_.up_columns(level);
+      if (port <= ups) {
+        const auto parent = t_.parent_of(level, index, port - 1);
+        level = parent.level;
+        index = parent.index;
+        continue;
+      }
+      const int child = (port - ups - 1) / t_.p(level);
+      if (level == 1) return t_.host_at(index, child) == dst;
+      if (level == 2)
+        index = t_.pod_of_level2(index) * t_.leaves_per_pod() + child;
+      else
+        index = t_.level2_switch(child, index / t_.w(3));
+      --level;
+    }
+    return false;
+  }
+
   // The same shifts on model tables computed for this tenant alone.
   int private_balance(int ti, const std::vector<HostId>& hosts, const std::vector<int>& list) {
     RoutingRequest req;
@@ -435,6 +481,7 @@ class Auditor {
   std::vector<int> mgmt_switches_;
   std::vector<std::vector<int>> leaf_classes_;
   std::vector<int> load_;
+  std::map<int, ModelTables> private_;
 };
 
 }  // namespace

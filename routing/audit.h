@@ -49,6 +49,9 @@ enum class FindingKind {
   kManagementUnreachable,    // a management destination/source cannot reach/be reached
   kFreeUnreachable,          // (info) free hosts with no route (no free path of free links)
   kBalanceWorseThanPrivate,  // a tenant's worst shift congestion exceeds its private routing's
+  // (info) two hosts of one tenant cannot reach each other, and could not even if the tenant
+  // were routed alone on the links it holds that are up: a tenant degraded by a fault
+  kDegradedUnreachable,
 };
 
 const char* to_string(FindingKind kind);

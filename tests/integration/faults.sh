@@ -18,20 +18,7 @@ export SIM_HOST=SW_L2_0
 export POLL_MS=0
 "$LAAS_TOPOGEN" "$SPEC" -o fabric.net
 
-# ibsim with its console (no -n) on a FIFO held open read-write by this shell (fd 7), so
-# writes never block and ibsim never sees end-of-file.
-mkfifo sim.in
-exec 7<>sim.in
-ibsim -s fabric.net <&7 >ibsim.log 2>&1 &
-SIM_PID=$!
-for _ in $(seq 1 100); do
-  grep -q 'simulator ready' ibsim.log 2>/dev/null && break
-  kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 ibsim.log)"
-  sleep 0.2
-done
-sleep 0.5
-console() { echo "$*" >&7; sleep 0.3; }
-
+start_fabric_console fabric.net
 start_opensm
 wait_log 'laas: forwarding tables applied' 1 45
 wait_log 'SUBNET UP' 1 45
@@ -44,34 +31,11 @@ log "tenants ${TENANTS[*]} placed"
 [ -f state/layout.json ] || die "the plugin did not record layout.json"
 grep -m1 'intended tree' osm.log | sed 's/.*laas: /  /'
 
-# audit TAG: tables and fabric read back, audited against the intended tree.
 audit() {
-  local tag=$1 rc=0
-  sim ibnetdiscover >"disc.$tag" 2>"disc.$tag.err" || die "ibnetdiscover failed ($tag)"
-  sim dump_fts >"lfts.$tag" 2>"lfts.$tag.err" || die "dump_fts failed ($tag)"
-  cp state/allocations.json "alloc.$tag.json"
-  "$LAAS_AUDIT" --fabric "disc.$tag" --lfts "lfts.$tag" --allocations "alloc.$tag.json" \
-    --layout state/layout.json >"audit.$tag" 2>&1 || rc=$?
-  [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit|fabric' "audit.$tag" | head -5)"
-  log "audit $tag clean: $(head -1 "audit.$tag")"
+  audit_layout "$1"
+  log "audit $1 clean: $(head -1 "audit.$1")"
 }
-
-# sweep: a heavy sweep; waits for the tables to reach the switches and checks that the laas
-# engine (not a fallback) configured them.
-sweep() {
-  local applied laas_before other_before
-  applied=$(count_log 'laas: forwarding tables applied')
-  laas_before=$(count_log 'laas tables configured on all switches')
-  other_before=$(grep -c -E '(minhop|updn|ftree|dnup|lash|dor|torus-2QoS|nue) tables configured' osm.log || true)
-  kill -HUP "$OSM_PID"
-  wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
-  sleep 0.5
-  [ "$(count_log 'laas tables configured on all switches')" -gt "$laas_before" ] ||
-    die "the heavy sweep after '$1' was not routed by laas"
-  [ "$(grep -c -E '(minhop|updn|ftree|dnup|lash|dor|torus-2QoS|nue) tables configured' osm.log || true)" = "$other_before" ] ||
-    die "a fallback engine routed after '$1'"
-  ! grep -q 'cannot build fwd tables' osm.log || die "laas refused to route after '$1'"
-}
+sweep() { heavy_sweep "$@"; }
 
 # held_hosts: names of every host a tenant holds (from the service).
 held_hosts() {
