@@ -151,10 +151,10 @@ class Auditor {
         mgmt_switches_.push_back(node);
       }
     }
-    // Classes of hosts present on each leaf (absent hosts send nothing, issue 10).
+    // Classes of hosts on each leaf. A host that is down keeps its class (issue 10): the
+    // leaf's routes are those of the intended tree and return unchanged with the host.
     leaf_classes_.assign(t_.num_leaves(), {});
     for (HostId h = 0; h < t_.num_hosts(); ++h) {
-      if (!present(h)) continue;
       auto& v = leaf_classes_[t_.leaf_of_host(h)];
       if (std::find(v.begin(), v.end(), host_class_[h]) == v.end()) v.push_back(host_class_[h]);
     }
@@ -280,8 +280,7 @@ class Auditor {
 
   int count_class_on_leaf(int leaf, int cls) const {
     int n = 0;
-    for (int s = 0; s < t_.hosts_per_leaf(); ++s)
-      n += present(t_.host_at(leaf, s)) && host_class_[t_.host_at(leaf, s)] == cls;
+    for (int s = 0; s < t_.hosts_per_leaf(); ++s) n += host_class_[t_.host_at(leaf, s)] == cls;
     return n;
   }
 
@@ -309,7 +308,7 @@ class Auditor {
     // Every host's leaf reaches every switch; management switches reach every host and switch.
     std::vector<int> leaves_with_hosts;
     for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
-      if (!leaf_classes_[leaf].empty()) leaves_with_hosts.push_back(leaf);
+      if (!leaf_classes_[leaf].empty() && leaf_node(leaf) >= 0) leaves_with_hosts.push_back(leaf);
     for (int level = 1; level <= t_.height(); ++level)
       for (int i = 0; i < t_.num_switches(level); ++i) {
         const int target = emb_.switch_node[level - 1][i];
