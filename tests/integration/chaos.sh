@@ -7,6 +7,8 @@
 # and placed, and a new tenant never received a host another tenant held. At the end every
 # part comes back and the extra tenants go: the tables read back must be bit-identical to
 # the ones before the first event. Figures go to $WORK/chaos.summary (and stdout).
+# MAX_DOWN (default 4) caps the parts down at once: faults are repaired as on a real fabric
+# (with dozens of parts down, the SM's switch may no longer reach every host up*/down*).
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 NAME=$1 SPEC=${2//:/;} EVENTS=$3 SEED=$4
@@ -81,6 +83,9 @@ for ((e = 1; e <= EVENTS; e++)); do
     [ ${#EXTRA[@]} -gt 0 ] && kind=tenant-remove
   fi
   [ -n "$kind" ] || kind=tenant-add
+  if [[ $kind == *-down ]] && [ ${#DOWN[@]} -ge "${MAX_DOWN:-4}" ]; then
+    kind=up target=$(pick_down)
+  fi
   case $kind in
     *-down)
       [ -n "${DOWN[$target]:-}" ] && { e=$((e - 1)); continue; }
