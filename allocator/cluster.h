@@ -2,6 +2,7 @@
 // commits to the LinkState, and releases exactly. Every failed call leaves the state unchanged.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,11 +13,40 @@
 
 namespace laas::allocator {
 
+// A repair (issue 10): column retired[i] of a switch was replaced by added[i] on the same switch,
+// across every switch of the tenant that shares the broken column, so Theorems 1-2 still hold on
+// the links the tenant routes over. The retired links stay held (Placement::idle).
+struct Repair {
+  std::vector<LinkId> retired;
+  std::vector<LinkId> added;
+  bool operator==(const Repair& o) const { return retired == o.retired && added == o.added; }
+};
+
 struct Tenant {
   std::string name;
   int requested = 0;  // hosts asked for (placement may hold more: whole leaves)
   TenantIndex index = kFree;
-  Placement placement;
+  Placement placement;          // links: routed over; idle: retired by repairs
+  std::vector<Repair> repairs{};  // in the order they were made
+  // The links as placed, before any repair: what the state file records with the repairs.
+  std::vector<LinkId> intended_links() const;
+};
+
+// What is down on the fabric. A switch down takes every up- and down-link of it with it, and a
+// leaf down its hosts too; effective faults are recomputed from this whole set each time.
+struct Faults {
+  std::vector<LinkId> links;                  // cables absent
+  std::vector<HostId> hosts;                  // hosts absent
+  std::vector<std::pair<int, int>> switches;  // (level, index) absent
+};
+
+// How a tenant fares under the current faults.
+struct Health {
+  std::vector<HostId> down_hosts;
+  std::vector<LinkId> faulty_links;  // links it routes over that are faulty
+  // Leaf pairs (a < b) between which no up*/down* path of its own healthy links remains.
+  std::vector<std::pair<int, int>> lost_leaf_pairs;
+  bool degraded() const { return !down_hosts.empty() || !faulty_links.empty(); }
 };
 
 enum class Status { kOk, kBadRequest, kRefused, kNotFound, kDuplicate };
@@ -50,8 +80,24 @@ class Cluster {
   // conditions, or the request is refused saying which condition fails.
   Outcome add_on_hosts(const std::string& name, const std::vector<HostId>& hosts, bool dry_run,
                        Placement* out);
+  // Re-installs a saved tenant on a fabric that may have faults: its hosts and links (down or
+  // faulty ones included) must be unheld, the placement as made must satisfy the LaaS
+  // conditions, and the repairs replay onto it. Nothing is re-searched.
+  Outcome restore(const std::string& name, int requested, const Placement& intended,
+                  const std::vector<Repair>& repairs);
   Outcome remove(const std::string& name);
   void set_faulty(LinkId link, bool faulty) { state_.set_faulty(link, faulty); }
+  // Replaces the fault set (see Faults). Tenants keep everything they hold.
+  void set_faults(const Faults& faults);
+  const Faults& faults() const { return faults_; }
+  // After set_faults: undoes repairs whose faults have cleared (the tenant returns to its
+  // placement as made, so its routes are bit-identical to before the fault), then repairs every
+  // tenant routing over a faulty link where a free replacement column keeps Theorems 1-2 (checked
+  // by the independent checker) without touching any other tenant. One line per change.
+  std::vector<std::string> reconcile();
+  Health health(const Tenant& t) const;
+  // How reconcile() names links in its log lines (default: model switch names and ports).
+  void set_link_namer(std::function<std::string(LinkId)> namer) { namer_ = std::move(namer); }
   // Keeps hosts out of every placement (the SM's host, configured management ports). Hosts
   // already held by a tenant are skipped and returned.
   std::vector<HostId> reserve(const std::vector<HostId>& hosts);
@@ -61,6 +107,9 @@ class Cluster {
 
  private:
   Outcome validate_new(const std::string& name, int hosts) const;
+  bool undo_cleared(Tenant& t, std::vector<std::string>& log);
+  bool try_repair(Tenant& t, LinkId broken, std::vector<std::string>& log);
+  std::string link_text(LinkId l) const;
   Outcome commit(Tenant t);  // assigns a validated placement
   TenantIndex next_index();
 
@@ -68,6 +117,8 @@ class Cluster {
   LinkState state_;
   std::unique_ptr<Placer> placer_;
   std::map<std::string, Tenant> tenants_;
+  Faults faults_;
+  std::function<std::string(LinkId)> namer_;
   std::vector<TenantIndex> free_indices_;
   TenantIndex next_index_ = 0;
 };

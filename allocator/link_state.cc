@@ -37,6 +37,7 @@ LinkState::LinkState(const FatTree& tree)
       host_owner_(tree.num_hosts(), kFree),
       link_owner_(tree.total_links(), kFree),
       faulty_(tree.total_links(), false),
+      down_(tree.num_hosts(), false),
       free_slots_(tree.num_leaves()),
       free_l1_(tree.num_leaves()),
       free_l2_(tree.height() == 3 ? tree.num_switches(2) : 0),
@@ -58,6 +59,25 @@ bool LinkState::leaf_wholly_free(int leaf) const {
 }
 
 bool LinkState::can_assign(const Placement& p, std::string* why) const {
+  if (!can_hold(p, why)) return false;
+  for (HostId h : p.hosts)
+    if (down_[h]) {
+      if (why) *why = tree_->host_name(h) + " is down";
+      return false;
+    }
+  for (const auto* links : {&p.links, &p.idle})
+    for (LinkId l : *links)
+      if (faulty_[l]) {
+        const auto lo = tree_->link_lower(l);
+        if (why)
+          *why = tree_->switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
+                 " is faulty";
+        return false;
+      }
+  return true;
+}
+
+bool LinkState::can_hold(const Placement& p, std::string* why) const {
   for (HostId h : p.hosts) {
     if (h < 0 || h >= tree_->num_hosts()) {
       if (why) *why = "host index " + std::to_string(h) + " is outside the tree";
@@ -68,19 +88,22 @@ bool LinkState::can_assign(const Placement& p, std::string* why) const {
       return false;
     }
   }
-  for (LinkId l : p.links) {
-    if (l < 0 || l >= tree_->total_links()) {
-      if (why) *why = "link index " + std::to_string(l) + " is outside the tree";
-      return false;
-    }
-    if (link_owner_[l] != kFree || faulty_[l]) {
+  std::vector<char> seen(tree_->total_links(), 0);
+  for (const auto* links : {&p.links, &p.idle})
+    for (LinkId l : *links) {
+      if (l < 0 || l >= tree_->total_links()) {
+        if (why) *why = "link index " + std::to_string(l) + " is outside the tree";
+        return false;
+      }
       const auto lo = tree_->link_lower(l);
-      if (why)
-        *why = tree_->switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
-               (faulty_[l] ? " is faulty" : " is already allocated");
-      return false;
+      const std::string where =
+          tree_->switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port);
+      if (link_owner_[l] != kFree || seen[l]) {
+        if (why) *why = where + " is already allocated";
+        return false;
+      }
+      seen[l] = 1;
     }
-  }
   return true;
 }
 
@@ -94,36 +117,45 @@ void LinkState::refresh_link(LinkId l) {
   set[col] = is_free;
 }
 
+void LinkState::refresh_host(HostId h) {
+  const bool is_free = host_owner_[h] == kFree && !down_[h];
+  const int leaf = tree_->leaf_of_host(h);
+  const int slot = tree_->slot_of_host(h);
+  if (free_slots_[leaf][slot] != is_free) {
+    free_on_leaf_[leaf] += is_free ? 1 : -1;
+    free_hosts_ += is_free ? 1 : -1;
+  }
+  free_slots_[leaf][slot] = is_free;
+}
+
 void LinkState::assign(TenantIndex tenant, const Placement& p) {
-  assert(can_assign(p, nullptr));
+  assert(can_hold(p, nullptr));
   for (HostId h : p.hosts) {
     host_owner_[h] = tenant;
-    free_slots_[tree_->leaf_of_host(h)].reset(tree_->slot_of_host(h));
-    --free_on_leaf_[tree_->leaf_of_host(h)];
+    refresh_host(h);
   }
-  free_hosts_ -= static_cast<int>(p.hosts.size());
-  for (LinkId l : p.links) {
-    link_owner_[l] = tenant;
-    ++allocated_links_[tree_->link_level(l) - 1];
-    refresh_link(l);
-  }
+  for (const auto* links : {&p.links, &p.idle})
+    for (LinkId l : *links) {
+      link_owner_[l] = tenant;
+      ++allocated_links_[tree_->link_level(l) - 1];
+      refresh_link(l);
+    }
 }
 
 void LinkState::release(TenantIndex tenant, const Placement& p) {
   for (HostId h : p.hosts) {
     assert(host_owner_[h] == tenant);
     host_owner_[h] = kFree;
-    free_slots_[tree_->leaf_of_host(h)].set(tree_->slot_of_host(h));
-    ++free_on_leaf_[tree_->leaf_of_host(h)];
+    refresh_host(h);
   }
-  free_hosts_ += static_cast<int>(p.hosts.size());
-  for (LinkId l : p.links) {
-    assert(link_owner_[l] == tenant);
-    (void)tenant;
-    link_owner_[l] = kFree;
-    --allocated_links_[tree_->link_level(l) - 1];
-    refresh_link(l);
-  }
+  for (const auto* links : {&p.links, &p.idle})
+    for (LinkId l : *links) {
+      assert(link_owner_[l] == tenant);
+      (void)tenant;
+      link_owner_[l] = kFree;
+      --allocated_links_[tree_->link_level(l) - 1];
+      refresh_link(l);
+    }
 }
 
 void LinkState::set_faulty(LinkId link, bool faulty) {
@@ -131,6 +163,13 @@ void LinkState::set_faulty(LinkId link, bool faulty) {
   faulty_[link] = faulty;
   faulty_count_ += faulty ? 1 : -1;
   refresh_link(link);
+}
+
+void LinkState::set_host_down(HostId host, bool down) {
+  if (down_[host] == down) return;
+  down_[host] = down;
+  down_count_ += down ? 1 : -1;
+  refresh_host(host);
 }
 
 }  // namespace laas::allocator

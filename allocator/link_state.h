@@ -38,8 +38,11 @@ struct Shape {
 
 struct Placement {
   std::vector<HostId> hosts;  // sorted
-  std::vector<LinkId> links;  // sorted; level-1 up-links first
+  std::vector<LinkId> links;  // sorted; level-1 up-links first; the links its routes use
   Shape shape;
+  // Links the tenant holds but does not route over: columns a repair retired (issue 10). They
+  // stay reserved (never handed to anyone else) so that undoing the repair always works.
+  std::vector<LinkId> idle{};  // sorted
 };
 
 // The shape a set of hosts forms (for placements restored from saved state). Not a check: the
@@ -55,6 +58,7 @@ class LinkState {
   TenantIndex host_owner(HostId host) const { return host_owner_[host]; }
   TenantIndex link_owner(LinkId link) const { return link_owner_[link]; }
   bool link_faulty(LinkId link) const { return faulty_[link]; }
+  bool host_down(HostId host) const { return down_[host]; }
 
   int free_hosts() const { return free_hosts_; }
   // Counts are cached: bitset::count() is a library call on CPUs built without popcnt, and the
@@ -72,26 +76,35 @@ class LinkState {
   bool leaf_wholly_free(int leaf) const;
   int allocated_links(int level) const { return allocated_links_[level - 1]; }
   int faulty_links() const { return faulty_count_; }
+  int down_hosts() const { return down_count_; }
 
-  // Whether every host and link of `p` is free (and no link faulty); `why` names the first
-  // that is not.
+  // Whether every host and link of `p` (idle links included) is free, no host down and no link
+  // faulty; `why` names the first that is not.
   bool can_assign(const Placement& p, std::string* why) const;
-  // Preconditions: can_assign(p). Marks p's hosts and links as held by `tenant`.
+  // Whether every host and link of `p` is unheld (down hosts and faulty links allowed): what
+  // restoring a saved tenant on a fabric with faults needs.
+  bool can_hold(const Placement& p, std::string* why) const;
+  // Preconditions: can_hold(p). Marks p's hosts, links and idle links as held by `tenant`.
   void assign(TenantIndex tenant, const Placement& p);
-  // Returns p's hosts and links to the free pool; exact inverse of assign.
+  // Returns p's hosts and links to the pool; exact inverse of assign. A down host or faulty
+  // link goes back unheld but stays out of every placement until it returns.
   void release(TenantIndex tenant, const Placement& p);
 
   // A faulty link is excluded from every future placement. A link a tenant holds stays with it
   // (the tenant is never changed silently); it is reported and excluded once released.
   void set_faulty(LinkId link, bool faulty);
+  // A down host (absent from the fabric) is likewise never placed; a tenant keeps its own.
+  void set_host_down(HostId host, bool down);
 
  private:
   void refresh_link(LinkId link);
+  void refresh_host(HostId host);
 
   const FatTree* tree_;
   std::vector<TenantIndex> host_owner_;
   std::vector<TenantIndex> link_owner_;
   std::vector<bool> faulty_;
+  std::vector<bool> down_;
   std::vector<SlotSet> free_slots_;
   std::vector<SlotSet> free_l1_;
   std::vector<SlotSet> free_l2_;
@@ -101,6 +114,7 @@ class LinkState {
   int free_hosts_ = 0;
   int allocated_links_[2] = {0, 0};
   int faulty_count_ = 0;
+  int down_count_ = 0;
 };
 
 }  // namespace laas::allocator

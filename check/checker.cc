@@ -224,6 +224,60 @@ bool owns_subtrees_exclusively(const FatTree& tree, const TenantView& t,
   return true;
 }
 
+std::string link_name(const FatTree& tree, LinkId l) {
+  if (l < 0 || l >= tree.total_links()) return "link index " + std::to_string(l);
+  const auto lo = tree.link_lower(l);
+  return tree.switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port);
+}
+
+// Replays the tenant's repairs backwards from the links it routes over: each must have retired
+// links the tenant still holds idle and added links on the same switches, and at least one
+// retired link must still be faulty.
+void check_repairs(const FatTree& tree, const TenantView& t, const std::vector<char>& faulty,
+                   std::vector<Violation>& out) {
+  std::set<LinkId> active(t.links.begin(), t.links.end());
+  std::set<LinkId> idle(t.idle.begin(), t.idle.end());
+  for (auto r = t.repairs.rbegin(); r != t.repairs.rend(); ++r) {
+    if (r->retired.empty() || r->retired.size() != r->added.size()) {
+      out.push_back({t.name, "repair-mismatch",
+                     "a repair retires " + std::to_string(r->retired.size()) + " links and adds " +
+                         std::to_string(r->added.size())});
+      return;
+    }
+    bool any_faulty = false;
+    for (size_t i = 0; i < r->retired.size(); ++i) {
+      const LinkId a = r->retired[i], b = r->added[i];
+      if (a < 0 || b < 0 || a >= tree.total_links() || b >= tree.total_links() ||
+          tree.link_level(a) != tree.link_level(b) || tree.link_switch(a) != tree.link_switch(b)) {
+        out.push_back({t.name, "repair-mismatch",
+                       link_name(tree, a) + " replaced by " + link_name(tree, b) +
+                           ", not a column of the same switch"});
+        return;
+      }
+      if (!active.count(b) || !idle.count(a)) {
+        out.push_back({t.name, "repair-mismatch",
+                       link_name(tree, a) + " -> " + link_name(tree, b) +
+                           ": the tenant does not hold the retired link idle and the added one "
+                           "in use"});
+        return;
+      }
+      any_faulty = any_faulty || faulty[a];
+    }
+    if (!any_faulty)
+      out.push_back({t.name, "repair-stale",
+                     "no link retired by the repair of " + link_name(tree, r->retired.front()) +
+                         " is faulty any more; the repair should have been undone"});
+    for (size_t i = 0; i < r->retired.size(); ++i) {
+      active.erase(r->added[i]);
+      active.insert(r->retired[i]);
+      idle.erase(r->retired[i]);
+    }
+  }
+  if (!idle.empty())
+    out.push_back({t.name, "idle-mismatch",
+                   link_name(tree, *idle.begin()) + " is held idle but no repair retired it"});
+}
+
 }  // namespace
 
 std::vector<Violation> check_tenant_shape(const FatTree& tree, const TenantView& tenant) {
@@ -249,28 +303,25 @@ std::vector<Violation> check_all(const FatTree& tree, const std::vector<TenantVi
                        tree.host_name(h) + " also held by " + tenants[host_owner[h]].name});
       host_owner[h] = static_cast<int>(i);
     }
-    for (LinkId l : t.links) {
-      if (l < 0 || l >= tree.total_links()) {
-        out.push_back({t.name, "bad-link", "link index " + std::to_string(l)});
-        continue;
+    for (const auto* list : {&t.links, &t.idle})
+      for (LinkId l : *list) {
+        if (l < 0 || l >= tree.total_links()) {
+          out.push_back({t.name, "bad-link", "link index " + std::to_string(l)});
+          continue;
+        }
+        if (link_owner[l] >= 0) {
+          const auto lo = tree.link_lower(l);
+          out.push_back({t.name, "link-shared",
+                         tree.switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
+                             " also held by " + tenants[link_owner[l]].name});
+        }
+        link_owner[l] = static_cast<int>(i);
       }
-      if (link_owner[l] >= 0) {
-        const auto lo = tree.link_lower(l);
-        out.push_back({t.name, "link-shared",
-                       tree.switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
-                           " also held by " + tenants[link_owner[l]].name});
-      }
-      link_owner[l] = static_cast<int>(i);
-    }
   }
-  for (LinkId l : faulty_links) {
-    if (l >= 0 && l < tree.total_links() && link_owner[l] >= 0) {
-      const auto lo = tree.link_lower(l);
-      out.push_back({tenants[link_owner[l]].name, "faulty-link",
-                     tree.switch_name(lo.level, lo.index) + " port " + std::to_string(lo.port) +
-                         " is faulty but allocated"});
-    }
-  }
+  std::vector<char> faulty(tree.total_links(), 0);
+  for (LinkId l : faulty_links)
+    if (l >= 0 && l < tree.total_links()) faulty[l] = 1;
+  for (const auto& t : tenants) check_repairs(tree, t, faulty, out);
   for (size_t i = 0; i < tenants.size(); ++i) {
     const auto& t = tenants[i];
     if (!t.isolated) {
@@ -302,6 +353,49 @@ std::vector<Violation> check_totals(const FatTree& tree, const std::vector<Tenan
   compare("allocated hosts", actual.hosts, claimed.hosts);
   compare("allocated level-1 links", actual.l1_links, claimed.l1_links);
   compare("allocated level-2 links", actual.l2_links, claimed.l2_links);
+  return out;
+}
+
+std::vector<Violation> check_claims(const FatTree& tree, const std::vector<TenantView>& tenants,
+                                    const StateClaims& claims) {
+  std::vector<Violation> out;
+  if (static_cast<int>(claims.host_owner.size()) != tree.num_hosts() ||
+      static_cast<int>(claims.link_owner.size()) != tree.total_links()) {
+    out.push_back({"", "counts", "the state's owner tables do not match the tree"});
+    return out;
+  }
+  std::vector<std::string> host_want(tree.num_hosts()), link_want(tree.total_links());
+  for (const auto& t : tenants) {
+    for (HostId h : t.hosts) {
+      if (h < 0 || h >= tree.num_hosts()) continue;
+      host_want[h] = t.name;
+      if (claims.host_owner[h] != t.name)
+        out.push_back(
+            {t.name, "reserved-released",
+             tree.host_name(h) + " is the tenant's but the state shows it " +
+                 (claims.host_owner[h].empty() ? "free" : "held by " + claims.host_owner[h])});
+    }
+    for (const auto* list : {&t.links, &t.idle})
+      for (LinkId l : *list) {
+        if (l < 0 || l >= tree.total_links()) continue;
+        link_want[l] = t.name;
+        if (claims.link_owner[l] != t.name)
+          out.push_back(
+              {t.name, "reserved-released",
+               link_name(tree, l) + " is the tenant's but the state shows it " +
+                   (claims.link_owner[l].empty() ? "free" : "held by " + claims.link_owner[l])});
+      }
+  }
+  for (HostId h = 0; h < tree.num_hosts(); ++h)
+    if (!claims.host_owner[h].empty() && claims.host_owner[h][0] != '@' && host_want[h].empty())
+      out.push_back(
+          {claims.host_owner[h], "state-phantom",
+           "the state holds " + tree.host_name(h) + " for a tenant that does not list it"});
+  for (LinkId l = 0; l < tree.total_links(); ++l)
+    if (!claims.link_owner[l].empty() && link_want[l].empty())
+      out.push_back(
+          {claims.link_owner[l], "state-phantom",
+           "the state holds " + link_name(tree, l) + " for a tenant that does not list it"});
   return out;
 }
 

@@ -13,11 +13,19 @@ using topology::FatTree;
 using topology::HostId;
 using topology::LinkId;
 
+// A repair as the allocation claims it: on each switch, retired[i] replaced by added[i].
+struct RepairView {
+  std::vector<LinkId> retired;
+  std::vector<LinkId> added;
+};
+
 struct TenantView {
   std::string name;
   std::vector<HostId> hosts;
-  std::vector<LinkId> links;
-  bool isolated = true;  // false: bare-metal tenant, only host exclusivity applies
+  std::vector<LinkId> links;  // the links its routes use: the LaaS conditions apply to these
+  bool isolated = true;       // false: bare-metal tenant, only host exclusivity applies
+  std::vector<LinkId> idle{};  // held but not routed over (retired by repairs): still exclusive
+  std::vector<RepairView> repairs{};
 };
 
 struct Violation {
@@ -26,12 +34,28 @@ struct Violation {
   std::string detail;
 };
 
-// Checks exclusivity of hosts and links, no faulty link held, and for each isolated tenant the
+// Checks exclusivity of hosts and links (idle ones included), and for each isolated tenant the
 // LaaS conditions: per-pod shape Q*D+R (Theorem 1), common column sets (Theorem 2, the R leaf's
 // a subset, counts per the slimmed-tree rule), whole leaves and FBG_2 symmetry across pods; or
 // else exclusive ownership of every sub-tree it spans (the Simple scheme).
+// A faulty link a tenant holds is no violation (the tenant keeps what it holds, degraded); the
+// fault rules are about repairs (issue 10): "repair-mismatch" (a repair that does not replace a
+// column by another on the same switches, or whose links the tenant does not hold as it says),
+// "idle-mismatch" (held-but-unused links other than the retired ones) and "repair-stale" (a
+// repair none of whose retired links is faulty any more: it should have been undone).
 std::vector<Violation> check_all(const FatTree& tree, const std::vector<TenantView>& tenants,
                                  const std::vector<LinkId>& faulty_links);
+
+// Who the allocation state says holds each host and link ("" nobody), to compare with the
+// tenants' own lists: "reserved-released" (a tenant's host or link, down, faulty or idle ones
+// included, that the state shows free or someone else's: it could be handed out again) and
+// "state-phantom" (the state holds something for a tenant that the tenant does not list).
+struct StateClaims {
+  std::vector<std::string> host_owner;  // [HostId]
+  std::vector<std::string> link_owner;  // [LinkId]
+};
+std::vector<Violation> check_claims(const FatTree& tree, const std::vector<TenantView>& tenants,
+                                    const StateClaims& claims);
 
 // What the allocation state claims to hold, to compare with the tenants' own lists.
 struct Totals {

@@ -76,8 +76,12 @@ AllocationMap map_from_json(const nlohmann::json& j) {
     // Cells listed as down (older services send no such lists).
     auto mark_down = [](const nlohmann::json& row, const char* key, std::vector<std::string>& v) {
       if (!row.contains(key)) return;
-      for (const auto& i : row.at(key)) {
-        const auto k = i.get<std::size_t>();
+      // Either a list of indices or one flag per cell.
+      const auto& list = row.at(key);
+      for (std::size_t n = 0; n < list.size(); ++n) {
+        const auto& i = list[n];
+        if (i.is_boolean() && !i.get<bool>()) continue;
+        const auto k = i.is_boolean() ? n : i.get<std::size_t>();
         if (k < v.size()) v[k] = v[k].empty() || v[k][0] == '@' ? "@down" : "@down:" + v[k];
       }
     };

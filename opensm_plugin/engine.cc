@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "routing/audit.h"
+#include "routing/multicast.h"
 #include "routing/routing.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
@@ -47,39 +48,6 @@ json request(const std::string& method, json params) {
 std::string error_of(const json& response) {
   return response.contains("error") ? response["error"].value("message", "unknown error")
                                     : "unknown error";
-}
-
-// Absent parts as stable keys (physical identities) with the line an operator reads.
-std::map<std::string, std::string> absent_parts(const service::TopologyView& v) {
-  std::map<std::string, std::string> out;
-  const auto& tree = v.tree;
-  const auto& emb = v.embedding;
-  for (const auto& [l, i] : emb.missing_switches) {
-    const auto& sw = v.switch_node(l, i);
-    out["s " + format_guid(sw.guid) + " " + std::to_string(l) + "/" + std::to_string(i)] =
-        "switch " + sw.name + " (" + format_guid(sw.guid) + ", level " + std::to_string(l) + ")";
-  }
-  for (topology::HostId h : emb.missing_hosts) {
-    const auto [leaf_guid, port] = v.slot_of_host(h);
-    // Hosts under an absent leaf are reported with the leaf.
-    if (!v.switch_present(1, tree.leaf_of_host(h))) continue;
-    out["h " + format_guid(leaf_guid) + ":" + std::to_string(port)] =
-        "host " + v.host_name(h) + " (" + v.switch_node(1, tree.leaf_of_host(h)).name + " port " +
-        std::to_string(port) + ")";
-  }
-  for (topology::LinkId l : emb.missing_links) {
-    const auto lo = tree.link_lower(l);
-    const auto up = tree.link_upper(l);
-    if (!v.switch_present(lo.level, lo.index) || !v.switch_present(up.level, up.index)) continue;
-    const auto& a = v.switch_node(lo.level, lo.index);
-    const auto& b = v.switch_node(up.level, up.index);
-    const int pa = v.physical_port(lo.level, lo.index, lo.port);
-    const int pb = v.physical_port(up.level, up.index, up.port);
-    out["l " + format_guid(a.guid) + ":" + std::to_string(pa)] =
-        "link " + a.name + " port " + std::to_string(pa) + " - " + b.name + " port " +
-        std::to_string(pb);
-  }
-  return out;
 }
 
 }  // namespace
@@ -244,17 +212,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
       tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()),
       layout_ ? *layout_ : topology::Layout{});
   view_ = view;
-  // One line per fault seen and per fault cleared since the previous run.
-  {
-    auto now = absent_parts(*view);
-    if (fault_spec_ != tree.spec().text()) faults_.clear();
-    fault_spec_ = tree.spec().text();
-    for (const auto& [key, text] : now)
-      if (!faults_.count(key)) out.warnings.push_back("fault: " + text + " is down");
-    for (const auto& [key, text] : faults_)
-      if (!now.count(key)) out.info.push_back("fault cleared: " + text + " is back");
-    faults_ = std::move(now);
-  }
+  // The service logs one line per fault seen and cleared (log_fault_changes).
   service_.on_topology(view);
   feed_tenants_file(out);
   const service::RoutingSnapshot snap = service_.snapshot();
@@ -325,8 +283,13 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     out.warnings.push_back(std::string("cannot write allocations: ") + e.what());
   }
   out.ms_save = ms_since(t_save);
+  // Multicast trees are built between routing runs (joins), from what this run routed.
+  auto mcast = std::make_shared<const McastContext>(
+      tree, fabric, emb, routing::McastPolicy{req.tenants, req.management_hosts, req.faulty_links});
   {
     std::lock_guard<std::mutex> lock(mu_);
+    out.multicast_changed = mcast_ && !same_policy(mcast_->policy, mcast->policy);
+    mcast_ = std::move(mcast);
     routed_once_ = true;
     last_generation_ = snap.generation;
     routed_ = alloc;
@@ -402,7 +365,8 @@ namespace laas::plugin {
 
 nlohmann::json Engine::audit(const topology::Fabric& fabric,
                              const std::vector<std::vector<std::uint8_t>>& tables,
-                             Guid sm_port_guid) {
+                             Guid sm_port_guid, const routing::Mfts* mfts,
+                             const std::map<std::uint16_t, std::vector<Guid>>* members) {
   const auto rec = recognize_now(fabric, sm_port_guid);
   if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
   Allocations alloc;
@@ -414,6 +378,24 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
   const auto report = routing::audit(input);
   nlohmann::json j = routing::to_json(report);
   j["violations"] = report.violations();
+  if (mfts) {
+    routing::McastMembership membership;
+    if (members) {
+      std::map<Guid, topology::HostId> host_of;
+      for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
+        if (rec.embedding.node_model[n].first == 0)
+          host_of[fabric.nodes[n].port_guid] = rec.embedding.node_model[n].second;
+      for (const auto& [mlid, guids] : *members) {
+        auto& hosts = membership[mlid];
+        for (Guid g : guids)
+          if (auto it = host_of.find(g); it != host_of.end()) hosts.push_back(it->second);
+      }
+    }
+    const auto mreport = routing::audit_multicast(input, *mfts, members ? &membership : nullptr);
+    j["multicast"] = routing::to_json(mreport);
+    j["violations"] = report.violations() + mreport.violations();
+    if (!mreport.ok()) j["ok"] = false;
+  }
   j["tenants"] = input.tenants.size();
   j["topology"] = rec.tree->spec().text();
   return j;

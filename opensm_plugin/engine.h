@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "opensm_plugin/config.h"
+#include "opensm_plugin/multicast.h"
 #include "opensm_plugin/tenants.h"
 #include "service/tenant_service.h"
 #include "service/topology_view.h"
@@ -40,6 +41,9 @@ struct RouteOutcome {
   std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
   std::vector<std::string> info;                  // what happened, one log line each
   std::vector<std::string> warnings;
+  // Tenants, management hosts or faulty links differ from the previous run: multicast trees
+  // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
+  bool multicast_changed = false;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 
@@ -68,8 +72,17 @@ class Engine {
   // Audits tables read from the switches (LID-indexed, per fabric node) against the tenants
   // of the last routing run: the routing audit's JSON report plus "violations" and
   // "tenants". Throws std::runtime_error when the fabric is not a recognized fat-tree.
+  // With `mfts` (one slot per fabric node), the multicast tables are audited too: the report
+  // gains "multicast" and its violations count in "violations". `members` (MLID -> member port
+  // GUIDs, from the SA) lets the audit flag receivers that never joined.
   nlohmann::json audit(const topology::Fabric& fabric,
-                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid);
+                       const std::vector<std::vector<std::uint8_t>>& tables, Guid sm_port_guid,
+                       const routing::Mfts* mfts = nullptr,
+                       const std::map<std::uint16_t, std::vector<Guid>>* members = nullptr);
+
+  // The spanning tree of one multicast group (member port GUIDs) under the tenants of the last
+  // successful route(); safe from any thread.
+  McastOutcome multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const;
 
  private:
   struct FileStamp {
@@ -99,8 +112,6 @@ class Engine {
   bool layout_unreadable_ = false;                     // never overwrite a file we could not read
   std::string layout_error_;                           // logged at the next routing run
   std::string last_source_note_;                       // logged when it changes
-  std::string fault_spec_;                             // the tree the faults below refer to
-  std::map<std::string, std::string> faults_;          // key -> description, absent parts
   std::atomic<std::thread::id> routing_thread_{};
   mutable std::mutex mu_;  // guards the fields below
   FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;
@@ -110,6 +121,7 @@ class Engine {
   Allocations routed_;                         // what the last successful run routed
   std::string last_allocations_;               // what allocations.json holds (route() only)
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
+  std::shared_ptr<const McastContext> mcast_;  // what the last successful run routed
 };
 
 }  // namespace laas::plugin

@@ -9,6 +9,9 @@
 #define delete delete_cb
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_log.h>
+#include <opensm/osm_mcast_tbl.h>
+#include <opensm/osm_mcm_port.h>
+#include <opensm/osm_multicast.h>
 #include <opensm/osm_node.h>
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_port.h>
@@ -23,7 +26,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -118,6 +123,48 @@ Fabric snapshot(osm_opensm_t* osm, std::vector<osm_switch_t*>* switches) {
   return fabric;
 }
 
+// Member port GUIDs of a multicast group (every MGID sharing the MLID), sorted, once each.
+std::vector<laas::topology::Guid> members_of(const osm_mgrp_box_t* mbox) {
+  std::vector<laas::topology::Guid> out;
+  const cl_qlist_t* groups = &mbox->mgrp_list;
+  for (const cl_list_item_t* li = cl_qlist_head(groups); li != cl_qlist_end(groups);
+       li = cl_qlist_next(li)) {
+    const auto* mgrp = reinterpret_cast<const osm_mgrp_t*>(reinterpret_cast<const char*>(li) -
+                                                           offsetof(osm_mgrp_t, list_item));
+    const cl_qmap_t* ports = &mgrp->mcm_port_tbl;
+    for (const cl_map_item_t* mi = cl_qmap_head(ports); mi != cl_qmap_end(ports);
+         mi = cl_qmap_next(mi)) {
+      const auto* mcm = reinterpret_cast<const osm_mcm_port_t*>(mi);  // map_item comes first
+      if (mcm->port) out.push_back(cl_ntoh64(mcm->port->guid));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The multicast tables OpenSM holds for the switches (sw->mcast_tbl) and every group's members.
+// Called with osm->lock held.
+void read_mfts(osm_opensm_t* osm, const std::vector<osm_switch_t*>& switches,
+               laas::routing::Mfts* mfts,
+               std::map<std::uint16_t, std::vector<laas::topology::Guid>>* members) {
+  mfts->assign(switches.size(), {});
+  for (size_t i = 0; i < switches.size(); ++i) {
+    osm_switch_t* sw = switches[i];
+    if (!sw) continue;
+    const osm_mcast_tbl_t* tbl = &sw->mcast_tbl;
+    if (!tbl->p_mask_tbl) continue;
+    for (unsigned mlid = IB_LID_MCAST_START_HO; mlid <= tbl->max_mlid_ho; ++mlid)
+      for (unsigned port = 0; port < tbl->num_ports; ++port)
+        if (osm_mcast_tbl_is_port(tbl, static_cast<uint16_t>(mlid), static_cast<uint8_t>(port)))
+          (*mfts)[i][static_cast<std::uint16_t>(mlid)].push_back(static_cast<int>(port));
+  }
+  const unsigned top = osm->subn.max_mcast_lid_ho - IB_LID_MCAST_START_HO;
+  for (unsigned i = 0; i <= top; ++i)
+    if (const auto* mbox = static_cast<const osm_mgrp_box_t*>(osm->subn.mboxes[i]))
+      (*members)[static_cast<std::uint16_t>(i + IB_LID_MCAST_START_HO)] = members_of(mbox);
+}
+
 // The tables the switches hold now (sw->lft), for the live audit. Takes the lock: never call
 // it from the sweeper thread.
 nlohmann::json audit_live(Plugin* plugin) {
@@ -138,16 +185,21 @@ nlohmann::json audit_live(Plugin* plugin) {
     width = std::max(width, n);
   }
   sm_guid = cl_ntoh64(osm->subn.sm_port_guid);
+  laas::routing::Mfts mfts;
+  std::map<std::uint16_t, std::vector<laas::topology::Guid>> members;
+  read_mfts(osm, switches, &mfts, &members);
   cl_plock_release(&osm->lock);
   for (const auto& node : fabric.nodes)
     for (const auto& p : node.ports) width = std::max<size_t>(width, p.lid + 1u);
   for (size_t i = 0; i < tables.size(); ++i)
     if (fabric.nodes[i].is_switch) tables[i].resize(width, 0xFF);
-  return plugin->engine->audit(fabric, tables, sm_guid);
+  return plugin->engine->audit(fabric, tables, sm_guid, &mfts, &members);
 }
 
 int build_lid_matrices(void* /*context*/) {
-  return 1;  // let OpenSM build the hop matrices: multicast and SA path records need them
+  // OpenSM's hop matrices: our multicast trees (mcast_build_stree) and the SA's path records
+  // (which walk the LFTs) do not use them, but its routing dumps and fallback paths read them.
+  return 1;
 }
 
 int build_fwd_tables(void* context) {
@@ -172,6 +224,20 @@ int build_fwd_tables(void* context) {
       log_line(osm, OSM_LOG_ERROR, outcome.error + fallback);
     return -1;
   }
+  if (outcome.multicast_changed) {
+    // A reroute-only sweep leaves multicast alone: ask for every group to be rebuilt under the
+    // new tenants (the sweeper does it once this sweep is over; a heavy sweep does it anyway).
+    size_t groups = 0;
+    const unsigned top = osm->subn.max_mcast_lid_ho - IB_LID_MCAST_START_HO;
+    for (unsigned i = 0; i <= top; ++i)
+      if (osm->subn.mboxes[i]) {
+        osm_sm_reroute_mlid(&osm->sm, cl_hton16(static_cast<uint16_t>(i + IB_LID_MCAST_START_HO)));
+        ++groups;
+      }
+    if (groups > 0)
+      log_line(osm, OSM_LOG_INFO,
+               "tenants changed: rebuilding " + std::to_string(groups) + " multicast group(s)");
+  }
   size_t filled = 0;
   for (size_t i = 0; i < switches.size() && i < outcome.tables.size(); ++i) {
     osm_switch_t* sw = switches[i];
@@ -191,11 +257,44 @@ int build_fwd_tables(void* context) {
   return 0;
 }
 
+// OpenSM calls this for every multicast group it (re)builds -- on joins, leaves and sweeps --
+// with osm->lock held, after clearing the group's MLID on every switch: set the MLID's ports
+// in each switch's mcast_tbl; OpenSM then sends the changed MFT blocks. A group whose members
+// are one tenant's hosts stays on that tenant's links (routing/multicast.h).
+ib_api_status_t mcast_build_stree(void* context, osm_mgrp_box_t* mbox) {
+  auto* plugin = static_cast<Plugin*>(context);
+  osm_opensm_t* osm = plugin->osm;
+  const auto members = members_of(mbox);
+  const auto out = plugin->engine->multicast_tree(members, mbox->mlid);
+  char head[64];
+  std::snprintf(head, sizeof head, "multicast MLID 0x%04X: ", mbox->mlid);
+  for (const auto& w : out.warnings) log_line(osm, OSM_LOG_ERROR, head + w);
+  if (!out.ok) {
+    log_line(osm, OSM_LOG_ERROR, head + out.error + "; the group gets no tree");
+    return IB_ERROR;
+  }
+  size_t switches = 0;
+  for (const auto& [guid, ports] : out.rows) {
+    osm_switch_t* sw = osm_get_switch_by_guid(&osm->subn, cl_hton64(guid));
+    if (!sw) continue;   // gone since the last routing run: the next sweep re-routes
+    for (int p : ports)  // a port beyond the switch would write past its mask table
+      if (p >= 0 && p < sw->num_ports)
+        osm_mcast_tbl_set(&sw->mcast_tbl, mbox->mlid, static_cast<uint8_t>(p));
+    ++switches;
+  }
+  log_line(osm, OSM_LOG_INFO,
+           head + std::to_string(members.size()) + " member(s), " +
+               (members.size() < 2 ? "no tree needed" : out.group) + ", " +
+               std::to_string(switches) + " switch(es)");
+  return IB_SUCCESS;
+}
+
 void destroy_engine(void* /*context*/) {}
 
 int setup_engine(osm_routing_engine_t* engine, osm_opensm_t* /*osm*/) {
   engine->build_lid_matrices = build_lid_matrices;
   engine->ucast_build_fwd_tables = build_fwd_tables;
+  engine->mcast_build_stree = mcast_build_stree;
   engine->destroy = destroy_engine;
   return 0;
 }

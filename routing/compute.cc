@@ -26,6 +26,8 @@ namespace {
 
 constexpr int kFree = -1;
 constexpr int kManagement = -2;
+// Held by a tenant but retired by a repair (issue 10): only management routes cross it.
+constexpr int kIdle = -3;
 using ColumnSet = std::bitset<256>;
 
 // Everything compute() derives from the request, plus reusable scratch buffers.
@@ -107,9 +109,16 @@ class Engine {
                              " is not in the tree");
         if (owner_[l] != kFree)
           throw RoutingError("tenant " + tenant.key + ": link " + std::to_string(l) +
-                             " is also held by tenant " + req_.tenants[owner_[l]].key);
+                             " is also held by tenant " +
+                             (owner_[l] >= 0 ? req_.tenants[owner_[l]].key : "(idle)"));
         owner_[l] = ti;
         held_faulty += faulty_[l];
+      }
+      for (LinkId l : tenant.placement.idle) {
+        if (l < 0 || l >= links || owner_[l] != kFree)
+          throw RoutingError("tenant " + tenant.key + ": idle link " + std::to_string(l) +
+                             " is outside the tree or held twice");
+        owner_[l] = kIdle;
       }
       if (held_faulty > 0)
         warnings_.push_back("tenant " + tenant.key + " holds " + std::to_string(held_faulty) +

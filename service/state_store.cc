@@ -16,7 +16,7 @@ namespace laas::service {
 namespace {
 
 constexpr const char* kFormat = "laas-state";
-constexpr int kVersion = 1;
+constexpr int kVersion = kStateVersion;
 
 std::string errno_text() { return std::strerror(errno); }
 
@@ -80,33 +80,48 @@ void write_file_atomically(const std::string& path, const std::string& text, uns
 StateStore::StateStore(std::string directory)
     : directory_(std::move(directory)), path_(directory_ + "/state.json") {}
 
-PersistedState StateStore::load() const {
+namespace {
+
+PersistedLink link_from(const nlohmann::json& l) {
+  return {parse_guid(l.at("switch").get<std::string>()), l.at("port").get<int>()};
+}
+
+nlohmann::json link_to(const PersistedLink& l) {
+  return {{"switch", guid_hex(l.switch_guid)}, {"port", l.port}};
+}
+
+}  // namespace
+
+PersistedState parse_state(const std::string& text, const std::string& where) {
   PersistedState state;
-  std::ifstream in(path_);
-  if (!in) {
-    if (errno == ENOENT) return state;
-    throw std::runtime_error("cannot read " + path_ + ": " + errno_text());
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
   auto fail = [&](const std::string& why) {
-    throw std::runtime_error("state file " + path_ + " is not trusted: " + why +
+    throw std::runtime_error("state file " + where + " is not trusted: " + why +
                              "; tenants are not routed until it is repaired or removed");
   };
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(buf.str());
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     fail(std::string("invalid JSON (") + e.what() + ")");
   }
   try {
-    if (doc.value("format", "") != kFormat) fail("'format' is not \"laas-state\"");
-    if (doc.value("version", 0) != kVersion)
-      fail("'version' is " + doc.value("version", nlohmann::json()).dump() + ", expected 1");
+    if (!doc.is_object() || doc.value("format", "") != kFormat)
+      fail("'format' is not \"laas-state\"");
+    const int version = doc.value("version", 0);
+    if (version != 1 && version != kVersion)
+      fail("'version' is " + doc.value("version", nlohmann::json()).dump() + ", expected 1 or 2");
+    state.loaded_version = version;
     state.topology = doc.at("topology").get<std::string>();
     state.generation = doc.at("generation").get<std::uint64_t>();
     std::set<std::string> names;
-    std::set<topology::Guid> hosts_seen;
+    std::set<topology::Guid> guids_seen;
+    std::set<std::pair<topology::Guid, int>> slots_seen;
+    std::set<PersistedLink> links_seen;
+    auto take_link = [&](const PersistedLink& l, const std::string& tenant) {
+      if (!links_seen.insert(l).second)
+        fail("link " + guid_hex(l.switch_guid) + " port " + std::to_string(l.port) +
+             " is held twice (tenant '" + tenant + "')");
+    };
     for (const auto& t : doc.at("tenants")) {
       PersistedTenant p;
       p.name = t.at("name").get<std::string>();
@@ -118,12 +133,40 @@ PersistedState StateStore::load() const {
         fail("tenant '" + p.name + "' has P_Key " + std::to_string(pkey));
       p.pkey = static_cast<std::uint16_t>(pkey);
       for (const auto& h : t.at("hosts")) {
-        p.hosts.push_back(parse_guid(h.get<std::string>()));
-        if (!hosts_seen.insert(p.hosts.back()).second)
-          fail("host " + h.get<std::string>() + " is held by two tenants");
+        PersistedHost host;
+        if (version == 1) {
+          host.guid = parse_guid(h.get<std::string>());
+        } else {
+          host.leaf_guid = parse_guid(h.at("leaf").get<std::string>());
+          host.port = h.at("port").get<int>();
+          host.guid = h.contains("guid") ? parse_guid(h.at("guid").get<std::string>()) : 0;
+          host.name = h.value("name", "");
+          if (host.port <= 0 || host.port > 254)
+            fail("tenant '" + p.name + "': host port " + std::to_string(host.port));
+          if (!slots_seen.insert({host.leaf_guid, host.port}).second)
+            fail("host " + guid_hex(host.leaf_guid) + " port " + std::to_string(host.port) +
+                 " is held by two tenants");
+        }
+        if (host.guid && !guids_seen.insert(host.guid).second)
+          fail("host " + guid_hex(host.guid) + " is held by two tenants");
+        p.hosts.push_back(host);
       }
-      for (const auto& l : t.at("links"))
-        p.links.push_back({parse_guid(l.at("switch").get<std::string>()), l.at("port").get<int>()});
+      for (const auto& l : t.at("links")) {
+        p.links.push_back(link_from(l));
+        take_link(p.links.back(), p.name);
+      }
+      if (t.contains("repairs"))
+        for (const auto& r : t.at("repairs")) {
+          PersistedRepair repair;
+          for (const auto& l : r.at("retired")) repair.retired.push_back(link_from(l));
+          for (const auto& l : r.at("added")) {
+            repair.added.push_back(link_from(l));
+            take_link(repair.added.back(), p.name);
+          }
+          if (repair.retired.empty() || repair.retired.size() != repair.added.size())
+            fail("tenant '" + p.name + "' has a repair that does not pair retired and added links");
+          p.repairs.push_back(std::move(repair));
+        }
       if (p.requested <= 0 || p.hosts.empty()) fail("tenant '" + p.name + "' holds no hosts");
       state.tenants.push_back(std::move(p));
     }
@@ -135,7 +178,7 @@ PersistedState StateStore::load() const {
   return state;
 }
 
-void StateStore::save(const PersistedState& state) const {
+std::string serialize_state(const PersistedState& state) {
   nlohmann::json doc = {{"format", kFormat},
                         {"version", kVersion},
                         {"topology", state.topology},
@@ -145,12 +188,41 @@ void StateStore::save(const PersistedState& state) const {
     nlohmann::json tenant = {
         {"name", t.name}, {"requested", t.requested},         {"shape", t.shape},
         {"pkey", t.pkey}, {"hosts", nlohmann::json::array()}, {"links", nlohmann::json::array()}};
-    for (auto h : t.hosts) tenant["hosts"].push_back(guid_hex(h));
-    for (const auto& l : t.links)
-      tenant["links"].push_back({{"switch", guid_hex(l.switch_guid)}, {"port", l.port}});
+    for (const auto& h : t.hosts) {
+      nlohmann::json host = {{"leaf", guid_hex(h.leaf_guid)}, {"port", h.port}};
+      if (h.guid) host["guid"] = guid_hex(h.guid);
+      if (!h.name.empty()) host["name"] = h.name;
+      tenant["hosts"].push_back(std::move(host));
+    }
+    for (const auto& l : t.links) tenant["links"].push_back(link_to(l));
+    if (!t.repairs.empty()) {
+      auto& repairs = tenant["repairs"] = nlohmann::json::array();
+      for (const auto& r : t.repairs) {
+        nlohmann::json one = {{"retired", nlohmann::json::array()},
+                              {"added", nlohmann::json::array()}};
+        for (const auto& l : r.retired) one["retired"].push_back(link_to(l));
+        for (const auto& l : r.added) one["added"].push_back(link_to(l));
+        repairs.push_back(std::move(one));
+      }
+    }
     doc["tenants"].push_back(std::move(tenant));
   }
-  const std::string text = doc.dump(1) + "\n";
+  return doc.dump(1) + "\n";
+}
+
+PersistedState StateStore::load() const {
+  std::ifstream in(path_);
+  if (!in) {
+    if (errno == ENOENT) return PersistedState{};
+    throw std::runtime_error("cannot read " + path_ + ": " + errno_text());
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_state(buf.str(), path_);
+}
+
+void StateStore::save(const PersistedState& state) const {
+  const std::string text = serialize_state(state);
   if (::mkdir(directory_.c_str(), 0750) != 0 && errno != EEXIST)
     throw std::runtime_error("cannot create " + directory_ + ": " + errno_text());
   write_file_atomically(path_, text, 0640);

@@ -1,7 +1,14 @@
 // Durable tenant state: one JSON file, replaced atomically (write a temporary file, fsync,
 // rename, fsync the directory), so a crash leaves either the old or the new state, never half.
-// Tenants are stored by GUIDs, never by model indices, so a re-cabled or re-discovered fabric
-// maps them back (or reports what vanished) instead of silently re-allocating.
+// Tenants are stored by physical identities, never by model indices (issue 10): a host by its
+// leaf switch's node GUID and port (plus the port GUID last seen there), a link by its lower
+// switch's node GUID and up-port. A missing cable, host or switch therefore never renames
+// another, and a re-discovered fabric maps every tenant back, its absent parts included.
+//
+// Version 2. A version-1 file (hosts by port GUID only) is migrated on load: its hosts are
+// located by port GUID at the first recognition and the file is rewritten as version 2; a
+// version-1 host absent at that moment cannot be located and its tenant stays unplaced (kept on
+// disk, reported) until the host is back.
 #pragma once
 
 #include <cstdint>
@@ -12,25 +19,65 @@
 
 namespace laas::service {
 
+constexpr int kStateVersion = 2;
+
 struct PersistedLink {
   topology::Guid switch_guid = 0;  // the lower switch of the up-link
   int port = 0;                    // its physical up-port
+  bool operator==(const PersistedLink& o) const {
+    return switch_guid == o.switch_guid && port == o.port;
+  }
+  bool operator<(const PersistedLink& o) const {
+    return switch_guid != o.switch_guid ? switch_guid < o.switch_guid : port < o.port;
+  }
+};
+
+struct PersistedHost {
+  topology::Guid leaf_guid = 0;  // the leaf switch's node GUID (0: not known yet, version 1)
+  int port = 0;                  // the leaf's physical port the host is cabled to
+  topology::Guid guid = 0;       // the host's port GUID last seen there (0: never seen)
+  std::string name{};            // its node description last seen there (for messages)
+  bool operator==(const PersistedHost& o) const {
+    return leaf_guid == o.leaf_guid && port == o.port && guid == o.guid && name == o.name;
+  }
+};
+
+struct PersistedRepair {  // see allocator::Repair
+  std::vector<PersistedLink> retired;
+  std::vector<PersistedLink> added;
+  bool operator==(const PersistedRepair& o) const {
+    return retired == o.retired && added == o.added;
+  }
 };
 
 struct PersistedTenant {
   std::string name;
   int requested = 0;
-  std::vector<topology::Guid> hosts;  // port GUIDs
-  std::vector<PersistedLink> links;
+  std::vector<PersistedHost> hosts;
+  std::vector<PersistedLink> links;  // as placed, before any repair
   std::string shape;
   std::uint16_t pkey = 0;  // the tenant's partition key, fixed at creation (0: none yet)
+  std::vector<PersistedRepair> repairs{};
+  bool operator==(const PersistedTenant& o) const {
+    return name == o.name && requested == o.requested && hosts == o.hosts && links == o.links &&
+           shape == o.shape && pkey == o.pkey && repairs == o.repairs;
+  }
 };
 
 struct PersistedState {
   std::string topology;  // the spec the tenants were placed on
   std::uint64_t generation = 0;
   std::vector<PersistedTenant> tenants;
+  int loaded_version = 2;  // the version read from disk (1: migrate at the next save)
+  bool operator==(const PersistedState& o) const {
+    return topology == o.topology && generation == o.generation && tenants == o.tenants;
+  }
 };
+
+// The file's text and its parser, without I/O (property tests reload after every operation).
+// parse_state throws std::runtime_error saying what is wrong; `where` names the source.
+std::string serialize_state(const PersistedState& state);
+PersistedState parse_state(const std::string& text, const std::string& where);
 
 class StateStore {
  public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -114,10 +115,16 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     topology_error_.clear();
+    const auto& was = view_ ? view_->embedding : view->embedding;
+    const auto& now = view->embedding;
     if (view_ && cluster_ && view_->fingerprint() == view->fingerprint() &&
-        view_->management_hosts == view->management_hosts) {
-      // Same cabling: the placed tenants stand as they are; the new view may carry new LIDs.
+        view_->management_hosts == view->management_hosts &&
+        was.missing_links == now.missing_links && was.missing_hosts == now.missing_hosts &&
+        was.missing_switches == now.missing_switches) {
+      // Same cabling, same faults: the placed tenants stand as they are; the new view may carry
+      // new LIDs.
       view_ = std::move(view);
+      ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric);
       return;
     }
     view_ = std::move(view);
@@ -127,56 +134,121 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
   if (partitions_changed && partitions_hook_) partitions_hook_();
 }
 
-// Maps every persisted tenant onto the current fabric by GUID and re-validates its placement.
-// Nothing is re-allocated: a tenant that no longer fits is reported and kept on disk.
+namespace {
+
+// One log line per part that went down or came back since the last recognition (issue 10).
+void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
+                       const allocator::Faults& before, const allocator::Faults& after,
+                       const Logger& log) {
+  auto diff = [](auto a, auto b) {
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    std::vector<typename decltype(a)::value_type> out;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+  };
+  auto host = [&](topology::HostId h) {
+    const auto id = ids.host(h);
+    return (id.name.empty() ? tree.host_name(h) : id.name) + " (" +
+           ids.switch_name(1, tree.leaf_of_host(h)) + " port " + std::to_string(id.port) + ")";
+  };
+  for (auto h : diff(after.hosts, before.hosts))
+    log(LogLevel::kWarning, "laas: fault: host " + host(h) + " is down");
+  for (auto h : diff(before.hosts, after.hosts))
+    log(LogLevel::kInfo, "laas: fault cleared: host " + host(h) + " is back");
+  for (auto l : diff(after.links, before.links))
+    log(LogLevel::kWarning, "laas: fault: link " + ids.link_name(l) + " is down");
+  for (auto l : diff(before.links, after.links))
+    log(LogLevel::kInfo, "laas: fault cleared: link " + ids.link_name(l) + " is back");
+  for (auto sw : diff(after.switches, before.switches))
+    log(LogLevel::kWarning, "laas: fault: switch " + ids.switch_name(sw.first, sw.second) +
+                                " (level " + std::to_string(sw.first) + ") is down");
+  for (auto sw : diff(before.switches, after.switches))
+    log(LogLevel::kInfo, "laas: fault cleared: switch " + ids.switch_name(sw.first, sw.second) +
+                             " (level " + std::to_string(sw.first) + ") is back");
+}
+
+}  // namespace
+
+// Maps every persisted tenant onto the current fabric by physical identity and re-validates its
+// placement. Nothing is re-allocated: parts that are down stay the tenant's (issue 10), a tenant
+// that does not fit this fabric at all is reported and kept on disk. Then repairs are undone
+// where their fault cleared and made where a free column allows, and the state is saved.
 void TenantService::rebuild_cluster() {
   cluster_ =
       std::make_unique<allocator::Cluster>(view_->tree, allocator::make_placer(config_.algorithm));
+  ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric);
+  cluster_->set_link_namer([this](topology::LinkId l) { return ids_->link_name(l); });
+  const auto& emb = view_->embedding;
+  allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
+  if (last_faults_spec_ != view_->tree.spec().text()) last_faults_ = {};
+  log_fault_changes(*ids_, view_->tree, last_faults_, faults, log_);
+  last_faults_ = faults;
+  last_faults_spec_ = view_->tree.spec().text();
+  cluster_->set_faults(faults);
   auto skipped = cluster_->reserve(view_->management_hosts);
   (void)skipped;
   unplaced_.clear();
-  // Links down are marked faulty after the tenants are restored: a tenant keeps a link it
-  // holds when the link fails (issue 10); nobody new receives it.
-  struct MarkFaulty {
-    TenantService* self;
-    ~MarkFaulty() {
-      for (const auto& l : self->view_->embedding.missing_links)
-        self->cluster_->set_faulty(l, true);
-    }
-  } mark_faulty{this};
   if (!blocked_.empty()) return;
   for (const auto& t : persisted_.tenants) {
-    allocator::Placement p;
     std::string missing;
-    for (auto guid : t.hosts) {
-      if (auto h = view_->host_by_guid(guid))
-        p.hosts.push_back(*h);
-      else
-        missing += (missing.empty() ? "" : ", ") + guid_hex(guid);
-    }
-    for (const auto& l : t.links) {
-      if (auto id = view_->link_by_port(l.switch_guid, l.port))
-        p.links.push_back(*id);
-      else
-        missing += (missing.empty() ? "link " : ", link ") + guid_hex(l.switch_guid) + "/" +
-                   std::to_string(l.port);
-    }
-    if (!missing.empty()) {
+    const auto model = to_model(t, *ids_, &missing);
+    if (!model) {
       unplaced_[t.name] = "not on the fabric: " + missing;
       log_(LogLevel::kWarning, "laas: tenant '" + t.name + "' is not routed: " + unplaced_[t.name]);
       continue;
     }
-    auto r = cluster_->add_explicit(t.name, t.requested, p);
+    for (size_t i = 0; i < t.hosts.size(); ++i) {
+      const auto& h = t.hosts[i];
+      const auto now = ids_->host(model->intended.hosts[i]).guid;
+      if (h.leaf_guid && h.guid && now && now != h.guid)
+        log_(LogLevel::kWarning,
+             "laas: tenant '" + t.name + "': the host on " +
+                 ids_->switch_name(1, view_->tree.leaf_of_host(model->intended.hosts[i])) +
+                 " port " + std::to_string(h.port) + " is now " + guid_hex(now) + " (was " +
+                 guid_hex(h.guid) + "); the slot stays the tenant's");
+    }
+    auto r = cluster_->restore(t.name, t.requested, model->intended, model->repairs);
     if (!r.ok()) {
       unplaced_[t.name] = r.message;
       log_(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
     }
   }
+  for (const auto& line : cluster_->reconcile()) log_(LogLevel::kInfo, "laas: " + line);
+  // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file: record them.
+  bool changed = persisted_.loaded_version != kStateVersion;
+  for (const auto& t : persisted_.tenants)
+    if (const auto* placed = cluster_->find(t.name)) changed = changed || !(persist(*placed) == t);
+  if (changed) save_placed("the placements as found on this fabric");
+  size_t degraded = 0;
+  for (const auto& [name, t] : cluster_->tenants()) {
+    if (!cluster_->health(t).degraded()) continue;
+    ++degraded;
+    log_(LogLevel::kWarning, "laas: tenant '" + name + "' " + health_text(t));
+  }
   log_(LogLevel::kInfo, "laas: " + std::to_string(cluster_->tenants().size()) +
                             " tenants placed on " + view_->tree.spec().text() +
+                            (degraded ? ", " + std::to_string(degraded) + " degraded" : "") +
                             (unplaced_.empty() ? ""
                                                : ", " + std::to_string(unplaced_.size()) +
                                                      " not placed (see laasctl status)"));
+}
+
+void TenantService::save_placed(const std::string& why) {
+  for (auto& t : persisted_.tenants)
+    if (const auto* placed = cluster_->find(t.name)) t = persist(*placed);
+  try {
+    save_or_throw();
+    persisted_.loaded_version = kStateVersion;
+  } catch (const std::exception& e) {
+    log_(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
+  }
+}
+
+const PersistedTenant* TenantService::persisted(const std::string& name) const {
+  for (const auto& p : persisted_.tenants)
+    if (p.name == name) return &p;
+  return nullptr;
 }
 
 void TenantService::on_topology_error(const std::string& reason) {
@@ -248,14 +320,33 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
   if (method == "tenant.list") {
     std::lock_guard<std::mutex> lock(mu_);
     json list = json::array();
-    if (cluster_)
-      for (const auto& [name, t] : cluster_->tenants())
-        list.push_back({{"name", name},
-                        {"requested", t.requested},
-                        {"hosts", t.placement.hosts.size()},
-                        {"links", t.placement.links.size()},
-                        {"shape", t.placement.shape.text()},
-                        {"state", "routed"}});
+    if (cluster_) {
+      for (const auto& [name, t] : cluster_->tenants()) {
+        json item = {{"name", name},
+                     {"requested", t.requested},
+                     {"hosts", t.placement.hosts.size()},
+                     {"links", t.placement.links.size()},
+                     {"shape", t.placement.shape.text()},
+                     {"state", "routed"}};
+        if (cluster_->health(t).degraded()) {
+          item["state"] = "degraded";
+          item["reason"] = health_text(t);
+        }
+        list.push_back(std::move(item));
+      }
+    } else {
+      // No fat-tree (or no routing run yet): every tenant on disk is listed, none is lost.
+      for (const auto& t : persisted_.tenants)
+        list.push_back(
+            {{"name", t.name},
+             {"requested", t.requested},
+             {"hosts", t.hosts.size()},
+             {"links", t.links.size()},
+             {"shape", t.shape},
+             {"state", "not routed"},
+             {"reason", "not routed: " + (blocked_.empty() ? topology_error_ : blocked_)}});
+      return list;
+    }
     for (const auto& [name, why] : unplaced_)
       list.push_back({{"name", name}, {"state", "not placed"}, {"reason", why}});
     return list;
@@ -265,6 +356,13 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = unplaced_.find(name); it != unplaced_.end())
       return {{"name", name}, {"state", "not placed"}, {"reason", it->second}};
+    if (!cluster_)
+      if (const auto* t = persisted(name))
+        return {{"name", name},
+                {"requested", t->requested},
+                {"shape", {{"text", t->shape}}},
+                {"state", "not routed"},
+                {"reason", "not routed: " + (blocked_.empty() ? topology_error_ : blocked_)}};
     const auto* t = cluster_ ? cluster_->find(name) : nullptr;
     if (!t) fail(error::kNotFound, "no tenant named '" + name + "'");
     return tenant_json(*t);
@@ -296,7 +394,7 @@ json TenantService::status() const {
   json s = {{"state_file", store_.path()},
             {"generation", persisted_.generation},
             {"routed_generation", routed_generation_},
-            {"tenants", cluster_ ? cluster_->tenants().size() : 0},
+            {"tenants", cluster_ ? cluster_->tenants().size() : persisted_.tenants.size()},
             {"tenants_not_placed", unplaced_.size()},
             {"algorithm", config_.algorithm}};
   if (view_) {
@@ -304,8 +402,16 @@ json TenantService::status() const {
     s["hosts"] = view_->tree.num_hosts();
     s["free_hosts"] = cluster_->state().free_hosts();
     s["faulty_links"] = cluster_->state().faulty_links();
+    s["down_hosts"] = cluster_->state().down_hosts();
+    s["missing_switches"] = view_->embedding.missing_switches.size();
+    int degraded = 0, repairs = 0;
+    for (const auto& [name, t] : cluster_->tenants()) {
+      degraded += cluster_->health(t).degraded();
+      repairs += static_cast<int>(t.repairs.size());
+    }
+    s["tenants_degraded"] = degraded;
+    s["repairs"] = repairs;
     // Parts of the intended tree that are down now (issue 10).
-    s["down_hosts"] = view_->down_hosts();
     s["down_links"] = view_->down_links();
     s["down_switches"] = view_->down_switches();
   } else {
@@ -339,38 +445,39 @@ json TenantService::topology_info(const json& params) const {
   };
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
     json hosts = json::array(), links = json::array();
-    for (int s = 0; s < tree.hosts_per_leaf(); ++s)
+    json down = json::array(), faulty = json::array(), link_owners = json::array();
+    for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
       hosts.push_back(owner(state.host_owner(tree.host_at(leaf, s))));
+      down.push_back(state.host_down(tree.host_at(leaf, s)));
+    }
     for (int c = 0; c < tree.up_columns(1); ++c) {
       const auto l = tree.l1_link(leaf, c);
       links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
+      faulty.push_back(state.link_faulty(l));
+      link_owners.push_back(owner(state.link_owner(l)));
     }
-    json hosts_down = json::array(), links_down = json::array();
-    for (int s = 0; s < tree.hosts_per_leaf(); ++s)
-      if (!view_->host_present(tree.host_at(leaf, s))) hosts_down.push_back(s);
-    for (int c = 0; c < tree.up_columns(1); ++c)
-      if (!view_->link_present(tree.l1_link(leaf, c))) links_down.push_back(c);
-    leaves.push_back({{"name", view_->switch_node(1, leaf).name},
-                      {"guid", guid_hex(view_->switch_node(1, leaf).guid)},
+    leaves.push_back({{"name", ids_->switch_name(1, leaf)},
+                      {"guid", guid_hex(ids_->switch_guid(1, leaf))},
                       {"hosts", hosts},
+                      {"hosts_down", down},
                       {"up_links", links},
-                      {"hosts_down", hosts_down},
-                      {"up_links_down", links_down}});
+                      {"up_links_faulty", faulty},
+                      {"up_links_owner", link_owners}});
   }
   json spines = json::array();
   if (tree.height() == 3)
     for (int sw = 0; sw < tree.num_switches(2); ++sw) {
-      json links = json::array();
+      json links = json::array(), faulty = json::array(), link_owners = json::array();
       for (int c = 0; c < tree.up_columns(2); ++c) {
         const auto l = tree.l2_link(sw, c);
         links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
+        faulty.push_back(state.link_faulty(l));
+        link_owners.push_back(owner(state.link_owner(l)));
       }
-      json links_down = json::array();
-      for (int c = 0; c < tree.up_columns(2); ++c)
-        if (!view_->link_present(tree.l2_link(sw, c))) links_down.push_back(c);
-      spines.push_back({{"name", view_->switch_node(2, sw).name},
+      spines.push_back({{"name", ids_->switch_name(2, sw)},
                         {"up_links", links},
-                        {"up_links_down", links_down}});
+                        {"up_links_faulty", faulty},
+                        {"up_links_owner", link_owners}});
     }
   return {{"topology", tree.spec().text()},
           {"hosts", tree.num_hosts()},
@@ -379,6 +486,8 @@ json TenantService::topology_info(const json& params) const {
           {"l1_allocated", state.allocated_links(1)},
           {"l2_links", tree.height() == 3 ? tree.num_links(2) : 0},
           {"l2_allocated", tree.height() == 3 ? state.allocated_links(2) : 0},
+          {"faulty_links", state.faulty_links()},
+          {"down_hosts", state.down_hosts()},
           {"leaves", leaves},
           {"level2", spines},
           {"down", down_parts()}};
@@ -415,51 +524,128 @@ json TenantService::down_parts() const {
 
 json TenantService::tenant_json(const allocator::Tenant& t) const {
   json hosts = json::array(), links = json::array();
-  for (auto h : t.placement.hosts)
-    hosts.push_back({{"name", view_->host_name(h)},
-                     {"guid", guid_hex(view_->host_guid(h))},
-                     {"lid", view_->host_lid(h)}});
+  const PersistedTenant* record = persisted(t.name);
+  for (auto h : t.placement.hosts) {
+    PersistedHost id = ids_->host(h);
+    const bool down = cluster_ && cluster_->state().host_down(h);
+    if (!id.guid && record)  // down: the GUID and name last seen on its slot
+      for (const auto& was : record->hosts)
+        if (was.leaf_guid == id.leaf_guid && was.port == id.port) {
+          id.guid = was.guid;
+          id.name = was.name;
+        }
+    json host = {{"name", id.name.empty() ? view_->host_name(h) : id.name},
+                 {"guid", guid_hex(id.guid)},
+                 {"lid", view_->host_lid(h)},
+                 {"leaf", {{"guid", guid_hex(id.leaf_guid)}, {"port", id.port}}}};
+    if (down) host["down"] = true;
+    hosts.push_back(std::move(host));
+  }
   for (auto l : t.placement.links) {
     const auto lo = view_->tree.link_lower(l);
-    const auto up = view_->tree.link_upper(l);
-    const auto& lower = view_->switch_node(lo.level, lo.index);
-    const auto& upper = view_->switch_node(up.level, up.index);
-    links.push_back({{"switch",
-                      {{"name", lower.name},
-                       {"guid", guid_hex(lower.guid)},
-                       {"port", view_->physical_port(lo.level, lo.index, lo.port)}}},
-                     {"peer",
-                      {{"name", upper.name},
-                       {"guid", guid_hex(upper.guid)},
-                       {"port", view_->physical_port(up.level, up.index, up.port)}}}});
+    const auto [upper, upper_port] = ids_->link_upper(l);
+    json link = {{"switch",
+                  {{"name", ids_->switch_name(lo.level, lo.index)},
+                   {"guid", guid_hex(ids_->switch_guid(lo.level, lo.index))},
+                   {"port", ids_->link(l).port}}},
+                 {"peer",
+                  {{"name", ids_->switch_name(upper.first, upper.second)},
+                   {"guid", guid_hex(ids_->switch_guid(upper.first, upper.second))},
+                   {"port", upper_port}}}};
+    if (cluster_ && cluster_->state().link_faulty(l)) link["faulty"] = true;
+    links.push_back(std::move(link));
   }
   const auto& s = t.placement.shape;
-  std::uint16_t pkey = 0;
-  for (const auto& p : persisted_.tenants)
-    if (p.name == t.name) pkey = p.pkey;
+  std::uint16_t pkey = record ? record->pkey : 0;
   char pkey_hex[8];
   std::snprintf(pkey_hex, sizeof pkey_hex, "0x%04x", pkey);
-  return {{"name", t.name},
-          {"pkey", pkey ? json(pkey_hex) : json(nullptr)},
-          {"requested", t.requested},
-          {"state", "routed"},
-          {"hosts", hosts},
-          {"links", links},
-          {"shape",
-           {{"text", s.text()},
-            {"leaves", {{"q", s.leaves.q}, {"d", s.leaves.d}, {"r", s.leaves.r}}},
-            {"pods", {{"q", s.pods.q}, {"d", s.pods.d}, {"r", s.pods.r}}}}}};
+  json out = {{"name", t.name},
+              {"pkey", pkey ? json(pkey_hex) : json(nullptr)},
+              {"requested", t.requested},
+              {"state", "routed"},
+              {"hosts", hosts},
+              {"links", links},
+              {"shape",
+               {{"text", s.text()},
+                {"leaves", {{"q", s.leaves.q}, {"d", s.leaves.d}, {"r", s.leaves.r}}},
+                {"pods", {{"q", s.pods.q}, {"d", s.pods.d}, {"r", s.pods.r}}}}}};
+  if (t.index >= 0 && cluster_ && cluster_->find(t.name)) {
+    out["health"] = health_json(t);
+    if (cluster_->health(t).degraded()) {
+      out["state"] = "degraded";
+      out["reason"] = health_text(t);
+    }
+  }
+  return out;
+}
+
+// Everything about one tenant's faults, for tenant show / list (fields listed in the report of
+// issue 10): down hosts, faulty links it routes over, host pairs without a dedicated path,
+// repairs in force, links held idle.
+json TenantService::health_json(const allocator::Tenant& t) const {
+  const auto h = cluster_->health(t);
+  const auto& tree = view_->tree;
+  auto host_name = [&](topology::HostId id) {
+    const PersistedHost p = ids_->host(id);
+    if (!p.name.empty()) return p.name;
+    if (const auto* record = persisted(t.name))
+      for (const auto& was : record->hosts)
+        if (was.leaf_guid == p.leaf_guid && was.port == p.port && !was.name.empty())
+          return was.name;
+    return view_->host_name(id);
+  };
+  json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
+  for (auto id : h.down_hosts) down.push_back(host_name(id));
+  for (auto l : h.faulty_links) faulty.push_back(ids_->link_name(l));
+  constexpr size_t kMaxPairs = 64;
+  size_t total = 0;
+  for (const auto& [a, b] : h.lost_leaf_pairs)
+    for (auto x : t.placement.hosts) {
+      if (tree.leaf_of_host(x) != a) continue;
+      for (auto y : t.placement.hosts) {
+        if (tree.leaf_of_host(y) != b) continue;
+        if (++total <= kMaxPairs) pairs.push_back({host_name(x), host_name(y)});
+      }
+    }
+  for (const auto& r : t.repairs) {
+    json retired = json::array(), added = json::array();
+    for (auto l : r.retired) retired.push_back(ids_->link_name(l));
+    for (auto l : r.added) added.push_back(ids_->link_name(l));
+    repairs.push_back({{"retired", retired}, {"added", added}});
+  }
+  return {{"degraded", h.degraded()},
+          {"down_hosts", down},
+          {"faulty_links", faulty},
+          {"lost_pairs", pairs},
+          {"lost_pairs_total", total},
+          {"repairs", repairs},
+          {"idle_links", t.placement.idle.size()}};
+}
+
+std::string TenantService::health_text(const allocator::Tenant& t) const {
+  const json h = health_json(t);
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  for (const auto& name : h["down_hosts"]) add("host " + name.get<std::string>() + " down");
+  for (const auto& name : h["faulty_links"]) add("link " + name.get<std::string>() + " faulty");
+  const auto total = h["lost_pairs_total"].get<size_t>();
+  if (total > 0) {
+    std::string pairs;
+    size_t shown = 0;
+    for (const auto& p : h["lost_pairs"]) {
+      if (++shown > 4) break;
+      pairs +=
+          (pairs.empty() ? "" : ", ") + p[0].get<std::string>() + "<->" + p[1].get<std::string>();
+    }
+    add(std::to_string(total) + " host pair(s) without a dedicated path (" + pairs +
+        (total > 4 ? ", ..." : "") + ")");
+  }
+  if (out.empty()) return "routed";
+  return "degraded: " + out;
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
-  PersistedTenant p{t.name, t.requested, {}, {}, t.placement.shape.text()};
-  for (auto h : t.placement.hosts) p.hosts.push_back(view_->host_guid(h));
-  for (auto l : t.placement.links) {
-    const auto lo = view_->tree.link_lower(l);
-    p.links.push_back({view_->switch_node(lo.level, lo.index).guid,
-                       view_->physical_port(lo.level, lo.index, lo.port)});
-  }
-  return p;
+  return to_persisted(t, *ids_, persisted(t.name));
 }
 
 void TenantService::save_or_throw() {
@@ -573,6 +759,12 @@ json TenantService::remove(const json& params, const Caller& caller) {
   }
   if (before) cluster_->remove(name);
   unplaced_.erase(name);
+  if (before && view_) {
+    // Freed columns may repair a degraded tenant (nothing of any other tenant moves).
+    const auto lines = cluster_->reconcile();
+    for (const auto& line : lines) log_(LogLevel::kInfo, "laas: " + line);
+    if (!lines.empty()) save_placed("the repairs made after removing '" + name + "'");
+  }
   log_(LogLevel::kInfo,
        "laas: uid " + std::to_string(caller.uid) + " removed tenant '" + name + "'");
   const auto generation = persisted_.generation;

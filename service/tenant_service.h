@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "allocator/cluster.h"
+#include "service/physical_ids.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
 
@@ -84,6 +85,12 @@ class TenantService {
   nlohmann::json topology_info(const nlohmann::json& params) const;
   nlohmann::json down_parts() const;  // mu_ held; parts down now (issue 10)
   nlohmann::json tenant_json(const allocator::Tenant& t) const;
+  // Issue 10: "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
+  nlohmann::json health_json(const allocator::Tenant& t) const;
+  std::string health_text(const allocator::Tenant& t) const;
+  const PersistedTenant* persisted(const std::string& name) const;
+  // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
+  void save_placed(const std::string& why);
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, const nlohmann::json& params);
@@ -110,6 +117,9 @@ class TenantService {
   std::shared_ptr<const TopologyView> view_;
   std::string topology_error_ = "no routing run has discovered the fabric yet";
   std::unique_ptr<allocator::Cluster> cluster_;
+  std::unique_ptr<PhysicalIds> ids_;  // on view_
+  allocator::Faults last_faults_;     // as last logged, to log one line per change
+  std::string last_faults_spec_;
   PersistedState persisted_;
   std::string blocked_;                          // corrupt or inconsistent state
   std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why

@@ -141,22 +141,25 @@ TEST_F(ServiceTest, CorruptStateBlocksTenantRoutingAndSaysWhy) {
             std::string::npos);
 }
 
-TEST_F(ServiceTest, VanishedHostsAreReportedNotDropped) {
+// Issue 10: hosts are identified by their slot (leaf switch GUID, port). A host replaced on its
+// slot stays the tenant's (logged); the state records the new port GUID.
+TEST_F(ServiceTest, ReplacedHostKeepsItsSlot) {
   ASSERT_TRUE(call("tenant.add", {{"name", "x"}, {"hosts", 6}})["ok"]);
   ASSERT_TRUE(call("tenant.add", {{"name", "y"}, {"hosts", 3}})["ok"]);
   auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = laas::topology::build_model_fabric(tree);
   fabric.nodes[emb.host_node[0]].port_guid = 0xdead;  // comp-1 was replaced
-  auto fresh =
-      std::make_unique<TenantService>(test_config(dir.path), [](LogLevel, const std::string&) {});
+  std::vector<std::string> seen;
+  auto fresh = std::make_unique<TenantService>(
+      test_config(dir.path), [&](LogLevel, const std::string& m) { seen.push_back(m); });
   fresh->on_topology(std::make_shared<TopologyView>(tree, fabric, emb));
   auto list = fresh->handle(req("tenant.list"), kAdmin)["result"];
   ASSERT_EQ(list.size(), 2u);
-  bool reported = false;
-  for (const auto& t : list)
-    if (t["name"] == "x") reported = t["state"] == "not placed";
-  EXPECT_TRUE(reported) << list.dump();
-  EXPECT_NE(slurp(dir.path + "/state.json").find("\"x\""), std::string::npos);
+  for (const auto& t : list) EXPECT_EQ(t["state"], "routed") << list.dump();
+  EXPECT_NE(slurp(dir.path + "/state.json").find("0x000000000000dead"), std::string::npos);
+  bool logged = false;
+  for (const auto& m : seen) logged = logged || m.find("is now 0x000000000000dead") != m.npos;
+  EXPECT_TRUE(logged);
 }
 
 TEST_F(ServiceTest, NoFatTreeRefusesWithTheReason) {

@@ -97,7 +97,7 @@ TEST(TopologyViewFaults, AllocationMapMarksPartsDown) {
                         {{"name", "L1"},
                          {"hosts", {"bank", nullptr}},
                          {"up_links", {nullptr, nullptr}},
-                         {"hosts_down", nlohmann::json::array()},
+                         {"hosts_down", {false, false}},  // flags, as the service sends
                          {"up_links_down", {1}}}}},
                       {"level2", nlohmann::json::array()},
                       {"down", {"host comp-1 (held by bank)", "link L1 port 2 - S1 port 2"}}};

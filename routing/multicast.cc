@@ -1,0 +1,357 @@
+#include "routing/multicast.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <queue>
+#include <set>
+#include <tuple>
+
+namespace laas::routing {
+namespace {
+
+constexpr int kFree = -1;
+constexpr int kManagement = -2;
+constexpr long long kInf = std::numeric_limits<long long>::max() / 4;
+// A shared group prefers links nobody holds; a member tenant's link costs as much as this many
+// free hops, so it is used only where no free path exists.
+constexpr long long kTenantLinkCost = 1000;
+// Root candidates evaluated before the others (see below).
+constexpr std::size_t kRootSample = 16;
+
+struct Arc {
+  int to;       // switch number
+  LinkId link;  // the cable
+  int port;     // model port on this side
+};
+
+// The switches of the tree as one graph: switch number = level offset + index.
+class Graph {
+ public:
+  explicit Graph(const FatTree& t) : t_(t) {
+    for (int level = 1; level <= t.height(); ++level) {
+      offset_.push_back(n_);
+      n_ += t.num_switches(level);
+    }
+    arcs_.resize(n_);
+    for (LinkId l = 0; l < t.total_links(); ++l) {
+      const auto lo = t.link_lower(l);
+      const auto up = t.link_upper(l);
+      const int a = number(lo.level, lo.index), b = number(up.level, up.index);
+      arcs_[a].push_back({b, l, lo.port});
+      arcs_[b].push_back({a, l, up.port});
+    }
+  }
+  int size() const { return n_; }
+  int number(int level, int index) const { return offset_[level - 1] + index; }
+  std::pair<int, int> at(int number) const {
+    int level = static_cast<int>(offset_.size());
+    while (level > 1 && number < offset_[level - 1]) --level;
+    return {level, number - offset_[level - 1]};
+  }
+  const std::vector<Arc>& arcs(int number) const { return arcs_[number]; }
+
+ private:
+  const FatTree& t_;
+  int n_ = 0;
+  std::vector<int> offset_;
+  std::vector<std::vector<Arc>> arcs_;
+};
+
+struct Paths {
+  std::vector<long long> dist;
+  std::vector<int> parent_arc_from;  // switch the best path comes from (-1: a source)
+  std::vector<LinkId> parent_link;
+};
+
+// Dijkstra from `sources` over the links `cost` allows (cost < 0: forbidden). Arcs are
+// explored in port order and ties keep the first path found, so the result is deterministic.
+Paths shortest(const Graph& g, const std::vector<int>& sources,
+               const std::function<long long(LinkId)>& cost) {
+  Paths p;
+  p.dist.assign(g.size(), kInf);
+  p.parent_arc_from.assign(g.size(), -1);
+  p.parent_link.assign(g.size(), -1);
+  using Item = std::pair<long long, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q;
+  for (int s : sources) {
+    p.dist[s] = 0;
+    q.push({0, s});
+  }
+  while (!q.empty()) {
+    const auto [d, u] = q.top();
+    q.pop();
+    if (d != p.dist[u]) continue;
+    for (const Arc& a : g.arcs(u)) {
+      const long long c = cost(a.link);
+      if (c < 0) continue;
+      if (d + c < p.dist[a.to]) {
+        p.dist[a.to] = d + c;
+        p.parent_arc_from[a.to] = u;
+        p.parent_link[a.to] = a.link;
+        q.push({p.dist[a.to], a.to});
+      }
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string to_string(McastClass cls) { return cls == McastClass::kTenant ? "tenant" : "shared"; }
+
+McastTree build_multicast_tree(const FatTree& t, const McastPolicy& policy,
+                               const McastGroup& group) {
+  const int hosts = t.num_hosts();
+  const int links = t.total_links();
+  std::vector<int> host_class(hosts, kFree), owner(links, kFree);
+  std::vector<char> faulty(links, 0);
+  for (LinkId l : policy.faulty_links) {
+    if (l < 0 || l >= links)
+      throw RoutingError("faulty link " + std::to_string(l) + " not in tree");
+    faulty[l] = 1;
+  }
+  for (HostId h : policy.management_hosts) {
+    if (h < 0 || h >= hosts)
+      throw RoutingError("management host " + std::to_string(h) + " is not in the tree");
+    host_class[h] = kManagement;
+  }
+  for (int ti = 0; ti < static_cast<int>(policy.tenants.size()); ++ti) {
+    const auto& tenant = policy.tenants[ti];
+    for (HostId h : tenant.placement.hosts) {
+      if (h < 0 || h >= hosts || host_class[h] != kFree)
+        throw RoutingError("tenant " + tenant.key + ": host " + std::to_string(h) +
+                           " is out of range or held twice");
+      host_class[h] = ti;
+    }
+    for (LinkId l : tenant.placement.links) {
+      if (l < 0 || l >= links || owner[l] != kFree)
+        throw RoutingError("tenant " + tenant.key + ": link " + std::to_string(l) +
+                           " is out of range or held twice");
+      owner[l] = ti;
+    }
+  }
+
+  McastTree out;
+  // Classify the group by its member hosts.
+  std::set<int> member_tenants;
+  bool free_member = false;
+  std::vector<HostId> members;
+  for (HostId h : group.hosts) {
+    if (h < 0 || h >= hosts)
+      throw RoutingError("member host " + std::to_string(h) + " not in tree");
+    members.push_back(h);
+    if (host_class[h] >= 0) member_tenants.insert(host_class[h]);
+    if (host_class[h] == kFree) free_member = true;
+  }
+  std::sort(members.begin(), members.end());
+  members.erase(std::unique(members.begin(), members.end()), members.end());
+  std::vector<std::pair<int, int>> member_switches = group.switches;
+  std::sort(member_switches.begin(), member_switches.end());
+  member_switches.erase(std::unique(member_switches.begin(), member_switches.end()),
+                        member_switches.end());
+  for (const auto& [level, index] : member_switches)
+    if (level < 1 || level > t.height() || index < 0 || index >= t.num_switches(level))
+      throw RoutingError("member switch is not in the tree");
+  if (member_tenants.size() == 1 && !free_member) {
+    out.cls = McastClass::kTenant;
+    out.tenant = *member_tenants.begin();
+  }
+  if (members.size() + member_switches.size() < 2) return out;  // as OpenSM: nothing to do
+
+  const Graph g(t);
+  // Targets: the switch each member hangs off. Core targets are joined first (phase 1); for a
+  // tenant group the management members are attached afterwards (phase 2).
+  std::vector<int> core, extra;
+  std::vector<std::pair<HostId, int>> host_target;  // (host, switch number)
+  for (HostId h : members) {
+    const int sw = g.number(1, t.leaf_of_host(h));
+    host_target.push_back({h, sw});
+    const bool is_core = out.cls == McastClass::kShared || host_class[h] == out.tenant;
+    (is_core ? core : extra).push_back(sw);
+  }
+  for (const auto& [level, index] : member_switches)
+    (out.cls == McastClass::kShared ? core : extra).push_back(g.number(level, index));
+  auto dedup = [](std::vector<int>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  dedup(core);
+  dedup(extra);
+
+  std::function<long long(LinkId)> core_cost, extra_cost;
+  if (out.cls == McastClass::kTenant) {
+    const int ti = out.tenant;
+    core_cost = [&, ti](LinkId l) -> long long { return !faulty[l] && owner[l] == ti ? 1 : -1; };
+    extra_cost = [&, ti](LinkId l) -> long long {
+      return !faulty[l] && (owner[l] == ti || owner[l] == kFree) ? 1 : -1;
+    };
+  } else {
+    core_cost = [&](LinkId l) -> long long {
+      if (faulty[l]) return -1;
+      if (owner[l] == kFree) return 1;
+      return member_tenants.count(owner[l]) ? kTenantLinkCost : -1;
+    };
+  }
+
+  // Root: the lowest level that spans the core targets (one pod: level 2 of that pod), then
+  // higher levels while some target stays unreached.
+  int root_level = 1;
+  {
+    std::set<int> pods;
+    for (int sw : core) {
+      const auto [level, index] = g.at(sw);
+      root_level = std::max(root_level, level);
+      if (level == 1)
+        pods.insert(t.pod_of_leaf(index));
+      else if (level == 2)
+        pods.insert(t.pod_of_level2(index));
+      else
+        pods.insert(-1);
+    }
+    if (core.size() > 1) root_level = std::max(root_level, pods.size() > 1 ? 3 : 2);
+    root_level = std::min(root_level, t.height());
+  }
+  int root = -1;
+  Paths best;
+  {
+    struct Score {
+      long long unreached, max, total;
+      bool operator<(const Score& o) const {
+        return std::tie(unreached, max, total) < std::tie(o.unreached, o.max, o.total);
+      }
+    };
+    for (int level = root_level; level <= t.height() && root < 0; ++level) {
+      std::vector<int> candidates;
+      if (core.size() == 1) {
+        candidates = core;
+      } else {
+        for (int i = 0; i < t.num_switches(level); ++i) {
+          const int c = g.number(level, i);
+          const auto& arcs = g.arcs(c);
+          if (std::any_of(arcs.begin(), arcs.end(),
+                          [&](const Arc& a) { return core_cost(a.link) >= 0; }))
+            candidates.push_back(c);
+        }
+      }
+      Score best_score{kInf, kInf, kInf};
+      std::vector<std::pair<int, Paths>> ties;
+      auto evaluate = [&](int c) {
+        Paths p = shortest(g, {c}, core_cost);
+        Score s{0, 0, 0};
+        for (int target : core) {
+          if (p.dist[target] >= kInf) {
+            ++s.unreached;
+          } else {
+            s.max = std::max(s.max, p.dist[target]);
+            s.total += p.dist[target];
+          }
+        }
+        if (s < best_score) {
+          best_score = s;
+          ties.clear();
+        }
+        if (!(best_score < s)) ties.push_back({c, std::move(p)});
+      };
+      // Roots of one level are nearly alike in a fat-tree: a sample spread by the seed keeps a
+      // broadcast group of a large tree cheap to rebuild on every join; the rest are tried only
+      // when no sampled root reaches every member.
+      const std::size_t n = candidates.size();
+      const std::size_t sample = std::min<std::size_t>(n, kRootSample);
+      std::vector<char> tried(n, 0);
+      for (std::size_t i = 0; i < sample; ++i) {
+        const std::size_t k = (group.seed + i * n / sample) % n;
+        tried[k] = 1;
+        evaluate(candidates[k]);
+      }
+      if (best_score.unreached > 0)
+        for (std::size_t k = 0; k < n; ++k)
+          if (!tried[k]) evaluate(candidates[k]);
+      if (ties.empty()) continue;
+      if (best_score.unreached > 0 && level < t.height() && core.size() > 1) continue;
+      auto& pick = ties[group.seed % ties.size()];
+      root = pick.first;
+      best = std::move(pick.second);
+    }
+  }
+  if (root < 0) return out;
+
+  std::vector<char> in_tree(g.size(), 0);
+  std::set<LinkId> tree_links;
+  auto add_path = [&](const Paths& p, int target) {
+    for (int v = target; !in_tree[v] && p.parent_arc_from[v] >= 0; v = p.parent_arc_from[v]) {
+      in_tree[v] = 1;
+      tree_links.insert(p.parent_link[v]);
+    }
+    in_tree[target] = 1;
+  };
+  in_tree[root] = 1;
+  std::vector<char> reached(g.size(), 0);
+  for (int target : core)
+    if (best.dist[target] < kInf) {
+      add_path(best, target);
+      reached[target] = 1;
+    }
+  if (!extra.empty()) {
+    std::vector<int> sources;
+    for (int v = 0; v < g.size(); ++v)
+      if (in_tree[v]) sources.push_back(v);
+    const Paths p = shortest(g, sources, extra_cost);
+    for (int target : extra)
+      if (p.dist[target] < kInf) {
+        add_path(p, target);
+        reached[target] = 1;
+      }
+  }
+
+  auto add_port = [&](int sw, int port) {
+    auto& v = out.ports[g.at(sw)];
+    if (std::find(v.begin(), v.end(), port) == v.end()) v.push_back(port);
+  };
+  for (LinkId l : tree_links) {
+    const auto lo = t.link_lower(l);
+    const auto up = t.link_upper(l);
+    add_port(g.number(lo.level, lo.index), lo.port);
+    add_port(g.number(up.level, up.index), up.port);
+    out.links.push_back(l);
+    if (owner[l] != kFree && !(out.cls == McastClass::kTenant && owner[l] == out.tenant))
+      out.exempt_links.push_back(l);
+  }
+  for (const auto& [h, sw] : host_target) {
+    if (!reached[sw]) {
+      out.unreached.push_back(h);
+      out.warnings.push_back("multicast group " + std::to_string(group.seed) + ": member " +
+                             t.host_name(h) + " cannot be joined over the links its policy allows");
+      continue;
+    }
+    add_port(sw, t.host_peer(h).port);
+  }
+  for (const auto& [level, index] : member_switches) {
+    const int sw = g.number(level, index);
+    if (reached[sw])
+      add_port(sw, 0);
+    else
+      out.warnings.push_back("multicast group " + std::to_string(group.seed) + ": member switch " +
+                             t.switch_name(level, index) + " cannot be joined");
+  }
+  for (auto& [sw, ports] : out.ports) std::sort(ports.begin(), ports.end());
+  return out;
+}
+
+std::vector<std::pair<int, std::vector<int>>> physical_ports(const topology::Embedding& emb,
+                                                             const McastTree& tree) {
+  std::vector<std::pair<int, std::vector<int>>> out;
+  for (const auto& [sw, ports] : tree.ports) {
+    const auto [level, index] = sw;
+    const int node = emb.switch_node.at(level - 1).at(index);
+    if (node < 0) continue;
+    const auto& map = emb.port_map.at(level - 1).at(index);
+    std::vector<int> phys;
+    for (int p : ports) phys.push_back(p == 0 ? 0 : map.at(p));
+    std::sort(phys.begin(), phys.end());
+    out.push_back({node, std::move(phys)});
+  }
+  return out;
+}
+
+}  // namespace laas::routing

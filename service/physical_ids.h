@@ -1,0 +1,70 @@
+// Physical identities of a tree's parts on one recognized fabric (issue 10): a host slot is
+// (leaf switch node GUID, physical port), an up-link is (lower switch node GUID, physical
+// up-port). They come from the embedding's intended ports and switch GUIDs, which are kept for
+// absent cables, hosts and switches too, so a part that is down keeps its name and never
+// renames another.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "allocator/cluster.h"
+#include "service/state_store.h"
+#include "topology/embedding.h"
+
+namespace laas::service {
+
+class PhysicalIds {
+ public:
+  // The references must outlive this object.
+  PhysicalIds(const topology::FatTree& tree, const topology::Embedding& emb,
+              const topology::Fabric& fabric);
+
+  // Host slot and link identities (port GUID 0 and an empty name for an absent host).
+  PersistedHost host(topology::HostId h) const;
+  PersistedLink link(topology::LinkId l) const;
+  std::optional<topology::HostId> host_at(topology::Guid leaf_guid, int port) const;
+  std::optional<topology::HostId> host_by_port_guid(topology::Guid port_guid) const;
+  std::optional<topology::LinkId> link_at(topology::Guid switch_guid, int port) const;
+
+  topology::Guid switch_guid(int level, int index) const;
+  // The fabric's name of a switch, or a name made from its GUID when it is absent.
+  std::string switch_name(int level, int index) const;
+  // "<switch name> port <physical port>" of a link's lower end.
+  std::string link_name(topology::LinkId l) const;
+  // The upper end of a link: (switch level, index) and its physical down-port.
+  std::pair<std::pair<int, int>, int> link_upper(topology::LinkId l) const;
+  bool host_present(topology::HostId h) const { return emb_.host_node.at(h) >= 0; }
+
+ private:
+  int physical(int level, int index, int model_port) const;
+
+  const topology::FatTree& tree_;
+  const topology::Embedding& emb_;
+  const topology::Fabric& fabric_;
+  std::map<std::pair<topology::Guid, int>, topology::HostId> host_at_;
+  std::unordered_map<topology::Guid, topology::HostId> host_by_guid_;
+  std::map<std::pair<topology::Guid, int>, topology::LinkId> link_at_;
+};
+
+// A saved tenant in model terms on one fabric: what Cluster::restore takes.
+struct ModelTenant {
+  allocator::Placement intended;  // hosts and links as placed
+  std::vector<allocator::Repair> repairs;
+};
+
+// Maps a saved tenant onto the fabric by physical identity. nullopt when a part is not in this
+// tree at all (`missing` then names each); a part that is merely down always maps.
+std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds& ids,
+                                    std::string* missing);
+
+// The record to save for a placed tenant. `old` (its previous record, may be null) supplies the
+// port GUID and name of hosts that are down now, and the P_Key.
+PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
+                             const PersistedTenant* old);
+
+}  // namespace laas::service
