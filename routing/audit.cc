@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -31,13 +32,15 @@ const char* to_string(FindingKind kind) {
       return "balance-worse-than-private";
     case FindingKind::kDegradedUnreachable:
       return "degraded-unreachable";
+    case FindingKind::kManagementPartitioned:
+      return "management-partitioned";
   }
   return "unknown";
 }
 
 bool is_violation(FindingKind kind) {
   return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable &&
-         kind != FindingKind::kDegradedUnreachable;
+         kind != FindingKind::kDegradedUnreachable && kind != FindingKind::kManagementPartitioned;
 }
 
 long AuditReport::violations() const {
@@ -46,7 +49,8 @@ long AuditReport::violations() const {
     bool violation = true;
     if (name == to_string(FindingKind::kSharedLeaf) ||
         name == to_string(FindingKind::kFreeUnreachable) ||
-        name == to_string(FindingKind::kDegradedUnreachable))
+        name == to_string(FindingKind::kDegradedUnreachable) ||
+        name == to_string(FindingKind::kManagementPartitioned))
       violation = false;
     if (violation) total += n;
   }
@@ -268,7 +272,9 @@ class Auditor {
                                 : FindingKind::kIntraTenantUnreachable,
               tenant, sname, dname, outcome_text(o));
         else if (mgmt)
-          add(FindingKind::kManagementUnreachable, tenant, sname, dname, outcome_text(o));
+          add(updown_path(node, leaf_node(ld)) ? FindingKind::kManagementUnreachable
+                                               : FindingKind::kManagementPartitioned,
+              tenant, sname, dname, outcome_text(o));
       }
     }
   }
@@ -317,8 +323,10 @@ class Auditor {
         auto check = [&](int node) {
           const Outcome o = trace(node, lid, target, nullptr);
           if (o != Outcome::kDelivered)
-            add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
-                f_.nodes[node].name, f_.nodes[target].name, outcome_text(o));
+            add(o == Outcome::kLoop         ? FindingKind::kLoop
+                : updown_path(node, target) ? FindingKind::kManagementUnreachable
+                                            : FindingKind::kManagementPartitioned,
+                "", f_.nodes[node].name, f_.nodes[target].name, outcome_text(o));
         };
         for (int leaf : leaves_with_hosts) check(leaf_node(leaf));
         for (int node : mgmt_switches_) check(node);
@@ -329,8 +337,11 @@ class Auditor {
         if (dnode < 0) continue;
         const Outcome o = trace(node, f_.lid_of(dnode), dnode, nullptr);
         if (o != Outcome::kDelivered)
-          add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
-              f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
+          add(o == Outcome::kLoop ? FindingKind::kLoop
+              : updown_path(node, leaf_node(t_.leaf_of_host(d)))
+                  ? FindingKind::kManagementUnreachable
+                  : FindingKind::kManagementPartitioned,
+              "", f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
       }
   }
 
@@ -381,6 +392,37 @@ class Auditor {
           "worst " + std::to_string(b.worst) + " flows on a link, " +
               std::to_string(b.private_worst) + " when routed alone");
     rep_.balance.push_back(b);
+  }
+
+  // Switches reachable upwards from switch (level, index) over links that are up.
+  std::set<std::pair<int, int>> upward(int level, int index) const {
+    std::set<std::pair<int, int>> seen{{level, index}};
+    std::vector<std::pair<int, int>> stack{{level, index}};
+    while (!stack.empty()) {
+      const auto [l, i] = stack.back();
+      stack.pop_back();
+      if (l >= t_.height()) continue;
+      for (int c = 0; c < t_.up_columns(l); ++c) {
+        const LinkId link = l == 1 ? t_.l1_link(i, c) : t_.l2_link(i, c);
+        if (std::binary_search(emb_.missing_links.begin(), emb_.missing_links.end(), link))
+          continue;
+        const auto p = t_.parent_of(l, i, c);
+        if (seen.insert({p.level, p.index}).second) stack.push_back({p.level, p.index});
+      }
+    }
+    return seen;
+  }
+
+  // Whether the links that are up leave any up*/down* path between two switches of the tree
+  // (a common ancestor): where none is left, a missing route is the fault's, not routing's.
+  bool updown_path(int a, int b) const {
+    if (a < 0 || b < 0) return false;
+    const auto ma = emb_.node_model.at(a), mb = emb_.node_model.at(b);
+    if (ma.first < 1 || mb.first < 1) return true;  // not a tree switch: no excuse
+    const auto ua = upward(ma.first, ma.second), ub = upward(mb.first, mb.second);
+    for (const auto& x : ua)
+      if (ub.count(x)) return true;
+    return false;
   }
 
   // The tenant routed alone on its own links that are up (cached per tenant).

@@ -52,6 +52,9 @@ enum class FindingKind {
   // (info) two hosts of one tenant cannot reach each other, and could not even if the tenant
   // were routed alone on the links it holds that are up: a tenant degraded by a fault
   kDegradedUnreachable,
+  // (info) a management route is missing where the links and switches that are up leave no
+  // up*/down* path at all (faults cut the tree; no routing of a fat-tree could do better)
+  kManagementPartitioned,
 };
 
 const char* to_string(FindingKind kind);

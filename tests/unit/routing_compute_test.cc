@@ -270,6 +270,31 @@ TEST(RoutingCompute, DegradedTenantIsNotedButABrokenRouteIsStillCaught) {
   EXPECT_FALSE(broken.ok());
 }
 
+// The SM's spine loses its only cable to leaf 0: no up*/down* path is left, the audit notes
+// it. A management route that a path still allows but the tables lack is a violation.
+TEST(RoutingCompute, ManagementCutByAFaultIsNotedButABrokenRouteIsCaught) {
+  const FatTree t = FatTree::parse("xgft(2;4,8;1,4)");
+  const LinkId cut = t.l1_link(0, 0);
+  Audited a = route_and_audit(t, {}, {cut});
+  const auto lo = t.link_lower(cut);
+  const int leaf0 = a.embedding.switch_node[0][0];
+  auto& p = a.fabric.nodes[leaf0].ports[lo.port];
+  a.fabric.nodes[p.peer_node].ports[p.peer_port].peer_node = -1;
+  p.peer_node = -1;
+  a.embedding.missing_links = {cut};
+  AuditReport r = audit(input_for(t, a, {}, {cut}));
+  EXPECT_GT(r.count(FindingKind::kManagementPartitioned), 0) << dump(r);
+  EXPECT_EQ(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
+  EXPECT_TRUE(r.ok()) << dump(r);
+  const int spine0 = a.embedding.switch_node[1][0];
+  const auto lid = a.fabric.lid_of(a.embedding.host_node[t.host_at(1, 0)]);
+  ASSERT_NE(a.tables[spine0][lid], kNoRoute);
+  a.tables[spine0][lid] = kNoRoute;
+  r = audit(input_for(t, a, {}, {cut}));
+  EXPECT_GT(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
+  EXPECT_FALSE(r.ok());
+}
+
 TEST(RoutingCompute, RefusesInconsistentInput) {
   Demo demo;
   TenantRoutes overlap = demo.b;
