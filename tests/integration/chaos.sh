@@ -42,7 +42,7 @@ done
 audit_layout start
 cp lfts.start lfts.reference
 
-declare -A DOWN=()  # console target -> 1 while down
+declare -A DOWN=()  # key (the target without quotes) -> console target, while down
 declare -A COUNT=()
 TENANTS=(a b c)
 EXTRA=()
@@ -52,7 +52,7 @@ max_down=0
 
 pick_down() {  # a random down part, or nothing
   local keys=("${!DOWN[@]}")
-  [ ${#keys[@]} -gt 0 ] && echo "${keys[RANDOM % ${#keys[@]}]}"
+  [ ${#keys[@]} -gt 0 ] && echo "${DOWN[${keys[RANDOM % ${#keys[@]}]}]}"
 }
 
 check_tenants() {
@@ -88,14 +88,16 @@ for ((e = 1; e <= EVENTS; e++)); do
   fi
   case $kind in
     *-down)
-      [ -n "${DOWN[$target]:-}" ] && { e=$((e - 1)); continue; }
+      key=${target//\"/}
+      [ -n "${DOWN[$key]:-}" ] && { e=$((e - 1)); continue; }
       console "Unlink $target"
-      DOWN[$target]=1
+      DOWN[$key]=$target
       heavy_sweep "$kind $target"
       ;;
     up)
       console "ReLink $target"
-      unset "DOWN[$target]"
+      key=${target//\"/}
+      unset "DOWN[$key]"
       heavy_sweep "up $target"
       ;;
     tenant-add)
@@ -130,7 +132,7 @@ for ((e = 1; e <= EVENTS; e++)); do
 done
 
 # Everything comes back, the extra tenants go: the tables are the ones from the start.
-for target in "${!DOWN[@]}"; do console "ReLink $target"; done
+for key in "${!DOWN[@]}"; do console "ReLink ${DOWN[$key]}"; done
 for name in "${EXTRA[@]}"; do ctl tenant remove "$name" >/dev/null 2>&1 || die "cannot remove $name"; done
 heavy_sweep "final relink"
 audit_layout final
