@@ -207,6 +207,10 @@ int main(int argc, char** argv) {
         std::cout << "fabric:     " << result["topology"].get<std::string>() << ", "
                   << result.value("hosts", 0) << " hosts, " << result.value("free_hosts", 0)
                   << " free, " << result.value("faulty_links", 0) << " faulty links\n";
+      if (result.contains("down_hosts"))
+        std::cout << "down:       " << result.value("down_hosts", 0) << " hosts, "
+                  << result.value("down_links", 0) << " links, " << result.value("down_switches", 0)
+                  << " switches (laasctl topology show lists them)\n";
       std::cout << "tenants:    " << result.value("tenants", 0) << " routed";
       if (result.value("tenants_not_placed", 0) > 0)
         std::cout << ", " << result["tenants_not_placed"] << " NOT placed (laasctl tenant list)";

@@ -73,11 +73,32 @@ AllocationMap map_from_json(const nlohmann::json& j) {
       for (const auto& o : list) out.push_back(o.is_null() ? "" : o.get<std::string>());
       return out;
     };
-    for (const auto& leaf : j.at("leaves"))
-      map.leaves.push_back({leaf.at("name").get<std::string>(), owners(leaf.at("hosts")),
-                            owners(leaf.at("up_links"))});
-    for (const auto& sw : j.at("level2"))
-      map.level2.push_back({sw.at("name").get<std::string>(), {}, owners(sw.at("up_links"))});
+    // Cells listed as down (older services send no such lists).
+    auto mark_down = [](const nlohmann::json& row, const char* key, std::vector<std::string>& v) {
+      if (!row.contains(key)) return;
+      // Either a list of indices or one flag per cell.
+      const auto& list = row.at(key);
+      for (std::size_t n = 0; n < list.size(); ++n) {
+        const auto& i = list[n];
+        if (i.is_boolean() && !i.get<bool>()) continue;
+        const auto k = i.is_boolean() ? n : i.get<std::size_t>();
+        if (k < v.size()) v[k] = v[k].empty() || v[k][0] == '@' ? "@down" : "@down:" + v[k];
+      }
+    };
+    for (const auto& leaf : j.at("leaves")) {
+      MapRow row{leaf.at("name").get<std::string>(), owners(leaf.at("hosts")),
+                 owners(leaf.at("up_links"))};
+      mark_down(leaf, "hosts_down", row.hosts);
+      mark_down(leaf, "up_links_down", row.up_links);
+      map.leaves.push_back(std::move(row));
+    }
+    for (const auto& sw : j.at("level2")) {
+      MapRow row{sw.at("name").get<std::string>(), {}, owners(sw.at("up_links"))};
+      mark_down(sw, "up_links_down", row.up_links);
+      map.level2.push_back(std::move(row));
+    }
+    if (j.contains("down"))
+      for (const auto& d : j.at("down")) map.down.push_back(d.get<std::string>());
     return map;
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument(std::string("malformed topology reply: ") + e.what());
@@ -100,7 +121,7 @@ std::string render_allocation_map(const AllocationMap& map, bool color) {
   };
   auto cell = [&](const std::string& owner) {
     if (owner.empty()) return std::string(".");
-    if (owner == "@faulty") return std::string("X");
+    if (owner == "@faulty" || owner.rfind("@down", 0) == 0) return std::string("X");
     if (owner == "@management") return std::string("m");
     const int i = index[owner];
     std::string s(1, letter(i));
@@ -132,7 +153,11 @@ std::string render_allocation_map(const AllocationMap& map, bool color) {
   }
   out << "\n";
   for (const auto& [name, i] : index) out << "  " << cell(name) << " = " << name << "\n";
-  out << "  . = free, m = management (never allocated), X = faulty\n";
+  out << "  . = free, m = management (never allocated), X = down or faulty\n";
+  if (!map.down.empty()) {
+    out << "\ndown now:\n";
+    for (const auto& d : map.down) out << "  " << d << "\n";
+  }
   return out.str();
 }
 

@@ -9,7 +9,8 @@
 
 namespace laas::ctl {
 
-// Owners are tenant names; "" is free, "@management" and "@faulty" are what they say.
+// Owners are tenant names; "" is free, "@management" and "@faulty" are what they say;
+// "@down" is a part that is down now ("@down:NAME" when tenant NAME holds it).
 struct MapRow {
   std::string name;
   std::vector<std::string> hosts;  // empty for level-2 rows
@@ -20,6 +21,7 @@ struct AllocationMap {
   std::string summary;
   std::vector<MapRow> leaves;
   std::vector<MapRow> level2;
+  std::vector<std::string> down;  // one line per part down, from the service
 };
 
 AllocationMap map_from_cluster(const allocator::Cluster& cluster);
@@ -27,7 +29,7 @@ AllocationMap map_from_cluster(const allocator::Cluster& cluster);
 AllocationMap map_from_json(const nlohmann::json& topology);
 
 // One row per leaf (and per level-2 switch on 3-level trees): hosts and up-link columns as
-// tenant letters, '.' free, 'm' management, 'X' faulty; a legend maps letters to names.
+// tenant letters, '.' free, 'm' management, 'X' down or faulty; a legend maps letters to names.
 std::string render_allocation_map(const AllocationMap& map, bool color);
 
 }  // namespace laas::ctl

@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include "routing/audit.h"
@@ -73,6 +75,20 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
 
 Engine::Engine(Config config, service::Logger log)
     : config_(std::move(config)), service_(service_config(config_), std::move(log)) {
+  {
+    std::ifstream in(layout_file());
+    if (in) {
+      std::stringstream text;
+      text << in.rdbuf();
+      try {
+        layout_ = topology::parse_layout(text.str());
+      } catch (const std::exception& e) {
+        layout_unreadable_ = true;
+        layout_error_ = layout_file() + ": " + e.what() +
+                        "; recognizing from laas.yaml or the cabling, the file is left as it is";
+      }
+    }
+  }
   try {
     if (auto previous = load_allocations(config_.allocations_file()))
       for (const auto& [name, t] : previous->tenants) shapes_[name] = t.shape;
@@ -174,21 +190,14 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     ~Reset() { id = std::thread::id(); }
   } reset{routing_thread_};
 
-  topology::Recognition rec = topology::recognize(fabric, sm_port_guid);
-  out.ms_recognize = ms_since(t0);
-  if (rec.ok() && !config_.topology.empty()) {
-    std::string expected;
-    try {
-      expected = topology::parse_spec(config_.topology).text();
-    } catch (const topology::SpecError& e) {
-      expected = "a valid spec (laas.yaml topology '" + config_.topology + "': " + e.what() + ")";
-    }
-    if (expected != rec.tree->spec().text()) {
-      rec.error = "the fabric is " + rec.tree->spec().text() + " but laas.yaml expects " + expected;
-      rec.tree.reset();
-    }
+  if (!layout_error_.empty()) {
+    out.warnings.push_back(layout_error_);
+    layout_error_.clear();
   }
+  topology::Recognition rec = recognize_now(fabric, sm_port_guid);
+  out.ms_recognize = ms_since(t0);
   if (!rec.ok()) {
+    last_source_note_.clear();
     service_.on_topology_error(rec.error);
     out.not_fat_tree = true;
     out.error = rec.error;
@@ -196,13 +205,18 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   }
   const topology::FatTree& tree = *rec.tree;
   const auto& emb = rec.embedding;
+  if (rec.source_note != last_source_note_) {
+    out.info.push_back(rec.source_note);
+    last_source_note_ = rec.source_note;
+  }
+  keep_layout(rec, fabric, out);
 
   // Management hosts: the SM's host and the configured port GUIDs.
   std::set<topology::HostId> mgmt;
   if (rec.sm_host >= 0) mgmt.insert(rec.sm_host);
   std::map<Guid, topology::HostId> host_by_guid;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
+    if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
   for (Guid g : config_.management) {
     auto it = host_by_guid.find(g);
     if (it == host_by_guid.end())
@@ -216,8 +230,10 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
 
   const auto t_place = Clock::now();
   auto view = std::make_shared<const service::TopologyView>(
-      tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()));
+      tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()),
+      layout_ ? *layout_ : topology::Layout{});
   view_ = view;
+  // The service logs one line per fault seen and cleared (log_fault_changes).
   service_.on_topology(view);
   feed_tenants_file(out);
   const service::RoutingSnapshot snap = service_.snapshot();
@@ -227,9 +243,11 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
                 "); refusing to route tenants until it is repaired or removed";
     return out;
   }
-  if (!emb.missing_links.empty())
-    out.info.push_back(std::to_string(emb.missing_links.size()) +
-                       " switch-to-switch cable(s) of the tree are absent and treated as faulty");
+  if (!emb.missing_links.empty() || !emb.missing_hosts.empty() || !emb.missing_switches.empty())
+    out.info.push_back("down: " + std::to_string(emb.missing_hosts.size()) + " host(s), " +
+                       std::to_string(emb.missing_links.size()) + " link(s), " +
+                       std::to_string(emb.missing_switches.size()) +
+                       " switch(es) of the tree; links down are treated as faulty");
 
   routing::RoutingRequest req;
   Allocations alloc;
@@ -239,6 +257,16 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     req.tenants.push_back({name, placement});
     auto record =
         make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb, fabric);
+    // Hosts down now stay the tenant's: recorded by the identity last seen in their slot.
+    // make_record keeps them by slot; name them as the layout knew them.
+    for (std::size_t i = 0; i < placement.hosts.size() && i < record.hosts.size(); ++i) {
+      const topology::HostId h = placement.hosts[i];
+      if (emb.host_node[h] >= 0 || h >= static_cast<int>(rec.known_hosts.size()) ||
+          !rec.known_hosts[h].port_guid || record.hosts[i].guid)
+        continue;
+      record.hosts[i].guid = rec.known_hosts[h].port_guid;
+      if (!rec.known_hosts[h].name.empty()) record.hosts[i].name = rec.known_hosts[h].name;
+    }
     // Placements restored from state.json carry no shape: keep the one recorded before.
     if (placement.shape.leaves.d == 0) {
       auto it = shapes_.find(name);
@@ -252,6 +280,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   req.faulty_links = emb.missing_links;
   for (topology::HostId h : mgmt) {
     const int node = emb.host_node[h];
+    if (node < 0) continue;
     alloc.management.push_back(
         {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
   }
@@ -301,6 +330,53 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   return out;
 }
 
+topology::Recognition Engine::recognize_now(const topology::Fabric& fabric,
+                                            Guid sm_port_guid) const {
+  topology::RecognizeOptions options;
+  options.sm_port_guid = sm_port_guid;
+  options.layout = layout_ ? &*layout_ : nullptr;
+  options.declared = config_.topology;
+  return topology::recognize(fabric, options);
+}
+
+void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
+                         RouteOutcome& out) {
+  if (layout_unreadable_) return;
+  const auto& emb = rec.embedding;
+  const bool complete =
+      emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
+  topology::Layout now = topology::layout_of(*rec.tree, emb, fabric, layout_ ? &*layout_ : nullptr);
+  std::string why;
+  if (!layout_) {
+    why = "recorded the intended tree " + now.spec + " in " + layout_file();
+  } else if (rec.source == topology::TreeSource::kLayout) {
+    // Same tree: only host identities may have changed (a host replaced in its slot).
+    bool changed = false;
+    for (size_t h = 0; h < now.hosts.size() && !changed; ++h)
+      changed = now.hosts[h].port_guid != layout_->hosts[h].port_guid ||
+                now.hosts[h].name != layout_->hosts[h].name;
+    for (size_t l = 0; l < now.switches.size() && !changed; ++l)
+      for (size_t i = 0; i < now.switches[l].size() && !changed; ++i)
+        changed = now.switches[l][i].name != layout_->switches[l][i].name;
+    if (!changed) return;
+  } else if (complete || !config_.topology.empty()) {
+    // The fabric no longer fits the recorded layout (recabled, a switch replaced, grown) and
+    // shows a whole tree, or the administrator declared one: that is the intended tree now.
+    why = "re-recorded the intended tree " + now.spec + " in " + layout_file() +
+          " (the previous layout does not fit the fabric)";
+  } else {
+    return;  // keep the recorded layout until the fabric fits it or shows a whole tree
+  }
+  try {
+    ::mkdir(config_.state_dir.c_str(), 0755);
+    service::write_file_atomically(layout_file(), topology::layout_to_json(now), 0644);
+    layout_ = std::move(now);
+    if (!why.empty()) out.info.push_back(why);
+  } catch (const std::exception& e) {
+    out.warnings.push_back(std::string("cannot record the layout: ") + e.what());
+  }
+}
+
 void Engine::on_routing_done() {
   std::uint64_t generation;
   {
@@ -319,7 +395,7 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
                              Guid sm_port_guid, const routing::Sl2VlTables* sl2vl,
                              const routing::Mfts* mfts,
                              const std::map<std::uint16_t, std::vector<Guid>>* members) {
-  const auto rec = topology::recognize(fabric, sm_port_guid);
+  const auto rec = recognize_now(fabric, sm_port_guid);
   if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
   Allocations alloc;
   {

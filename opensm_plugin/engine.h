@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -29,6 +30,8 @@
 #include "service/tenant_service.h"
 #include "service/topology_view.h"
 #include "topology/fabric.h"
+#include "topology/layout.h"
+#include "topology/recognize.h"
 
 namespace laas::plugin {
 
@@ -96,11 +99,22 @@ class Engine {
   };
   static FileStamp stamp(const std::string& path);
   void feed_tenants_file(RouteOutcome& out);
+  // Recognition against the recorded layout / the declared spec / the cabling (issue 10).
+  topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid) const;
+  // Records the layout at the first recognition, keeps host identities current, re-records
+  // it when the fabric no longer fits and the cabling shows a complete tree.
+  void keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
+                   RouteOutcome& out);
+  std::string layout_file() const { return config_.state_dir + "/layout.json"; }
 
   Config config_;
   service::TenantService service_;
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
+  std::optional<topology::Layout> layout_;             // layout.json (routing thread only)
+  bool layout_unreadable_ = false;                     // never overwrite a file we could not read
+  std::string layout_error_;                           // logged at the next routing run
+  std::string last_source_note_;                       // logged when it changes
   std::atomic<std::thread::id> routing_thread_{};
   mutable std::mutex mu_;  // guards the fields below
   FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -39,13 +41,18 @@ const char* to_string(FindingKind kind) {
       return "management-exemption";
     case FindingKind::kFreeHostReachable:
       return "tenant-reaches-free-host";
+    case FindingKind::kDegradedUnreachable:
+      return "degraded-unreachable";
+    case FindingKind::kManagementPartitioned:
+      return "management-partitioned";
   }
   return "unknown";
 }
 
 bool is_violation(FindingKind kind) {
   return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable &&
-         kind != FindingKind::kExemption && kind != FindingKind::kFreeHostReachable;
+         kind != FindingKind::kExemption && kind != FindingKind::kFreeHostReachable &&
+         kind != FindingKind::kDegradedUnreachable && kind != FindingKind::kManagementPartitioned;
 }
 
 long AuditReport::violations() const {
@@ -53,7 +60,8 @@ long AuditReport::violations() const {
   for (const auto& [name, n] : counts) {
     bool violation = true;
     for (auto k : {FindingKind::kSharedLeaf, FindingKind::kFreeUnreachable, FindingKind::kExemption,
-                   FindingKind::kFreeHostReachable})
+                   FindingKind::kFreeHostReachable, FindingKind::kDegradedUnreachable,
+                   FindingKind::kManagementPartitioned})
       if (name == to_string(k)) violation = false;
     if (violation) total += n;
   }
@@ -134,7 +142,7 @@ class Auditor {
       for (const auto& ref : {t_.link_lower(l), t_.link_upper(l)}) {
         const int node = emb_.switch_node[ref.level - 1][ref.index];
         const int port = emb_.port_map[ref.level - 1][ref.index][ref.port];
-        if (port >= 0 && port < static_cast<int>(port_link_[node].size()))
+        if (node >= 0 && port >= 0 && port < static_cast<int>(port_link_[node].size()))
           port_link_[node][port] = l;
       }
     }
@@ -162,7 +170,8 @@ class Auditor {
         mgmt_switches_.push_back(node);
       }
     }
-    // Classes of hosts present on each leaf.
+    // Classes of hosts on each leaf. A host that is down keeps its class (issue 10): the
+    // leaf's routes are those of the intended tree and return unchanged with the host.
     leaf_classes_.assign(t_.num_leaves(), {});
     for (HostId h = 0; h < t_.num_hosts(); ++h) {
       auto& v = leaf_classes_[t_.leaf_of_host(h)];
@@ -218,10 +227,12 @@ class Auditor {
   }
 
   int leaf_node(int leaf) const { return emb_.switch_node[0][leaf]; }
+  bool present(HostId h) const { return emb_.host_node[h] >= 0; }
 
   void check_hosts() {
     std::vector<Hop> hops;
     for (HostId d = 0; d < t_.num_hosts(); ++d) {
+      if (!present(d)) continue;
       const int cls = host_class_[d];
       const int dnode = emb_.host_node[d];
       const topology::Lid lid = f_.lid_of(dnode);
@@ -244,6 +255,7 @@ class Auditor {
         const bool mgmt = mgmt_leaf_[leaf] != 0 || (cls == kMgmtClass && any);
         if (!intra && !mgmt && !other) continue;
         const int node = leaf_node(leaf);
+        if (node < 0) continue;
         const std::string sname = f_.nodes[node].name;
         const Outcome o = trace(node, lid, dnode, &hops);
         if (o == Outcome::kLoop || o == Outcome::kDeadEnd || o == Outcome::kTooLong) {
@@ -267,12 +279,17 @@ class Auditor {
           }
           continue;
         }
-        if (intra)
+        if (intra && cls >= 0 && !private_reaches(cls, leaf, d))
+          add(FindingKind::kDegradedUnreachable, tenant, sname, dname,
+              std::string(outcome_text(o)) + "; no path on the tenant's own links that are up");
+        else if (intra)
           add(cls == kFreeClass ? FindingKind::kFreeUnreachable
                                 : FindingKind::kIntraTenantUnreachable,
               tenant, sname, dname, outcome_text(o));
         else if (mgmt)
-          add(FindingKind::kManagementUnreachable, tenant, sname, dname, outcome_text(o));
+          add(updown_path(node, leaf_node(ld)) ? FindingKind::kManagementUnreachable
+                                               : FindingKind::kManagementPartitioned,
+              tenant, sname, dname, outcome_text(o));
       }
     }
   }
@@ -312,16 +329,19 @@ class Auditor {
     // Every host's leaf reaches every switch; management switches reach every host and switch.
     std::vector<int> leaves_with_hosts;
     for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
-      if (!leaf_classes_[leaf].empty()) leaves_with_hosts.push_back(leaf);
+      if (!leaf_classes_[leaf].empty() && leaf_node(leaf) >= 0) leaves_with_hosts.push_back(leaf);
     for (int level = 1; level <= t_.height(); ++level)
       for (int i = 0; i < t_.num_switches(level); ++i) {
         const int target = emb_.switch_node[level - 1][i];
+        if (target < 0) continue;  // an absent switch
         const topology::Lid lid = f_.lid_of(target);
         auto check = [&](int node) {
           const Outcome o = trace(node, lid, target, nullptr);
           if (o != Outcome::kDelivered)
-            add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
-                f_.nodes[node].name, f_.nodes[target].name, outcome_text(o));
+            add(o == Outcome::kLoop         ? FindingKind::kLoop
+                : updown_path(node, target) ? FindingKind::kManagementUnreachable
+                                            : FindingKind::kManagementPartitioned,
+                "", f_.nodes[node].name, f_.nodes[target].name, outcome_text(o));
         };
         for (int leaf : leaves_with_hosts) check(leaf_node(leaf));
         for (int node : mgmt_switches_) check(node);
@@ -329,10 +349,14 @@ class Auditor {
     for (int node : mgmt_switches_)
       for (HostId d = 0; d < t_.num_hosts(); ++d) {
         const int dnode = emb_.host_node[d];
+        if (dnode < 0) continue;
         const Outcome o = trace(node, f_.lid_of(dnode), dnode, nullptr);
         if (o != Outcome::kDelivered)
-          add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kManagementUnreachable, "",
-              f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
+          add(o == Outcome::kLoop ? FindingKind::kLoop
+              : updown_path(node, leaf_node(t_.leaf_of_host(d)))
+                  ? FindingKind::kManagementUnreachable
+                  : FindingKind::kManagementPartitioned,
+              "", f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
       }
   }
 
@@ -608,7 +632,9 @@ class Auditor {
 
   void balance(int ti) {
     const auto& tenant = in_.tenants[ti];
-    std::vector<HostId> hosts = tenant.placement.hosts;
+    std::vector<HostId> hosts;
+    for (HostId h : tenant.placement.hosts)
+      if (h >= 0 && h < t_.num_hosts() && present(h)) hosts.push_back(h);
     std::sort(hosts.begin(), hosts.end());
     TenantBalance b;
     b.tenant = tenant.name;
@@ -640,6 +666,75 @@ class Auditor {
           "worst " + std::to_string(b.worst) + " flows on a link, " +
               std::to_string(b.private_worst) + " when routed alone");
     rep_.balance.push_back(b);
+  }
+
+  // Switches reachable upwards from switch (level, index) over links that are up.
+  std::set<std::pair<int, int>> upward(int level, int index) const {
+    std::set<std::pair<int, int>> seen{{level, index}};
+    std::vector<std::pair<int, int>> stack{{level, index}};
+    while (!stack.empty()) {
+      const auto [l, i] = stack.back();
+      stack.pop_back();
+      if (l >= t_.height()) continue;
+      for (int c = 0; c < t_.up_columns(l); ++c) {
+        const LinkId link = l == 1 ? t_.l1_link(i, c) : t_.l2_link(i, c);
+        if (std::binary_search(emb_.missing_links.begin(), emb_.missing_links.end(), link))
+          continue;
+        const auto p = t_.parent_of(l, i, c);
+        if (seen.insert({p.level, p.index}).second) stack.push_back({p.level, p.index});
+      }
+    }
+    return seen;
+  }
+
+  // Whether the links that are up leave any up*/down* path between two switches of the tree
+  // (a common ancestor): where none is left, a missing route is the fault's, not routing's.
+  bool updown_path(int a, int b) const {
+    if (a < 0 || b < 0) return false;
+    const auto ma = emb_.node_model.at(a), mb = emb_.node_model.at(b);
+    if (ma.first < 1 || mb.first < 1) return true;  // not a tree switch: no excuse
+    const auto ua = upward(ma.first, ma.second), ub = upward(mb.first, mb.second);
+    for (const auto& x : ua)
+      if (ub.count(x)) return true;
+    return false;
+  }
+
+  // The tenant routed alone on its own links that are up (cached per tenant).
+  const ModelTables& private_tables(int ti) {
+    auto it = private_.find(ti);
+    if (it != private_.end()) return it->second;
+    RoutingRequest req;
+    req.tenants.push_back({in_.tenants[ti].name, in_.tenants[ti].placement});
+    req.faulty_links = in_.faulty_links;
+    req.faulty_links.insert(req.faulty_links.end(), emb_.missing_links.begin(),
+                            emb_.missing_links.end());
+    req.tenants_only = true;
+    return private_.emplace(ti, compute(t_, req).tables).first->second;
+  }
+
+  // Whether the tenant's private routing delivers from leaf `src_leaf` to host `dst`.
+  bool private_reaches(int ti, int src_leaf, HostId dst) {
+    const ModelTables& mt = private_tables(ti);
+    int level = 1, index = src_leaf;
+    for (int hop = 0; hop < kMaxHops; ++hop) {
+      const int port = mt.row(mt.switch_number(level, index))[mt.endpoint_of_host(dst)];
+      if (port == kNoRoute || port == 0) return false;
+      const int ups = t_.up_columns(level);
+      if (port <= ups) {
+        const auto parent = t_.parent_of(level, index, port - 1);
+        level = parent.level;
+        index = parent.index;
+        continue;
+      }
+      const int child = (port - ups - 1) / t_.p(level);
+      if (level == 1) return t_.host_at(index, child) == dst;
+      if (level == 2)
+        index = t_.pod_of_level2(index) * t_.leaves_per_pod() + child;
+      else
+        index = t_.level2_switch(child, index / t_.w(3));
+      --level;
+    }
+    return false;
   }
 
   // The same shifts on model tables computed for this tenant alone.
@@ -704,6 +799,7 @@ class Auditor {
   static constexpr int kNoOwner = -100;
   Sl2VlPlan plan_;
   std::vector<std::vector<PortOwner>> owners_;
+  std::map<int, ModelTables> private_;
 };
 
 }  // namespace

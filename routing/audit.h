@@ -62,6 +62,12 @@ enum class FindingKind {
   kSl2VlMismatch,        // an (in, out) pair dropped where the plan passes, or the reverse
   kExemption,            // (info) a cross-owner (in, out) pair passed for management traffic
   kFreeHostReachable,    // (info) a tenant host reaches a free host (free hosts are no tenant)
+  // (info) two hosts of one tenant cannot reach each other, and could not even if the tenant
+  // were routed alone on the links it holds that are up: a tenant degraded by a fault
+  kDegradedUnreachable,
+  // (info) a management route is missing where the links and switches that are up leave no
+  // up*/down* path at all (faults cut the tree; no routing of a fat-tree could do better)
+  kManagementPartitioned,
 };
 
 const char* to_string(FindingKind kind);

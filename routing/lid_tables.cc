@@ -20,27 +20,32 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
     if (l > max_lid) max_lid = l;
     return l;
   };
+  // Absent hosts and switches (issue 10) have no LID and no table: they are skipped, the
+  // model's routes towards them are simply not installed.
   for (HostId h = 0; h < tree.num_hosts(); ++h)
-    lid[tables.endpoint_of_host(h)] = need(embedding.host_node[h], tree.host_name(h));
+    if (embedding.host_node[h] >= 0)
+      lid[tables.endpoint_of_host(h)] = need(embedding.host_node[h], tree.host_name(h));
   for (int level = 1; level <= tree.height(); ++level) {
     if (static_cast<int>(embedding.switch_node[level - 1].size()) != tree.num_switches(level))
       throw RoutingError("the embedding has the wrong number of level-" + std::to_string(level) +
                          " switches");
     for (int i = 0; i < tree.num_switches(level); ++i)
-      lid[tables.endpoint_of_switch(level, i)] =
-          need(embedding.switch_node[level - 1][i], tree.switch_name(level, i));
+      if (embedding.switch_node[level - 1][i] >= 0)
+        lid[tables.endpoint_of_switch(level, i)] =
+            need(embedding.switch_node[level - 1][i], tree.switch_name(level, i));
   }
   LidTables out(fabric.nodes.size());
   for (int level = 1; level <= tree.height(); ++level) {
     for (int i = 0; i < tree.num_switches(level); ++i) {
       const int node = embedding.switch_node[level - 1][i];
+      if (node < 0) continue;
       const auto& ports = embedding.port_map.at(level - 1).at(i);
       LidTable& lft = out[node];
       lft.assign(static_cast<std::size_t>(max_lid) + 1, kNoRoute);
       const std::uint8_t* row = tables.row(tables.switch_number(level, i));
       for (int e = 0; e < endpoints; ++e) {
         const std::uint8_t p = row[e];
-        if (p == kNoRoute) continue;
+        if (p == kNoRoute || lid[e] == 0) continue;
         if (p >= ports.size() || ports[p] < 0 || ports[p] > 254)
           throw RoutingError(tree.switch_name(level, i) + ": model port " + std::to_string(p) +
                              " has no physical port");

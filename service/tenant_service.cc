@@ -449,6 +449,9 @@ json TenantService::status() const {
     }
     s["tenants_degraded"] = degraded;
     s["repairs"] = repairs;
+    // Parts of the intended tree that are down now (issue 10).
+    s["down_links"] = view_->down_links();
+    s["down_switches"] = view_->down_switches();
   } else {
     s["topology"] = nullptr;
     s["topology_error"] = topology_error_;
@@ -524,7 +527,37 @@ json TenantService::topology_info(const json& params) const {
           {"faulty_links", state.faulty_links()},
           {"down_hosts", state.down_hosts()},
           {"leaves", leaves},
-          {"level2", spines}};
+          {"level2", spines},
+          {"down", down_parts()}};
+}
+
+// One line per part of the intended tree that is down, with the tenant holding it.
+json TenantService::down_parts() const {
+  const auto& tree = view_->tree;
+  const auto& emb = view_->embedding;
+  const auto& state = cluster_->state();
+  std::map<allocator::TenantIndex, std::string> name_of;
+  for (const auto& [name, t] : cluster_->tenants()) name_of[t.index] = name;
+  auto held = [&](allocator::TenantIndex i) -> std::string {
+    if (i == allocator::kFree) return "";
+    if (i == allocator::kReserved) return " (management)";
+    return " (held by " + name_of[i] + ")";
+  };
+  json out = json::array();
+  for (const auto& [l, i] : emb.missing_switches)
+    out.push_back("switch " + view_->switch_node(l, i).name);
+  for (auto h : emb.missing_hosts)
+    out.push_back("host " + view_->host_name(h) + held(state.host_owner(h)));
+  for (auto l : emb.missing_links) {
+    const auto lo = tree.link_lower(l);
+    const auto up = tree.link_upper(l);
+    out.push_back("link " + view_->switch_node(lo.level, lo.index).name + " port " +
+                  std::to_string(view_->physical_port(lo.level, lo.index, lo.port)) + " - " +
+                  view_->switch_node(up.level, up.index).name + " port " +
+                  std::to_string(view_->physical_port(up.level, up.index, up.port)) +
+                  held(state.link_owner(l)));
+  }
+  return out;
 }
 
 json TenantService::tenant_json(const allocator::Tenant& t) const {

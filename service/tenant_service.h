@@ -84,6 +84,7 @@ class TenantService {
                           const Caller& caller);
   nlohmann::json status() const;
   nlohmann::json topology_info(const nlohmann::json& params) const;
+  nlohmann::json down_parts() const;  // mu_ held; parts down now (issue 10)
   nlohmann::json tenant_json(const allocator::Tenant& t) const;
   // Issue 10: "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
   nlohmann::json health_json(const allocator::Tenant& t) const;

@@ -1,39 +1,71 @@
 #include "service/topology_view.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace laas::service {
 
 TopologyView::TopologyView(topology::FatTree t, topology::Fabric f, topology::Embedding e,
-                           std::vector<topology::HostId> management)
+                           std::vector<topology::HostId> management, topology::Layout known)
     : tree(std::move(t)),
       fabric(std::move(f)),
       embedding(std::move(e)),
-      management_hosts(std::move(management)) {
+      management_hosts(std::move(management)),
+      known_(std::move(known)) {
+  if (known_.spec != tree.spec().text()) known_ = {};
+  // Stand-ins for absent switches: their recorded GUID and name.
+  absent_switches_.resize(tree.height());
+  for (int l = 1; l <= tree.height(); ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i) {
+      topology::FabricNode n;
+      n.is_switch = true;
+      if (l - 1 < static_cast<int>(embedding.switch_guid.size()))
+        n.guid = n.port_guid = embedding.switch_guid[l - 1].at(i);
+      else if (embedding.switch_node[l - 1][i] >= 0)
+        n.guid = n.port_guid = fabric.nodes[embedding.switch_node[l - 1][i]].guid;
+      if (!known_.switches.empty()) n.name = known_.switches[l - 1][i].name;
+      if (n.name.empty()) n.name = tree.switch_name(l, i);
+      absent_switches_[l - 1].push_back(std::move(n));
+    }
   std::ostringstream print;
-  print << tree.spec().text();
+  print << tree.spec().text() << " hosts";
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
-    host_by_guid_[host_guid(h)] = h;
+    const topology::Guid g = host_guid(h);
+    // A GUID seen now wins over the same GUID remembered for an absent slot.
+    if (g != 0 && host_present(h))
+      host_by_guid_[g] = h;
+    else if (g != 0)
+      host_by_guid_.emplace(g, h);
     host_by_name_[host_name(h)] = h;
-    print << ' ' << std::hex << host_guid(h);
+    host_by_slot_[slot_of_host(h)] = h;
+    print << ' ' << std::hex << g << (host_present(h) ? "" : "-");
   }
+  print << " switches";
+  for (int l = 1; l <= tree.height(); ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i)
+      print << ' ' << std::hex << switch_node(l, i).guid << (switch_present(l, i) ? "" : "-");
+  print << " links";
   for (topology::LinkId l = 0; l < tree.total_links(); ++l) {
     const auto lo = tree.link_lower(l);
     const auto guid = switch_node(lo.level, lo.index).guid;
-    link_by_port_[{guid, physical_port(lo.level, lo.index, lo.port)}] = l;
-    print << ' ' << std::hex << guid << ':' << std::dec << lo.port;
+    const int port = physical_port(lo.level, lo.index, lo.port);
+    link_by_port_[{guid, port}] = l;
+    print << ' ' << std::hex << guid << ':' << std::dec << port << (link_present(l) ? "" : "-");
   }
   fingerprint_ = print.str();
 }
 
 topology::Guid TopologyView::host_guid(topology::HostId host) const {
   const int node = embedding.host_node.at(host);
-  return node < 0 ? 0 : fabric.nodes[node].port_guid;
+  if (node >= 0) return fabric.nodes[node].port_guid;
+  return known_.hosts.empty() ? 0 : known_.hosts.at(host).port_guid;
 }
 
 std::string TopologyView::host_name(topology::HostId host) const {
   const int node = embedding.host_node.at(host);
-  return node < 0 ? tree.host_name(host) : fabric.nodes[node].name;
+  if (node >= 0) return fabric.nodes[node].name;
+  if (!known_.hosts.empty() && !known_.hosts.at(host).name.empty()) return known_.hosts[host].name;
+  return tree.host_name(host);
 }
 
 topology::Lid TopologyView::host_lid(topology::HostId host) const {
@@ -53,8 +85,21 @@ std::optional<topology::HostId> TopologyView::host_by_name(const std::string& na
   return it->second;
 }
 
+std::optional<topology::HostId> TopologyView::host_by_slot(topology::Guid leaf_guid,
+                                                           int port) const {
+  auto it = host_by_slot_.find({leaf_guid, port});
+  if (it == host_by_slot_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::pair<topology::Guid, int> TopologyView::slot_of_host(topology::HostId host) const {
+  const auto leaf = tree.host_peer(host);
+  return {switch_node(1, leaf.index).guid, physical_port(1, leaf.index, leaf.port)};
+}
+
 const topology::FabricNode& TopologyView::switch_node(int level, int index) const {
-  return fabric.nodes[embedding.switch_node.at(level - 1).at(index)];
+  const int node = embedding.switch_node.at(level - 1).at(index);
+  return node >= 0 ? fabric.nodes[node] : absent_switches_.at(level - 1).at(index);
 }
 
 int TopologyView::physical_port(int level, int index, int model_port) const {
@@ -66,6 +111,10 @@ std::optional<topology::LinkId> TopologyView::link_by_port(topology::Guid switch
   auto it = link_by_port_.find({switch_guid, port});
   if (it == link_by_port_.end()) return std::nullopt;
   return it->second;
+}
+
+bool TopologyView::link_present(topology::LinkId link) const {
+  return !std::binary_search(embedding.missing_links.begin(), embedding.missing_links.end(), link);
 }
 
 }  // namespace laas::service

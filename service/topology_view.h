@@ -1,5 +1,9 @@
 // The fabric as the service sees it at one routing run: the recognized tree, the discovered
 // graph it sits on, and the mapping between them. Immutable once built; shared by pointer.
+//
+// The tree is the intended one (issue 10): hosts, links and switches may be absent. Every
+// lookup works for absent parts too -- by (switch GUID, physical port) and, with the recorded
+// layout, by the GUID and name a host or switch had when last seen.
 #pragma once
 
 #include <map>
@@ -9,35 +13,57 @@
 #include <unordered_map>
 
 #include "topology/embedding.h"
+#include "topology/layout.h"
 
 namespace laas::service {
 
 struct TopologyView {
+  // `known` (optional) is the recorded layout: names and GUIDs of parts now absent.
   TopologyView(topology::FatTree t, topology::Fabric f, topology::Embedding e,
-               std::vector<topology::HostId> management = {});
+               std::vector<topology::HostId> management = {}, topology::Layout known = {});
 
   topology::FatTree tree;
   topology::Fabric fabric;
   topology::Embedding embedding;
   std::vector<topology::HostId> management_hosts;  // never allocated to tenants
 
-  // GUID of the host's cabled port; 0 when the model host has no fabric node.
+  // GUID of the host's cabled port; for an absent host the GUID last seen in its slot (0 when
+  // never seen).
   topology::Guid host_guid(topology::HostId host) const;
   std::string host_name(topology::HostId host) const;
-  topology::Lid host_lid(topology::HostId host) const;
+  topology::Lid host_lid(topology::HostId host) const;  // 0 when absent
   std::optional<topology::HostId> host_by_guid(topology::Guid port_guid) const;
   std::optional<topology::HostId> host_by_name(const std::string& name) const;
-  // A model switch's node, and the physical port of one of its model ports.
+  // A host slot by its physical identity: (leaf switch GUID, leaf port); absent hosts too.
+  std::optional<topology::HostId> host_by_slot(topology::Guid leaf_guid, int port) const;
+  std::pair<topology::Guid, int> slot_of_host(topology::HostId host) const;
+  // A model switch's node (a stand-in with its recorded GUID and name when it is absent), and
+  // the physical port of one of its model ports (the intended one for absent parts).
   const topology::FabricNode& switch_node(int level, int index) const;
   int physical_port(int level, int index, int model_port) const;
-  // The model up-link that leaves switch `guid` on physical port `port`.
+  // The model up-link that leaves switch `guid` on physical port `port` (absent ones too).
   std::optional<topology::LinkId> link_by_port(topology::Guid switch_guid, int port) const;
-  // Identifies the cabling: equal fingerprints mean model ids map to the same GUIDs.
+
+  // What is down now.
+  bool host_present(topology::HostId host) const { return embedding.host_node.at(host) >= 0; }
+  bool switch_present(int level, int index) const {
+    return embedding.switch_node.at(level - 1).at(index) >= 0;
+  }
+  bool link_present(topology::LinkId link) const;
+  int down_hosts() const { return static_cast<int>(embedding.missing_hosts.size()); }
+  int down_links() const { return static_cast<int>(embedding.missing_links.size()); }
+  int down_switches() const { return static_cast<int>(embedding.missing_switches.size()); }
+
+  // Identifies the cabling: equal fingerprints mean model ids map to the same GUIDs and the
+  // same hosts, cables and switches are present. Any part lost or returned changes it.
   const std::string& fingerprint() const { return fingerprint_; }
 
  private:
+  topology::Layout known_;
+  std::vector<std::vector<topology::FabricNode>> absent_switches_;  // stand-ins
   std::unordered_map<topology::Guid, topology::HostId> host_by_guid_;
   std::unordered_map<std::string, topology::HostId> host_by_name_;
+  std::map<std::pair<topology::Guid, int>, topology::HostId> host_by_slot_;
   std::map<std::pair<topology::Guid, int>, topology::LinkId> link_by_port_;
   std::string fingerprint_;
 };

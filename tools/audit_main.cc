@@ -14,6 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "opensm_plugin/config.h"
@@ -67,7 +68,7 @@ void print_paths(const laas::topology::Fabric& fabric,
 int main(int argc, char** argv) {
   CLI::App app{"Audit a fat-tree's real forwarding tables against LaaS tenant allocations.",
                "laas-audit"};
-  std::string fabric_path, lfts_path, alloc_path, mfts_path, sl2vl_path;
+  std::string fabric_path, lfts_path, alloc_path, layout_path, mfts_path, sl2vl_path;
   std::vector<std::string> management;
   bool as_json = false;
   std::string paths_of, sl2vl_of;
@@ -77,6 +78,9 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--lfts", lfts_path, "dump_fts / dump_lfts.sh / ibroute output")->required();
   app.add_option("--allocations", alloc_path, "allocations.json written by the plugin");
+  app.add_option("--layout", layout_path,
+                 "layout.json written by the plugin: the intended tree, so parts that are down "
+                 "keep their identities");
   app.add_option("--mfts", mfts_path,
                  "multicast tables (dump_fts -M / ibroute -M output): audit them too");
   app.add_option("--sl2vl", sl2vl_path,
@@ -104,7 +108,21 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     return bad_input(e.what());
   }
-  const auto rec = topology::recognize(fabric);
+  topology::Layout layout;
+  topology::RecognizeOptions recognize_options;
+  if (!layout_path.empty()) {
+    std::ifstream in(layout_path);
+    if (!in) return bad_input(layout_path + ": cannot open");
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      layout = topology::parse_layout(text.str());
+    } catch (const std::exception& e) {
+      return bad_input(layout_path + ": " + e.what());
+    }
+    recognize_options.layout = &layout;
+  }
+  const auto rec = topology::recognize(fabric, recognize_options);
   if (!rec.ok()) return bad_input(fabric_path + ": the fabric is not a fat-tree: " + rec.error);
   const auto& tree = *rec.tree;
   routing::LidTables tables;
@@ -269,10 +287,14 @@ int main(int argc, char** argv) {
     }
     j["topology"] = tree.spec().text();
     j["missing_links"] = rec.embedding.missing_links.size();
+    j["missing_hosts"] = rec.embedding.missing_hosts.size();
+    j["missing_switches"] = rec.embedding.missing_switches.size();
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "fabric: " << tree.spec().text() << ", " << tree.num_hosts() << " hosts, "
-              << rec.embedding.missing_links.size() << " absent cables; " << input.tenants.size()
+              << rec.embedding.missing_links.size() << " links, "
+              << rec.embedding.missing_hosts.size() << " hosts and "
+              << rec.embedding.missing_switches.size() << " switches down; " << input.tenants.size()
               << " tenants; " << report.traces << " paths traced\n";
     for (const auto& [kind, n] : report.counts) std::cout << "  " << kind << ": " << n << "\n";
     for (const auto& f : report.findings)

@@ -9,12 +9,14 @@ std::pair<Fabric, Embedding> build_model_fabric(const FatTree& tree) {
   // Switch GUIDs 0x20..., host GUIDs 0x10...: the scheme ibsim uses, so dumps look familiar.
   emb.switch_node.resize(tree.height());
   emb.port_map.resize(tree.height());
+  emb.switch_guid.resize(tree.height());
   for (int level = 1; level <= tree.height(); ++level) {
     for (int index = 0; index < tree.num_switches(level); ++index) {
       FabricNode node;
       node.is_switch = true;
       node.guid = 0x200000 + static_cast<Guid>(fabric.nodes.size());
       node.port_guid = node.guid;
+      emb.switch_guid[level - 1].push_back(node.guid);
       node.name = tree.switch_name(level, index);
       node.ports.resize(tree.num_ports(level) + 1);
       node.ports[0].lid = next_lid++;

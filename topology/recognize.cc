@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 namespace laas::topology {
@@ -18,9 +19,71 @@ std::string describe(const Fabric& f, int node) {
   return s + "(" + guid + ")";
 }
 
+// Whether a cable joins (a, pa) and (b, pb).
+bool cabled(const Fabric& f, int a, int pa, int b, int pb) {
+  if (a < 0 || b < 0) return false;
+  const auto& ports = f.nodes[a].ports;
+  if (pa <= 0 || pa >= static_cast<int>(ports.size())) return false;
+  return ports[pa].peer_node == b && ports[pa].peer_port == pb;
+}
+
+// The absent parts of an embedding whose switch_node, port_map and present hosts are set:
+// a switch without a single cable is absent too (OpenSM may still list it for a sweep), a
+// link is missing unless its cable joins the two mapped ports, a host unless it is mapped.
+void finish_absent(const FatTree& tree, const Fabric& f, Embedding& emb) {
+  emb.missing_links.clear();
+  emb.missing_hosts.clear();
+  emb.missing_switches.clear();
+  for (int l = 1; l <= tree.height(); ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i) {
+      int& node = emb.switch_node[l - 1][i];
+      if (node >= 0) {
+        bool any = false;
+        for (size_t p = 1; p < f.nodes[node].ports.size(); ++p)
+          any = any || f.nodes[node].ports[p].peer_node >= 0;
+        if (!any) {
+          emb.node_model[node] = {-1, -1};
+          node = -1;
+        }
+      }
+      if (node < 0) emb.missing_switches.push_back({l, i});
+    }
+  for (HostId h = 0; h < tree.num_hosts(); ++h) {
+    const int leaf = emb.switch_node[0][tree.leaf_of_host(h)];
+    if (leaf < 0 && emb.host_node[h] >= 0) {
+      emb.node_model[emb.host_node[h]] = {-1, -1};
+      emb.host_node[h] = -1;
+    }
+    if (emb.host_node[h] < 0) {
+      emb.host_port[h] = 0;
+      emb.missing_hosts.push_back(h);
+    }
+  }
+  for (LinkId link = 0; link < tree.total_links(); ++link) {
+    const PortRef lo = tree.link_lower(link);
+    const PortRef up = tree.link_upper(link);
+    const int a = emb.switch_node[lo.level - 1][lo.index];
+    const int b = emb.switch_node[up.level - 1][up.index];
+    if (!cabled(f, a, emb.port_map[lo.level - 1][lo.index][lo.port], b,
+                emb.port_map[up.level - 1][up.index][up.port]))
+      emb.missing_links.push_back(link);
+  }
+}
+
+void find_sm(const Fabric& f, Guid sm_port_guid, Recognition& r) {
+  if (sm_port_guid == 0) return;
+  for (int i = 0; i < static_cast<int>(f.nodes.size()); ++i)
+    if (f.nodes[i].port_guid == sm_port_guid) {
+      r.sm_node = i;
+      if (r.embedding.node_model[i].first == 0) r.sm_host = r.embedding.node_model[i].second;
+      break;
+    }
+}
+
 class Recognizer {
  public:
-  explicit Recognizer(const Fabric& f) : f_(f), n_(static_cast<int>(f.nodes.size())) {}
+  Recognizer(const Fabric& f, const FatTreeSpec* target)
+      : f_(f), n_(static_cast<int>(f.nodes.size())), target_(target) {}
 
   Recognition run(Guid sm_port_guid);
 
@@ -30,7 +93,8 @@ class Recognizer {
   bool rank_levels();
   bool find_pods();
   bool order_level2_and_top();
-  bool build_maps(const FatTree& tree, Embedding& emb);
+  bool fit_target();
+  void build_maps(const FatTree& tree, Embedding& emb);
   bool fail(std::string why) {
     error_ = std::move(why);
     return false;
@@ -61,19 +125,27 @@ class Recognizer {
     }
     return {s.begin(), s.end()};
   }
+  int pod_of_node(int node) const {
+    for (size_t k = 0; k < pod_l2_.size(); ++k)
+      if (std::find(pod_l2_[k].begin(), pod_l2_[k].end(), node) != pod_l2_[k].end() ||
+          std::find(pod_leaves_[k].begin(), pod_leaves_[k].end(), node) != pod_leaves_[k].end())
+        return static_cast<int>(k);
+    return -1;
+  }
 
   const Fabric& f_;
   const int n_;
+  const FatTreeSpec* target_;  // declared shape, or null for the largest consistent tree
   std::string error_;
   std::vector<int> level_;                  // per node: 0 CA or off-tree, 1.. switch level
   std::vector<std::vector<int>> by_level_;  // [level-1] -> nodes
-  std::vector<std::vector<int>> hosts_of_;  // per node (leaves): CAs, ordered
+  std::vector<std::vector<int>> hosts_of_;  // per node (leaves): CAs
   int height_ = 0;
-  int m1_ = 0;
-  // Pods: leaves and level-2 switches, ordered.
+  int m1_ = 0, m2_ = 0, w2_ = 0;
+  // Pods: leaves and level-2 switches, ordered; -1 marks an absent switch.
   std::vector<std::vector<int>> pod_leaves_, pod_l2_;
   int p2_ = 1, p3_ = 1, w3_ = 1;
-  std::vector<std::vector<int>> top_groups_;  // [b2] -> top switches ordered by b3
+  std::vector<std::vector<int>> top_groups_;  // [b2] -> top switches ordered by b3 (-1 absent)
 };
 
 bool Recognizer::classify() {
@@ -143,30 +215,26 @@ bool Recognizer::rank_levels() {
   if (height_ > 3)
     return fail("the fabric has " + std::to_string(height_) +
                 " switch levels counted from the hosts; only 2- and 3-level fat-trees are routed");
-  // Hosts per leaf.
-  for (int s : by_level_[0]) sort_by_key(hosts_of_[s]);
-  std::vector<int> leaves = by_level_[0];
-  sort_by_key(leaves);
-  m1_ = static_cast<int>(hosts_of_[leaves[0]].size());
-  for (int s : leaves)
-    if (static_cast<int>(hosts_of_[s].size()) != m1_)
-      return fail("leaf " + describe(f_, leaves[0]) + " has " + std::to_string(m1_) +
-                  " hosts but leaf " + describe(f_, s) + " has " +
-                  std::to_string(hosts_of_[s].size()) +
-                  "; every leaf must hold the same number of hosts");
+  // Host slots in physical port order: a host's identity is its (leaf, port).
+  for (int s : by_level_[0])
+    std::sort(hosts_of_[s].begin(), hosts_of_[s].end(),
+              [&](int a, int b) { return ports_to(s, a).at(0) < ports_to(s, b).at(0); });
+  // The largest consistent tree: as many host slots per leaf as the fullest leaf holds.
+  m1_ = 0;
+  for (int s : by_level_[0]) m1_ = std::max(m1_, static_cast<int>(hosts_of_[s].size()));
   return true;
 }
 
 bool Recognizer::find_pods() {
   // Connected components of the leaf / level-2 graph (a 2-level tree is one pod).
   std::vector<int> comp(n_, -1);
-  int pods = 0;
   std::vector<int> leaves = by_level_[0];
   sort_by_key(leaves);
+  std::vector<int> lonely;  // leaves with no level-2 switch left (all up-links down)
   for (int start : leaves) {
     if (comp[start] >= 0) continue;
     std::vector<int> stack{start};
-    comp[start] = pods;
+    comp[start] = static_cast<int>(pod_leaves_.size());
     std::vector<int> pl, p2;
     while (!stack.empty()) {
       const int x = stack.back();
@@ -174,95 +242,177 @@ bool Recognizer::find_pods() {
       (level_[x] == 1 ? pl : p2).push_back(x);
       for (int t : switch_peers(x))
         if (level_[t] <= 2 && comp[t] < 0) {
-          comp[t] = pods;
+          comp[t] = comp[start];
           stack.push_back(t);
         }
+    }
+    if (p2.empty()) {
+      lonely.insert(lonely.end(), pl.begin(), pl.end());
+      continue;
     }
     sort_by_key(pl);
     sort_by_key(p2);
     pod_leaves_.push_back(pl);
     pod_l2_.push_back(p2);
-    ++pods;
   }
-  if (height_ == 2 && pods != 1)
-    return fail("the leaves form " + std::to_string(pods) +
+  if (pod_leaves_.empty()) return fail("no leaf is cabled to a level-2 switch");
+  // A level-3 switch cabled to two level-2 switches of one pod is a leaf whose hosts are all
+  // down (a top switch reaches one level-2 switch per pod).
+  if (height_ == 3) {
+    std::vector<int> tops;
+    for (int t : by_level_[2]) {
+      std::map<int, int> per_pod;
+      bool leaf = false;
+      for (int s : switch_peers(t))
+        for (size_t k = 0; k < pod_l2_.size(); ++k)
+          if (std::find(pod_l2_[k].begin(), pod_l2_[k].end(), s) != pod_l2_[k].end() &&
+              ++per_pod[static_cast<int>(k)] >= 2)
+            leaf = true;
+      if (!leaf) {
+        tops.push_back(t);
+        continue;
+      }
+      int pod = -1;
+      for (const auto& [kk, c] : per_pod)
+        if (c >= 2) pod = kk;
+      if (per_pod.size() != 1)
+        return fail(describe(f_, t) + " is cabled to two level-2 switches of one pod");
+      level_[t] = 1;
+      pod_leaves_[pod].push_back(t);
+      sort_by_key(pod_leaves_[pod]);
+    }
+    by_level_[2] = tops;
+    if (tops.empty()) {
+      by_level_.pop_back();
+      height_ = 2;
+    }
+  }
+  if (height_ == 2 && pod_leaves_.size() != 1)
+    return fail("the leaves form " + std::to_string(pod_leaves_.size()) +
                 " separate groups under the level-2 switches");
-  for (int k = 0; k < pods; ++k) {
-    if (pod_leaves_[k].size() != pod_leaves_[0].size() || pod_l2_[k].size() != pod_l2_[0].size())
-      return fail("pod of " + describe(f_, pod_leaves_[0][0]) + " has " +
-                  std::to_string(pod_leaves_[0].size()) + " leaves and " +
-                  std::to_string(pod_l2_[0].size()) + " level-2 switches, pod of " +
-                  describe(f_, pod_leaves_[k][0]) + " has " +
-                  std::to_string(pod_leaves_[k].size()) + " and " +
-                  std::to_string(pod_l2_[k].size()));
-    if (pod_l2_[k].empty())
-      return fail("leaf " + describe(f_, pod_leaves_[k][0]) + " has no level-2 switch");
+  m2_ = 0;
+  for (const auto& pl : pod_leaves_) m2_ = std::max(m2_, static_cast<int>(pl.size()));
+  if (target_ && target_->levels.size() >= 2) m2_ = std::max(m2_, target_->levels[1].children);
+  // Leaves without up-links join the pod with room for them (any pod in a 2-level tree).
+  for (int s : lonely) {
+    int best = -1;
+    for (size_t k = 0; k < pod_leaves_.size(); ++k)
+      if (static_cast<int>(pod_leaves_[k].size()) < m2_ &&
+          (best < 0 || pod_leaves_[k].size() < pod_leaves_[best].size()))
+        best = static_cast<int>(k);
+    if (best < 0 && height_ == 2) {
+      best = 0;
+      ++m2_;
+    }
+    if (best < 0)
+      return fail("leaf " + describe(f_, s) +
+                  " has no up-link and no pod has room for it; declare the topology in laas.yaml");
+    pod_leaves_[best].push_back(s);
+  }
+  for (auto& pl : pod_leaves_) {
+    sort_by_key(pl);
+    pl.resize(m2_, -1);  // absent leaves last
   }
   for (int s : by_level_[0])
     for (int t : switch_peers(s)) p2_ = std::max(p2_, static_cast<int>(ports_to(s, t).size()));
+  w2_ = 0;
+  for (const auto& p2 : pod_l2_) w2_ = std::max(w2_, static_cast<int>(p2.size()));
   return true;
 }
 
 bool Recognizer::order_level2_and_top() {
-  if (height_ == 2) return true;
-  const int w2 = static_cast<int>(pod_l2_[0].size());
-  std::map<int, int> group;  // top switch -> b2
-  std::map<int, int> b2_of;  // level-2 switch -> b2
-  for (int b = 0; b < w2; ++b) b2_of[pod_l2_[0][b]] = b;
-  // Propagate: tops take the group of a known level-2 neighbour, level-2 switches the group
-  // of a known top neighbour, until nothing changes (absent cables may need several rounds).
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (int t : by_level_[2]) {
-      for (int s : switch_peers(t)) {
-        auto it = b2_of.find(s);
-        if (it == b2_of.end()) continue;
-        auto g = group.find(t);
-        if (g == group.end()) {
-          group[t] = it->second;
-          changed = true;
-        } else if (g->second != it->second) {
-          return fail(describe(f_, t) + " is cabled to level-2 switches of different planes (" +
-                      describe(f_, s) + " is not in the plane of its other children)");
+  if (height_ == 2) {
+    if (target_ && target_->levels.size() == 2) w2_ = std::max(w2_, target_->levels[1].parents);
+    pod_l2_[0].resize(w2_, -1);
+    return true;
+  }
+  std::map<int, int> group;  // top switch -> plane b2
+  std::map<int, int> b2_of;  // level-2 switch -> plane b2
+  // Planes are numbered in the order the first pod that reaches them names them.
+  int planes = 0;
+  // Propagate: tops take the plane of a known level-2 neighbour, level-2 switches the plane
+  // of a known top neighbour, until nothing changes; a fresh plane starts from the first
+  // unplaced level-2 switch (absent parts may leave the planes disconnected).
+  for (;;) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int t : by_level_[2]) {
+        for (int s : switch_peers(t)) {
+          auto it = b2_of.find(s);
+          if (it == b2_of.end()) continue;
+          auto g = group.find(t);
+          if (g == group.end()) {
+            group[t] = it->second;
+            changed = true;
+          } else if (g->second != it->second) {
+            return fail(describe(f_, t) + " is cabled to level-2 switches of different planes (" +
+                        describe(f_, s) + " is not in the plane of its other children)");
+          }
         }
       }
+      for (const auto& pod : pod_l2_)
+        for (int s : pod) {
+          if (b2_of.count(s)) continue;
+          for (int t : switch_peers(s)) {
+            auto g = group.find(t);
+            if (g == group.end()) continue;
+            b2_of[s] = g->second;
+            changed = true;
+            break;
+          }
+        }
     }
-    for (const auto& pod : pod_l2_)
+    int seed = -1;
+    for (const auto& pod : pod_l2_) {
       for (int s : pod) {
         if (b2_of.count(s)) continue;
-        for (int t : switch_peers(s)) {
-          auto g = group.find(t);
-          if (g == group.end()) continue;
-          b2_of[s] = g->second;
-          changed = true;
+        bool has_top = false;
+        for (int t : switch_peers(s)) has_top = has_top || level_[t] == 3;
+        if (has_top) {
+          seed = s;
           break;
         }
       }
+      if (seed >= 0) break;
+    }
+    if (seed < 0) break;
+    b2_of[seed] = planes++;
   }
   for (int t : by_level_[2])
     if (!group.count(t)) return fail(describe(f_, t) + " cannot be placed in the tree");
-  // Within each pod the level-2 switches must take every plane exactly once.
+  w2_ = std::max(w2_, planes);
+  if (target_ && target_->levels.size() == 3) w2_ = std::max(w2_, target_->levels[1].parents);
+  // Within each pod the level-2 switches take every plane at most once; one with no cable to a
+  // top switch left takes the pod's free plane when exactly one is free.
   for (auto& pod : pod_l2_) {
-    std::vector<int> ordered(w2, -1);
+    std::vector<int> ordered(w2_, -1);
+    std::vector<int> unplaced;
     for (int s : pod) {
       auto it = b2_of.find(s);
-      if (it == b2_of.end()) return fail(describe(f_, s) + " has no cable to a top switch");
+      if (it == b2_of.end()) {
+        unplaced.push_back(s);
+        continue;
+      }
       if (ordered[it->second] >= 0)
         return fail(describe(f_, s) + " and " + describe(f_, ordered[it->second]) +
                     " are in the same pod and cabled to the same top switches");
       ordered[it->second] = s;
     }
+    const int free_planes = static_cast<int>(std::count(ordered.begin(), ordered.end(), -1));
+    if (!unplaced.empty() && (unplaced.size() > 1 || free_planes != 1))
+      return fail(describe(f_, unplaced[0]) + " has no cable to a top switch");
+    for (int s : unplaced) *std::find(ordered.begin(), ordered.end(), -1) = s;
     pod = ordered;
   }
-  top_groups_.assign(w2, {});
+  top_groups_.assign(w2_, {});
   for (int t : by_level_[2]) top_groups_[group[t]].push_back(t);
-  w3_ = static_cast<int>(top_groups_[0].size());
+  w3_ = 0;
   for (auto& g : top_groups_) {
-    if (static_cast<int>(g.size()) != w3_)
-      return fail("top switches are not spread evenly over the level-2 switches of a pod (" +
-                  std::to_string(w3_) + " vs " + std::to_string(g.size()) + ")");
     sort_by_key(g);
+    w3_ = std::max(w3_, static_cast<int>(g.size()));
   }
+  if (target_ && target_->levels.size() == 3) w3_ = std::max(w3_, target_->levels[2].parents);
+  for (auto& g : top_groups_) g.resize(w3_, -1);  // absent top switches last
   // Every top switch must reach at most one level-2 switch per pod (checked through planes).
   for (int t : by_level_[2]) {
     std::set<int> pods_seen;
@@ -277,14 +427,49 @@ bool Recognizer::order_level2_and_top() {
   return true;
 }
 
-bool Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
+// A declared shape: what the cabling shows must fit in it; the rest is absent.
+bool Recognizer::fit_target() {
+  if (!target_) return true;
+  const auto& t = target_->levels;
+  if (static_cast<int>(t.size()) != height_)
+    return fail("laas.yaml declares a " + std::to_string(t.size()) +
+                "-level tree but the cabling has " + std::to_string(height_) + " switch levels");
+  auto check = [&](const char* what, int seen, int declared) {
+    if (seen > declared)
+      return fail(std::string("the cabling has ") + std::to_string(seen) + " " + what +
+                  " but laas.yaml declares " + target_->text() + " (" + std::to_string(declared) +
+                  ")");
+    return true;
+  };
+  if (!check("hosts on a leaf", m1_, t[0].children)) return false;
+  if (!check("leaves in a pod", m2_, t[1].children)) return false;
+  if (!check("level-2 switches per pod", w2_, t[1].parents)) return false;
+  if (!check("parallel leaf up-links", p2_, t[1].parallel)) return false;
+  if (height_ == 3) {
+    if (!check("pods", static_cast<int>(pod_leaves_.size()), t[2].children)) return false;
+    if (!check("top switches per plane", w3_, t[2].parents)) return false;
+    if (!check("parallel level-2 up-links", p3_, t[2].parallel)) return false;
+  }
+  m1_ = t[0].children;
+  p2_ = t[1].parallel;
+  if (height_ == 3) {
+    p3_ = t[2].parallel;
+    pod_leaves_.resize(t[2].children, std::vector<int>(m2_, -1));
+    pod_l2_.resize(t[2].children, std::vector<int>(w2_, -1));
+  }
+  return true;
+}
+
+// Physical ports: what the cables show, and for absent parts the port most switches of the
+// same level use for that model port (so a host or cable that comes back lands in its slot).
+void Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
   const int h = tree.height();
   emb.switch_node.assign(h, {});
+  emb.switch_guid.assign(h, {});
   emb.port_map.assign(h, {});
   emb.host_node.assign(tree.num_hosts(), -1);
   emb.host_port.assign(tree.num_hosts(), 0);
   emb.node_model.assign(n_, {-1, -1});
-  // Switch placement.
   const int pods = static_cast<int>(pod_leaves_.size());
   const int m2 = tree.leaves_per_pod();
   const int w2 = tree.switches_per_pod(2);
@@ -299,64 +484,192 @@ bool Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
     for (int b = 0; b < w2; ++b)
       for (int c = 0; c < w3_; ++c) emb.switch_node[2][b * w3_ + c] = top_groups_[b][c];
   }
-  for (int l = 1; l <= h; ++l) {
+  for (int l = 1; l <= h; ++l)
     for (int i = 0; i < tree.num_switches(l); ++i) {
-      emb.node_model[emb.switch_node[l - 1][i]] = {l, i};
+      const int node = emb.switch_node[l - 1][i];
+      if (node >= 0) emb.node_model[node] = {l, i};
+      emb.switch_guid[l - 1].push_back(node >= 0 ? f_.nodes[node].guid : 0);
       emb.port_map[l - 1].push_back(std::vector<int>(tree.num_ports(l) + 1, 0));
     }
-  }
-  // Hosts.
+  auto node_of = [&](const PortRef& r) { return emb.switch_node[r.level - 1][r.index]; };
+  auto& pm = emb.port_map;
+  // The model port -> physical port most rows of a level agree on (0: no opinion).
+  auto templates = [&]() {
+    std::vector<std::vector<int>> out(h);
+    for (int l = 1; l <= h; ++l) {
+      out[l - 1].assign(tree.num_ports(l) + 1, 0);
+      for (int mp = 1; mp <= tree.num_ports(l); ++mp) {
+        std::map<int, int> votes;
+        for (const auto& row : pm[l - 1])
+          if (row[mp] > 0) ++votes[row[mp]];
+        int best = 0, count = 0;
+        for (const auto& [phys, c] : votes)
+          if (c > count) best = phys, count = c;
+        out[l - 1][mp] = best;
+      }
+    }
+    return out;
+  };
+  // Round 1: full leaves and complete parallel sets map one to one.
+  std::vector<std::vector<int>> host_ports(tree.num_leaves());
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
     const int s = emb.switch_node[0][leaf];
+    if (s < 0) continue;
+    for (int ca : hosts_of_[s]) host_ports[leaf].push_back(ports_to(s, ca).at(0));
+    if (static_cast<int>(host_ports[leaf].size()) == tree.m(1))
+      for (int slot = 0; slot < tree.m(1); ++slot)
+        pm[0][leaf][tree.down_port(1, slot, 0)] = host_ports[leaf][slot];
+  }
+  // Parallel groups: (lower level, lower index, parent b) -> model columns b*p .. b*p+p-1.
+  auto parallel_group = [&](int l, int i, int b, bool use_template,
+                            const std::vector<std::vector<int>>* tmpl) {
+    const int p = tree.p(l + 1);
+    const PortRef first = tree.parent_of(l, i, b * p);
+    const int lo = emb.switch_node[l - 1][i];
+    const int up = node_of(first);
+    if (lo < 0 || up < 0) return;
+    const auto phys = ports_to(lo, up);
+    if (phys.empty()) return;
+    if (static_cast<int>(phys.size()) == p && !use_template) {
+      for (int j = 0; j < p; ++j) {
+        const PortRef u = tree.parent_of(l, i, b * p + j);
+        pm[l - 1][i][tree.up_port(l, b * p + j)] = phys[j];
+        pm[u.level - 1][u.index][u.port] = f_.nodes[lo].ports[phys[j]].peer_port;
+      }
+      return;
+    }
+    if (!use_template || static_cast<int>(phys.size()) >= p) return;
+    // Fewer cables than parallel links: each present cable takes the model link whose usual
+    // physical port it is, the others fill the remaining links in port order.
+    std::vector<int> slot_of(phys.size(), -1);
+    std::vector<bool> taken(p, false);
+    for (size_t x = 0; x < phys.size(); ++x)
+      for (int j = 0; j < p; ++j)
+        if (!taken[j] && (*tmpl)[l - 1][tree.up_port(l, b * p + j)] == phys[x]) {
+          slot_of[x] = j;
+          taken[j] = true;
+          break;
+        }
+    for (size_t x = 0; x < phys.size(); ++x)
+      if (slot_of[x] < 0)
+        for (int j = 0; j < p; ++j)
+          if (!taken[j]) {
+            slot_of[x] = j;
+            taken[j] = true;
+            break;
+          }
+    for (size_t x = 0; x < phys.size(); ++x) {
+      const int j = slot_of[x];
+      const PortRef u = tree.parent_of(l, i, b * p + j);
+      pm[l - 1][i][tree.up_port(l, b * p + j)] = phys[x];
+      pm[u.level - 1][u.index][u.port] = f_.nodes[lo].ports[phys[x]].peer_port;
+    }
+  };
+  for (int l = 1; l < h; ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i)
+      for (int b = 0; b < tree.w(l + 1); ++b) parallel_group(l, i, b, false, nullptr);
+  // Round 2: partial leaves and parallel sets, guided by what the others agree on.
+  auto tmpl = templates();
+  for (int l = 1; l < h; ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i)
+      for (int b = 0; b < tree.w(l + 1); ++b) parallel_group(l, i, b, true, &tmpl);
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
+    const int s = emb.switch_node[0][leaf];
+    const auto& have = host_ports[leaf];
+    if (s < 0 || static_cast<int>(have.size()) == tree.m(1)) continue;
+    std::vector<int> usual;
+    for (int slot = 0; slot < tree.m(1); ++slot)
+      usual.push_back(tmpl[0][tree.down_port(1, slot, 0)]);
+    const auto& own = f_.nodes[s].ports;
+    const bool fits =
+        std::all_of(
+            have.begin(), have.end(),
+            [&](int p) { return std::find(usual.begin(), usual.end(), p) != usual.end(); }) &&
+        std::all_of(usual.begin(), usual.end(), [&](int p) {
+          if (std::find(have.begin(), have.end(), p) != have.end()) return true;
+          if (p <= 0 || std::find(pm[0][leaf].begin(), pm[0][leaf].end(), p) != pm[0][leaf].end())
+            return false;
+          return p >= static_cast<int>(own.size()) || own[p].peer_node < 0;
+        });
+    std::vector<int> slots;
+    if (fits && std::find(usual.begin(), usual.end(), 0) == usual.end()) {
+      slots = usual;
+    } else {
+      slots = have;
+      const auto& ports = f_.nodes[s].ports;
+      for (int p = 1; static_cast<int>(slots.size()) < tree.m(1) && p < 255; ++p) {
+        if (std::find(slots.begin(), slots.end(), p) != slots.end()) continue;
+        if (p < static_cast<int>(ports.size()) && ports[p].peer_node >= 0) continue;
+        if (std::find(pm[0][leaf].begin(), pm[0][leaf].end(), p) != pm[0][leaf].end()) continue;
+        slots.push_back(p);
+      }
+      std::sort(slots.begin(), slots.end());
+    }
+    for (int slot = 0; slot < tree.m(1); ++slot)
+      pm[0][leaf][tree.down_port(1, slot, 0)] = slots[slot];
+  }
+  // Round 3: every port still unknown takes the level's usual port, or the lowest free one.
+  tmpl = templates();
+  for (int l = 1; l <= h; ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i) {
+      auto& row = pm[l - 1][i];
+      const int node = emb.switch_node[l - 1][i];
+      auto usable = [&](int p) {
+        if (p <= 0 || p > 254) return false;
+        if (std::find(row.begin() + 1, row.end(), p) != row.end()) return false;
+        if (node < 0) return true;
+        const auto& ports = f_.nodes[node].ports;
+        return p >= static_cast<int>(ports.size()) || ports[p].peer_node < 0;
+      };
+      for (int mp = 1; mp <= tree.num_ports(l); ++mp) {
+        if (row[mp] > 0) continue;
+        if (usable(tmpl[l - 1][mp])) {
+          row[mp] = tmpl[l - 1][mp];
+          continue;
+        }
+        if (usable(mp)) {
+          row[mp] = mp;
+          continue;
+        }
+        for (int p = 1; p <= 254; ++p)
+          if (usable(p)) {
+            row[mp] = p;
+            break;
+          }
+      }
+    }
+  // Hosts present in their slots.
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
+    const int s = emb.switch_node[0][leaf];
+    if (s < 0) continue;
     for (int slot = 0; slot < tree.m(1); ++slot) {
-      const int ca = hosts_of_[s][slot];
+      const int phys = pm[0][leaf][tree.down_port(1, slot, 0)];
+      const auto& ports = f_.nodes[s].ports;
+      if (phys <= 0 || phys >= static_cast<int>(ports.size())) continue;
+      const int ca = ports[phys].peer_node;
+      if (ca < 0 || f_.nodes[ca].is_switch) continue;
       const HostId host = tree.host_at(leaf, slot);
       emb.host_node[host] = ca;
+      emb.host_port[host] = ports[phys].peer_port;
       emb.node_model[ca] = {0, host};
-      const auto leaf_ports = ports_to(s, ca);
-      const int phys = leaf_ports.at(0);
-      emb.host_port[host] = f_.nodes[s].ports[phys].peer_port;
-      emb.port_map[0][leaf][tree.down_port(1, slot, 0)] = phys;
     }
   }
-  // Up-links: the lower switch's parallel cables to a parent, in port order, are the model's
-  // parallel links 0..; the parent's down-port for each is the far end of the same cable.
-  for (LinkId link = 0; link < tree.total_links(); ++link) {
-    const PortRef lo = tree.link_lower(link);
-    const PortRef up = tree.link_upper(link);
-    const int lo_node = emb.switch_node[lo.level - 1][lo.index];
-    const int up_node = emb.switch_node[up.level - 1][up.index];
-    const int j = tree.link_column(link) % tree.p(lo.level + 1);
-    const auto phys = ports_to(lo_node, up_node);
-    if (j < static_cast<int>(phys.size())) {
-      emb.port_map[lo.level - 1][lo.index][lo.port] = phys[j];
-      emb.port_map[up.level - 1][up.index][up.port] = f_.nodes[lo_node].ports[phys[j]].peer_port;
-    } else {
-      emb.missing_links.push_back(link);
-    }
-  }
-  return true;
 }
 
 Recognition Recognizer::run(Guid sm_port_guid) {
   Recognition r;
-  if (!classify() || !rank_levels() || !find_pods() || !order_level2_and_top()) {
+  if (!classify() || !rank_levels() || !find_pods() || !order_level2_and_top() || !fit_target()) {
     r.error = error_;
     return r;
   }
   FatTreeSpec spec;
   spec.levels.push_back({m1_, 1, 1});
-  spec.levels.push_back(
-      {static_cast<int>(pod_leaves_[0].size()), static_cast<int>(pod_l2_[0].size()), p2_});
+  spec.levels.push_back({m2_, w2_, p2_});
   if (height_ == 3) spec.levels.push_back({static_cast<int>(pod_leaves_.size()), w3_, p3_});
   try {
     FatTree tree(spec);
-    if (tree.num_switches(2) != static_cast<int>(by_level_[1].size()) ||
-        (height_ == 3 && tree.num_switches(3) != static_cast<int>(by_level_[2].size()))) {
-      r.error = "switch counts do not match " + spec.text();
-      return r;
-    }
     build_maps(tree, r.embedding);
+    finish_absent(tree, f_, r.embedding);
     const std::string bad = verify_embedding(tree, r.embedding, f_);
     if (!bad.empty()) {
       r.error = "the fabric looks like " + spec.text() + " but " + bad;
@@ -367,14 +680,7 @@ Recognition Recognizer::run(Guid sm_port_guid) {
     r.error = "the fabric's shape " + spec.text() + " is not a supported fat-tree: " + e.what();
     return r;
   }
-  if (sm_port_guid != 0) {
-    for (int i = 0; i < n_; ++i)
-      if (f_.nodes[i].port_guid == sm_port_guid) {
-        r.sm_node = i;
-        if (r.embedding.node_model[i].first == 0) r.sm_host = r.embedding.node_model[i].second;
-        break;
-      }
-  }
+  find_sm(f_, sm_port_guid, r);
   return r;
 }
 
@@ -408,25 +714,198 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
+Recognition recognize_with(const Fabric& fabric, const RecognizeOptions& options);
+
+const char* source_name(TreeSource s) {
+  switch (s) {
+    case TreeSource::kLayout:
+      return "layout";
+    case TreeSource::kDeclared:
+      return "declared";
+    case TreeSource::kCabling:
+      return "cabling";
+  }
+  return "?";
+}
+
 Recognition recognize(const Fabric& fabric, Guid sm_port_guid) {
-  return Recognizer(fabric).run(sm_port_guid);
+  RecognizeOptions options;
+  options.sm_port_guid = sm_port_guid;
+  return recognize(fabric, options);
+}
+
+std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out) {
+  Recognition& r = *out;
+  r = Recognition{};
+  FatTree tree = FatTree::parse(layout.spec);
+  const int h = tree.height();
+  if (static_cast<int>(layout.switches.size()) != h) return "the layout does not match its spec";
+  std::map<Guid, int> by_guid;
+  for (int i = 0; i < static_cast<int>(fabric.nodes.size()); ++i)
+    if (fabric.nodes[i].is_switch) by_guid[fabric.nodes[i].guid] = i;
+  Embedding& emb = r.embedding;
+  emb.switch_node.assign(h, {});
+  emb.switch_guid.assign(h, {});
+  emb.port_map.assign(h, {});
+  emb.node_model.assign(fabric.nodes.size(), {-1, -1});
+  emb.host_node.assign(tree.num_hosts(), -1);
+  emb.host_port.assign(tree.num_hosts(), 0);
+  for (int l = 1; l <= h; ++l) {
+    if (static_cast<int>(layout.switches[l - 1].size()) != tree.num_switches(l))
+      return "the layout does not match its spec";
+    for (int i = 0; i < tree.num_switches(l); ++i) {
+      const auto& s = layout.switches[l - 1][i];
+      if (static_cast<int>(s.ports.size()) != tree.num_ports(l) + 1)
+        return "the layout does not match its spec";
+      auto it = s.guid ? by_guid.find(s.guid) : by_guid.end();
+      const int node = it == by_guid.end() ? -1 : it->second;
+      emb.switch_node[l - 1].push_back(node);
+      emb.switch_guid[l - 1].push_back(s.guid);
+      emb.port_map[l - 1].push_back(s.ports);
+      if (node >= 0) emb.node_model[node] = {l, i};
+    }
+  }
+  for (HostId host = 0; host < tree.num_hosts(); ++host) {
+    const PortRef leaf = tree.host_peer(host);
+    const int s = emb.switch_node[0][leaf.index];
+    if (s < 0) continue;
+    const int phys = emb.port_map[0][leaf.index][leaf.port];
+    const auto& ports = fabric.nodes[s].ports;
+    if (phys <= 0 || phys >= static_cast<int>(ports.size())) continue;
+    const int ca = ports[phys].peer_node;
+    if (ca < 0 || fabric.nodes[ca].is_switch) continue;
+    emb.host_node[host] = ca;
+    emb.host_port[host] = ports[phys].peer_port;
+    emb.node_model[ca] = {0, host};
+  }
+  finish_absent(tree, fabric, emb);
+  const std::string bad = verify_embedding(tree, emb, fabric);
+  if (!bad.empty()) return bad;
+  r.tree.emplace(std::move(tree));
+  return "";
+}
+
+namespace {
+
+void fill_known_hosts(const Fabric& fabric, const Layout* layout, Recognition& r) {
+  if (!r.ok()) return;
+  const auto& emb = r.embedding;
+  r.known_hosts.assign(r.tree->num_hosts(), {});
+  for (HostId h = 0; h < r.tree->num_hosts(); ++h) {
+    const int node = emb.host_node[h];
+    if (node >= 0)
+      r.known_hosts[h] = {fabric.nodes[node].port_guid, fabric.nodes[node].name};
+    else if (layout && layout->spec == r.tree->spec().text() &&
+             static_cast<int>(layout->hosts.size()) == r.tree->num_hosts())
+      r.known_hosts[h] = layout->hosts[h];
+  }
+}
+
+}  // namespace
+
+Recognition recognize(const Fabric& fabric, const RecognizeOptions& options) {
+  Recognition r = recognize_with(fabric, options);
+  fill_known_hosts(fabric, options.layout, r);
+  return r;
+}
+
+Recognition recognize_with(const Fabric& fabric, const RecognizeOptions& options) {
+  std::string note;
+  std::optional<FatTreeSpec> declared;
+  if (!options.declared.empty()) {
+    try {
+      declared = parse_spec(options.declared);
+    } catch (const SpecError& e) {
+      Recognition r;
+      r.error = "laas.yaml topology '" + options.declared + "' is not a spec: " + e.what();
+      return r;
+    }
+  }
+  if (options.layout) {
+    if (declared && declared->text() != options.layout->spec) {
+      note = "; the recorded layout (" + options.layout->spec + ") differs from laas.yaml's " +
+             declared->text() + " and is not used";
+    } else {
+      Recognition r;
+      std::string bad;
+      try {
+        bad = embed_layout(*options.layout, fabric, &r);
+      } catch (const SpecError& e) {
+        bad = std::string("its spec is invalid: ") + e.what();
+      }
+      if (bad.empty()) {
+        r.source = TreeSource::kLayout;
+        r.source_note = "intended tree " + r.tree->spec().text() + " from the recorded layout";
+        find_sm(fabric, options.sm_port_guid, r);
+        return r;
+      }
+      note = "; the recorded layout (" + options.layout->spec + ") does not fit: " + bad;
+    }
+  }
+  Recognition r;
+  if (declared) {
+    r = Recognizer(fabric, &*declared).run(options.sm_port_guid);
+    r.source = TreeSource::kDeclared;
+    if (r.ok())
+      r.source_note = "intended tree " + r.tree->spec().text() + " declared in laas.yaml";
+    else
+      r.error =
+          "the cabling does not fit laas.yaml's topology " + declared->text() + ": " + r.error;
+  } else {
+    r = Recognizer(fabric, nullptr).run(options.sm_port_guid);
+    r.source = TreeSource::kCabling;
+    if (r.ok())
+      r.source_note = "intended tree " + r.tree->spec().text() +
+                      " read from the cabling (largest consistent tree)";
+  }
+  if (r.ok())
+    r.source_note += note;
+  else
+    r.error += note;
+  return r;
 }
 
 std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fabric& fabric) {
   const int n = static_cast<int>(fabric.nodes.size());
   auto cable = [&](int node, int port, int peer, int peer_port) {
     if (node < 0 || node >= n || peer < 0 || peer >= n) return false;
-    const auto& ports = fabric.nodes[node].ports;
-    if (port <= 0 || port >= static_cast<int>(ports.size())) return false;
-    return ports[port].peer_node == peer && ports[port].peer_port == peer_port;
+    return cabled(fabric, node, port, peer, peer_port);
   };
   auto where = [&](int l, int i, int p) {
     return (l == 0 ? tree.host_name(i) : tree.switch_name(l, i)) + " port " + std::to_string(p);
   };
   std::set<std::pair<int, int>> used;  // (node, physical port) ends accounted for
-  if (static_cast<int>(emb.host_node.size()) != tree.num_hosts())
+  if (static_cast<int>(emb.host_node.size()) != tree.num_hosts() ||
+      static_cast<int>(emb.host_port.size()) != tree.num_hosts())
     return "the embedding has the wrong number of hosts";
+  if (static_cast<int>(emb.switch_node.size()) != tree.height() ||
+      static_cast<int>(emb.port_map.size()) != tree.height())
+    return "the embedding has the wrong number of levels";
+  for (int l = 1; l <= tree.height(); ++l) {
+    if (static_cast<int>(emb.switch_node[l - 1].size()) != tree.num_switches(l) ||
+        static_cast<int>(emb.port_map[l - 1].size()) != tree.num_switches(l))
+      return "the embedding has the wrong number of level-" + std::to_string(l) + " switches";
+    for (int i = 0; i < tree.num_switches(l); ++i) {
+      const auto& row = emb.port_map[l - 1][i];
+      if (static_cast<int>(row.size()) != tree.num_ports(l) + 1)
+        return tree.switch_name(l, i) + " has the wrong number of model ports";
+      std::set<int> seen;
+      for (int mp = 1; mp <= tree.num_ports(l); ++mp)
+        if (row[mp] <= 0 || !seen.insert(row[mp]).second)
+          return where(l, i, mp) + " has no physical port of its own";
+      const bool missing = std::binary_search(emb.missing_switches.begin(),
+                                              emb.missing_switches.end(), std::make_pair(l, i));
+      if (missing != (emb.switch_node[l - 1][i] < 0))
+        return tree.switch_name(l, i) + " is absent but not listed as missing (or the reverse)";
+    }
+  }
   for (HostId h = 0; h < tree.num_hosts(); ++h) {
+    const bool missing = std::binary_search(emb.missing_hosts.begin(), emb.missing_hosts.end(), h);
+    if (emb.host_node[h] < 0) {
+      if (!missing) return "model host " + tree.host_name(h) + " is absent but not listed";
+      continue;
+    }
+    if (missing) return "model host " + tree.host_name(h) + " is present but listed as missing";
     const PortRef leaf = tree.host_peer(h);
     const int sw = emb.switch_node[0][leaf.index];
     const int phys = emb.port_map[0][leaf.index][leaf.port];
@@ -438,14 +917,19 @@ std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fa
   }
   std::set<LinkId> missing(emb.missing_links.begin(), emb.missing_links.end());
   for (LinkId link = 0; link < tree.total_links(); ++link) {
-    if (missing.count(link)) continue;
     const PortRef lo = tree.link_lower(link);
     const PortRef up = tree.link_upper(link);
     const int a = emb.switch_node[lo.level - 1][lo.index];
     const int b = emb.switch_node[up.level - 1][up.index];
     const int pa = emb.port_map[lo.level - 1][lo.index][lo.port];
     const int pb = emb.port_map[up.level - 1][up.index][up.port];
-    if (!cable(a, pa, b, pb))
+    const bool present = cable(a, pa, b, pb);
+    if (missing.count(link)) {
+      if (present)
+        return "model link " + where(lo.level, lo.index, lo.port) + " is cabled but listed missing";
+      continue;
+    }
+    if (!present)
       return "model link " + where(lo.level, lo.index, lo.port) + " - " +
              where(up.level, up.index, up.port) + " has no cable";
     used.insert({a, pa});

@@ -8,10 +8,12 @@
 // hosts and switches in natural order of their node description (then GUID), subject to
 // the tree's structure, so a fabric written by laas-topogen embeds as the identity.
 //
-// A fat-tree with some switch-to-switch cables absent is still recognized: the absent model
-// links are listed in Embedding::missing_links (the allocator treats them as faulty) and
-// their port_map entries are 0. Anything else that does not fit -- extra cables, nodes off
-// the tree, unequal leaves or pods, more than three levels -- is refused with a reason.
+// The intended tree comes from one of three sources, in this order: a recorded Layout (the
+// plugin's layout.json, GUIDs and physical ports from the first recognition), a declared spec
+// (laas.yaml `topology:`), or the largest consistent tree the cabling shows (m1 = the most
+// hosts seen on a leaf, and so on). Absent hosts, cables and switches are listed in the
+// Embedding (missing_*), never a reason to refuse. Anything that is not a fat-tree -- extra
+// cables, nodes off the tree, hosts on two levels, more than three levels -- is refused.
 #pragma once
 
 #include <optional>
@@ -20,8 +22,12 @@
 #include "topology/embedding.h"
 #include "topology/fabric.h"
 #include "topology/fat_tree.h"
+#include "topology/layout.h"
 
 namespace laas::topology {
+
+enum class TreeSource { kLayout, kDeclared, kCabling };
+const char* source_name(TreeSource s);  // "layout", "declared", "cabling"
 
 struct Recognition {
   std::optional<FatTree> tree;  // set on success
@@ -29,14 +35,32 @@ struct Recognition {
   std::string error;    // why the fabric is not a fat-tree we recognize; empty on success
   int sm_node = -1;     // fabric node holding the SM's port (-1: not given or not found)
   HostId sm_host = -1;  // the model host running the SM, -1 when the SM is on a switch
+  TreeSource source = TreeSource::kCabling;
+  // [HostId] the identity last seen in each host slot: the fabric's for present hosts, the
+  // recorded layout's for absent ones (empty name and GUID 0 when never seen).
+  std::vector<LayoutHost> known_hosts;
+  std::string source_note;  // one line: where the intended tree came from (and why)
   bool ok() const { return tree.has_value(); }
+};
+
+struct RecognizeOptions {
+  Guid sm_port_guid = 0;           // the port GUID the subnet manager runs on (0: unknown)
+  const Layout* layout = nullptr;  // the recorded tree; used when the fabric fits it
+  std::string declared;            // a spec the tree must be (laas.yaml `topology:`)
 };
 
 // `sm_port_guid` (0: unknown) is the port GUID the subnet manager runs on.
 Recognition recognize(const Fabric& fabric, Guid sm_port_guid = 0);
+Recognition recognize(const Fabric& fabric, const RecognizeOptions& options);
 
-// Checks that `emb` places `tree` on `fabric`: every host and every present model link maps to
-// a real cable between the mapped ports, and every cable of the fabric is one of them. Returns
+// Places the recorded layout on `fabric`: switches by GUID, hosts and links by physical port.
+// Returns an error (and leaves `out` unspecified) when the fabric has a cable the layout does
+// not know.
+std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out);
+
+// Checks that `emb` places `tree` on `fabric`: every present host and every present model link
+// maps to a real cable between the mapped ports, absent parts are listed as missing, and every
+// cable of the fabric is one of them. Returns
 // an empty string when it does, else the first mismatch. Used by tests and as a self-check.
 std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fabric& fabric);
 

@@ -170,3 +170,51 @@ host_lid() {
   awk -v want="\"$2\"" '/^Ca/ { found = ($NF == want); next }
     found && /# lid / { for (i = 1; i < NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$1"
 }
+
+# start_fabric_console NETFILE: ibsim with its console (no -n) on a FIFO this shell holds
+# open read-write on fd 7, so writes never block and ibsim never sees end-of-file. Faults
+# are then injected with `console 'Unlink "node"[port]'` (ReLink, Clear: see ibsim's help).
+start_fabric_console() {
+  mkfifo sim.in
+  exec 7<>sim.in
+  ibsim -s -N 16384 -S 2048 -P 65536 "$1" <&7 >ibsim.log 2>&1 &
+  SIM_PID=$!
+  for _ in $(seq 1 100); do
+    grep -q 'simulator ready' ibsim.log 2>/dev/null && break
+    kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 ibsim.log)"
+    sleep 0.2
+  done
+  sleep 0.5
+}
+console() {
+  echo "$*" >&7
+  sleep 0.3
+}
+
+# heavy_sweep WHAT: SIGHUP (a heavy sweep), wait for the tables to reach the switches, and
+# check that the laas engine, not a fallback, configured them.
+heavy_sweep() {
+  local applied laas_before other_before others='(minhop|updn|ftree|dnup|lash|dor|torus-2QoS|nue) tables configured'
+  applied=$(count_log 'laas: forwarding tables applied')
+  laas_before=$(count_log 'laas tables configured on all switches')
+  other_before=$(grep -c -E "$others" osm.log || true)
+  kill -HUP "$OSM_PID"
+  wait_log 'laas: forwarding tables applied' $((applied + 1)) "${WAIT_S:-45}"
+  sleep 0.5
+  [ "$(count_log 'laas tables configured on all switches')" -gt "$laas_before" ] ||
+    die "the heavy sweep after '$1' was not routed by laas"
+  [ "$(grep -c -E "$others" osm.log || true)" = "$other_before" ] ||
+    die "a fallback engine routed after '$1'"
+  ! grep -q 'cannot build fwd tables' osm.log || die "laas refused to route after '$1'"
+}
+
+# audit_layout TAG: fabric and tables read back, audited against the plugin's intended tree.
+audit_layout() {
+  local tag=$1 rc=0
+  sim ibnetdiscover >"disc.$tag" 2>"disc.$tag.err" || die "ibnetdiscover failed ($tag)"
+  sim dump_fts >"lfts.$tag" 2>"lfts.$tag.err" || die "dump_fts failed ($tag)"
+  cp state/allocations.json "alloc.$tag.json"
+  "$LAAS_AUDIT" --fabric "disc.$tag" --lfts "lfts.$tag" --allocations "alloc.$tag.json" \
+    --layout state/layout.json >"audit.$tag" 2>&1 || rc=$?
+  [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit|fabric' "audit.$tag" | head -5)"
+}

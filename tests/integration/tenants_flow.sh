@@ -40,7 +40,7 @@ wait_log 'laas: forwarding tables applied' 1 "${WAIT_S:-45}"
 grep -q 'laas tables configured on all switches' osm.log || die "the laas engine did not route"
 grep 'laas: routing done' osm.log | tail -1
 if [ -n "${DROP_CABLE:-}" ]; then
-  grep -q 'cable(s) of the tree are absent' osm.log || die "the removed cable was not noticed"
+  grep -q 'laas: fault: link' osm.log || die "the removed cable was not noticed"
 fi
 snapshot 1
 tenant_paths 1 A
