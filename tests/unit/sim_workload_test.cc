@@ -95,3 +95,14 @@ TEST(SimWorkload, SizePdfErrors) {
     EXPECT_EQ(std::string(e.what()), "sizes.pdf:2: size must be positive, got -2");
   }
 }
+
+// Found by fuzzing (tests/fuzz/regressions/workload_swf): casting a NaN or 2e21 processor
+// count to int was undefined behaviour.
+TEST(SimWorkload, SwfOutOfRangeSizesAreErrorsOrSkipped) {
+  std::istringstream huge("1 0 5 100 2e21 -1 -1 4 -1 -1 1\n");
+  EXPECT_THROW(read_swf(huge, "t.swf"), InputError);
+  std::istringstream nan("1 0 5 100 nan -1 -1 4 -1 -1 1\n2 0 5 nan 4\n3 nan 5 100 4\n");
+  int skipped = 0;
+  EXPECT_TRUE(read_swf(nan, "t.swf", &skipped).empty());
+  EXPECT_EQ(skipped, 3);
+}
