@@ -99,12 +99,21 @@ nlohmann::json call(const std::string& path, const std::string& method,
           {{"v", 1}, {"id", static_cast<long>(::getpid())}, {"method", method}, {"params", params}})
           .dump() +
       "\n";
-  send_all(fd, line);
+  bool sent = true;
+  try {
+    send_all(fd, line);
+  } catch (const ClientError&) {
+    // A service that refuses the connection (busy) answers and hangs up before reading:
+    // its answer is the one to report.
+    sent = false;
+  }
   std::string reply;
   char chunk[8192];
   while (reply.find('\n') == std::string::npos) {
     pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, timeout_ms);
+    const int ready = ::poll(&p, 1, sent ? timeout_ms : 0);
+    if (!sent && ready <= 0)
+      throw ClientError(kExitUnreachable, "the LaaS service closed the connection");
     if (ready == 0)
       throw ClientError(kExitTimeout, "no reply from the LaaS service within " +
                                           std::to_string(timeout_ms / 1000) +
