@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -547,4 +548,24 @@ TEST(HardeningLaasctl, ExitCodesAndTimeouts) {
   } catch (const ClientError& e) {
     EXPECT_EQ(e.exit_code(), kExitUnreachable) << e.what();
   }
+}
+
+// state.json is 0640; the tmpfiles comment says group laas reads it. The state directory is
+// setgid root:laas (conf/tmpfiles.d-laas.conf): files saved there get the group.
+TEST(HardeningState, StateFileIsReadableByTheStateDirectorysGroup) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown";
+  TempDir dir;
+  const std::string state = dir.path + "/state";
+  ASSERT_EQ(::mkdir(state.c_str(), 0750), 0);
+  ASSERT_EQ(::chown(state.c_str(), 0, 4242), 0);
+  ASSERT_EQ(::chmod(state.c_str(), 02750), 0);
+  StateStore(state).save(PersistedState{});
+  struct stat st {};
+  ASSERT_EQ(::stat((state + "/state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, 4242u);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  // The shipped tmpfiles line is what sets the directory up so.
+  std::ifstream conf(std::string(LAAS_GOLDEN_DIR) + "/../../conf/tmpfiles.d-laas.conf");
+  std::string text((std::istreambuf_iterator<char>(conf)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("d /var/lib/laas 2750 root laas"), std::string::npos);
 }
