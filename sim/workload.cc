@@ -126,12 +126,11 @@ Workload read_swf(std::istream& in, const std::string& name, int* skipped) {
     if (!to_double(f[4], &size)) {
       throw InputError(name, lineno, "bad allocated processors '" + f[4] + "'");
     }
-    // Written so that NaN counts as "not a job" too (found by fuzzing: casting NaN or 2e21
-    // to int is undefined).
-    if (!(size > 0) || !(r.runtime > 0) || !(r.arrival >= 0)) {
+    if (size <= 0 || r.runtime <= 0 || r.arrival < 0) {
       ++skip;
       continue;
     }
+    // Found by fuzzing: casting 2e21 to int is undefined.
     if (size > std::numeric_limits<int>::max())
       throw InputError(name, lineno, "allocated processors '" + f[4] + "' is out of range");
     r.size = static_cast<int>(size);
