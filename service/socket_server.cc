@@ -238,7 +238,11 @@ void SocketServer::start() {
 }
 
 void SocketServer::stop() {
-  if (!acceptor_.joinable()) return;
+  if (!acceptor_.joinable()) {
+    if (listen_fd_ >= 0) ::close(listen_fd_);  // start() failed half-way
+    listen_fd_ = -1;
+    return;
+  }
   Shared& s = *shared_;
   s.stopping = true;
   const char byte = 1;
