@@ -3,6 +3,8 @@
 # 32 slow clients (a byte every 2 s), then root's `laasctl status` answers within a few
 # seconds; 200 connections at once from one uid leave other uids and root served; a client
 # that pipelines requests and never reads, then SIGTERM: OpenSM exits within 10 s.
+# HOSTILE_STEPS (default "slow flood noread") picks the parts, e.g. to show one failing on an
+# older plugin (LAAS_PLUGIN_DIR).
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup hostile
@@ -42,7 +44,10 @@ status_within() {
   [ $(((end - start) / 1000000)) -le $((limit * 1000)) ] || die "status took too long"
 }
 
+steps=" ${HOSTILE_STEPS:-slow flood noread} "
+
 # 1. 32 slow clients (one byte every 2 s) from uid 65534.
+if [[ $steps == *" slow "* ]]; then
 as_uid 65534 "$LAAS_HOSTILE" slow "$SOCK" 32 2000 14 >slow.out &
 SLOW=$!
 sleep 3
@@ -52,8 +57,10 @@ wait "$SLOW"
 log "$(cat slow.out)"
 grep -qE 'slow: 32 connections, 24 refused busy, 8 cut \(first after 1[0-2]\.' slow.out ||
   die "slow clients were not bounded as expected: $(cat slow.out)"
+fi
 
 # 2. 200 connections at once from uid 65534.
+if [[ $steps == *" flood "* ]]; then
 as_uid 65534 "$LAAS_HOSTILE" flood "$SOCK" 200 8 >flood.out &
 FLOOD=$!
 for _ in $(seq 1 50); do
@@ -70,8 +77,10 @@ as_uid 65534 "$LAASCTL" -s "$SOCK" status >busy.out 2>&1 || rc=$?
 [ "$rc" = 75 ] || die "a refused connection exits $rc, expected 75: $(cat busy.out)"
 grep -q 'too many connections from uid 65534' busy.out || die "$(cat busy.out)"
 wait "$FLOOD"
+fi
 
 # 3. A client that never reads its replies, then SIGTERM.
+if [[ $steps == *" noread "* ]]; then
 "$LAAS_HOSTILE" noread "$SOCK" 60 >noread.out &
 NOREAD=$!
 for _ in $(seq 1 50); do
@@ -93,5 +102,6 @@ log "OpenSM exited $elapsed ms after SIGTERM with a client that never reads"
 [ "$elapsed" -le 10000 ] || die "OpenSM took $elapsed ms to exit"
 kill "$NOREAD" 2>/dev/null || true
 wait "$NOREAD" 2>/dev/null || true
+fi
 rm -rf "$SOCKDIR"
 log "PASS hostile"
