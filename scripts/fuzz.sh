@@ -4,7 +4,8 @@
 # Builds them first with clang, AddressSanitizer and UBSan into ${LAAS_FUZZ_BUILD:-build-fuzz}.
 # Each target starts from its seed corpus in tests/fuzz/corpus/<target>/ and grows a working
 # corpus in the build directory (the seeds are not touched). A crash, a sanitizer finding, a
-# leak or a hang (over 30 s on one input: generous, CI machines may be loaded) fails the run; the input is kept as
+# leak or a hang (over 30 s on one input: generous, CI machines may be loaded) fails the run;
+# the input is kept as
 # <build>/fuzz-artifacts/<target>/crash-* (make it a regression test: see tests/fuzz/README.md).
 # Prints one line per target: executions, exec/s, coverage (edges), features, corpus size.
 set -euo pipefail
