@@ -129,7 +129,7 @@ std::string answer_line(const std::string& line, TenantService& service, const C
   try {
     const nlohmann::json request = nlohmann::json::parse(line);
     return to_line(service.handle(request, caller));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     return error_line(nullptr, error::kBadRequest, std::string("malformed JSON: ") + e.what());
   } catch (const std::exception& e) {
     return error_line(nullptr, error::kInternal, std::string("unusable request: ") + e.what());

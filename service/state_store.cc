@@ -112,7 +112,7 @@ PersistedState StateStore::load() const {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(buf.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     fail(std::string("invalid JSON (") + e.what() + ")");
   }
   try {

@@ -569,3 +569,22 @@ TEST(HardeningState, StateFileIsReadableByTheStateDirectorysGroup) {
   std::string text((std::istreambuf_iterator<char>(conf)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("d /var/lib/laas 2750 root laas"), std::string::npos);
 }
+
+// Found by fuzzing (tests/fuzz/regressions/state_json): a number too large for a double makes
+// the JSON parser throw out_of_range, not parse_error; it escaped StateStore::load().
+TEST(HardeningState, NumbersTooLargeAreUntrustedStateAndBadRequests) {
+  TempDir dir;
+  std::ofstream(dir.path + "/state.json") << R"({"format":"laas-state","version":1e999})";
+  try {
+    StateStore(dir.path).load();
+    ADD_FAILURE() << "loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not trusted"), std::string::npos) << e.what();
+  }
+  ServiceConfig c;
+  c.state_dir = "/nonexistent";
+  TenantService service(c, [](LogLevel, const std::string&) {});
+  const std::string reply =
+      answer_line(R"({"v":1,"id":1e999,"method":"status"})", service, {0, true});
+  EXPECT_NE(reply.find("\"bad_request\""), std::string::npos) << reply;
+}
