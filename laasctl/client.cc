@@ -5,6 +5,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -13,7 +14,14 @@ namespace laas::ctl {
 int exit_code_for(const std::string& code) {
   if (code == "permission_denied") return kExitPermission;
   if (code == "bad_request") return kExitUsage;
+  if (code == "busy") return kExitBusy;
+  if (code == "internal") return kExitInternal;
   return kExitRefused;
+}
+
+int server_wait_ms(int client_timeout_ms) {
+  constexpr int kMargin = 1000, kServerMax = 600000;
+  return std::max(0, std::min(client_timeout_ms - kMargin, kServerMax));
 }
 
 namespace {
@@ -29,6 +37,9 @@ int connect_to(const std::string& path) {
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     const int err = errno;
     ::close(fd);
+    // A full listen backlog: the same condition as the service's own "busy" reply.
+    if (err == EAGAIN)
+      throw ClientError(kExitBusy, "the LaaS service at " + path + " is busy; try again");
     if (err == EACCES || err == EPERM)
       throw ClientError(kExitPermission, "permission denied on " + path +
                                              ": run as root or as a member of group laas");
@@ -88,13 +99,26 @@ nlohmann::json call(const std::string& path, const std::string& method,
           {{"v", 1}, {"id", static_cast<long>(::getpid())}, {"method", method}, {"params", params}})
           .dump() +
       "\n";
-  send_all(fd, line);
+  bool sent = true;
+  try {
+    send_all(fd, line);
+  } catch (const ClientError&) {
+    // A service that refuses the connection (busy) answers and hangs up before reading:
+    // its answer is the one to report.
+    sent = false;
+  }
   std::string reply;
   char chunk[8192];
   while (reply.find('\n') == std::string::npos) {
     pollfd p{fd, POLLIN, 0};
-    const int ready = ::poll(&p, 1, timeout_ms);
-    if (ready == 0) throw ClientError(kExitUnreachable, "no reply from the LaaS service in time");
+    const int ready = ::poll(&p, 1, sent ? timeout_ms : 0);
+    if (!sent && ready <= 0)
+      throw ClientError(kExitUnreachable, "the LaaS service closed the connection");
+    if (ready == 0)
+      throw ClientError(kExitTimeout, "no reply from the LaaS service within " +
+                                          std::to_string(timeout_ms / 1000) +
+                                          " s (--timeout); a change may or may not have been "
+                                          "made: see laasctl status");
     if (ready < 0 && errno == EINTR) continue;
     const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
     if (n <= 0) throw ClientError(kExitUnreachable, "the LaaS service closed the connection");

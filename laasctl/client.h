@@ -7,12 +7,19 @@
 
 namespace laas::ctl {
 
-// sysexits-style codes laasctl returns.
+// sysexits-style codes laasctl returns: one code per condition, whichever side notices it.
 constexpr int kExitOk = 0;
-constexpr int kExitRefused = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitUnreachable = 69;  // EX_UNAVAILABLE
+constexpr int kExitRefused = 1;       // the service said no (no room, no such tenant, ...)
+constexpr int kExitUsage = 2;         // bad command line or bad_request
+constexpr int kExitUnreachable = 69;  // EX_UNAVAILABLE: no service at the socket, or it hung up
+constexpr int kExitInternal = 70;     // EX_SOFTWARE: the service failed (e.g. state not saved)
+constexpr int kExitBusy = 75;         // EX_TEMPFAIL: connection limit reached; try again
 constexpr int kExitPermission = 77;   // EX_NOPERM
+constexpr int kExitTimeout = 124;     // no reply within --timeout (outcome unknown), as timeout(1)
+
+// How long the service may wait for OpenSM to re-route: the client's own timeout less a
+// margin for the reply to arrive, bounded by what the service accepts (timeout_ms).
+int server_wait_ms(int client_timeout_ms);
 
 class ClientError : public std::runtime_error {
  public:

@@ -85,13 +85,18 @@ int main(int argc, char** argv) {
   CLI::App app{
       "laasctl: manage LaaS tenants (dedicated hosts and links on an InfiniBand\n"
       "fat-tree) through the OpenSM plugin's control socket.\n\n"
-      "Exit status: 0 ok, 1 refused, 2 usage, 69 service unreachable, 77 permission "
-      "denied.",
+      "Exit status: 0 ok, 1 refused, 2 usage, 69 service unreachable, 70 service error\n"
+      "(state not saved), 75 service busy (try again), 77 permission denied, 124 no reply\n"
+      "within --timeout.",
       "laasctl"};
   app.add_option("-s,--socket", o.socket, "control socket (env LAAS_SOCKET)")
       ->capture_default_str();
   app.add_flag("--json", o.json_output, "print the raw JSON reply");
-  app.add_option("--timeout", o.timeout_s, "seconds to wait for a reply")->capture_default_str();
+  app.add_option("--timeout", o.timeout_s,
+                 "seconds to wait for a reply; tenant add/remove ask the service to wait for "
+                 "re-routing a second less")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400));
   app.require_subcommand(1);
 
   auto* status = app.add_subcommand("status", "service, fabric and state summary");
@@ -219,10 +224,23 @@ int main(int argc, char** argv) {
                 << result.value("routed_generation", 0) << ")\n";
       if (result.contains("blocked"))
         std::cout << "BLOCKED:    " << result["blocked"].get<std::string>() << "\n";
+      if (result.contains("duplicate_host_names")) {
+        std::cout << "WARNING:    hosts share node descriptions (placement by these names is "
+                     "refused; use GUIDs):\n";
+        for (const auto& d : result["duplicate_host_names"]) {
+          std::cout << "            " << d.value("name", "?") << ":";
+          for (const auto& g : d["guids"]) std::cout << " " << g.get<std::string>();
+          std::cout << "\n";
+        }
+      }
       return 0;
     }
     if (add->parsed()) {
-      json params = {{"name", name}, {"hosts", hosts}, {"dry_run", dry_run}, {"wait", !no_wait}};
+      json params = {{"name", name},
+                     {"hosts", hosts},
+                     {"dry_run", dry_run},
+                     {"wait", !no_wait},
+                     {"timeout_ms", laas::ctl::server_wait_ms(o.timeout_s * 1000)}};
       if (!slurm_accounts.empty()) params["slurm_accounts"] = slurm_accounts;
       if (!slurm_users.empty()) params["slurm_users"] = slurm_users;
       if (!openstack_project.empty()) params["openstack_project"] = openstack_project;
@@ -239,7 +257,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (remove->parsed()) {
-      json params = {{"name", name}, {"dry_run", dry_run}, {"wait", !no_wait}};
+      json params = {{"name", name},
+                     {"dry_run", dry_run},
+                     {"wait", !no_wait},
+                     {"timeout_ms", laas::ctl::server_wait_ms(o.timeout_s * 1000)}};
       if ((rc = request(o, "tenant.remove", params, result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
       std::cout << (dry_run ? "would remove" : "removed") << " tenant " << name << "\n";

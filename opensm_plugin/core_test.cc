@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 using namespace laas;
 using namespace laas::plugin;
+using nlohmann::json;
 
 namespace {
 
@@ -330,3 +332,39 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
 
 }  // namespace
 }  // namespace laas::plugin
+// Tenants dropped from tenants.yaml while OpenSM was down used to stay for ever: the file was
+// compared with an in-memory list that is empty at startup.
+TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
+  {
+    Engine engine(config_in(dir), quiet());
+    ASSERT_TRUE(engine.route(fabric, sm).ok);
+    // C comes through the socket: the file does not own it.
+    const json r =
+        engine.service().handle({{"v", 1},
+                                 {"method", "tenant.add"},
+                                 {"params", {{"name", "C"}, {"hosts", 2}, {"wait", false}}}},
+                                {0, true});
+    ASSERT_TRUE(r["ok"]) << r.dump();
+  }
+  dir.write("tenants.yaml", "- name: A\n  hosts: 4\n");  // B dropped while "down"
+  Engine restarted(config_in(dir), quiet());
+  auto out = restarted.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  for (const auto& w : out.warnings) ADD_FAILURE() << w;
+  auto names = restarted.service().tenant_names();
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"A", "C"}));
+  // A tenant the file listed but that was removed through the socket is no warning later.
+  ASSERT_TRUE(restarted.service().handle(
+      {{"v", 1}, {"method", "tenant.remove"}, {"params", {{"name", "A"}, {"wait", false}}}},
+      {0, true})["ok"]);
+  dir.write("tenants.yaml", "[]\n");
+  out = restarted.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  for (const auto& w : out.warnings) ADD_FAILURE() << w;
+}

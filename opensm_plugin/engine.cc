@@ -71,6 +71,24 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
   return std::move(plan.tables);
 }
 
+// The tenants the file listed when it was last applied, kept next to state.json so that
+// tenants dropped from the file while OpenSM was down are released at the next start.
+std::string applied_file(const Config& c) { return c.state_dir + "/tenants.yaml.applied"; }
+
+std::set<std::string> load_applied(const std::string& path) {
+  std::set<std::string> names;
+  std::ifstream in(path);
+  if (!in) return names;
+  try {
+    const json doc = json::parse(in);
+    for (const auto& n : doc.at("tenants")) names.insert(n.get<std::string>());
+  } catch (const std::exception&) {
+    // Unreadable: forget it, as before this file existed (nothing is removed on its word).
+    names.clear();
+  }
+  return names;
+}
+
 }  // namespace
 
 Engine::Engine(Config config, service::Logger log)
@@ -95,6 +113,7 @@ Engine::Engine(Config config, service::Logger log)
   } catch (const std::exception&) {
     // allocations.json is only an output; state.json is the state.
   }
+  file_tenants_ = load_applied(applied_file(config_));
   service_.set_reroute_hook([this] {
     // Changes made inside a routing run (the tenants file) are routed by that run.
     if (routing_thread_.load() == std::this_thread::get_id()) return;
@@ -164,8 +183,17 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
   for (const auto& name : previous) {
     if (listed.count(name)) continue;
     const json r = service_.handle(request("tenant.remove", {{"name", name}}), kFileCaller);
-    if (!r.value("ok", false))
+    // Already gone (removed through the socket): nothing to release.
+    if (!r.value("ok", false) && r["error"].value("code", "") != service::error::kNotFound)
       out.warnings.push_back("tenant " + name + " not removed: " + error_of(r));
+  }
+  if (listed != previous) {
+    try {
+      service::write_file_atomically(applied_file(config_),
+                                     json({{"tenants", listed}}).dump() + "\n", 0640);
+    } catch (const std::exception& e) {
+      out.warnings.push_back(std::string("cannot record the applied tenants file: ") + e.what());
+    }
   }
   for (const auto& t : requests) {
     if (held.count(t.name)) continue;

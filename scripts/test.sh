@@ -2,7 +2,9 @@
 # The test command: installs dependencies, builds with warnings as errors and runs every test
 # (unit, property, simulator, integration against the real OpenSM + ibsim, the Debian package)
 # through ctest; then rebuilds with AddressSanitizer and UBSan and runs the tests that need no
-# fabric again (LAAS_SKIP_SANITIZERS=1 skips that second pass).
+# fabric again (LAAS_SKIP_SANITIZERS=1 skips that second pass); last, every libFuzzer target
+# runs for LAAS_FUZZ_SECONDS (default 15) from its seed corpus (LAAS_SKIP_FUZZ=1 skips it;
+# scripts/fuzz.sh runs them longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -14,4 +16,7 @@ if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
     -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
   (cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure --timeout 1200 -j2 -L 'unit|sim|e2e')
+fi
+if [ -z "${LAAS_SKIP_FUZZ:-}" ]; then
+  bash scripts/fuzz.sh all "${LAAS_FUZZ_SECONDS:-15}"
 fi

@@ -1,65 +1,216 @@
 #include "service/socket_server.h"
 
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 
+#include "service/identity.h"
+
 namespace laas::service {
+
+using Clock = std::chrono::steady_clock;
+
+struct SocketServer::Shared {
+  SocketConfig config;
+  TenantService& service;
+  Logger log;
+  std::optional<gid_t> group_gid;
+  int wake_pipe[2] = {-1, -1};
+  std::atomic<bool> stopping{false};
+  std::mutex mu;
+  std::condition_variable workers_done;
+  int clients = 0;               // guarded by mu
+  std::map<uid_t, int> per_uid;  // guarded by mu
+  Clock::time_point last_accept_error{};
+
+  Shared(SocketConfig c, TenantService& s, Logger l)
+      : config(std::move(c)), service(s), log(std::move(l)) {}
+  ~Shared() {
+    // The last holder (the server or a worker that outlived stop()) closes the pipe.
+    if (wake_pipe[0] >= 0) ::close(wake_pipe[0]);
+    if (wake_pipe[1] >= 0) ::close(wake_pipe[1]);
+  }
+};
+
 namespace {
 
 std::string errno_text() { return std::strerror(errno); }
 
-bool send_line(int fd, const std::string& line) {
+int ms_until(Clock::time_point deadline) {
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
+}
+
+// Sends `line` before `deadline`, giving up at once when the server stops. The socket is
+// never left blocked in send(): a client that does not read cannot hold a worker for longer.
+bool send_line(int fd, int wake_fd, const std::string& line, Clock::time_point deadline) {
   size_t done = 0;
   while (done < line.size()) {
-    const ssize_t n = ::send(fd, line.data() + done, line.size() - done, MSG_NOSIGNAL);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
+    const ssize_t n =
+        ::send(fd, line.data() + done, line.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n >= 0) {
+      done += static_cast<size_t>(n);
+      continue;
     }
-    done += static_cast<size_t>(n);
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) return false;
+    const int wait = ms_until(deadline);
+    if (wait == 0) return false;
+    pollfd fds[2] = {{fd, POLLOUT, 0}, {wake_fd, POLLIN, 0}};
+    const int ready = ::poll(fds, 2, wait);
+    if (ready < 0 && errno != EINTR) return false;
+    if (ready > 0 && fds[1].revents) return false;
   }
   return true;
 }
 
+// A best-effort one-line answer on a connection about to be closed: never waits.
+void send_now(int fd, const std::string& line) {
+  (void)!::send(fd, line.data(), line.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+// Replies may quote the client's bytes (a parse error's "last read"): invalid UTF-8 is replaced,
+// not thrown (an exception here used to escape the worker thread and end OpenSM).
+std::string to_line(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 std::string error_line(const nlohmann::json& id, const char* code, const std::string& message) {
-  return nlohmann::json({{"v", kProtocolVersion},
-                         {"id", id},
-                         {"ok", false},
-                         {"error", {{"code", code}, {"message", message}}}})
-             .dump() +
-         "\n";
+  return to_line({{"v", kProtocolVersion},
+                  {"id", id},
+                  {"ok", false},
+                  {"error", {{"code", code}, {"message", message}}}});
+}
+
+}  // namespace
+
+bool json_too_deep(const std::string& text, int max_depth) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+std::string answer_line(const std::string& line, TenantService& service, const Caller& caller) {
+  if (json_too_deep(line, kMaxJsonDepth))
+    return error_line(nullptr, error::kBadRequest,
+                      "request nests deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  try {
+    const nlohmann::json request = nlohmann::json::parse(line);
+    return to_line(service.handle(request, caller));
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+    return error_line(nullptr, error::kBadRequest, std::string("malformed JSON: ") + e.what());
+  } catch (const std::exception& e) {
+    return error_line(nullptr, error::kInternal, std::string("unusable request: ") + e.what());
+  }
+}
+
+namespace {
+
+// One connection, until the client leaves, breaks a bound, or the server stops.
+void serve(SocketServer::Shared& s, int fd, uid_t uid, gid_t gid) {
+  Caller caller;
+  caller.uid = uid;
+  caller.may_write = may_change_state(uid, gid, s.group_gid);
+  const auto request_window = std::chrono::milliseconds(s.config.request_timeout_ms);
+  const auto send_window = std::chrono::milliseconds(s.config.send_timeout_ms);
+  auto deadline = Clock::now() + request_window;
+  std::string buffer;
+  char chunk[4096];
+  while (!s.stopping) {
+    // Answer every complete line already buffered. Blank lines do not extend the deadline.
+    size_t newline;
+    while ((newline = buffer.find('\n')) != std::string::npos) {
+      const std::string line = buffer.substr(0, newline);
+      buffer.erase(0, newline + 1);
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const std::string reply = answer_line(line, s.service, caller);
+      if (!send_line(fd, s.wake_pipe[0], reply, Clock::now() + send_window)) return;
+      if (s.stopping) return;
+      deadline = Clock::now() + request_window;
+    }
+    if (buffer.size() > s.config.max_request_bytes) {
+      send_now(fd, error_line(nullptr, error::kBadRequest,
+                              "request longer than " + std::to_string(s.config.max_request_bytes) +
+                                  " bytes; connection closed"));
+      return;
+    }
+    const int wait = ms_until(deadline);
+    if (wait == 0) {
+      if (!buffer.empty())
+        send_now(fd, error_line(nullptr, error::kBadRequest,
+                                "request not complete within " +
+                                    std::to_string(s.config.request_timeout_ms) +
+                                    " ms; connection closed"));
+      return;
+    }
+    pollfd fds[2] = {{fd, POLLIN, 0}, {s.wake_pipe[0], POLLIN, 0}};
+    const int ready = ::poll(fds, 2, wait);
+    if (ready == 0) continue;  // the deadline check above closes it
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents) return;
+    const ssize_t n = ::recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+    if (n <= 0) return;
+    buffer.append(chunk, static_cast<size_t>(n));
+  }
 }
 
 }  // namespace
 
 SocketServer::SocketServer(SocketConfig config, TenantService& service, Logger log)
-    : config_(std::move(config)), service_(service), log_(std::move(log)) {}
+    : shared_(std::make_shared<Shared>(std::move(config), service, std::move(log))) {}
 
 SocketServer::~SocketServer() { stop(); }
 
 void SocketServer::start() {
-  if (!config_.group.empty()) {
-    if (const group* g = ::getgrnam(config_.group.c_str()))
-      group_gid_ = g->gr_gid;
-    else
-      log_(LogLevel::kWarning,
-           "laas: group '" + config_.group + "' does not exist: only root may change tenants");
+  Shared& s = *shared_;
+  const SocketConfig& config = s.config;
+  if (!config.group.empty()) {
+    s.group_gid = lookup_group(config.group);
+    if (!s.group_gid)
+      s.log(LogLevel::kWarning,
+            "laas: group '" + config.group + "' does not exist: only root may change tenants");
   }
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
-  if (config_.path.size() >= sizeof(addr.sun_path))
-    throw std::runtime_error("socket path " + config_.path + " is too long");
-  std::strncpy(addr.sun_path, config_.path.c_str(), sizeof(addr.sun_path) - 1);
+  if (config.path.size() >= sizeof(addr.sun_path))
+    throw std::runtime_error("socket path " + config.path + " is too long");
+  std::strncpy(addr.sun_path, config.path.c_str(), sizeof(addr.sun_path) - 1);
   listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listen_fd_ < 0) throw std::runtime_error("cannot create a Unix socket: " + errno_text());
   // A stale socket file from a previous run would make bind fail; a live one answers connect.
@@ -67,129 +218,114 @@ void SocketServer::start() {
     const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     const bool live = ::connect(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
     ::close(probe);
-    if (live) throw std::runtime_error("another server already listens on " + config_.path);
-    ::unlink(config_.path.c_str());
+    if (live) throw std::runtime_error("another server already listens on " + config.path);
+    ::unlink(config.path.c_str());
   }
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    throw std::runtime_error("cannot bind " + config_.path + ": " + errno_text());
-  if (::chmod(config_.path.c_str(), config_.mode) != 0)
-    throw std::runtime_error("cannot chmod " + config_.path + ": " + errno_text());
-  if (group_gid_ != static_cast<gid_t>(-1) && ::chown(config_.path.c_str(), -1, group_gid_) != 0)
-    log_(LogLevel::kWarning,
-         "laas: cannot give " + config_.path + " to group " + config_.group + ": " + errno_text());
-  if (::listen(listen_fd_, 64) != 0)
-    throw std::runtime_error("cannot listen on " + config_.path + ": " + errno_text());
-  if (::pipe2(wake_pipe_, O_CLOEXEC) != 0)
+    throw std::runtime_error("cannot bind " + config.path + ": " + errno_text());
+  if (::chmod(config.path.c_str(), config.mode) != 0)
+    throw std::runtime_error("cannot chmod " + config.path + ": " + errno_text());
+  if (s.group_gid && ::chown(config.path.c_str(), -1, *s.group_gid) != 0)
+    s.log(LogLevel::kWarning,
+          "laas: cannot give " + config.path + " to group " + config.group + ": " + errno_text());
+  if (::listen(listen_fd_, 128) != 0)
+    throw std::runtime_error("cannot listen on " + config.path + ": " + errno_text());
+  if (::pipe2(s.wake_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error("cannot create a pipe: " + errno_text());
-  stopping_ = false;
+  s.stopping = false;
   acceptor_ = std::thread([this] { accept_loop(); });
-  log_(LogLevel::kInfo, "laas: control socket listening on " + config_.path);
+  s.log(LogLevel::kInfo, "laas: control socket listening on " + config.path);
 }
 
 void SocketServer::stop() {
-  if (!acceptor_.joinable()) return;
-  stopping_ = true;
-  const char byte = 1;
-  (void)!::write(wake_pipe_[1], &byte, 1);
-  acceptor_.join();
-  // Workers are detached (a long-running SM must not collect finished threads); they all watch
-  // the wake pipe, so wait for the last one to leave before closing what they use.
-  {
-    std::unique_lock<std::mutex> lock(threads_mu_);
-    workers_done_.wait(lock, [this] { return clients_ == 0; });
+  if (!acceptor_.joinable()) {
+    if (listen_fd_ >= 0) ::close(listen_fd_);  // start() failed half-way
+    listen_fd_ = -1;
+    return;
   }
+  Shared& s = *shared_;
+  s.stopping = true;
+  const char byte = 1;
+  (void)!::write(s.wake_pipe[1], &byte, 1);
+  acceptor_.join();
   ::close(listen_fd_);
-  ::close(wake_pipe_[0]);
-  ::close(wake_pipe_[1]);
-  ::unlink(config_.path.c_str());
   listen_fd_ = -1;
+  ::unlink(s.config.path.c_str());
+  // Requests waiting for a routing run return now (their reply is still sent if the client
+  // takes it at once); every other wait of a worker also watches the wake pipe. Workers are
+  // detached (a long-running SM must not collect finished threads), so wait for them here,
+  // but only so long.
+  s.service.interrupt_waits();
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (!s.workers_done.wait_for(lock, std::chrono::milliseconds(s.config.stop_timeout_ms),
+                               [&s] { return s.clients == 0; }))
+    s.log(LogLevel::kError, "laas: " + std::to_string(s.clients) +
+                                " control socket worker(s) still busy; not waiting for them");
 }
 
 void SocketServer::accept_loop() {
-  while (!stopping_) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_pipe_[0], POLLIN, 0}};
+  Shared& s = *shared_;
+  const int general = std::max(0, s.config.max_clients - s.config.root_reserved);
+  while (!s.stopping) {
+    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {s.wake_pipe[0], POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
-      log_(LogLevel::kError, "laas: control socket poll failed: " + errno_text());
+      s.log(LogLevel::kError, "laas: control socket poll failed: " + errno_text());
       return;
     }
     if (fds[1].revents) return;
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    if (clients_ >= config_.max_clients) {
-      send_line(fd, error_line(nullptr, error::kUnavailable, "too many clients; try again"));
+    if (fd < 0) {
+      const int err = errno;
+      if (err == EINTR || err == EAGAIN || err == ECONNABORTED) continue;
+      // Out of descriptors (EMFILE, ENFILE) or memory: the listening socket stays readable,
+      // so back off instead of spinning, and say so at most once a minute.
+      const auto now = Clock::now();
+      if (now - s.last_accept_error > std::chrono::minutes(1)) {
+        s.last_accept_error = now;
+        s.log(LogLevel::kError, std::string("laas: control socket cannot accept: ") +
+                                    std::strerror(err) + "; retrying every 200 ms");
+      }
+      pollfd wake{s.wake_pipe[0], POLLIN, 0};
+      ::poll(&wake, 1, 200);
+      continue;
+    }
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
       ::close(fd);
       continue;
     }
-    ++clients_;
-    std::thread([this, fd] {
-      serve(fd);
-      ::close(fd);
-      std::lock_guard<std::mutex> lock(threads_mu_);
-      --clients_;
-      workers_done_.notify_all();
-    }).detach();
-  }
-}
-
-Caller SocketServer::identify(int fd) const {
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  Caller caller;
-  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return caller;
-  caller.uid = cred.uid;
-  caller.may_write = cred.uid == 0;
-  if (!caller.may_write && group_gid_ != static_cast<gid_t>(-1)) {
-    if (cred.gid == group_gid_) {
-      caller.may_write = true;
-    } else if (const passwd* pw = ::getpwuid(cred.uid)) {
-      int count = 64;
-      std::vector<gid_t> groups(count);
-      if (::getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &count) >= 0)
-        for (int i = 0; i < count; ++i) caller.may_write |= groups[i] == group_gid_;
-    }
-  }
-  return caller;
-}
-
-void SocketServer::serve(int fd) {
-  const Caller caller = identify(fd);
-  std::string buffer;
-  char chunk[4096];
-  while (!stopping_) {
-    // Answer every complete line already buffered.
-    size_t newline;
-    while ((newline = buffer.find('\n')) != std::string::npos) {
-      const std::string line = buffer.substr(0, newline);
-      buffer.erase(0, newline + 1);
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      nlohmann::json request;
-      std::string reply;
-      try {
-        request = nlohmann::json::parse(line);
-        reply = service_.handle(request, caller).dump() + "\n";
-      } catch (const nlohmann::json::parse_error& e) {
-        reply = error_line(nullptr, error::kBadRequest, std::string("malformed JSON: ") + e.what());
+    std::string refusal;
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      if (s.clients >= s.config.max_clients)
+        refusal = "too many clients (" + std::to_string(s.clients) + "); try again";
+      else if (cred.uid != 0 && s.clients >= general)
+        refusal = "too many clients; the remaining connections are reserved for root";
+      else if (cred.uid != 0 && s.per_uid[cred.uid] >= s.config.max_clients_per_uid)
+        refusal = "too many connections from uid " + std::to_string(cred.uid) + " (" +
+                  std::to_string(s.config.max_clients_per_uid) + "); try again";
+      if (refusal.empty()) {
+        ++s.clients;
+        ++s.per_uid[cred.uid];
+      } else if (s.per_uid[cred.uid] == 0) {
+        s.per_uid.erase(cred.uid);
       }
-      if (!send_line(fd, reply)) return;
     }
-    if (buffer.size() > config_.max_request_bytes) {
-      send_line(fd, error_line(nullptr, error::kBadRequest,
-                               "request longer than " + std::to_string(config_.max_request_bytes) +
-                                   " bytes; connection closed"));
-      return;
+    if (!refusal.empty()) {
+      send_now(fd, error_line(nullptr, error::kBusy, refusal));
+      ::close(fd);
+      continue;
     }
-    pollfd fds[2] = {{fd, POLLIN, 0}, {wake_pipe_[0], POLLIN, 0}};
-    const int ready = ::poll(fds, 2, config_.idle_timeout_ms);
-    if (ready == 0) return;  // idle client
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    if (fds[1].revents) return;
-    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
-    if (n <= 0) return;
-    buffer.append(chunk, static_cast<size_t>(n));
+    std::thread([shared = shared_, fd, uid = cred.uid, gid = cred.gid] {
+      serve(*shared, fd, uid, gid);
+      ::close(fd);
+      std::lock_guard<std::mutex> lock(shared->mu);
+      if (--shared->per_uid[uid] == 0) shared->per_uid.erase(uid);
+      --shared->clients;
+      shared->workers_done.notify_all();
+    }).detach();
   }
 }
 

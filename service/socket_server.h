@@ -1,17 +1,18 @@
 // The control socket: a Unix stream socket speaking newline-delimited JSON, one request per
 // line, one response per line. Peers are identified by SO_PEERCRED: root and members of the
 // configured group may change state, anyone who can connect may read.
+//
+// Hostile or broken clients cannot stall it: a whole request must arrive within
+// request_timeout_ms (the bound does not restart with every byte), a reply must be taken
+// within send_timeout_ms, one uid holds at most max_clients_per_uid connections, the last
+// root_reserved connections are root's, and stop() returns within about stop_timeout_ms.
 #pragma once
 
 #include <sys/types.h>
 
-#include <atomic>
-#include <condition_variable>
-#include <functional>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "service/tenant_service.h"
 
@@ -22,9 +23,23 @@ struct SocketConfig {
   std::string group = "laas";  // members may change state; empty: root only
   unsigned mode = 0660;
   size_t max_request_bytes = kMaxRequestBytes;
-  int idle_timeout_ms = 30000;  // a client that sends nothing for this long is dropped
+  // From the connection (or the previous reply) to the end of the next request line.
+  int request_timeout_ms = 10000;
+  int send_timeout_ms = 5000;  // a client that does not take its reply for this long is dropped
   int max_clients = 32;
+  int max_clients_per_uid = 8;  // root excepted
+  int root_reserved = 2;        // connections only root may open
+  int stop_timeout_ms = 5000;   // stop() waits this long for workers to leave
 };
+
+constexpr int kMaxJsonDepth = 32;  // nesting deeper than this is refused before parsing
+
+// True when `text` nests arrays/objects deeper than `max_depth` (strings are skipped).
+bool json_too_deep(const std::string& text, int max_depth);
+
+// One request line in, one reply line (with its newline) out: what a connection does with
+// each line it receives. Never throws.
+std::string answer_line(const std::string& line, TenantService& service, const Caller& caller);
 
 class SocketServer {
  public:
@@ -35,22 +50,14 @@ class SocketServer {
   void start();
   void stop();
 
+  struct Shared;  // what worker threads share with the server (they may outlive a stop())
+
  private:
   void accept_loop();
-  void serve(int fd);
-  Caller identify(int fd) const;
 
-  SocketConfig config_;
-  TenantService& service_;
-  Logger log_;
+  std::shared_ptr<Shared> shared_;
   int listen_fd_ = -1;
-  int wake_pipe_[2] = {-1, -1};
-  gid_t group_gid_ = static_cast<gid_t>(-1);
-  std::atomic<bool> stopping_{false};
-  std::atomic<int> clients_{0};
   std::thread acceptor_;
-  std::mutex threads_mu_;
-  std::condition_variable workers_done_;
 };
 
 }  // namespace laas::service

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -32,7 +33,16 @@ void write_all(int fd, const std::string& data, const std::string& path) {
   }
 }
 
+std::atomic<FsyncFn> fsync_hook{nullptr};
+
+int sync_fd(int fd, bool directory) {
+  const FsyncFn hook = fsync_hook.load();
+  return hook ? hook(fd, directory) : ::fsync(fd);
+}
+
 }  // namespace
+
+void set_fsync_for_tests(FsyncFn fn) { fsync_hook = fn; }
 
 std::string guid_hex(topology::Guid guid) {
   char buf[32];
@@ -57,7 +67,8 @@ void write_file_atomically(const std::string& path, const std::string& text, uns
   if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
   try {
     write_all(fd, text, tmp);
-    if (::fsync(fd) != 0) throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
+    if (sync_fd(fd, false) != 0)
+      throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -70,11 +81,16 @@ void write_file_atomically(const std::string& path, const std::string& text, uns
     throw std::runtime_error("cannot replace " + path + ": " + why);
   }
   // The rename is durable only once the directory entry is on disk.
+  // From here on the new content is what readers see: failures say so (NotDurableError).
   const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) throw std::runtime_error("cannot open " + directory + ": " + errno_text());
-  const int rc = ::fsync(dir);
+  if (dir < 0)
+    throw NotDurableError(path + " was replaced but " + directory +
+                          " could not be opened to sync it: " + errno_text());
+  const int rc = sync_fd(dir, true);
+  const std::string why = errno_text();
   ::close(dir);
-  if (rc != 0) throw std::runtime_error("cannot fsync " + directory + ": " + errno_text());
+  if (rc != 0)
+    throw NotDurableError(path + " was replaced but " + directory + " could not be synced: " + why);
 }
 
 StateStore::StateStore(std::string directory)
@@ -101,7 +117,7 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     fail(std::string("invalid JSON (") + e.what() + ")");
   }
   try {

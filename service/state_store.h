@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -104,9 +105,22 @@ class StateStore {
   std::string path_;
 };
 
+// The new content is in place (the rename happened) but the directory could not be synced:
+// readers see the new file, a crash may bring back the old one.
+class NotDurableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Replaces `path` with `content` durably: temporary file, fsync, rename, fsync the directory.
-// Throws std::runtime_error naming the path.
+// Throws NotDurableError when only the last step failed, std::runtime_error (the old file
+// intact) otherwise; both name the path.
 void write_file_atomically(const std::string& path, const std::string& content, unsigned mode);
+
+// Tests inject storage failures: called instead of fsync(2) (directory: the fsync after the
+// rename). nullptr restores fsync.
+using FsyncFn = int (*)(int fd, bool directory);
+void set_fsync_for_tests(FsyncFn fn);
 
 std::string guid_hex(topology::Guid guid);
 // Parses "0x..." (or bare hex); throws std::invalid_argument.

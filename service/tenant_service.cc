@@ -97,6 +97,17 @@ std::string read_text(const std::string& path, bool* exists) {
   return text.str();
 }
 
+// Host names (node descriptions) that several hosts share, with their GUIDs. A host's own
+// root sets its node description, so a shared name cannot be trusted to mean one host.
+std::map<std::string, std::vector<topology::Guid>> shared_host_names(const TopologyView& view) {
+  std::map<std::string, std::vector<topology::Guid>> by_name;
+  for (topology::HostId h = 0; h < view.tree.num_hosts(); ++h)
+    if (const auto guid = view.host_guid(h)) by_name[view.host_name(h)].push_back(guid);
+  for (auto it = by_name.begin(); it != by_name.end();)
+    it = it->second.size() > 1 ? std::next(it) : by_name.erase(it);
+  return by_name;
+}
+
 }  // namespace
 
 TenantService::TenantService(ServiceConfig config, Logger log)
@@ -457,6 +468,15 @@ json TenantService::status() const {
     s["topology_error"] = topology_error_;
   }
   if (!blocked_.empty()) s["blocked"] = blocked_;
+  if (view_) {
+    json shared = json::array();
+    for (const auto& [name, guids] : shared_host_names(*view_)) {
+      json list = json::array();
+      for (auto g : guids) list.push_back(guid_hex(g));
+      shared.push_back({{"name", name}, {"guids", list}});
+    }
+    if (!shared.empty()) s["duplicate_host_names"] = shared;
+  }
   return s;
 }
 
@@ -721,6 +741,7 @@ json TenantService::add(const json& params, const Caller& caller) {
   const bool dry_run = get_bool(params, "dry_run", false);
   const bool has_list = params.contains("host_list");
   int hosts = has_list && !params.contains("hosts") ? 0 : get_int(params, "hosts");
+  const int wait = wait_ms(params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(mu_);
   if (!dry_run && !caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
@@ -735,15 +756,25 @@ json TenantService::add(const json& params, const Caller& caller) {
     if (!params["host_list"].is_array())
       fail(error::kBadRequest, "field 'host_list' must be an array of host names or GUIDs");
     std::vector<topology::HostId> chosen;
+    const auto shared = shared_host_names(*view_);
     for (const auto& item : params["host_list"]) {
       if (!item.is_string()) fail(error::kBadRequest, "host_list entries must be strings");
       const auto text = item.get<std::string>();
-      std::optional<topology::HostId> h = view_->host_by_name(text);
+      // A GUID always names one port; a node description only when no other host shares it.
+      std::optional<topology::HostId> h;
+      try {
+        h = view_->host_by_guid(parse_guid(text));
+      } catch (const std::invalid_argument&) {
+      }
       if (!h) {
-        try {
-          h = view_->host_by_guid(parse_guid(text));
-        } catch (const std::invalid_argument&) {
+        if (auto it = shared.find(text); it != shared.end()) {
+          std::string guids;
+          for (auto g : it->second) guids += (guids.empty() ? "" : ", ") + guid_hex(g);
+          fail(error::kRefused, "host name '" + text + "' is the node description of " +
+                                    std::to_string(it->second.size()) + " hosts (" + guids +
+                                    "); name the host by its port GUID");
         }
+        h = view_->host_by_name(text);
       }
       if (!h) fail(error::kBadRequest, "host '" + text + "' is not a host of this fabric");
       chosen.push_back(*h);
@@ -774,8 +805,9 @@ json TenantService::add(const json& params, const Caller& caller) {
   assign_missing_pkeys();
   ++persisted_.generation;
   bool partitions_changed = false;
+  std::string not_durable;  // state.json holds the tenant, but the directory was not synced
   try {
-    partitions_changed = commit();
+    partitions_changed = commit(&not_durable);
   } catch (const RequestError& e) {
     persisted_.tenants.pop_back();
     --persisted_.generation;
@@ -788,13 +820,20 @@ json TenantService::add(const json& params, const Caller& caller) {
   lock.unlock();
   if (partitions_changed && partitions_hook_) partitions_hook_();
   if (reroute_) reroute_();
+  if (!not_durable.empty())
+    fail(error::kInternal, "tenant '" + name +
+                               "' IS added (state.json holds it and it will be routed) but the "
+                               "change may not survive a crash: " +
+                               not_durable);
   result["generation"] = generation;
-  if (get_bool(params, "wait", true)) result["routed"] = wait_routed(generation, params);
+  if (wait >= 0) result["routed"] = wait_routed(generation, wait);
   return result;
 }
 
 json TenantService::remove(const json& params, const Caller& caller) {
   const std::string name = get_string(params, "name");
+  const bool dry_run = get_bool(params, "dry_run", false);
+  const int wait = wait_ms(params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(mu_);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
@@ -803,7 +842,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
   auto it = std::find_if(persisted_.tenants.begin(), persisted_.tenants.end(),
                          [&](const PersistedTenant& t) { return t.name == name; });
   if (it == persisted_.tenants.end()) fail(error::kNotFound, "no tenant named '" + name + "'");
-  if (get_bool(params, "dry_run", false)) return {{"name", name}, {"dry_run", true}};
+  if (dry_run) return {{"name", name}, {"dry_run", true}};
   const PersistedTenant saved = *it;
   const size_t position = static_cast<size_t>(it - persisted_.tenants.begin());
   const allocator::Tenant* placed = cluster_ ? cluster_->find(name) : nullptr;
@@ -814,8 +853,9 @@ json TenantService::remove(const json& params, const Caller& caller) {
   if (before) cluster_->remove(name);
   // Its hosts are free for others only once partitions.conf no longer holds its key.
   bool partitions_changed = false;
+  std::string not_durable;  // state.json no longer holds the tenant, directory not synced
   try {
-    partitions_changed = commit();
+    partitions_changed = commit(&not_durable);
   } catch (const RequestError& e) {
     persisted_.tenants.insert(persisted_.tenants.begin() + position, saved);
     --persisted_.generation;
@@ -835,18 +875,42 @@ json TenantService::remove(const json& params, const Caller& caller) {
   lock.unlock();
   if (partitions_changed && partitions_hook_) partitions_hook_();
   if (reroute_) reroute_();
+  if (!not_durable.empty())
+    fail(error::kInternal, "tenant '" + name +
+                               "' IS removed (state.json no longer holds it) but the change may "
+                               "not survive a crash: " +
+                               not_durable);
   json result = {{"name", name}, {"removed", true}, {"generation", generation}};
-  if (get_bool(params, "wait", true)) result["routed"] = wait_routed(generation, params);
+  if (wait >= 0) result["routed"] = wait_routed(generation, wait);
   return result;
 }
 
-json TenantService::wait_routed(std::uint64_t generation, const json& params) {
+// -1: do not wait. Both fields are checked whether or not they are used.
+int TenantService::wait_ms(const json& params) const {
+  const bool wait = get_bool(params, "wait", true);
   int timeout_ms = config_.default_wait_ms;
-  if (params.contains("timeout_ms")) timeout_ms = std::max(0, get_int(params, "timeout_ms"));
+  if (params.contains("timeout_ms")) {
+    timeout_ms = get_int(params, "timeout_ms");
+    if (timeout_ms < 0 || timeout_ms > kMaxWaitMs)
+      fail(error::kBadRequest,
+           "field 'timeout_ms' must be between 0 and " + std::to_string(kMaxWaitMs));
+  }
+  return wait ? timeout_ms : -1;
+}
+
+json TenantService::wait_routed(std::uint64_t generation, int timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
-  const bool done = routed_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                                        [&] { return routed_generation_ >= generation; });
-  return done;
+  routed_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                      [&] { return routed_generation_ >= generation || interrupted_; });
+  return routed_generation_ >= generation;
+}
+
+void TenantService::interrupt_waits() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    interrupted_ = true;
+  }
+  routed_cv_.notify_all();
 }
 
 std::string TenantService::partitions_text() const {
@@ -897,7 +961,7 @@ TenantService::PartitionsBase TenantService::partitions_base() const {
 // The file goes first (generated, validated, replaced atomically); if the state cannot be
 // saved after it, the previous file is put back. Returns true when partitions.conf changed.
 // Throws RequestError (the caller restores its in-memory state).
-bool TenantService::commit() {
+bool TenantService::commit(std::string* not_durable) {
   const auto& path = config_.exports.managed_partitions_file;
   const bool managed = !path.empty() && view_ && cluster_;
   std::string text, previous;
@@ -921,6 +985,9 @@ bool TenantService::commit() {
       save_or_throw();
     else
       store_.save(persisted_);
+  } catch (const NotDurableError& e) {
+    // The new state.json is in place (memory and file agree): keep the change, say so.
+    *not_durable = e.what();
   } catch (const std::exception& e) {
     if (changed) try {
         if (existed)

@@ -79,6 +79,10 @@ class TenantService {
   // For tests and tools: the placed tenants as seen now.
   std::vector<std::string> tenant_names() const;
 
+  // Shutting down: requests waiting for a routing run return now (routed: false), and later
+  // ones do not wait.
+  void interrupt_waits();
+
  private:
   nlohmann::json dispatch(const std::string& method, const nlohmann::json& params,
                           const Caller& caller);
@@ -94,7 +98,8 @@ class TenantService {
   void save_placed(const std::string& why);
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
-  nlohmann::json wait_routed(std::uint64_t generation, const nlohmann::json& params);
+  nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
+  int wait_ms(const nlohmann::json& params) const;  // validated 'wait' and 'timeout_ms'
   nlohmann::json export_files(const nlohmann::json& params) const;
   std::string partitions_text() const;
   struct PartitionsBase {
@@ -102,7 +107,7 @@ class TenantService {
     std::string name = "partitions.conf";
   };
   PartitionsBase partitions_base() const;
-  bool commit();
+  bool commit(std::string* not_durable);
   bool refresh_managed_partitions();  // true when the file changed
   void assign_missing_pkeys();
   void require_topology() const;
@@ -132,6 +137,7 @@ class TenantService {
   std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
   std::uint64_t routed_generation_ = 0;
   bool loaded_ = false;
+  bool interrupted_ = false;
 };
 
 // Protocol error codes and the laasctl exit code each maps to.
@@ -142,10 +148,13 @@ constexpr const char* kNotFound = "not_found";            // exit 1
 constexpr const char* kDuplicate = "duplicate";           // exit 1
 constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
 constexpr const char* kPermission = "permission_denied";  // exit 77
-constexpr const char* kInternal = "internal";             // exit 1
+constexpr const char* kInternal = "internal";             // exit 70
+constexpr const char* kBusy = "busy";  // exit 75: connection limit reached, try again
 }  // namespace error
 
 constexpr int kProtocolVersion = 1;
 constexpr size_t kMaxRequestBytes = 64 * 1024;
+// The longest a request may ask to wait for OpenSM to re-route (timeout_ms).
+constexpr int kMaxWaitMs = 600000;
 
 }  // namespace laas::service

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -129,6 +130,9 @@ Workload read_swf(std::istream& in, const std::string& name, int* skipped) {
       ++skip;
       continue;
     }
+    // Found by fuzzing: casting 2e21 to int is undefined.
+    if (size > std::numeric_limits<int>::max())
+      throw InputError(name, lineno, "allocated processors '" + f[4] + "' is out of range");
     r.size = static_cast<int>(size);
     w.push_back(r);
   }

@@ -95,3 +95,17 @@ TEST(SimWorkload, SizePdfErrors) {
     EXPECT_EQ(std::string(e.what()), "sizes.pdf:2: size must be positive, got -2");
   }
 }
+
+// Found by fuzzing (tests/fuzz/regressions/workload_swf): casting a 2e21 processor count to
+// int was undefined behaviour.
+TEST(SimWorkload, SwfOutOfRangeSizesAreErrors) {
+  std::istringstream huge("1 0 5 100 2e21 -1 -1 4 -1 -1 1\n");
+  try {
+    read_swf(huge, "t.swf");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "t.swf:1: allocated processors '2e21' is out of range");
+  }
+  std::istringstream largest("1 0 5 100 2147483647 -1 -1 4 -1 -1 1\n");
+  EXPECT_EQ(read_swf(largest, "t.swf").at(0).size, 2147483647);
+}

@@ -1,0 +1,15 @@
+// laas.yaml: anything but a clean Config or std::runtime_error is a bug.
+#include <cstdint>
+#include <stdexcept>
+
+#include "opensm_plugin/config.h"
+#include "tests/fuzz/fuzz_util.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size) {
+  const auto path = laas::fuzz::write_input("laas.yaml", data, size);
+  try {
+    (void)laas::plugin::load_config(path);
+  } catch (const std::runtime_error&) {
+  }
+  return 0;
+}

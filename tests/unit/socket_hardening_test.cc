@@ -1,0 +1,590 @@
+// The control plane under hostile and broken clients (issue 12): every failure path here
+// stalled, lied or half-applied a request before it was fixed.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+#include "laasctl/client.h"
+#include "service/identity.h"
+#include "service/socket_server.h"
+#include "service/tenant_service.h"
+#include "topology/embedding.h"
+
+using namespace laas::service;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  TempDir() {
+    char tmpl[] = "/tmp/laas-hardening-XXXXXX";
+    path = ::mkdtemp(tmpl);
+    fs::permissions(path, fs::perms::all);  // uid 65534 connects to the socket inside
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string path;
+};
+
+std::shared_ptr<const TopologyView> demo_view(const std::string& shared_name = "") {
+  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  // Hosts 1 and 2 give themselves host 0's node description (a host's root can do that).
+  if (!shared_name.empty())
+    for (int h : {1, 2}) fabric.nodes[emb.host_node[h]].name = shared_name;
+  return std::make_shared<TopologyView>(tree, fabric, emb);
+}
+
+json req(const std::string& method, json params = json::object()) {
+  return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int connect_to(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Reads one line (or until EOF / timeout).
+std::string read_line(int fd, int timeout_ms) {
+  std::string reply;
+  char c;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (reply.find('\n') == std::string::npos) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+    if (::recv(fd, &c, 1, 0) <= 0) break;
+    reply += c;
+  }
+  return reply;
+}
+
+std::string ask(const std::string& path, const std::string& line, int timeout_ms = 3000) {
+  const int fd = connect_to(path);
+  if (fd < 0) return "";
+  (void)!::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+  std::string reply = read_line(fd, timeout_ms);
+  ::close(fd);
+  return reply;
+}
+
+const std::string kStatus = R"({"v":1,"id":1,"method":"status"})"
+                            "\n";
+
+class Hardening : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServiceConfig c;
+    c.state_dir = dir.path + "/state";
+    c.default_wait_ms = 100;
+    service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
+    service->on_topology(demo_view());
+    sc.path = dir.path + "/laas.sock";
+    sc.group = "";
+    sc.mode = 0666;
+  }
+  void TearDown() override { set_fsync_for_tests(nullptr); }
+  json call(const std::string& method, json params, Caller c = {0, true}) {
+    return service->handle(req(method, std::move(params)), c);
+  }
+  std::string state_json() const { return slurp(dir.path + "/state/state.json"); }
+
+  TempDir dir;
+  std::unique_ptr<TenantService> service;
+  SocketConfig sc;
+};
+
+// Runs `body` in a child process as uid/gid `uid`; returns the child's pid.
+pid_t as_user(uid_t uid, const std::function<void()>& body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(3);
+    body();
+    ::_exit(0);
+  }
+  return pid;
+}
+
+void reap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  int status;
+  ::waitpid(pid, &status, 0);
+}
+
+}  // namespace
+
+// 32 clients that each trickle a byte now and then used to hold every slot for ever (the idle
+// timeout restarted with each byte): root was locked out.
+TEST_F(Hardening, SlowClientsNeitherLockOutRootNorHoldASlotForEver) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another uid";
+  sc.request_timeout_ms = 1500;
+  SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
+  server.start();
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = as_user(65534, [&] {
+    std::vector<int> fds;
+    for (int i = 0; i < 32; ++i) fds.push_back(connect_to(sc.path));
+    (void)!::write(ready[1], "x", 1);
+    for (;;) {
+      for (int fd : fds) (void)!::send(fd, " ", 1, MSG_NOSIGNAL);
+      ::usleep(100000);
+    }
+  });
+  char x;
+  ASSERT_EQ(::read(ready[0], &x, 1), 1);
+  ::usleep(200000);
+  const auto t0 = Clock::now();
+  const std::string reply = ask(sc.path, kStatus);
+  EXPECT_NE(reply.find("\"ok\":true"), std::string::npos) << reply;
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  reap(child);
+  ::close(ready[0]);
+  ::close(ready[1]);
+
+  // One trickling client is cut once the request window is over, bytes or not.
+  const int fd = connect_to(sc.path);
+  ASSERT_GE(fd, 0);
+  const auto start = Clock::now();
+  std::string got;
+  while (Clock::now() - start < std::chrono::seconds(5)) {
+    if (::send(fd, "{", 1, MSG_NOSIGNAL) != 1) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0) {
+      got = read_line(fd, 500);
+      break;
+    }
+  }
+  EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(3000));
+  EXPECT_NE(got.find("not complete within 1500 ms"), std::string::npos) << got;
+  ::close(fd);
+  server.stop();
+}
+
+// 200 connections from one uid: the others and root are still served, the flood is told why.
+TEST_F(Hardening, OneUidCannotTakeEveryConnection) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as other uids";
+  SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
+  server.start();
+  int ready[2], report[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(report), 0);
+  const pid_t flood = as_user(65534, [&] {
+    std::vector<int> fds;
+    for (int i = 0; i < 200; ++i) fds.push_back(connect_to(sc.path));
+    int busy = 0;
+    for (int fd : fds)
+      if (fd >= 0 && read_line(fd, 200).find("\"busy\"") != std::string::npos) ++busy;
+    (void)!::write(report[1], &busy, sizeof busy);
+    (void)!::write(ready[1], "x", 1);
+    ::pause();
+  });
+  char x;
+  ASSERT_EQ(::read(ready[0], &x, 1), 1);
+  int busy = 0;
+  ASSERT_EQ(::read(report[0], &busy, sizeof busy), static_cast<ssize_t>(sizeof busy));
+  EXPECT_EQ(busy, 200 - sc.max_clients_per_uid);
+  // Another uid, then root.
+  const pid_t other = as_user(65533, [&] {
+    const std::string r = ask(sc.path, kStatus);
+    ::_exit(r.find("\"ok\":true") != std::string::npos ? 0 : 1);
+  });
+  int status = 0;
+  ASSERT_EQ(::waitpid(other, &status, 0), other);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_NE(ask(sc.path, kStatus).find("\"ok\":true"), std::string::npos);
+  reap(flood);
+  for (int fd : {ready[0], ready[1], report[0], report[1]}) ::close(fd);
+  server.stop();
+}
+
+// The last slots are root's: with every other slot taken, root still gets in.
+TEST_F(Hardening, RootAlwaysHasASlot) {
+  sc.max_clients = 4;
+  sc.max_clients_per_uid = 100;
+  sc.root_reserved = 1;
+  SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
+  server.start();
+  std::vector<int> held;
+  // As root the test cannot be refused for being another uid: take the general slots with
+  // children of uid 65534 when possible, else check the total limit only.
+  if (::geteuid() == 0) {
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = as_user(65534, [&] {
+      std::vector<int> fds;
+      for (int i = 0; i < 5; ++i) fds.push_back(connect_to(sc.path));
+      std::string last = read_line(fds.back(), 500);
+      (void)!::write(ready[1], last.find("reserved for root") != std::string::npos ? "y" : "n", 1);
+      ::pause();
+    });
+    char x;
+    ASSERT_EQ(::read(ready[0], &x, 1), 1);
+    EXPECT_EQ(x, 'y');
+    EXPECT_NE(ask(sc.path, kStatus).find("\"ok\":true"), std::string::npos);
+    reap(child);
+    ::close(ready[0]);
+    ::close(ready[1]);
+  }
+  server.stop();
+}
+
+// A client that pipelines requests and never reads its replies used to block stop() (and so
+// OpenSM's exit) for good: no send timeout, and stop() waited for every worker.
+TEST_F(Hardening, AClientThatNeverReadsDoesNotBlockStop) {
+  sc.send_timeout_ms = 60000;  // stop() must not depend on it
+  auto server = std::make_unique<SocketServer>(sc, *service, [](LogLevel, const std::string&) {});
+  server->start();
+  const int fd = connect_to(sc.path);
+  ASSERT_GE(fd, 0);
+  const std::string topo = req("topology").dump() + "\n";
+  std::string burst;
+  for (int i = 0; i < 200; ++i) burst += topo;
+  // Send until the socket buffers are full both ways.
+  size_t sent = 0;
+  while (sent < 8 * burst.size()) {
+    const ssize_t n = ::send(fd, burst.data(), burst.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  ::usleep(300000);
+  const auto t0 = Clock::now();
+  server->stop();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  server.reset();
+  ::close(fd);
+}
+
+// The send timeout alone cuts a client that does not read.
+TEST_F(Hardening, SendTimeoutDropsAClientThatDoesNotRead) {
+  sc.send_timeout_ms = 300;
+  SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
+  server.start();
+  const int fd = connect_to(sc.path);
+  const std::string topo = req("topology").dump() + "\n";
+  std::string burst;
+  for (int i = 0; i < 400; ++i) burst += topo;
+  const auto t0 = Clock::now();
+  bool closed = false;
+  while (Clock::now() - t0 < std::chrono::seconds(5)) {
+    const ssize_t n = ::send(fd, burst.data(), burst.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+      closed = true;
+      break;
+    }
+    ::usleep(50000);
+  }
+  EXPECT_TRUE(closed) << "the server kept a client that never reads";
+  ::close(fd);
+  // And keeps serving.
+  EXPECT_NE(ask(sc.path, kStatus).find("\"ok\":true"), std::string::npos);
+  server.stop();
+}
+
+// tenant.add with a huge timeout_ms used to keep its worker (and stop()) waiting that long.
+TEST_F(Hardening, AWaitingRequestDoesNotBlockStop) {
+  auto server = std::make_unique<SocketServer>(sc, *service, [](LogLevel, const std::string&) {});
+  server->start();
+  std::string reply;
+  std::thread client([&] {
+    reply =
+        ask(sc.path,
+            req("tenant.add", {{"name", "w"}, {"hosts", 2}, {"timeout_ms", 600000}}).dump() + "\n",
+            10000);
+  });
+  ::usleep(300000);
+  const auto t0 = Clock::now();
+  server->stop();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  client.join();
+  // The answer arrived before the connection was cut: added, not routed yet.
+  EXPECT_NE(reply.find("\"routed\":false"), std::string::npos) << reply;
+  server.reset();
+}
+
+// Out of descriptors, accept() fails while the listening socket stays readable: the old loop
+// spun at full CPU.
+TEST_F(Hardening, AcceptFailureDoesNotSpin) {
+  SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
+  server.start();
+  const int client = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  rlimit tight = before;
+  tight.rlim_cur = 64;
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
+  std::vector<int> filler;
+  for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) filler.push_back(fd);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, sc.path.c_str(), sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  auto cpu = [] {
+    timespec t{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+  };
+  const double c0 = cpu();
+  ::usleep(1000000);
+  const double used = cpu() - c0;
+  for (int fd : filler) ::close(fd);
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &before), 0);
+  EXPECT_LT(used, 0.3) << "the accept loop burned " << used << " s of CPU in 1 s";
+  // Descriptors back: the waiting client is served.
+  (void)!::send(client, kStatus.data(), kStatus.size(), MSG_NOSIGNAL);
+  EXPECT_NE(read_line(client, 3000).find("\"ok\":true"), std::string::npos);
+  ::close(client);
+  server.stop();
+}
+
+TEST(HardeningProtocol, DeepNestingIsRefusedBeforeParsing) {
+  EXPECT_FALSE(json_too_deep(R"({"a":[[1]],"s":"[[[[[[[[[["})", 3));
+  EXPECT_TRUE(json_too_deep("[[[[", 3));
+  EXPECT_FALSE(json_too_deep(R"(["\"[[[[[["])", 2));
+  ServiceConfig c;
+  c.state_dir = "/nonexistent";
+  TenantService service(c, [](LogLevel, const std::string&) {});
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string reply = answer_line(deep, service, {0, true});
+  EXPECT_NE(reply.find("nests deeper than 32"), std::string::npos) << reply.substr(0, 200);
+  // Invalid UTF-8: the parse error quotes the bytes; building the reply used to throw out of
+  // the worker thread (std::terminate: OpenSM gone).
+  for (const std::string bad : {"{\"v\":1,\"id\":\"\xff\",\"method\":\"status\"}", "\xff\xfe{",
+                                "{\"v\":1,\"method\":\"\xc3\"}"}) {
+    const std::string reply = answer_line(bad, service, {0, true});
+    EXPECT_NE(reply.find("malformed JSON"), std::string::npos) << reply;
+    EXPECT_TRUE(json::accept(reply));
+  }
+}
+
+// getgrouplist() was called with room for 64 groups and its failure read as "not a member".
+TEST(HardeningIdentity, GroupMembershipHasNoCapOnTheNumberOfGroups) {
+  int calls = 0;
+  const GroupListFn many = [&calls](const char*, gid_t primary, gid_t* out, int* n) {
+    ++calls;
+    constexpr int kTotal = 200;  // the wanted group is the 150th
+    if (*n < kTotal) {
+      *n = kTotal;
+      return -1;
+    }
+    out[0] = primary;
+    for (int i = 1; i < kTotal; ++i) out[i] = static_cast<gid_t>(5000 + i);
+    *n = kTotal;
+    return kTotal;
+  };
+  EXPECT_TRUE(user_in_group("u", 100, 5150, many));
+  EXPECT_EQ(calls, 2);
+  EXPECT_FALSE(user_in_group("u", 100, 4000, many));
+  EXPECT_TRUE(user_in_group("u", 4000, 4000, many));
+  const auto root = lookup_user(0);
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->name, "root");
+  EXPECT_TRUE(lookup_group("root"));
+  EXPECT_FALSE(lookup_group("no-such-group-laas"));
+  EXPECT_TRUE(may_change_state(0, 0, std::nullopt));
+  EXPECT_FALSE(may_change_state(65534, 65534, std::nullopt));
+  EXPECT_TRUE(may_change_state(65534, 4242, 4242));
+}
+
+// Identity lookups from many threads at once (getpwuid() shared one static buffer).
+TEST(HardeningIdentity, ConcurrentLookupsAgree) {
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 500; ++i) {
+        const auto u = lookup_user(i % 2 ? 0 : 65534);
+        if (!u || (i % 2 ? u->name != "root" : u->name == "root")) ++wrong;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+// 'wait' and 'timeout_ms' used to be checked after the tenant was saved: the reply said
+// bad_request while state.json held the tenant.
+TEST_F(Hardening, EveryFieldIsCheckedBeforeAnythingIsWritten) {
+  const std::string before = state_json();
+  for (const json& bad :
+       {json{{"name", "v"}, {"hosts", 2}, {"wait", "yes"}},
+        json{{"name", "v"}, {"hosts", 2}, {"timeout_ms", -5}},
+        json{{"name", "v"}, {"hosts", 2}, {"timeout_ms", 1000000000}},
+        json{{"name", "v"}, {"hosts", 2}, {"wait", false}, {"timeout_ms", "x"}}}) {
+    const json r = call("tenant.add", bad);
+    EXPECT_EQ(r["error"]["code"], "bad_request") << r.dump();
+    EXPECT_EQ(state_json(), before);
+    EXPECT_TRUE(service->tenant_names().empty());
+  }
+  ASSERT_TRUE(call("tenant.add", {{"name", "v"}, {"hosts", 2}, {"wait", false}})["ok"]);
+  const std::string with_v = state_json();
+  const json r = call("tenant.remove", {{"name", "v"}, {"timeout_ms", 700000}});
+  EXPECT_EQ(r["error"]["code"], "bad_request") << r.dump();
+  EXPECT_EQ(state_json(), with_v);
+  EXPECT_EQ(service->tenant_names().size(), 1u);
+}
+
+// Storage failures, injected: the reply says what state.json holds.
+TEST_F(Hardening, RepliesTellTheTruthAboutWhatIsOnDisk) {
+  // The temporary file cannot be synced: nothing replaced, the tenant is not added.
+  set_fsync_for_tests([](int, bool directory) { return directory ? 0 : (errno = EIO, -1); });
+  json r = call("tenant.add", {{"name", "a"}, {"hosts", 2}, {"wait", false}});
+  EXPECT_EQ(r["error"]["code"], "internal");
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("not added"), std::string::npos);
+  EXPECT_EQ(state_json().find("\"a\""), std::string::npos);
+  EXPECT_TRUE(service->tenant_names().empty());
+
+  // The rename happened but the directory cannot be synced: the tenant IS in state.json, the
+  // service holds it, and the reply says so.
+  set_fsync_for_tests([](int, bool directory) { return directory ? (errno = EIO, -1) : 0; });
+  r = call("tenant.add", {{"name", "b"}, {"hosts", 2}, {"wait", false}});
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"]["code"], "internal");
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("IS added"), std::string::npos)
+      << r.dump();
+  EXPECT_NE(state_json().find("\"b\""), std::string::npos);
+  EXPECT_EQ(service->tenant_names(), std::vector<std::string>{"b"});
+  r = call("tenant.remove", {{"name", "b"}, {"wait", false}});
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("IS removed"), std::string::npos)
+      << r.dump();
+  EXPECT_EQ(state_json().find("\"b\""), std::string::npos);
+  EXPECT_TRUE(service->tenant_names().empty());
+
+  // A restart sees exactly what the replies said.
+  set_fsync_for_tests(nullptr);
+  ServiceConfig c;
+  c.state_dir = dir.path + "/state";
+  TenantService again(c, [](LogLevel, const std::string&) {});
+  again.on_topology(demo_view());
+  EXPECT_TRUE(again.tenant_names().empty());
+}
+
+// Two hosts with one node description: the last one used to win silently, so a host could
+// pose as another for placement by name.
+TEST_F(Hardening, SharedNodeDescriptionsAreRefusedForNamesAndReported) {
+  service->on_topology(demo_view("comp-1"));
+  const json by_name = call("tenant.add", {{"name", "n"}, {"host_list", {"comp-1"}}});
+  EXPECT_EQ(by_name["error"]["code"], "refused") << by_name.dump();
+  const std::string message = by_name["error"]["message"].get<std::string>();
+  EXPECT_NE(message.find("node description of 3 hosts"), std::string::npos) << message;
+  EXPECT_NE(message.find("port GUID"), std::string::npos) << message;
+  // GUIDs always work.
+  const json status = call("status", json::object());
+  ASSERT_TRUE(status["result"].contains("duplicate_host_names")) << status.dump();
+  const auto& dup = status["result"]["duplicate_host_names"][0];
+  EXPECT_EQ(dup["name"], "comp-1");
+  ASSERT_EQ(dup["guids"].size(), 3u);
+  const json by_guid =
+      call("tenant.add", {{"name", "g"}, {"host_list", {dup["guids"][1]}}, {"wait", false}});
+  ASSERT_TRUE(by_guid["ok"]) << by_guid.dump();
+  EXPECT_EQ(by_guid["result"]["hosts"][0]["guid"], dup["guids"][1]);
+  // A name nobody else uses still works.
+  EXPECT_TRUE(
+      call("tenant.add", {{"name", "u"}, {"host_list", {"comp-9"}}, {"wait", false}})["ok"]);
+}
+
+// laasctl: one exit code per condition, and its --timeout reaches the service.
+TEST(HardeningLaasctl, ExitCodesAndTimeouts) {
+  using namespace laas::ctl;
+  EXPECT_EQ(exit_code_for("busy"), kExitBusy);
+  EXPECT_EQ(exit_code_for("internal"), kExitInternal);
+  EXPECT_EQ(exit_code_for("refused"), kExitRefused);
+  EXPECT_EQ(exit_code_for("unavailable"), kExitRefused);
+  EXPECT_EQ(exit_code_for("bad_request"), kExitUsage);
+  EXPECT_EQ(exit_code_for("permission_denied"), kExitPermission);
+  EXPECT_EQ(server_wait_ms(5000), 4000);
+  EXPECT_EQ(server_wait_ms(500), 0);
+  EXPECT_EQ(server_wait_ms(86400000), kMaxWaitMs);
+  // No reply in time is its own code, not "unreachable".
+  TempDir dir;
+  const std::string path = dir.path + "/silent.sock";
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  try {
+    call(path, "status", json::object(), 200);
+    ADD_FAILURE() << "no timeout";
+  } catch (const ClientError& e) {
+    EXPECT_EQ(e.exit_code(), kExitTimeout) << e.what();
+  }
+  ::close(listener);
+  try {
+    call(path, "status", json::object(), 200);
+    ADD_FAILURE() << "reached a closed socket";
+  } catch (const ClientError& e) {
+    EXPECT_EQ(e.exit_code(), kExitUnreachable) << e.what();
+  }
+}
+
+// state.json is 0640; the tmpfiles comment says group laas reads it. The state directory is
+// setgid root:laas (conf/tmpfiles.d-laas.conf): files saved there get the group.
+TEST(HardeningState, StateFileIsReadableByTheStateDirectorysGroup) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown";
+  TempDir dir;
+  const std::string state = dir.path + "/state";
+  ASSERT_EQ(::mkdir(state.c_str(), 0750), 0);
+  ASSERT_EQ(::chown(state.c_str(), 0, 4242), 0);
+  ASSERT_EQ(::chmod(state.c_str(), 02750), 0);
+  StateStore(state).save(PersistedState{});
+  struct stat st {};
+  ASSERT_EQ(::stat((state + "/state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_gid, 4242u);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  // The shipped tmpfiles line is what sets the directory up so.
+  std::ifstream conf(std::string(LAAS_GOLDEN_DIR) + "/../../conf/tmpfiles.d-laas.conf");
+  std::string text((std::istreambuf_iterator<char>(conf)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("d /var/lib/laas 2750 root laas"), std::string::npos);
+}
+
+// Found by fuzzing (tests/fuzz/regressions/state_json): a number too large for a double makes
+// the JSON parser throw out_of_range, not parse_error; it escaped StateStore::load().
+TEST(HardeningState, NumbersTooLargeAreUntrustedStateAndBadRequests) {
+  TempDir dir;
+  std::ofstream(dir.path + "/state.json") << R"({"format":"laas-state","version":1e999})";
+  try {
+    StateStore(dir.path).load();
+    ADD_FAILURE() << "loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not trusted"), std::string::npos) << e.what();
+  }
+  ServiceConfig c;
+  c.state_dir = "/nonexistent";
+  TenantService service(c, [](LogLevel, const std::string&) {});
+  const std::string reply =
+      answer_line(R"({"v":1,"id":1e999,"method":"status"})", service, {0, true});
+  EXPECT_NE(reply.find("\"bad_request\""), std::string::npos) << reply;
+}
