@@ -21,6 +21,10 @@ for tool in slurmctld scontrol sbatch munged setpriv; do
 done
 laas_setup slurm_flow
 export SIM_HOST=SW_L2_0
+# Slurm's and munge's files live where every user can traverse (the work directory may sit under
+# a private mktemp directory): the job submitted as uid 65534 must read slurm.conf and reach munge.
+SD=$(mktemp -d /tmp/laas-slurm.XXXXXX)
+chmod 0755 "$SD"
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 : >state/tenants.yaml
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
@@ -38,10 +42,11 @@ stop_slurm() {
 slurm_teardown() {
   local rc=$?
   stop_slurm
-  if [ $rc -ne 0 ] && [ -f "$WORK/slurm/slurmctld.log" ]; then
+  if [ $rc -ne 0 ] && [ -f "$SD/slurm/slurmctld.log" ]; then
     echo "---- tail of slurmctld.log ----" >&2
-    tail -15 "$WORK/slurm/slurmctld.log" >&2
+    tail -15 "$SD/slurm/slurmctld.log" >&2
   fi
+  rm -rf "$SD" 2>/dev/null || true
   (exit $rc)
   laas_teardown
 }
@@ -73,27 +78,30 @@ nhosts=$(wc -w <<<"$hosts")
 [ "$nhosts" -ge 30 ] || die "only $nhosts hosts in fabric.net"
 
 # Slurm, standalone: munged and slurmctld in this namespace.
-mkdir -p munge slurm/state slurm/spool
+mkdir -p "$SD/munge" "$SD/slurm/state" "$SD/slurm/spool"
+chmod 0755 "$SD/slurm"
+ln -s "$SD/munge" munge
+ln -s "$SD/slurm" slurm
 chmod 0711 munge
 dd if=/dev/urandom of=munge/munge.key bs=1024 count=1 status=none
 chmod 0400 munge/munge.key
-munged -F --force --socket="$WORK/munge/munge.sock" --key-file="$WORK/munge/munge.key" \
-  --pid-file="$WORK/munge/munged.pid" --log-file="$WORK/munge/munged.log" \
-  --seed-file="$WORK/munge/munged.seed" </dev/null >munge/out 2>&1 &
+munged -F --force --socket="$SD/munge/munge.sock" --key-file="$SD/munge/munge.key" \
+  --pid-file="$SD/munge/munged.pid" --log-file="$SD/munge/munged.log" \
+  --seed-file="$SD/munge/munged.seed" </dev/null >munge/out 2>&1 &
 MUNGE_PID=$!
 ip link set lo up
 ip addr add 10.254.0.1/32 dev lo 2>/dev/null || true # slurmctld needs more than 127.0.0.1
-export SLURM_CONF="$WORK/slurm/slurm.conf"
+export SLURM_CONF="$SD/slurm/slurm.conf"
 {
   echo "ClusterName=laas"
   echo "SlurmctldHost=localhost"
   echo "SlurmUser=root"
   echo "AuthType=auth/munge"
-  echo "AuthInfo=socket=$WORK/munge/munge.sock"
-  echo "StateSaveLocation=$WORK/slurm/state"
-  echo "SlurmdSpoolDir=$WORK/slurm/spool"
-  echo "SlurmctldPidFile=$WORK/slurm/slurmctld.pid"
-  echo "SlurmctldLogFile=$WORK/slurm/slurmctld.log"
+  echo "AuthInfo=socket=$SD/munge/munge.sock"
+  echo "StateSaveLocation=$SD/slurm/state"
+  echo "SlurmdSpoolDir=$SD/slurm/spool"
+  echo "SlurmctldPidFile=$SD/slurm/slurmctld.pid"
+  echo "SlurmctldLogFile=$SD/slurm/slurmctld.log"
   echo "SelectType=select/linear"
   echo "AccountingStorageType=accounting_storage/none"
   echo "JobCompType=jobcomp/none"
@@ -130,8 +138,8 @@ reservation_hosts() {
 tenant_hosts() { jq -r '.hosts[].name' "show.$1.json" | awk '{print $1}' | sort -V; }
 # submit ACCOUNT: a held job in laas-A as uid 65534 (nobody); prints sbatch's output.
 submit() {
-  setpriv --reuid=65534 --regid=65534 --clear-groups \
-    sbatch --hold --reservation=laas-A --account="$1" --chdir=/tmp -N1 -J "job-$1" --wrap=true 2>&1
+  (cd /tmp && setpriv --reuid=65534 --regid=65534 --clear-groups \
+    sbatch --hold --reservation=laas-A --account="$1" --chdir=/tmp -N1 -J "job-$1" --wrap=true 2>&1)
 }
 
 # 2. Tenant A's reservation.
