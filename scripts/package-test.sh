@@ -177,12 +177,14 @@ dpkg-query -W -f='${Status} ${Version}\n' laas
 plugin=$(dpkg -L laas | grep '/libosmlaas\.so$')
 case "$plugin" in /usr/lib/*-linux-gnu*/libosmlaas.so) ;; *) die "plugin installed as '$plugin'" ;; esac
 getent group laas >/dev/null || die "group laas was not created"
-for d in /run/opensm /var/lib/laas; do
-  [ "$(stat -c '%a %U %G' "$d")" = "750 root laas" ] ||
-    die "$d is '$(stat -c '%a %U %G' "$d")', expected '750 root laas'"
+# /var/lib/laas is setgid, so the state files inside are group laas (readable by its members).
+for want in "/run/opensm 750" "/var/lib/laas 2750"; do
+  d=${want% *} mode=${want#* }
+  [ "$(stat -c '%a %U %G' "$d")" = "$mode root laas" ] ||
+    die "$d is '$(stat -c '%a %U %G' "$d")', expected '$mode root laas'"
 done
 grep -qx /etc/laas/laas.yaml /var/lib/dpkg/info/laas.conffiles || die "/etc/laas/laas.yaml is not a conffile"
-log "group laas, /run/opensm and /var/lib/laas (750 root:laas), conffile /etc/laas/laas.yaml: ok"
+log "group laas, /run/opensm (750) and /var/lib/laas (2750 root:laas), conffile /etc/laas/laas.yaml: ok"
 
 log "fabric $SPEC in a private network namespace"
 LAAS_WORK="$WORK" unshare -n "$SRC/scripts/package-test.sh" --fabric || die "fabric stage failed (work directory $WORK)"
