@@ -5,39 +5,13 @@
 #include <cstdio>
 #include <map>
 #include <sstream>
-#include <unordered_map>
+
+#include "routing/dump_text.h"
 
 namespace laas::routing {
-namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-// Parses an unsigned number in base 16 ("0x..." required) or 10; false if not entirely one.
-bool parse_number(const std::string& text, int base, unsigned long long* out) {
-  if (text.empty()) return false;
-  std::string digits = text;
-  if (base == 16) {
-    if (!starts_with(text, "0x") && !starts_with(text, "0X")) return false;
-    digits = text.substr(2);
-    if (digits.empty()) return false;
-  }
-  for (char c : digits)
-    if (!(base == 16 ? std::isxdigit(static_cast<unsigned char>(c))
-                     : std::isdigit(static_cast<unsigned char>(c))))
-      return false;
-  if (digits.size() > 16) return false;
-  *out = std::stoull(digits, nullptr, base);
-  return true;
-}
-
-}  // namespace
+using dump::parse_number;
+using dump::starts_with;
+using dump::trim;
 
 std::vector<DumpedTable> parse_ibroute(std::istream& in, const std::string& source) {
   std::vector<DumpedTable> out;
@@ -65,28 +39,13 @@ std::vector<DumpedTable> parse_ibroute(std::istream& in, const std::string& sour
       if (close == std::string::npos || dash == std::string::npos || dash > close ||
           swpos == std::string::npos || guidpos == std::string::npos)
         fail("not an ibroute header");
-      unsigned long long lid = 0, guid = 0;
       if (!parse_number(line.substr(dash + 1, close - dash - 1), 16, &top) || top > 0xFFFF)
         fail("bad LID range");
-      const std::string addr = trim(line.substr(swpos + 11, guidpos - swpos - 11));
-      if (starts_with(addr, "Lid ")) {
-        if (!parse_number(trim(addr.substr(4)), 10, &lid) || lid > 0xFFFF) fail("bad switch LID");
-      } else if (!starts_with(addr, "DR path")) {
-        fail("neither 'Lid N' nor 'DR path' addresses the switch");
-      }
-      std::string rest = line.substr(guidpos + 6);
-      const auto space = rest.find(' ');
-      std::string guid_text = rest.substr(0, space);
-      if (!guid_text.empty() && guid_text.back() == ':') guid_text.pop_back();
-      if (!parse_number(guid_text, 16, &guid)) fail("bad switch GUID");
-      if (space != std::string::npos) {
-        const auto open = rest.find('(', space);
-        const auto end = rest.rfind(')');
-        if (open != std::string::npos && end != std::string::npos && end > open)
-          t.name = rest.substr(open + 1, end - open - 1);
-      }
-      t.guid = guid;
-      t.lid = static_cast<topology::Lid>(lid);
+      dump::SwitchHeader header;
+      if (const auto why = dump::parse_switch_header(line, swpos, &header); !why.empty()) fail(why);
+      t.guid = header.guid;
+      t.lid = header.lid;
+      t.name = header.name;
       t.table.assign(static_cast<std::size_t>(top) + 1, kNoRoute);
       out.push_back(std::move(t));
       cur = &out.back();
@@ -121,25 +80,9 @@ std::vector<DumpedTable> parse_ibroute(std::istream& in, const std::string& sour
 }
 
 LidTables tables_by_node(const topology::Fabric& fabric, const std::vector<DumpedTable>& dumps) {
-  std::unordered_map<topology::Guid, int> by_guid;
-  for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
-    by_guid[fabric.nodes[n].guid] = static_cast<int>(n);
-    by_guid[fabric.nodes[n].port_guid] = static_cast<int>(n);
-  }
   LidTables out(fabric.nodes.size());
-  std::vector<char> seen(fabric.nodes.size(), 0);
-  for (const auto& d : dumps) {
-    char guid[32];
-    std::snprintf(guid, sizeof guid, "0x%016" PRIx64, static_cast<std::uint64_t>(d.guid));
-    const std::string where = "table of line " + std::to_string(d.line) + " (guid " + guid + ")";
-    auto it = by_guid.find(d.guid);
-    if (it == by_guid.end()) throw DumpError(where + ": no such node in the fabric");
-    const int node = it->second;
-    if (!fabric.nodes[node].is_switch) throw DumpError(where + ": not a switch");
-    if (seen[node]) throw DumpError(where + ": switch dumped twice");
-    seen[node] = 1;
-    out[node] = d.table;
-  }
+  dump::DumpedSwitches switches(fabric);
+  for (const auto& d : dumps) out[switches.claim(d.guid, d.line, "table")] = d.table;
   return out;
 }
 

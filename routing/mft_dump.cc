@@ -4,31 +4,13 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
-#include <unordered_map>
+
+#include "routing/dump_text.h"
 
 namespace laas::routing {
-namespace {
-
-std::string trim(const std::string& s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
-
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-bool parse_hex(const std::string& text, unsigned long long* out) {
-  if (!starts_with(text, "0x") && !starts_with(text, "0X")) return false;
-  const std::string digits = text.substr(2);
-  if (digits.empty() || digits.size() > 16) return false;
-  for (char c : digits)
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  *out = std::stoull(digits, nullptr, 16);
-  return true;
-}
-
-}  // namespace
+using dump::parse_number;
+using dump::starts_with;
+using dump::trim;
 
 std::vector<DumpedMft> parse_ibroute_mft(std::istream& in, const std::string& source) {
   std::vector<DumpedMft> out;
@@ -51,31 +33,11 @@ std::vector<DumpedMft> parse_ibroute_mft(std::istream& in, const std::string& so
       const auto guidpos = line.find(" guid ", swpos == std::string::npos ? 0 : swpos);
       if (swpos == std::string::npos || guidpos == std::string::npos)
         fail("not an ibroute -M header");
-      const std::string addr = trim(line.substr(swpos + 11, guidpos - swpos - 11));
-      if (starts_with(addr, "Lid ")) {
-        try {
-          const unsigned long lid = std::stoul(trim(addr.substr(4)));
-          if (lid > 0xFFFF) fail("bad switch LID");
-          t.lid = static_cast<topology::Lid>(lid);
-        } catch (const std::logic_error&) {
-          fail("bad switch LID");
-        }
-      } else if (!starts_with(addr, "DR path")) {
-        fail("neither 'Lid N' nor 'DR path' addresses the switch");
-      }
-      std::string rest = line.substr(guidpos + 6);
-      const auto space = rest.find(' ');
-      std::string guid_text = rest.substr(0, space);
-      if (!guid_text.empty() && guid_text.back() == ':') guid_text.pop_back();
-      unsigned long long guid = 0;
-      if (!parse_hex(guid_text, &guid)) fail("bad switch GUID");
-      t.guid = guid;
-      if (space != std::string::npos) {
-        const auto open = rest.find('(', space);
-        const auto end = rest.rfind(')');
-        if (open != std::string::npos && end != std::string::npos && end > open)
-          t.name = rest.substr(open + 1, end - open - 1);
-      }
+      dump::SwitchHeader header;
+      if (const auto why = dump::parse_switch_header(line, swpos, &header); !why.empty()) fail(why);
+      t.guid = header.guid;
+      t.lid = header.lid;
+      t.name = header.name;
       out.push_back(std::move(t));
       cur = &out.back();
       column_port.clear();
@@ -110,7 +72,8 @@ std::vector<DumpedMft> parse_ibroute_mft(std::istream& in, const std::string& so
       std::size_t end = first;
       while (end < raw.size() && !std::isspace(static_cast<unsigned char>(raw[end]))) ++end;
       unsigned long long mlid = 0;
-      if (!parse_hex(raw.substr(first, end - first), &mlid) || mlid < 0xC000 || mlid > 0xFFFF)
+      if (!parse_number(raw.substr(first, end - first), 16, &mlid) || mlid < 0xC000 ||
+          mlid > 0xFFFF)
         fail("bad MLID");
       auto& ports = cur->mft[static_cast<std::uint16_t>(mlid)];
       if (!ports.empty()) fail("MLID listed twice");
@@ -128,26 +91,9 @@ std::vector<DumpedMft> parse_ibroute_mft(std::istream& in, const std::string& so
 }
 
 Mfts mfts_by_node(const topology::Fabric& fabric, const std::vector<DumpedMft>& dumps) {
-  std::unordered_map<topology::Guid, int> by_guid;
-  for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
-    by_guid[fabric.nodes[n].guid] = static_cast<int>(n);
-    by_guid[fabric.nodes[n].port_guid] = static_cast<int>(n);
-  }
   Mfts out(fabric.nodes.size());
-  std::vector<char> seen(fabric.nodes.size(), 0);
-  for (const auto& d : dumps) {
-    char guid[32];
-    std::snprintf(guid, sizeof guid, "0x%016" PRIx64, static_cast<std::uint64_t>(d.guid));
-    const std::string where =
-        "multicast table of line " + std::to_string(d.line) + " (guid " + guid + ")";
-    auto it = by_guid.find(d.guid);
-    if (it == by_guid.end()) throw DumpError(where + ": no such node in the fabric");
-    const int node = it->second;
-    if (!fabric.nodes[node].is_switch) throw DumpError(where + ": not a switch");
-    if (seen[node]) throw DumpError(where + ": switch dumped twice");
-    seen[node] = 1;
-    out[node] = d.mft;
-  }
+  dump::DumpedSwitches switches(fabric);
+  for (const auto& d : dumps) out[switches.claim(d.guid, d.line, "multicast table")] = d.mft;
   return out;
 }
 
