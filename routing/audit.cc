@@ -719,22 +719,29 @@ class Auditor {
     for (int hop = 0; hop < kMaxHops; ++hop) {
       const int port = mt.row(mt.switch_number(level, index))[mt.endpoint_of_host(dst)];
       if (port == kNoRoute || port == 0) return false;
-      const int ups = t_.up_columns(level);
-      if (port <= ups) {
-        const auto parent = t_.parent_of(level, index, port - 1);
-        level = parent.level;
-        index = parent.index;
-        continue;
-      }
-      const int child = (port - ups - 1) / t_.p(level);
-      if (level == 1) return t_.host_at(index, child) == dst;
-      if (level == 2)
-        index = t_.pod_of_level2(index) * t_.leaves_per_pod() + child;
-      else
-        index = t_.level2_switch(child, index / t_.w(3));
-      --level;
+      if (level == 1 && port > t_.up_columns(1))
+        return t_.host_at(index, (port - t_.up_columns(1) - 1) / t_.p(1)) == dst;
+      step(&level, &index, port);
     }
     return false;
+  }
+
+  // Moves (level, index) one hop along model port `port` of a switch: up to its parent or down
+  // to the child switch (a level-1 down-port reaches a host: the caller's business).
+  void step(int* level, int* index, int port) const {
+    const int ups = t_.up_columns(*level);
+    if (port <= ups) {
+      const auto parent = t_.parent_of(*level, *index, port - 1);
+      *level = parent.level;
+      *index = parent.index;
+      return;
+    }
+    const int child = (port - ups - 1) / t_.p(*level);
+    if (*level == 2)
+      *index = t_.pod_of_level2(*index) * t_.leaves_per_pod() + child;
+    else
+      *index = t_.level2_switch(child, *index / t_.w(3));
+    --*level;
   }
 
   // The same shifts on model tables computed for this tenant alone.
@@ -760,21 +767,8 @@ class Auditor {
           int& l = load[static_cast<std::size_t>(number) * 256 + port];
           if (l++ == 0) touched.push_back(number * 256 + port);
           worst = std::max(worst, l);
-          const int ups = t_.up_columns(level);
-          if (port <= ups) {
-            const auto parent = t_.parent_of(level, index, port - 1);
-            level = parent.level;
-            index = parent.index;
-            continue;
-          }
-          const int child = (port - ups - 1) / t_.p(level);
-          if (level == 1) break;  // delivered to a host
-          if (level == 2) {
-            index = t_.pod_of_level2(index) * t_.leaves_per_pod() + child;
-          } else {
-            index = t_.level2_switch(child, index / t_.w(3));
-          }
-          --level;
+          if (level == 1 && port > t_.up_columns(1)) break;  // delivered to a host
+          step(&level, &index, port);
         }
       }
       for (int k : touched) load[k] = 0;
