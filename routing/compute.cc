@@ -360,6 +360,19 @@ class Engine {
                           t_.host_name(d));
   }
 
+  // The tenant holding most of a switch's working up-links (the first such on a tie), kNobody
+  // when no tenant holds one.
+  int main_up_owner(int level, int sw) const {
+    std::vector<int> held(req_.tenants.size(), 0);
+    int best = kNobody;
+    for (int c = 0; c < (level == 1 ? up1_ : up2_); ++c) {
+      const LinkId l = level == 1 ? t_.l1_link(sw, c) : t_.l2_link(sw, c);
+      if (faulty_[l] || owner_[l] < 0) continue;
+      if (++held[owner_[l]] > (best == kNobody ? 0 : held[best])) best = owner_[l];
+    }
+    return best;
+  }
+
   // Which open up-links of a management leaf carry management traffic to tenants (the
   // "management up-links", sl2vl.h rule 3): every other open up-link when the leaf also
   // holds hosts of other owners, so they keep open up-links of their own; all of them when
@@ -386,14 +399,7 @@ class Engine {
         // A shared leaf: its management traffic may only fall back on one tenant's links
         // (the one holding most of them); the drop keeps everyone else off them, so they
         // reach off-leaf management only over open up-links (the audit says when none).
-        std::vector<int> held(req_.tenants.size(), 0);
-        int best = kNobody;
-        for (int c = 0; c < up1_; ++c) {
-          const LinkId l = t_.l1_link(leaf, c);
-          if (faulty_[l] || owner_[l] < 0) continue;
-          if (++held[owner_[l]] > (best == kNobody ? 0 : held[best])) best = owner_[l];
-        }
-        single_owner_[leaf] = best;
+        single_owner_[leaf] = main_up_owner(1, leaf);
       }
       if (!mgmt_leaf_[leaf]) continue;
       int open = 0;
@@ -415,14 +421,7 @@ class Engine {
     l2_owner_.assign(t_.num_switches(2), kNobody);
     if (h_ == 3)
       for (int sw = 0; sw < t_.num_switches(2); ++sw) {
-        std::vector<int> held(req_.tenants.size(), 0);
-        int best = kNobody;
-        for (int c = 0; c < up2_; ++c) {
-          const LinkId l = t_.l2_link(sw, c);
-          if (faulty_[l] || owner_[l] < 0) continue;
-          if (++held[owner_[l]] > (best == kNobody ? 0 : held[best])) best = owner_[l];
-        }
-        l2_owner_[sw] = best;
+        l2_owner_[sw] = main_up_owner(2, sw);
       }
   }
 
