@@ -72,17 +72,22 @@ laas_teardown() {
 }
 
 # start_fabric NETFILE [ibsim options]
-start_fabric() {
-  local net=$1
-  shift
-  ibsim -s "$@" -n "$net" </dev/null >ibsim.log 2>&1 &
-  SIM_PID=$!
+# wait_ibsim_ready: until the ibsim started as $SIM_PID says it is ready (or dies).
+wait_ibsim_ready() {
   for _ in $(seq 1 100); do
     grep -q 'simulator ready' ibsim.log 2>/dev/null && break
     kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 ibsim.log)"
     sleep 0.2
   done
   sleep 0.5
+}
+
+start_fabric() {
+  local net=$1
+  shift
+  ibsim -s "$@" -n "$net" </dev/null >ibsim.log 2>&1 &
+  SIM_PID=$!
+  wait_ibsim_ready
 }
 
 # sim CMD...: a diagnostic tool attached to the simulated fabric at $SIM_HOST.
@@ -179,12 +184,7 @@ start_fabric_console() {
   exec 7<>sim.in
   ibsim -s -N 16384 -S 2048 -P 65536 "$1" <&7 >ibsim.log 2>&1 &
   SIM_PID=$!
-  for _ in $(seq 1 100); do
-    grep -q 'simulator ready' ibsim.log 2>/dev/null && break
-    kill -0 "$SIM_PID" 2>/dev/null || die "ibsim exited: $(tail -3 ibsim.log)"
-    sleep 0.2
-  done
-  sleep 0.5
+  wait_ibsim_ready
 }
 console() {
   echo "$*" >&7
