@@ -28,6 +28,8 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,7 @@
 #include <unordered_map>
 
 #include "opensm_plugin/engine.h"
+#include "routing/switch_hops.h"
 #include "service/socket_server.h"
 #include "topology/fabric.h"
 
@@ -238,10 +241,86 @@ nlohmann::json audit_live(Plugin* plugin) {
   return plugin->engine->audit(fabric, tables, sm_guid, qos ? &sl2vl : nullptr, &mfts, &members);
 }
 
-int build_lid_matrices(void* /*context*/) {
-  // OpenSM's hop matrices: our multicast trees (mcast_build_stree) and the SA's path records
-  // (which walk the LFTs) do not use them, but its routing dumps and fallback paths read them.
-  return 1;
+// OpenSM's min-hop matrices (sw->hops), which only its dumps (opensm-lid-matrix.dump,
+// opensm.fdbs) and the fallback engines' min-hop rules read with `laas`: our multicast trees
+// come from mcast_build_stree and the SA's path records walk the LFTs. OpenSM's own pass
+// (osm_ucast_mgr_build_lid_matrices) relaxes neighbours round after round, seconds on big
+// trees; the same values are breadth-first distances (routing/switch_hops.h), so fill them
+// here. Returns 1 (OpenSM's pass) where that pass would weigh hops differently -- a hop
+// weights file, an unhealthy or half-known switch link -- or when LAAS_OPENSM_HOPS is set
+// (to compare both in tests).
+int build_lid_matrices(void* context) {
+  auto* plugin = static_cast<Plugin*>(context);
+  osm_opensm_t* osm = plugin->osm;
+  const char* opensm_hops = std::getenv("LAAS_OPENSM_HOPS");
+  if (opensm_hops && *opensm_hops && std::strcmp(opensm_hops, "0") != 0) return 1;
+  const auto own = [osm](const std::string& why) {
+    log_line(osm, OSM_LOG_INFO, "hop matrices left to OpenSM: " + why);
+    return 1;
+  };
+  if (osm->subn.opt.hop_weights_file && *osm->subn.opt.hop_weights_file)
+    return own("hop_weights_file is set");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<osm_switch_t*> sws;
+  std::unordered_map<const osm_switch_t*, int> number;
+  cl_qmap_t* tbl = &osm->subn.sw_guid_tbl;
+  for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
+    auto* sw = reinterpret_cast<osm_switch_t*>(it);
+    number[sw] = static_cast<int>(sws.size());
+    sws.push_back(sw);
+  }
+  laas::routing::SwitchGraph graph;
+  graph.peer.resize(sws.size());
+  for (size_t i = 0; i < sws.size(); ++i) {
+    osm_node_t* node = sws[i]->p_node;
+    auto& peers = graph.peer[i];
+    peers.assign(sws[i]->num_ports, -1);
+    for (uint8_t p = 1; p < sws[i]->num_ports; ++p) {
+      osm_physp_t* physp = osm_node_get_physp_ptr(node, p);
+      if (!physp || !physp->p_remote_physp) continue;
+      const osm_switch_t* remote = physp->p_remote_physp->p_node->sw;
+      if (!remote) continue;
+      auto found = number.find(remote);
+      if (found == number.end()) return own("a switch cabled to an unknown switch");
+      // OpenSM learns distances only over valid, healthy links, but counts 1 hop to any
+      // cabled neighbour: our single distance per switch pair cannot say both.
+      if (!osm_physp_is_valid(physp) || !osm_link_is_healthy(physp))
+        return own("a switch link is not healthy");
+      peers[p] = found->second;
+    }
+  }
+  const auto t_graph = std::chrono::steady_clock::now();
+  const laas::routing::HopMatrix hops(graph);
+  const auto t_bfs = std::chrono::steady_clock::now();
+  std::vector<uint16_t> lid(sws.size());
+  for (size_t i = 0; i < sws.size(); ++i)
+    lid[i] = cl_ntoh16(osm_node_get_base_lid(sws[i]->p_node, 0));
+  size_t rows = 0;
+  for (size_t s = 0; s < sws.size(); ++s) {
+    osm_switch_t* sw = sws[s];
+    for (size_t t = 0; t < sws.size(); ++t) {
+      const uint16_t l = lid[t];
+      const uint8_t least = hops.least(static_cast<int>(s), static_cast<int>(t));
+      if (!l || l > sw->max_lid_ho || least == laas::routing::kNoPath) continue;
+      // osm_switch_set_hops allocates the LID's row the way OpenSM frees it.
+      if (!sw->hops[l] && osm_switch_set_hops(sw, l, 0, least) != 0) {
+        log_line(osm, OSM_LOG_ERROR, "cannot allocate hop matrices; OpenSM builds them");
+        return 1;
+      }
+      hops.fill_row(static_cast<int>(s), static_cast<int>(t), sw->hops[l]);
+      ++rows;
+    }
+  }
+  using ms = std::chrono::duration<double, std::milli>;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "hop matrices filled in %.1f ms (graph %.1f, distances %.1f, fill %.1f): %zu "
+                "switches, %zu rows",
+                ms(std::chrono::steady_clock::now() - t0).count(), ms(t_graph - t0).count(),
+                ms(t_bfs - t_graph).count(), ms(std::chrono::steady_clock::now() - t_bfs).count(),
+                sws.size(), rows);
+  log_line(osm, OSM_LOG_INFO, line);
+  return 0;
 }
 
 int build_fwd_tables(void* context) {
