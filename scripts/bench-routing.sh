@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
-# bench-routing.sh [SPEC] : routing-engine time of OpenSM's ftree vs. LaaS on one simulated
-# fabric (default: the 11,664-host xgft(3;18,18,36;1,18,18)), and LaaS's re-route time after
-# one tenant change. Figures, not a pass/fail test. Needs a build (LAAS_BUILD_DIR, default
-# build/) with libosmlaas.so, ibsim-utils and opensm. Runs in its own network namespace.
+# bench-routing.sh [SPEC] : on one simulated fabric (default: the 11,664-host
+# xgft(3;18,18,36;1,18,18)), in one run:
+#  - the full routing time of OpenSM's ftree and of laas (first sweep, no tenant), and ratio;
+#  - the wall time of `laasctl tenant add` (request sent to reply, tables on the switches) for
+#    tenants of LAAS_BENCH_SIZES hosts (default 10 500 3000, added one after the other), then
+#    of `tenant remove` of each, split into stages from OpenSM's log, with the LFT blocks sent.
+# Figures, not a pass/fail test. Needs a build (LAAS_BUILD_DIR, default build/) with
+# libosmlaas.so and laasctl, ibsim-utils and opensm. Runs in its own network namespace.
 #
-# Timings come from OpenSM's log: "building routing with '<engine>'" (VERBOSE) to
-# "<engine> tables configured on all switches" is the engine's time including OpenSM's hop
-# matrices; the plugin's own "routing done in" line splits the LaaS part.
+# Stages (OpenSM's log at -D 0x07, wall-clock timestamps; the request's own time from date):
+#   service    request sent -> the service's "uid N added|removed" (placement, state.json and
+#              partitions.conf written)
+#   sweep      -> OpenSM's "building routing with 'laas'" (the sweep before routing: a heavy
+#              one, rediscovering the fabric, when partitions.conf changed)
+#   hops       the plugin's "hop matrices filled in" (OpenSM's min-hop matrices)
+#   plugin     the plugin's "routing done in" (recognize, place, compute, tables, save)
+#   lft-queue  "routing done" -> "laas tables configured on all switches" (OpenSM queues blocks)
+#   upload     -> "laas: forwarding tables applied" (every LFT block acknowledged)
+#   to-reply   -> laasctl returned
+# A change can take more than one routing run (a partitions change asks for a heavy sweep as
+# well as a re-route): the stages are those of the first run, "runs" counts them, and
+# "blocks" sums the LFT blocks every run sent.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${LAAS_BUILD_DIR:-$ROOT/build}
 SPEC=${1:-"xgft(3;18,18,36;1,18,18)"}
+SIZES=${LAAS_BENCH_SIZES:-"10 500 3000"}
 if [ -z "${LAAS_IN_NS:-}" ] && unshare -rn true 2>/dev/null; then
   LAAS_IN_NS=1 exec unshare -rn "$0" "$@"
 fi
@@ -48,6 +63,7 @@ span() {
     function t(line,  f) { split(line, f, " "); split(f[3], h, ":"); return h[1]*3600 + h[2]*60 + h[3] + f[4]/1e6 }
     index($0, a) && !s { s = t($0) } index($0, b) && s && !e { e = t($0) } END { printf "%.3f", e - s }' "$1"
 }
+now() { date +%H:%M:%S.%N | awk -F: '{ printf "%.6f", $1*3600 + $2*60 + $3 }'; }
 
 "$BUILD/topology/laas-topogen" "$SPEC" -o fabric.net
 "$BUILD/topology/laas-topogen" "$SPEC" --summary
@@ -59,10 +75,11 @@ export SIM_HOST=SW_L2_0
 run_osm() { # LOGFILE ENGINE
   cat >laas.yaml <<EOC
 state_dir: $WORK/state
-tenants_poll_ms: 500
+socket: $WORK/laas.sock
+socket_group: ""
 EOC
-  printf 'event_plugin_name osmlaas\nevent_plugin_options %s/laas.yaml\nrouting_engine %s\nforce_log_flush TRUE\nsweep_interval 0\n' \
-    "$WORK" "$2" >opensm.conf
+  printf 'event_plugin_name osmlaas\nevent_plugin_options %s/laas.yaml\nrouting_engine %s\nforce_log_flush TRUE\nsweep_interval 0\npartition_config_file %s/partitions.conf\n' \
+    "$WORK" "$2" "$WORK" >opensm.conf
   LD_LIBRARY_PATH="$BUILD/opensm_plugin" LD_PRELOAD="$UMAD2SIM" \
     opensm -F "$WORK/opensm.conf" -D 0x07 -f "$WORK/$1" </dev/null >"$1.out" 2>&1 &
   OSM_PID=$!
@@ -70,32 +87,65 @@ EOC
 
 echo "== ftree"
 run_osm ftree.log ftree
-wait_for 'SUBNET UP' 1 ftree.log 900
+wait_for 'SUBNET UP' 1 ftree.log 1800
 FTREE=$(span ftree.log "building routing with 'ftree'" "ftree tables configured")
 SWEEP_F=$(span ftree.log "Entering DISCOVERING state" "SUBNET UP")
 stop_osm
 
 echo "== laas"
-printf -- '- name: A\n  hosts: 1000\n- name: B\n  hosts: 3000\n' >state/tenants.yaml
 run_osm laas.log laas,ftree
-wait_for 'SUBNET UP' 1 laas.log 900
+wait_for 'SUBNET UP' 1 laas.log 1800
+wait_for 'laas: forwarding tables applied' 1 laas.log 600
 LAAS=$(span laas.log "building routing with 'laas'" "laas tables configured")
 SWEEP_L=$(span laas.log "Entering DISCOVERING state" "SUBNET UP")
+HOPS_FIRST=$(grep -m1 'laas: hop matrices filled' laas.log | sed 's/.*laas: //')
 FIRST=$(grep -m1 'laas: routing done' laas.log | sed 's/.*laas: //')
-echo "== re-route after adding tenant C (500 hosts)"
-printf -- '- name: A\n  hosts: 1000\n- name: B\n  hosts: 3000\n- name: C\n  hosts: 500\n' >state/tenants.yaml.new
-mv state/tenants.yaml.new state/tenants.yaml
-wait_for 'laas: forwarding tables applied' 2 laas.log 600
-REROUTE=$(grep 'laas: routing done' laas.log | sed -n 2p | sed 's/.*laas: //')
-REROUTE_WALL=$(awk '/tenants file changed/ { s = 1 } s' laas.log | span /dev/stdin "tenants file changed" "laas: forwarding tables applied")
-grep -E 'laas: tenant' laas.log
+
+ctl() { "$BUILD/laasctl/laasctl" -s "$WORK/laas.sock" --timeout 900 "$@"; }
+# change WHAT laasctl-args...: one timed request, its stages from the log lines it caused.
+ROWS=()
+change() {
+  local what=$1 from t0 t1 rc=0
+  shift
+  from=$(($(wc -l <laas.log) + 1))
+  sleep 1  # the previous change's trailing sweeps are over
+  t0=$(now)
+  ctl "$@" >ctl.out 2>&1 || rc=$?
+  t1=$(now)
+  [ $rc = 0 ] || { echo "laasctl $* failed ($rc): $(cat ctl.out)" >&2; ROWS+=("$what: FAILED ($rc)"); return 0; }
+  sleep 3  # trailing routing runs (a heavy sweep after a partitions change) land in the log
+  ROWS+=("$(tail -n +"$from" laas.log | awk -v what="$what" -v t0="$t0" -v t1="$t1" '
+    function t(line,  f, h) { split(line, f, " "); split(f[3], h, ":"); return h[1]*3600 + h[2]*60 + h[3] + f[4]/1e6 }
+    function ms(x) { return sprintf("%7.0f", x * 1000) }
+    /laas: uid [0-9]+ (added|removed)/ && !u { u = t($0); next }
+    !u { next }  # (a sweep of the previous change still finishing)
+    /building routing with .laas./ { if (!b) b = t($0); runs++ }
+    /laas: hop matrices filled in/ && !hm { for (i = 1; i <= NF; i++) if ($i == "in") { hm = $(i + 1); break } }
+    /laas: routing done in/ { if (!r) r = t($0)
+      for (i = 1; i <= NF; i++) { if ($i == "in" && !pm) pm = $(i + 1); if ($i == "LFT") blocks += $(i - 1) } }
+    /laas tables configured on all switches/ && !c { c = t($0) }
+    /laas: forwarding tables applied/ && !a { a = t($0) }
+    END {
+      printf "%-14s %7.0f %s %s %7.0f %7.0f %s %s %s %4d %8d", what, (t1 - t0) * 1000, ms(u - t0), ms(b - u), hm, pm,
+        ms(c - r), ms(a - c), ms(t1 - a), runs, blocks }')")
+}
+
+echo "== tenant changes through laasctl (sizes: $SIZES)"
+for n in $SIZES; do change "add $n" tenant add "t$n" --hosts "$n"; done
+for n in $SIZES; do change "remove $n" tenant remove "t$n"; done
+grep -E 'laas: (uid|tenant)' laas.log | sed 's/.*laas: /  /' | head -20
 stop_osm
 
+HOSTS=$("$BUILD/topology/laas-topogen" "$SPEC" --summary | head -1 | sed 's/^[^:]*: //')
 cat <<EOR
-== results for $SPEC
-ftree engine (incl. hop matrices):            ${FTREE} s   (first sweep to SUBNET UP: ${SWEEP_F} s)
-laas engine  (incl. hop matrices, 2 tenants): ${LAAS} s   (first sweep to SUBNET UP: ${SWEEP_L} s)
-laas plugin, first run:  ${FIRST}
-laas plugin, re-route after adding C: ${REROUTE}
-re-route wall time, tenants file change seen -> tables on the switches: ${REROUTE_WALL} s
+== results for $SPEC ($HOSTS)
+full routing, first sweep (OpenSM's "building routing" -> "tables configured"):
+  ftree ${FTREE} s, laas ${LAAS} s, ratio ftree/laas $(awk -v f="$FTREE" -v l="$LAAS" 'BEGIN { printf "%.1f", (l > 0 ? f / l : 0) }')
+  first sweep to SUBNET UP: ftree ${SWEEP_F} s, laas ${SWEEP_L} s
+  laas plugin, first run: ${HOPS_FIRST}; ${FIRST}
+tenant changes (ms; stages as in the header of this script):
+change            wall service   sweep    hops  plugin lft-queue upload to-reply runs  blocks
 EOR
+printf '%s\n' "${ROWS[@]}"
+EOR_AIM=$(awk -v f="$FTREE" 'BEGIN { printf "%.0f", f * 100 }')
+echo "aim: a tenant change live within 10 % of ftree's full routing, i.e. under ${EOR_AIM} ms here"
