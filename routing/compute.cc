@@ -159,6 +159,18 @@ class Engine {
 
   int pod_of_l2(int s) const { return s / l2_per_pod_; }
 
+  // Outside tenants' own routes (free and management classes): among the usable columns
+  // cols[0, n) (ascending, within base .. base + full - 1), key's column with every column
+  // usable -- base + key mod full -- while it is usable, else cols[key mod n]. A tenant taking
+  // or releasing columns then moves only the destinations routed over those columns, so a
+  // tenant change rewrites few LFT blocks beyond its own (issue 14). With every column usable
+  // this is cols[key mod n], as for tenants, whose routes keep the paper's D-mod-K.
+  static int stable_pick(const std::uint8_t* cols, int n, int key, int base, int full) {
+    const int preferred = base + key % full;
+    if (std::binary_search(cols, cols + n, static_cast<std::uint8_t>(preferred))) return preferred;
+    return cols[key % n];
+  }
+
   void route_leaf(int ld, const Job& job) {
     cur_owner_ = job.owner;
     const int pd = t_.pod_of_leaf(ld);
@@ -259,6 +271,7 @@ class Engine {
     // Writes go switch by switch (a row each), destinations inner: the hosts of one leaf are
     // neighbouring endpoints, so this stays within a cache line or two per switch.
     const int lip = t_.leaf_in_pod(ld);
+    const bool stable = job.cls < 0;  // not a tenant's own routes
     const int nd = static_cast<int>(job.dests->size());
     const HostId* dests = job.dests->data();
     const int* keys = job.keys->data();
@@ -283,8 +296,14 @@ class Engine {
       const int len = down_end_[b] - down_begin_[b];
       for (int i = 0; i < nd; ++i) {
         const int k = keys[i];
-        int c = cols_ld_[k % n1];
-        if (c / p2_ != b) c = cols_ld_[down_begin_[b] + k % len];
+        int c;
+        if (stable) {
+          c = stable_pick(cols_ld_.data(), n1, k, 0, up1_);
+          if (c / p2_ != b) c = stable_pick(cols_ld_.data() + down_begin_[b], len, k, b * p2_, p2_);
+        } else {
+          c = cols_ld_[k % n1];
+          if (c / p2_ != b) c = cols_ld_[down_begin_[b] + k % len];
+        }
         row[dests[i]] = static_cast<std::uint8_t>(down_port(2, lip, c % p2_));
       }
     }
@@ -305,9 +324,15 @@ class Engine {
             }
           std::uint8_t* row = out_.row(out_.switch_number(3, top));
           for (int i = 0; i < nd; ++i) {
-            const int k2 = keys[i] / n1;
-            int c = cols[k2 % n];
-            if (c / p3_ != x) c = cols[first + k2 % len];
+            const int k2 = keys[i] / (stable ? up1_ : n1);
+            int c;
+            if (stable) {
+              c = stable_pick(cols.data(), n, k2, 0, up2_);
+              if (c / p3_ != x) c = stable_pick(cols.data() + first, len, k2, x * p3_, p3_);
+            } else {
+              c = cols[k2 % n];
+              if (c / p3_ != x) c = cols[first + k2 % len];
+            }
             row[dests[i]] = static_cast<std::uint8_t>(down_port(3, pd, c % p3_));
           }
         }
@@ -321,6 +346,11 @@ class Engine {
         std::uint8_t* row = out_.row(out_.switch_number(2, s));
         for (int i = 0; i < nd; ++i) {
           const int k = keys[i];
+          if (stable) {
+            row[dests[i]] =
+                static_cast<std::uint8_t>(stable_pick(cand.data(), n, k / up1_, 0, up2_) + 1);
+            continue;
+          }
           const int key =
               job.pod_base ? relative(k, (*job.pod_base)[pod_of_l2(s)], job.n) / n1 : k / n1;
           row[dests[i]] = static_cast<std::uint8_t>(cand[key % n] + 1);
@@ -339,6 +369,10 @@ class Engine {
           continue;
         }
         const int k = keys[i];
+        if (stable) {
+          row[dests[i]] = static_cast<std::uint8_t>(stable_pick(cand.data(), n, k, 0, up1_) + 1);
+          continue;
+        }
         const int key = job.leaf_base ? relative(k, (*job.leaf_base)[ls], job.n) : k;
         row[dests[i]] = static_cast<std::uint8_t>(cand[key % n] + 1);
       }
@@ -605,7 +639,7 @@ class Engine {
     // and a tenant's link as the last hop (open), over every link (all). A switch uses the
     // first that reaches; one that only "all" reaches (a leaf whose up-links are all held)
     // prefers neighbours from which a strict, then an open path of the right length goes on.
-    std::vector<int> strict(n), dist(n), dist_unblocked(n), dist_all(n), queue(n);
+    std::vector<int> strict(n), dist(n), dist_unblocked(n), dist_all(n), queue(n), whole(n);
     enum Mode { kStrict, kOpen, kUnblocked, kAll };
     auto usable_arc = [&](Mode mode, int a, int v, int dst) {
       if (mode == kAll) return true;
@@ -630,12 +664,19 @@ class Engine {
     into_.assign(n, {});
     for (int u = 0; u < n; ++u)
       for (int a = start[u]; a < start[u + 1]; ++a) into_[arcs[a].first].push_back({u, a});
+    // Whether some working link is not open to everyone: only then can a tenant change move
+    // routes to switches (see `whole` below).
+    const bool restricted = std::find(open.begin(), open.end(), 0) != open.end();
     for (int dst = 0; dst < n; ++dst) {
       // The wider searches only when a narrower one leaves some switch unreached.
       auto unreached = [&](const std::vector<int>& d) {
         return std::find(d.begin(), d.end(), -1) != d.end();
       };
       bfs(dst, kStrict, strict);
+      // Distances over every working link: the routes a fabric without tenants would take.
+      // Where the open links are as short, keep that route while it is open, so that a tenant
+      // taking or releasing links moves only the routes over them (few LFT blocks change).
+      if (restricted) bfs(dst, kAll, whole);
       if (unreached(strict)) {
         bfs(dst, kOpen, dist);
       } else {
@@ -673,7 +714,20 @@ class Engine {
         };
         auto next = [&](int a) { return arcs[a].first; };
         if (strict[u] > 0) {
-          pick([&](int a) { return open[a] && strict[next(a)] == strict[u] - 1; });
+          auto ok = [&](int a) { return open[a] && strict[next(a)] == strict[u] - 1; };
+          if (restricted && whole[u] == strict[u]) {
+            // The route without tenants: the (dst mod count)-th of the arcs towards dst.
+            int count = 0, chosen = -1;
+            for (int a = start[u]; a < start[u + 1]; ++a) count += whole[next(a)] == whole[u] - 1;
+            int k = dst % count;
+            for (int a = start[u]; a < start[u + 1] && chosen < 0; ++a)
+              if (whole[next(a)] == whole[u] - 1 && k-- == 0) chosen = a;
+            if (ok(chosen)) {
+              out_.row(u)[e] = static_cast<std::uint8_t>(arcs[chosen].second);
+              continue;
+            }
+          }
+          pick(ok);
         } else if (dist[u] > 0) {
           pick([&](int a) { return open[a] && dist[next(a)] == dist[u] - 1; }) ||
               pick([&](int a) { return next(a) == dst && last[a] && dist[u] == 1; });

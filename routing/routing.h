@@ -12,7 +12,10 @@
 //    or a management host on the leaf / an SM on the leaf switch): leaves gate what enters;
 //  - free hosts reach free hosts over links nobody holds, where a minimal path of such links
 //    exists; management destinations (switches, management hosts) are reached by everyone, and
-//    every non-leaf switch routes to every host, over all non-faulty links.
+//    every non-leaf switch routes to every host, over all non-faulty links;
+//  - outside tenants' own routes, a destination keeps the route it has in a fabric without
+//    tenants while that route stays usable (the others spread over what is usable), so a
+//    tenant change rewrites few entries beyond the tenant's own and its hosts' gating.
 #pragma once
 
 #include <cstdint>
