@@ -26,6 +26,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${LAAS_BUILD_DIR:-$ROOT/build}
 SPEC=${1:-"xgft(3;18,18,36;1,18,18)"}
 SIZES=${LAAS_BENCH_SIZES:-"10 500 3000"}
+# Extra laas.yaml lines, e.g. "manage_partitions: false" (a tenant change is then a re-route
+# without OpenSM's heavy sweep, which a partitions.conf change needs).
+YAML_EXTRA=${LAAS_BENCH_YAML_EXTRA:-}
 if [ -z "${LAAS_IN_NS:-}" ] && unshare -rn true 2>/dev/null; then
   LAAS_IN_NS=1 exec unshare -rn "$0" "$@"
 fi
@@ -77,6 +80,7 @@ run_osm() { # LOGFILE ENGINE
 state_dir: $WORK/state
 socket: $WORK/laas.sock
 socket_group: ""
+$YAML_EXTRA
 EOC
   printf 'event_plugin_name osmlaas\nevent_plugin_options %s/laas.yaml\nrouting_engine %s\nforce_log_flush TRUE\nsweep_interval 0\npartition_config_file %s/partitions.conf\n' \
     "$WORK" "$2" "$WORK" >opensm.conf
@@ -138,7 +142,7 @@ stop_osm
 
 HOSTS=$("$BUILD/topology/laas-topogen" "$SPEC" --summary | head -1 | sed 's/^[^:]*: //')
 cat <<EOR
-== results for $SPEC ($HOSTS)
+== results for $SPEC ($HOSTS)${YAML_EXTRA:+, laas.yaml: $YAML_EXTRA}
 full routing, first sweep (OpenSM's "building routing" -> "tables configured"):
   ftree ${FTREE} s, laas ${LAAS} s, ratio ftree/laas $(awk -v f="$FTREE" -v l="$LAAS" 'BEGIN { printf "%.1f", (l > 0 ? f / l : 0) }')
   first sweep to SUBNET UP: ftree ${SWEEP_F} s, laas ${SWEEP_L} s
