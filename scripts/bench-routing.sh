@@ -4,7 +4,8 @@
 #  - the full routing time of OpenSM's ftree and of laas (first sweep, no tenant), and ratio;
 #  - the wall time of `laasctl tenant add` (request sent to reply, tables on the switches) for
 #    tenants of LAAS_BENCH_SIZES hosts (default 10 500 3000, added one after the other), then
-#    of `tenant remove` of each, split into stages from OpenSM's log, with the LFT blocks sent.
+#    of `tenant remove` of each, split into stages from OpenSM's log, with the LFT blocks sent;
+#    once with managed partitions (every change needs OpenSM's heavy sweep), once without.
 # Figures, not a pass/fail test. Needs a build (LAAS_BUILD_DIR, default build/) with
 # libosmlaas.so and laasctl, ibsim-utils and opensm. Runs in its own network namespace.
 #
@@ -26,8 +27,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${LAAS_BUILD_DIR:-$ROOT/build}
 SPEC=${1:-"xgft(3;18,18,36;1,18,18)"}
 SIZES=${LAAS_BENCH_SIZES:-"10 500 3000"}
-# Extra laas.yaml lines, e.g. "manage_partitions: false" (a tenant change is then a re-route
-# without OpenSM's heavy sweep, which a partitions.conf change needs).
+# Extra laas.yaml lines (LAAS_BENCH_YAML_EXTRA); LAAS_BENCH_ROUNDS "managed unmanaged" (the
+# default) times the changes with the plugin managing partitions.conf, then without.
 YAML_EXTRA=${LAAS_BENCH_YAML_EXTRA:-}
 if [ -z "${LAAS_IN_NS:-}" ] && unshare -rn true 2>/dev/null; then
   LAAS_IN_NS=1 exec unshare -rn "$0" "$@"
@@ -96,29 +97,20 @@ FTREE=$(span ftree.log "building routing with 'ftree'" "ftree tables configured"
 SWEEP_F=$(span ftree.log "Entering DISCOVERING state" "SUBNET UP")
 stop_osm
 
-echo "== laas"
-run_osm laas.log laas,ftree
-wait_for 'SUBNET UP' 1 laas.log 1800
-wait_for 'laas: forwarding tables applied' 1 laas.log 600
-LAAS=$(span laas.log "building routing with 'laas'" "laas tables configured")
-SWEEP_L=$(span laas.log "Entering DISCOVERING state" "SUBNET UP")
-HOPS_FIRST=$(grep -m1 'laas: hop matrices filled' laas.log | sed 's/.*laas: //')
-FIRST=$(grep -m1 'laas: routing done' laas.log | sed 's/.*laas: //')
-
 ctl() { "$BUILD/laasctl/laasctl" -s "$WORK/laas.sock" --timeout 900 "$@"; }
-# change WHAT laasctl-args...: one timed request, its stages from the log lines it caused.
+# change LOG WHAT laasctl-args...: one timed request, its stages from the log lines it caused.
 ROWS=()
 change() {
-  local what=$1 from t0 t1 rc=0
-  shift
-  from=$(($(wc -l <laas.log) + 1))
+  local log=$1 what=$2 from t0 t1 rc=0
+  shift 2
+  from=$(($(wc -l <"$log") + 1))
   sleep 1  # the previous change's trailing sweeps are over
   t0=$(now)
   ctl "$@" >ctl.out 2>&1 || rc=$?
   t1=$(now)
   [ $rc = 0 ] || { echo "laasctl $* failed ($rc): $(cat ctl.out)" >&2; ROWS+=("$what: FAILED ($rc)"); return 0; }
   sleep 3  # trailing routing runs (a heavy sweep after a partitions change) land in the log
-  ROWS+=("$(tail -n +"$from" laas.log | awk -v what="$what" -v t0="$t0" -v t1="$t1" '
+  ROWS+=("$(tail -n +"$from" "$log" | awk -v what="$what" -v t0="$t0" -v t1="$t1" '
     function t(line,  f, h) { split(line, f, " "); split(f[3], h, ":"); return h[1]*3600 + h[2]*60 + h[3] + f[4]/1e6 }
     function ms(x) { return sprintf("%7.0f", x * 1000) }
     /laas: uid [0-9]+ (added|removed)/ && !u { u = t($0); next }
@@ -130,15 +122,35 @@ change() {
     /laas tables configured on all switches/ && !c { c = t($0) }
     /laas: forwarding tables applied/ && !a { a = t($0) }
     END {
-      printf "%-14s %7.0f %s %s %7.0f %7.0f %s %s %s %4d %8d", what, (t1 - t0) * 1000, ms(u - t0), ms(b - u), hm, pm,
+      printf "%-22s %7.0f %s %s %7.0f %7.0f %s %s %s %4d %8d", what, (t1 - t0) * 1000, ms(u - t0), ms(b - u), hm, pm,
         ms(c - r), ms(a - c), ms(t1 - a), runs, blocks }')")
 }
 
-echo "== tenant changes through laasctl (sizes: $SIZES)"
-for n in $SIZES; do change "add $n" tenant add "t$n" --hosts "$n"; done
-for n in $SIZES; do change "remove $n" tenant remove "t$n"; done
-grep -E 'laas: (uid|tenant)' laas.log | sed 's/.*laas: /  /' | head -20
-stop_osm
+# Rounds: OpenSM with the plugin managing partitions.conf (the default: every tenant change
+# changes it, and OpenSM reads it only in a heavy sweep), then without (a re-route only).
+ROUNDS=${LAAS_BENCH_ROUNDS:-"managed unmanaged"}
+LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST=""
+for round in $ROUNDS; do
+  echo "== laas ($round partitions)"
+  base_extra=$YAML_EXTRA
+  [ "$round" = managed ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
+  run_osm "laas-$round.log" laas,ftree
+  YAML_EXTRA=$base_extra
+  log="laas-$round.log"
+  wait_for 'SUBNET UP' 1 "$log" 1800
+  wait_for 'laas: forwarding tables applied' 1 "$log" 600
+  if [ -z "$LAAS" ]; then
+    LAAS=$(span "$log" "building routing with 'laas'" "laas tables configured")
+    SWEEP_L=$(span "$log" "Entering DISCOVERING state" "SUBNET UP")
+    HOPS_FIRST=$(grep -m1 'laas: hop matrices filled' "$log" | sed 's/.*laas: //')
+    FIRST=$(grep -m1 'laas: routing done' "$log" | sed 's/.*laas: //')
+  fi
+  echo "== tenant changes through laasctl (sizes: $SIZES)"
+  for n in $SIZES; do change "$log" "add $n ($round)" tenant add "t$n" --hosts "$n"; done
+  for n in $SIZES; do change "$log" "remove $n ($round)" tenant remove "t$n"; done
+  grep -E 'laas: (uid|tenant)' "$log" | sed 's/.*laas: /  /' | head -20
+  stop_osm
+done
 
 HOSTS=$("$BUILD/topology/laas-topogen" "$SPEC" --summary | head -1 | sed 's/^[^:]*: //')
 cat <<EOR
@@ -148,7 +160,7 @@ full routing, first sweep (OpenSM's "building routing" -> "tables configured"):
   first sweep to SUBNET UP: ftree ${SWEEP_F} s, laas ${SWEEP_L} s
   laas plugin, first run: ${HOPS_FIRST}; ${FIRST}
 tenant changes (ms; stages as in the header of this script):
-change            wall service   sweep    hops  plugin lft-queue upload to-reply runs  blocks
+change                    wall service   sweep    hops  plugin lft-queue upload to-reply runs  blocks
 EOR
 printf '%s\n' "${ROWS[@]}"
 EOR_AIM=$(awk -v f="$FTREE" 'BEGIN { printf "%.0f", f * 100 }')
