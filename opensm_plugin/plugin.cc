@@ -21,6 +21,8 @@
 #undef delete
 // clang-format on
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -61,6 +63,10 @@ struct Plugin {
   // calls from the same sweeper thread, after the forwarding tables: no lock needed).
   laas::routing::Sl2VlTables sl2vl;
   std::unordered_map<uint64_t, int> node_of_guid;  // switch node GUID -> fabric node
+  // OpenSM's partition manager (see apply_partitions), null when a partitions change takes a
+  // heavy sweep; and whether partitions.conf changed since it last ran.
+  int (*pkey_mgr)(osm_opensm_t*) = nullptr;
+  std::atomic<bool> partitions_pending{false};
 };
 
 // Without `qos TRUE` OpenSM never calls update_sl2vl: no switch drops anything, and tenants
@@ -516,12 +522,24 @@ void* create(osm_opensm_t* osm) {
              "tenant state unusable: " + plugin->engine->state_error() +
                  "; tenants will not be routed until it is repaired or removed");
   plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
-  // A changed partitions.conf is read by OpenSM at the start of a heavy sweep.
-  plugin->engine->service().set_partitions_hook([osm] {
-    osm->subn.force_heavy_sweep = TRUE;
-    osm_sm_sweep(&osm->sm);
-  });
   Plugin* raw = plugin.get();
+  // A changed partitions.conf: applied after the re-route's tables (apply_partitions), or
+  // read by OpenSM at the start of a heavy sweep (LAAS_PARTITIONS_HEAVY_SWEEP=1, or an OpenSM
+  // without the partition manager's symbol).
+  const char* heavy = std::getenv("LAAS_PARTITIONS_HEAVY_SWEEP");
+  if (!(heavy && *heavy && std::strcmp(heavy, "0") != 0))
+    plugin->pkey_mgr =
+        reinterpret_cast<int (*)(osm_opensm_t*)>(dlsym(RTLD_DEFAULT, "osm_pkey_mgr_process"));
+  plugin->engine->service().set_partitions_hook([raw] {
+    osm_opensm_t* o = raw->osm;
+    if (raw->pkey_mgr) {
+      raw->partitions_pending = true;
+      request_reroute(o);
+      return;
+    }
+    o->subn.force_heavy_sweep = TRUE;
+    osm_sm_sweep(&o->sm);
+  });
   plugin->engine->service().set_audit_hook([raw] { return audit_live(raw); });
   external_routing_engine_module_t module = {"laas", setup_engine, plugin.get()};
   if (osm_register_external_routing_engine(osm, &module, plugin.get()) != CL_SUCCESS) {
@@ -589,11 +607,40 @@ void settle_new_switches(osm_opensm_t* osm) {
                  " switch(es) fully programmed: later re-routes send only changed LFT blocks");
 }
 
+// partitions.conf changed (a tenant change): OpenSM 3.3.23 reads it only in a heavy sweep,
+// which rediscovers the whole fabric first -- most of a tenant change's time. Its partition
+// manager (osm_pkey_mgr_process, exported by opensm but in no installed header: looked up at
+// start) re-reads the file and sets every port's P_Key table by itself, taking OpenSM's lock,
+// so the plugin runs it once the re-route's tables are on the switches and waits for the
+// switches' and hosts' answers, as OpenSM's sweep does, before the change is reported routed.
+// Called from the sweeper thread (UCAST_ROUTING_DONE), outside OpenSM's lock.
+void apply_partitions(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (plugin->pkey_mgr(osm) != 0) {
+    log_line(osm, OSM_LOG_ERROR, "partitions.conf not applied; asking for a heavy sweep");
+    osm->subn.force_heavy_sweep = TRUE;
+    osm_sm_sweep(&osm->sm);
+    return;
+  }
+  const auto deadline = t0 + std::chrono::seconds(30);
+  while (osm->stats.qp0_mads_outstanding > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  char line[160];
+  std::snprintf(
+      line, sizeof line,
+      "partitions.conf applied to the P_Key tables in %.1f ms (no heavy sweep)%s",
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+      osm->stats.qp0_mads_outstanding > 0 ? "; some answers still outstanding after 30 s" : "");
+  log_line(osm, OSM_LOG_INFO, line);
+}
+
 // OpenSM reports UCAST_ROUTING_DONE once the new tables have reached the switches: the line
 // tests and operators wait for before reading tables back.
 void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
   auto* plugin = static_cast<Plugin*>(data);
   if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
+    if (plugin->pkey_mgr && plugin->partitions_pending.exchange(false)) apply_partitions(plugin);
     plugin->engine->on_routing_done();
     log_line(plugin->osm, OSM_LOG_INFO, "forwarding tables applied to the switches");
   } else if (event == OSM_EVENT_ID_SUBNET_UP) {
