@@ -5,7 +5,8 @@
 #  - the wall time of `laasctl tenant add` (request sent to reply, tables on the switches) for
 #    tenants of LAAS_BENCH_SIZES hosts (default 10 500 3000, added one after the other), then
 #    of `tenant remove` of each, split into stages from OpenSM's log, with the LFT blocks sent;
-#    once with managed partitions (every change needs OpenSM's heavy sweep), once without.
+#    with managed partitions (applied by the plugin; or by a heavy sweep as before), and
+#    without (LAAS_BENCH_ROUNDS).
 # Figures, not a pass/fail test. Needs a build (LAAS_BUILD_DIR, default build/) with
 # libosmlaas.so and laasctl, ibsim-utils and opensm. Runs in its own network namespace.
 #
@@ -13,11 +14,12 @@
 #   service    request sent -> the service's "uid N added|removed" (placement, state.json and
 #              partitions.conf written)
 #   sweep      -> OpenSM's "building routing with 'laas'" (the sweep before routing: a heavy
-#              one, rediscovering the fabric, when partitions.conf changed)
+#              one, rediscovering the fabric, in the "heavy" round)
 #   hops       the plugin's "hop matrices filled in" (OpenSM's min-hop matrices)
 #   plugin     the plugin's "routing done in" (recognize, place, compute, tables, save)
 #   lft-queue  "routing done" -> "laas tables configured on all switches" (OpenSM queues blocks)
-#   upload     -> "laas: forwarding tables applied" (every LFT block acknowledged)
+#   upload     -> "laas: forwarding tables applied" (every LFT block acknowledged, and with
+#              managed partitions the P_Key tables set after them)
 #   to-reply   -> laasctl returned
 # A change can take more than one routing run (a partitions change asks for a heavy sweep as
 # well as a re-route): the stages are those of the first run, "runs" counts them, and
@@ -127,13 +129,16 @@ change() {
 }
 
 # Rounds: OpenSM with the plugin managing partitions.conf (the default: every tenant change
-# changes it, and OpenSM reads it only in a heavy sweep), then without (a re-route only).
-ROUNDS=${LAAS_BENCH_ROUNDS:-"managed unmanaged"}
+# changes it; the plugin applies it after the re-route), "heavy": the same the way it was
+# before issue 14 (a heavy sweep per change, LAAS_PARTITIONS_HEAVY_SWEEP=1), "unmanaged":
+# without managed partitions (a re-route only).
+ROUNDS=${LAAS_BENCH_ROUNDS:-"managed heavy unmanaged"}
 LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST=""
 for round in $ROUNDS; do
   echo "== laas ($round partitions)"
   base_extra=$YAML_EXTRA
-  [ "$round" = managed ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
+  [ "$round" != unmanaged ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
+  if [ "$round" = heavy ]; then export LAAS_PARTITIONS_HEAVY_SWEEP=1; else unset LAAS_PARTITIONS_HEAVY_SWEEP; fi
   run_osm "laas-$round.log" laas,ftree
   YAML_EXTRA=$base_extra
   log="laas-$round.log"
