@@ -8,6 +8,7 @@
 #include "allocator/cluster.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
+#include "routing/sl2vl.h"
 
 namespace laas::routing {
 namespace {
@@ -70,6 +71,18 @@ Audited route_and_audit(const FatTree& tree, const std::vector<TenantRoutes>& te
 }
 
 std::string dump(const AuditReport& r) { return to_json(r).dump(1); }
+
+// The first-hop drop's SL2VL tables for what route_and_audit routed (the SM as in input_for).
+Sl2VlPlan plan_for(const FatTree& tree, const Audited& a, const std::vector<TenantRoutes>& ts) {
+  Sl2VlInput in;
+  in.fabric = &a.fabric;
+  in.embedding = &a.embedding;
+  in.tree = &tree;
+  in.tables = &a.tables;
+  for (const auto& t : ts) in.tenants.push_back(t.placement);
+  in.management_nodes = {a.embedding.switch_node[tree.height() - 1][0]};
+  return plan_sl2vl(in);
+}
 
 TEST(RoutingCompute, DemoTenantsAreIsolatedAndBalanced) {
   Demo demo;
@@ -270,6 +283,32 @@ TEST(RoutingCompute, DegradedTenantIsNotedButABrokenRouteIsStillCaught) {
   EXPECT_FALSE(broken.ok());
 }
 
+// The same degraded tenant with the SL2VL tables traced too (qos TRUE): its lost pairs are
+// notes there as well, and a pair its own links can still carry but the tables drop is caught.
+TEST(RoutingCompute, DegradedTenantWithSl2VlIsNotedButABrokenRouteIsStillCaught) {
+  const FatTree t = FatTree::parse("xgft(2;4,8;1,4)");
+  TenantRoutes thin{"thin", make_placement(t, 0, 1, {{0, {2}}, {1, {2}}})};
+  thin.placement.hosts = {0, 1, 4, 5};
+  TenantRoutes wide{"wide", make_placement(t, 8, 9, {{2, {2, 3}}, {3, {2, 3}}})};
+  wide.placement.hosts = {8, 9, 12, 13};
+  const std::vector<LinkId> faulty = {t.l1_link(0, 2), t.l1_link(2, 2)};
+  Audited a = route_and_audit(t, {thin, wide}, faulty);
+  const Sl2VlPlan plan = plan_for(t, a, {thin, wide});
+  AuditInput in = input_for(t, a, {thin, wide}, faulty);
+  in.sl2vl = &plan.tables;
+  const AuditReport clean = audit(in);
+  EXPECT_GT(clean.count(FindingKind::kDegradedUnreachable), 0) << dump(clean);
+  EXPECT_EQ(clean.count(FindingKind::kIntraTenantUnreachable), 0) << dump(clean);
+  EXPECT_TRUE(clean.ok()) << dump(clean);
+  const int leaf2 = a.embedding.switch_node[0][2];
+  const auto lid = a.fabric.lid_of(a.embedding.host_node[12]);
+  a.tables[leaf2][lid] = kNoRoute;
+  in.tables = &a.tables;
+  const AuditReport broken = audit(in);
+  EXPECT_GT(broken.count(FindingKind::kIntraTenantUnreachable), 0) << dump(broken);
+  EXPECT_FALSE(broken.ok());
+}
+
 // The SM's spine loses its only cable to leaf 0: no up*/down* path is left, the audit notes
 // it. A management route that a path still allows but the tables lack is a violation.
 TEST(RoutingCompute, ManagementCutByAFaultIsNotedButABrokenRouteIsCaught) {
@@ -291,6 +330,34 @@ TEST(RoutingCompute, ManagementCutByAFaultIsNotedButABrokenRouteIsCaught) {
   ASSERT_NE(a.tables[spine0][lid], kNoRoute);
   a.tables[spine0][lid] = kNoRoute;
   r = audit(input_for(t, a, {}, {cut}));
+  EXPECT_GT(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
+  EXPECT_FALSE(r.ok());
+}
+
+// The same cut with the SL2VL tables traced (qos TRUE): still a note, and still a violation
+// once a route the faults leave possible is missing.
+TEST(RoutingCompute, ManagementCutWithSl2VlIsNotedButABrokenRouteIsCaught) {
+  const FatTree t = FatTree::parse("xgft(2;4,8;1,4)");
+  const LinkId cut = t.l1_link(0, 0);
+  Audited a = route_and_audit(t, {}, {cut});
+  const auto lo = t.link_lower(cut);
+  const int leaf0 = a.embedding.switch_node[0][0];
+  auto& p = a.fabric.nodes[leaf0].ports[lo.port];
+  a.fabric.nodes[p.peer_node].ports[p.peer_port].peer_node = -1;
+  p.peer_node = -1;
+  a.embedding.missing_links = {cut};
+  const Sl2VlPlan plan = plan_for(t, a, {});
+  AuditInput in = input_for(t, a, {}, {cut});
+  in.sl2vl = &plan.tables;
+  AuditReport r = audit(in);
+  EXPECT_GT(r.count(FindingKind::kManagementPartitioned), 0) << dump(r);
+  EXPECT_EQ(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
+  EXPECT_TRUE(r.ok()) << dump(r);
+  const int spine0 = a.embedding.switch_node[1][0];
+  const auto lid = a.fabric.lid_of(a.embedding.host_node[t.host_at(1, 0)]);
+  a.tables[spine0][lid] = kNoRoute;
+  in.tables = &a.tables;
+  r = audit(in);
   EXPECT_GT(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
   EXPECT_FALSE(r.ok());
 }
