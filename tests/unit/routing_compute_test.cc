@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "allocator/cluster.h"
+#include "placements.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
 #include "routing/sl2vl.h"
@@ -17,17 +18,9 @@ using allocator::Placement;
 using topology::FatTree;
 
 // hosts [first, last] plus, per (leaf, columns), level-1 links; level-2 links given explicitly.
-Placement make_placement(const FatTree& t, HostId first, HostId last,
-                         const std::vector<std::pair<int, std::vector<int>>>& l1,
-                         const std::vector<std::pair<int, std::vector<int>>>& l2 = {}) {
-  Placement p;
-  for (HostId h = first; h <= last; ++h) p.hosts.push_back(h);
-  for (const auto& [leaf, cols] : l1)
-    for (int c : cols) p.links.push_back(t.l1_link(leaf, c));
-  for (const auto& [sw, cols] : l2)
-    for (int c : cols) p.links.push_back(t.l2_link(sw, c));
-  std::sort(p.links.begin(), p.links.end());
-  return p;
+Placement make_placement(const FatTree& t, HostId first, HostId last, const test::Columns& l1,
+                         const test::Columns& l2 = {}) {
+  return test::placement(t, test::host_range(first, last), l1, l2);
 }
 
 // The paper's demo: tenant "4" = 2x4+2, tenant "1" = 1x2 + 2x4 sharing leaf 2.
