@@ -8,6 +8,7 @@
 
 #include "allocator/cluster.h"
 #include "check/checker.h"
+#include "cluster_views.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
 #include "service/physical_ids.h"
@@ -48,16 +49,7 @@ void unplug(topology::Fabric& fabric, topology::Embedding& emb, const FatTree& t
   std::sort(emb.missing_hosts.begin(), emb.missing_hosts.end());
 }
 
-std::vector<check::TenantView> views(const Cluster& c) {
-  std::vector<check::TenantView> out;
-  for (const auto& [name, t] : c.tenants()) {
-    check::TenantView v{name, t.placement.hosts, t.placement.links, c.placer().isolates()};
-    v.idle = t.placement.idle;
-    for (const auto& r : t.repairs) v.repairs.push_back({r.retired, r.added});
-    out.push_back(std::move(v));
-  }
-  return out;
-}
+using test::views;
 
 std::vector<LinkId> faulty_links(const Cluster& c) {
   std::vector<LinkId> out;
