@@ -147,6 +147,23 @@ set_tenants() {
   wait_log 'laas: forwarding tables applied' $((before_applied + 1)) "${WAIT_S:-45}"
 }
 
+# start_demo [opensm.conf lines]: the paper's demo tree xgft(2;4,8;1,4) under ibsim, OpenSM
+# with the plugin attached at SW_L2_0, until the first tables are in the switches.
+# PUBLIC_SOCKET=1 puts the socket in a fresh 0755 directory under /tmp ($SOCKDIR, exported as
+# LAAS_SOCKET_PATH): tests acting as other uids reach it even when the work directory is private.
+start_demo() {
+  export SIM_HOST=SW_L2_0
+  "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+  start_fabric fabric.net
+  if [ "${PUBLIC_SOCKET:-0}" = 1 ]; then
+    SOCKDIR=$(mktemp -d /tmp/laas-socket.XXXXXX)
+    chmod 0755 "$SOCKDIR"
+    export LAAS_SOCKET_PATH="$SOCKDIR/laas.sock"
+  fi
+  start_opensm "$@"
+  wait_log 'laas: forwarding tables applied' 1 45
+}
+
 # snapshot TAG: read the fabric and the tables back from the switches, audit them.
 snapshot() {
   local tag=$1
