@@ -148,6 +148,22 @@ check_repair() {
   "$LAAS_AUDIT" --fabric disc.repair --lfts lfts.repair --allocations alloc.repair.json \
     --layout state/layout.json --paths "$T1" >"paths.$T1.repair"
   ! grep -q UNREACHABLE "paths.$T1.repair" || die "$T1 has unreachable pairs after the repair"
+  # The new column: every link the repair added is the tenant's and carries its traffic.
+  local added part sw port parts
+  added=$(grep "tenant '$T1' repaired online" osm.log | tail -1 | sed 's/.*(\(.*\))$/\1/')
+  IFS=',' read -ra parts <<<"$added"
+  [ ${#parts[@]} -gt 0 ] || die "the repair line names no added link"
+  for part in "${parts[@]}"; do
+    part=${part# }
+    sw=${part% port *} port=${part##* }
+    jq -e --arg t "$T1" --arg s "$sw" --argjson p "$port" '.tenants[] | select(.name == $t) |
+      .links[] | select(.switch.name == $s and .switch.port == $p)' alloc.repair.json >/dev/null ||
+      die "$sw port $port is not among $T1's links after the repair"
+    grep -qE " $sw:$port( |\$)" "paths.$T1.repair" || die "no path of $T1 uses $sw port $port"
+  done
+  # Balance: the repaired tenant's worst shift-permutation link load equals its private tree's.
+  awk -v t="$T1:" '$1 == "balance" && $2 == t { found = 1; ok = ($NF == $8) } END { exit !(found && ok) }' \
+    audit.repair || die "$T1's balance after the repair differs from its private tree: $(grep "^balance $T1:" audit.repair)"
   cmp -s "lfts.reference" "lfts.repair" && die "the repair changed no forwarding table"
   others_snapshot repair
   cmp -s others.before others.repair || die "another tenant moved: $(diff others.before others.repair | head -5)"
