@@ -7,6 +7,7 @@
 # and placed, and a new tenant never received a host another tenant held. At the end every
 # part comes back and the extra tenants go: the tables read back must be bit-identical to
 # the ones before the first event. Figures go to $WORK/chaos.summary (and stdout).
+# QOS=1 runs OpenSM with `qos TRUE` and audits the SL2VL tables read back after every event too.
 # MAX_DOWN (default 4) caps the parts down at once: faults are repaired as on a real fabric
 # (with dozens of parts down, the SM's switch may no longer reach every host up*/down*).
 source "$(dirname "$0")/lib.sh"

@@ -27,13 +27,7 @@ export POLL_MS=0
 "$LAAS_TOPOGEN" "$SPEC" -o fabric.net
 
 start_fabric_console fabric.net
-if [ "${QOS:-0}" = 1 ]; then
-  [ -n "${LAAS_SL2VL_DUMP:-}" ] || die "QOS=1 needs LAAS_SL2VL_DUMP"
-  export AUDIT_SL2VL=1
-  start_opensm "qos TRUE"
-else
-  start_opensm
-fi
+start_opensm
 wait_log 'laas: forwarding tables applied' 1 45
 wait_log 'SUBNET UP' 1 45
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }

@@ -94,7 +94,14 @@ start_fabric() {
 sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 
 # start_opensm [extra opensm.conf lines]: OpenSM with the plugin, routing laas then ftree.
+# QOS=1 adds `qos TRUE` (OpenSM programs the SL2VL tables: the first-hop drop) and makes
+# audit_layout read them back and audit them.
 start_opensm() {
+  if [ "${QOS:-0}" = 1 ]; then
+    [ -n "${LAAS_SL2VL_DUMP:-}" ] || die "QOS=1 needs LAAS_SL2VL_DUMP"
+    export AUDIT_SL2VL=1
+    set -- "$@" "qos TRUE"
+  fi
   cat >laas.yaml <<EOC
 state_dir: $WORK/state
 socket: ${LAAS_SOCKET_PATH:-$WORK/laas.sock}
