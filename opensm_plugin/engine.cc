@@ -283,18 +283,9 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
   alloc.sm_port_guid = sm_port_guid;
   for (const auto& [name, placement] : snap.tenants) {
     req.tenants.push_back({name, placement});
-    auto record =
-        make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb, fabric);
-    // Hosts down now stay the tenant's: recorded by the identity last seen in their slot.
-    // make_record keeps them by slot; name them as the layout knew them.
-    for (std::size_t i = 0; i < placement.hosts.size() && i < record.hosts.size(); ++i) {
-      const topology::HostId h = placement.hosts[i];
-      if (emb.host_node[h] >= 0 || h >= static_cast<int>(rec.known_hosts.size()) ||
-          !rec.known_hosts[h].port_guid || record.hosts[i].guid)
-        continue;
-      record.hosts[i].guid = rec.known_hosts[h].port_guid;
-      if (!rec.known_hosts[h].name.empty()) record.hosts[i].name = rec.known_hosts[h].name;
-    }
+    // Hosts down now stay the tenant's, named by the identity last seen in their slot.
+    auto record = make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb,
+                              fabric, layout_ ? &*layout_ : nullptr);
     // Placements restored from state.json carry no shape: keep the one recorded before.
     if (placement.shape.leaves.d == 0) {
       auto it = shapes_.find(name);

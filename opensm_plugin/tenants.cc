@@ -224,8 +224,9 @@ bool placement_of(const TenantRecord& record, const service::PhysicalIds& ids,
 // hosts, cables and switches too (issue 10).
 TenantRecord make_record(const std::string& name, int requested,
                          const allocator::Placement& placement, const topology::FatTree& tree,
-                         const topology::Embedding& emb, const topology::Fabric& fabric) {
-  const service::PhysicalIds ids(tree, emb, fabric, false);
+                         const topology::Embedding& emb, const topology::Fabric& fabric,
+                         const topology::Layout* known) {
+  const service::PhysicalIds ids(tree, emb, fabric, false, known);
   TenantRecord r;
   r.name = name;
   r.requested = requested;

@@ -73,10 +73,12 @@ std::string to_json(const Allocations& a);
 Allocations allocations_from_json(const std::string& text);            // throws std::runtime_error
 std::optional<Allocations> load_allocations(const std::string& path);  // nullopt: no file
 
-// Model placement <-> GUID record on a recognized fabric.
+// Model placement <-> GUID record on a recognized fabric. `known` (may be null): the recorded
+// layout, which names the hosts that are down by the identity last seen in their slot.
 TenantRecord make_record(const std::string& name, int requested,
                          const allocator::Placement& placement, const topology::FatTree& tree,
-                         const topology::Embedding& emb, const topology::Fabric& fabric);
+                         const topology::Embedding& emb, const topology::Fabric& fabric,
+                         const topology::Layout* known = nullptr);
 // Returns false (and the reason) when a host or link of the record is not in this fabric; a
 // host or link that is merely absent (down) still maps.
 bool to_placement(const TenantRecord& record, const topology::FatTree& tree,

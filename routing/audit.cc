@@ -287,9 +287,7 @@ class Auditor {
                                 : FindingKind::kIntraTenantUnreachable,
               tenant, sname, dname, outcome_text(o));
         else if (mgmt)
-          add(updown_path(node, leaf_node(ld)) ? FindingKind::kManagementUnreachable
-                                               : FindingKind::kManagementPartitioned,
-              tenant, sname, dname, outcome_text(o));
+          add(mgmt_unreached(node, leaf_node(ld)), tenant, sname, dname, outcome_text(o));
       }
     }
   }
@@ -338,10 +336,8 @@ class Auditor {
         auto check = [&](int node) {
           const Outcome o = trace(node, lid, target, nullptr);
           if (o != Outcome::kDelivered)
-            add(o == Outcome::kLoop         ? FindingKind::kLoop
-                : updown_path(node, target) ? FindingKind::kManagementUnreachable
-                                            : FindingKind::kManagementPartitioned,
-                "", f_.nodes[node].name, f_.nodes[target].name, outcome_text(o));
+            add(o == Outcome::kLoop ? FindingKind::kLoop : mgmt_unreached(node, target), "",
+                f_.nodes[node].name, f_.nodes[target].name, outcome_text(o));
         };
         for (int leaf : leaves_with_hosts) check(leaf_node(leaf));
         for (int node : mgmt_switches_) check(node);
@@ -353,9 +349,7 @@ class Auditor {
         const Outcome o = trace(node, f_.lid_of(dnode), dnode, nullptr);
         if (o != Outcome::kDelivered)
           add(o == Outcome::kLoop ? FindingKind::kLoop
-              : updown_path(node, leaf_node(t_.leaf_of_host(d)))
-                  ? FindingKind::kManagementUnreachable
-                  : FindingKind::kManagementPartitioned,
+                                  : mgmt_unreached(node, leaf_node(t_.leaf_of_host(d))),
               "", f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
       }
   }
@@ -546,16 +540,22 @@ class Auditor {
         if (x == kMgmtClass || y == kMgmtClass) {
           ++mgmt;
           if (!r.delivered)
-            add(FindingKind::kManagementUnreachable, class_name(x == kMgmtClass ? y : x), sname,
-                dname, r.where);
+            add(mgmt_unreached(leaf, leaf_node(t_.leaf_of_host(d))),
+                class_name(x == kMgmtClass ? y : x), sname, dname, r.where);
           continue;
         }
         if (x == y) {
           if (x >= 0) ++intra;
           if (!r.delivered) {
-            add(x == kFreeClass ? FindingKind::kFreeUnreachable
-                                : FindingKind::kIntraTenantUnreachable,
-                class_name(x), sname, dname, r.where);
+            // A degraded tenant's pair with no path on its own links that are up is dropped by
+            // design (never routed over another owner's links): a note, as in the LFT walk.
+            if (x >= 0 && !private_reaches(x, leaf, d))
+              add(FindingKind::kDegradedUnreachable, class_name(x), sname, dname,
+                  r.where + "; no path on the tenant's own links that are up");
+            else
+              add(x == kFreeClass ? FindingKind::kFreeUnreachable
+                                  : FindingKind::kIntraTenantUnreachable,
+                  class_name(x), sname, dname, r.where);
             continue;
           }
           for (const Hop& h : hops) {
@@ -595,8 +595,7 @@ class Auditor {
           ++mgmt;
           const PairTrace r = trace_sl(leaf, in, f_.lid_of(target), target, nullptr);
           if (!r.delivered)
-            add(FindingKind::kManagementUnreachable, class_name(x), sname, f_.nodes[target].name,
-                r.where);
+            add(mgmt_unreached(leaf, target), class_name(x), sname, f_.nodes[target].name, r.where);
         }
     }
     // The SM on a switch reaches every host from its port 0.
@@ -606,8 +605,8 @@ class Auditor {
         ++mgmt;
         const PairTrace r = trace_sl(node, 0, f_.lid_of(dnode), dnode, nullptr);
         if (!r.delivered)
-          add(FindingKind::kManagementUnreachable, class_name(host_class_[d]), f_.nodes[node].name,
-              f_.nodes[dnode].name, r.where);
+          add(mgmt_unreached(node, leaf_node(t_.leaf_of_host(d))), class_name(host_class_[d]),
+              f_.nodes[node].name, f_.nodes[dnode].name, r.where);
       }
     long shared = 0;
     for (char b : cable_bad) shared += b;
@@ -689,6 +688,13 @@ class Auditor {
 
   // Whether the links that are up leave any up*/down* path between two switches of the tree
   // (a common ancestor): where none is left, a missing route is the fault's, not routing's.
+  // A management pair the tables do not deliver: a violation where an up*/down* path exists
+  // between the two switches, a note where faults left none (nothing could route it).
+  FindingKind mgmt_unreached(int from_switch, int to_switch) const {
+    return updown_path(from_switch, to_switch) ? FindingKind::kManagementUnreachable
+                                               : FindingKind::kManagementPartitioned;
+  }
+
   bool updown_path(int a, int b) const {
     if (a < 0 || b < 0) return false;
     const auto ma = emb_.node_model.at(a), mb = emb_.node_model.at(b);

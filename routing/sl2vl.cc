@@ -73,6 +73,28 @@ bool crosses(const PortOwner& in, const PortOwner& out) {
   return !(in.cls == PortClass::kTenant && in.tenant == out.tenant);
 }
 
+// Follows the forwarding tables from `node` (entered through port `in`; 0 or -1 for traffic
+// that starts inside the switch) towards `lid`, calling visit(node, in, out, hop) at every
+// switch the packet leaves, until it reaches a host or `stop_at` (a switch node; -1: none), or
+// meets a missing entry or a dead port.
+template <class Visit>
+void walk_route(const LidTables& lft, const topology::Fabric& f, int node, int in,
+                topology::Lid lid, int stop_at, Visit visit) {
+  for (int hop = 0; hop < 64 && node != stop_at; ++hop) {
+    const auto& table = lft[node];
+    if (lid >= table.size()) return;
+    const int out = table[lid];
+    if (out == kNoRoute || out == 0) return;
+    const auto& ports = f.nodes[node].ports;
+    if (out >= static_cast<int>(ports.size()) || ports[out].peer_node < 0) return;
+    visit(node, in, out, hop);
+    const int next = ports[out].peer_node;
+    if (!f.nodes[next].is_switch) return;
+    in = ports[out].peer_port;
+    node = next;
+  }
+}
+
 }  // namespace
 
 Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
@@ -115,31 +137,19 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
     for (HostId d : in.tenants[ti].hosts) {
       if (d < 0 || d >= t.num_hosts() || emb.host_node[d] < 0) continue;
       const topology::Lid lid = f.lid_of(emb.host_node[d]);
-      for (const auto& [start, start_in] : sources) {
-        int node = start, inp = start_in;
-        for (int hop = 0; hop < 64; ++hop) {
-          const auto& table = lft[node];
-          if (lid >= table.size()) break;
-          const int out = table[lid];
-          if (out == kNoRoute || out == 0) break;
-          const auto& ports = f.nodes[node].ports;
-          if (out >= static_cast<int>(ports.size()) || ports[out].peer_node < 0) break;
-          if (!owners[node].empty() && out < static_cast<int>(owners[node].size()) &&
-              inp < static_cast<int>(owners[node].size())) {
-            if (crosses(owners[node][inp], owners[node][out])) {
-              exempt.insert({node, inp, out});
-              exempt_tenant[{node, inp, out}] = owners[node][out].tenant;
-            }
-            const auto [level, index] = emb.node_model[node];
-            if (hop == 0 && level == 1 && owners[node][out].cls == PortClass::kOpenLink)
-              mgmt_links.insert({node, out});
+      for (const auto& [start, start_in] : sources)
+        walk_route(lft, f, start, start_in, lid, -1, [&](int node, int inp, int out, int hop) {
+          if (owners[node].empty() || out >= static_cast<int>(owners[node].size()) ||
+              inp >= static_cast<int>(owners[node].size()))
+            return;
+          if (crosses(owners[node][inp], owners[node][out])) {
+            exempt.insert({node, inp, out});
+            exempt_tenant[{node, inp, out}] = owners[node][out].tenant;
           }
-          const int next = ports[out].peer_node;
-          if (!f.nodes[next].is_switch) break;
-          inp = ports[out].peer_port;
-          node = next;
-        }
-      }
+          const int level = emb.node_model[node].first;
+          if (hop == 0 && level == 1 && owners[node][out].cls == PortClass::kOpenLink)
+            mgmt_links.insert({node, out});
+        });
     }
 
   // Management traffic to switches: where it leaves a switch-to-switch link for a tenant's
@@ -153,16 +163,10 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
       const int target = emb.switch_node[level - 1][i];
       if (target < 0) continue;
       const topology::Lid lid = f.lid_of(target);
-      for (const auto& [start, start_in] : switch_sources) {
-        int node = start, inp = start_in;
-        for (int hop = 0; hop < 64 && node != target; ++hop) {
-          const auto& table = lft[node];
-          if (lid >= table.size()) break;
-          const int out = table[lid];
-          if (out == kNoRoute || out == 0) break;
-          const auto& ports = f.nodes[node].ports;
-          if (out >= static_cast<int>(ports.size()) || ports[out].peer_node < 0) break;
+      for (const auto& [start, start_in] : switch_sources)
+        walk_route(lft, f, start, start_in, lid, target, [&](int node, int inp, int out, int) {
           const auto& own = owners[node];
+          const auto& ports = f.nodes[node].ports;
           // Any switch-to-switch input: a tenant's links never carry another tenant's host
           // destinations, so the pair only lets management and switch-addressed packets in.
           const bool link_in = inp > 0 && inp < static_cast<int>(ports.size()) &&
@@ -173,12 +177,7 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
             exempt.insert({node, inp, out});
             exempt_tenant[{node, inp, out}] = own[out].tenant;
           }
-          const int next = ports[out].peer_node;
-          if (!f.nodes[next].is_switch) break;
-          inp = ports[out].peer_port;
-          node = next;
-        }
-      }
+        });
     }
 
   plan.tables = Sl2VlTables(f.nodes.size());

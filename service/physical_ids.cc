@@ -3,13 +3,21 @@
 namespace laas::service {
 
 PhysicalIds::PhysicalIds(const topology::FatTree& tree, const topology::Embedding& emb,
-                         const topology::Fabric& fabric, bool index)
+                         const topology::Fabric& fabric, bool index, const topology::Layout* known)
     : tree_(tree), emb_(emb), fabric_(fabric) {
+  if (known && known->spec == tree.spec().text() &&
+      static_cast<int>(known->hosts.size()) == tree.num_hosts() &&
+      static_cast<int>(known->switches.size()) == tree.height())
+    known_ = known;
   if (!index) return;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
     const PersistedHost id = host(h);
     host_at_[{id.leaf_guid, id.port}] = h;
-    if (id.guid) host_by_guid_[id.guid] = h;
+    // A GUID seen now wins over the same GUID remembered for an absent slot (a host moved).
+    if (id.guid && host_present(h))
+      host_by_guid_[id.guid] = h;
+    else if (id.guid)
+      host_by_guid_.emplace(id.guid, h);
   }
   for (topology::LinkId l = 0; l < tree.total_links(); ++l) {
     const PersistedLink id = link(l);
@@ -31,6 +39,9 @@ topology::Guid PhysicalIds::switch_guid(int level, int index) const {
 std::string PhysicalIds::switch_name(int level, int index) const {
   const int node = emb_.switch_node.at(level - 1).at(index);
   if (node >= 0) return fabric_.nodes[node].name;
+  if (known_ && index < static_cast<int>(known_->switches[level - 1].size()) &&
+      !known_->switches[level - 1][index].name.empty())
+    return known_->switches[level - 1][index].name;
   return "absent switch " + guid_hex(switch_guid(level, index));
 }
 
@@ -49,6 +60,9 @@ PersistedHost PhysicalIds::host(topology::HostId h) const {
   if (node >= 0) {
     id.guid = fabric_.nodes[node].port_guid;
     id.name = fabric_.nodes[node].name;
+  } else if (known_) {
+    id.guid = known_->hosts[h].port_guid;
+    id.name = known_->hosts[h].name;
   }
   return id;
 }

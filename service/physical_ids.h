@@ -15,17 +15,22 @@
 #include "allocator/cluster.h"
 #include "service/state_store.h"
 #include "topology/embedding.h"
+#include "topology/layout.h"
 
 namespace laas::service {
 
 class PhysicalIds {
  public:
   // The references must outlive this object. `index`: build the reverse lookups (host_at,
-  // host_by_port_guid, link_at); without them only the forward identities work.
+  // host_by_port_guid, link_at); without them only the forward identities work. `known` (may
+  // be null; ignored when it records another tree) is the recorded layout: the names and port
+  // GUIDs that parts now absent had when last seen.
   PhysicalIds(const topology::FatTree& tree, const topology::Embedding& emb,
-              const topology::Fabric& fabric, bool index = true);
+              const topology::Fabric& fabric, bool index = true,
+              const topology::Layout* known = nullptr);
 
-  // Host slot and link identities (port GUID 0 and an empty name for an absent host).
+  // Host slot and link identities; an absent host has the port GUID and name last seen in its
+  // slot (GUID 0 and an empty name when never seen).
   PersistedHost host(topology::HostId h) const;
   PersistedLink link(topology::LinkId l) const;
   std::optional<topology::HostId> host_at(topology::Guid leaf_guid, int port) const;
@@ -33,7 +38,8 @@ class PhysicalIds {
   std::optional<topology::LinkId> link_at(topology::Guid switch_guid, int port) const;
 
   topology::Guid switch_guid(int level, int index) const;
-  // The fabric's name of a switch, or a name made from its GUID when it is absent.
+  // The fabric's name of a switch; for an absent one its name when last seen, or a name made
+  // from its GUID.
   std::string switch_name(int level, int index) const;
   // "<switch name> port <physical port>" of a link's lower end.
   std::string link_name(topology::LinkId l) const;
@@ -47,6 +53,7 @@ class PhysicalIds {
   const topology::FatTree& tree_;
   const topology::Embedding& emb_;
   const topology::Fabric& fabric_;
+  const topology::Layout* known_ = nullptr;
   std::map<std::pair<topology::Guid, int>, topology::HostId> host_at_;
   std::unordered_map<topology::Guid, topology::HostId> host_by_guid_;
   std::map<std::pair<topology::Guid, int>, topology::LinkId> link_at_;

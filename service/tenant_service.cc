@@ -172,7 +172,8 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       // Same cabling, same faults: the placed tenants stand as they are; the new view may carry
       // new LIDs.
       view_ = std::move(view);
-      ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric);
+      ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
+                                           &view_->known());
       return;
     }
     view_ = std::move(view);
@@ -225,7 +226,8 @@ void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
 void TenantService::rebuild_cluster() {
   cluster_ =
       std::make_unique<allocator::Cluster>(view_->tree, allocator::make_placer(config_.algorithm));
-  ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric);
+  ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
+                                       &view_->known());
   cluster_->set_link_namer([this](topology::LinkId l) { return ids_->link_name(l); });
   const auto& emb = view_->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};

@@ -44,6 +44,9 @@ struct TopologyView {
   // The model up-link that leaves switch `guid` on physical port `port` (absent ones too).
   std::optional<topology::LinkId> link_by_port(topology::Guid switch_guid, int port) const;
 
+  // The recorded layout this view names absent parts by (empty when none fits the tree).
+  const topology::Layout& known() const { return known_; }
+
   // What is down now.
   bool host_present(topology::HostId host) const { return embedding.host_node.at(host) >= 0; }
   bool switch_present(int level, int index) const {

@@ -41,9 +41,10 @@ void print_paths(const laas::topology::Fabric& fabric,
   std::map<laas::topology::Guid, int> node_of;
   for (size_t i = 0; i < fabric.nodes.size(); ++i)
     if (!fabric.nodes[i].is_switch) node_of[fabric.nodes[i].port_guid] = static_cast<int>(i);
+  // Hosts that are down (not in the fabric read back) have no path to print.
   for (const auto& src : t.hosts)
     for (const auto& dst : t.hosts) {
-      if (src.guid == dst.guid) continue;
+      if (src.guid == dst.guid || !node_of.count(src.guid) || !node_of.count(dst.guid)) continue;
       const int s = node_of.at(src.guid);
       const int d = node_of.at(dst.guid);
       const int dlid = fabric.lid_of(d);

@@ -714,8 +714,6 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
-Recognition recognize_with(const Fabric& fabric, const RecognizeOptions& options);
-
 const char* source_name(TreeSource s) {
   switch (s) {
     case TreeSource::kLayout:
@@ -785,31 +783,7 @@ std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition
   return "";
 }
 
-namespace {
-
-void fill_known_hosts(const Fabric& fabric, const Layout* layout, Recognition& r) {
-  if (!r.ok()) return;
-  const auto& emb = r.embedding;
-  r.known_hosts.assign(r.tree->num_hosts(), {});
-  for (HostId h = 0; h < r.tree->num_hosts(); ++h) {
-    const int node = emb.host_node[h];
-    if (node >= 0)
-      r.known_hosts[h] = {fabric.nodes[node].port_guid, fabric.nodes[node].name};
-    else if (layout && layout->spec == r.tree->spec().text() &&
-             static_cast<int>(layout->hosts.size()) == r.tree->num_hosts())
-      r.known_hosts[h] = layout->hosts[h];
-  }
-}
-
-}  // namespace
-
 Recognition recognize(const Fabric& fabric, const RecognizeOptions& options) {
-  Recognition r = recognize_with(fabric, options);
-  fill_known_hosts(fabric, options.layout, r);
-  return r;
-}
-
-Recognition recognize_with(const Fabric& fabric, const RecognizeOptions& options) {
   std::string note;
   std::optional<FatTreeSpec> declared;
   if (!options.declared.empty()) {

@@ -36,9 +36,6 @@ struct Recognition {
   int sm_node = -1;     // fabric node holding the SM's port (-1: not given or not found)
   HostId sm_host = -1;  // the model host running the SM, -1 when the SM is on a switch
   TreeSource source = TreeSource::kCabling;
-  // [HostId] the identity last seen in each host slot: the fabric's for present hosts, the
-  // recorded layout's for absent ones (empty name and GUID 0 when never seen).
-  std::vector<LayoutHost> known_hosts;
   std::string source_note;  // one line: where the intended tree came from (and why)
   bool ok() const { return tree.has_value(); }
 };

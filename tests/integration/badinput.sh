@@ -5,16 +5,8 @@
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup badinput
-export SIM_HOST=SW_L2_0
-"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
-start_fabric fabric.net
-# The socket lives in a directory every user can traverse (the work directory may sit under a
-# private mktemp directory), so that "may read once it can connect" can be tested as uid 65534.
-SOCKDIR=$(mktemp -d /tmp/laas-badinput.XXXXXX)
-chmod 0755 "$SOCKDIR"
-export LAAS_SOCKET_PATH="$SOCKDIR/laas.sock"
-start_opensm
-wait_log 'laas: forwarding tables applied' 1 45
+# A socket every uid can reach: "may read once it can connect" is tested as uid 65534.
+PUBLIC_SOCKET=1 start_demo
 ctl() { "$LAASCTL" -s "$LAAS_SOCKET_PATH" --timeout 30 "$@"; }
 ctl tenant add a --hosts 3 >/dev/null
 cp state/state.json state.before

@@ -7,6 +7,7 @@
 # and placed, and a new tenant never received a host another tenant held. At the end every
 # part comes back and the extra tenants go: the tables read back must be bit-identical to
 # the ones before the first event. Figures go to $WORK/chaos.summary (and stdout).
+# QOS=1 runs OpenSM with `qos TRUE` and audits the SL2VL tables read back after every event too.
 # MAX_DOWN (default 4) caps the parts down at once: faults are repaired as on a real fabric
 # (with dozens of parts down, the SM's switch may no longer reach every host up*/down*).
 source "$(dirname "$0")/lib.sh"
@@ -22,10 +23,6 @@ wait_log 'laas: forwarding tables applied' 1 45
 wait_log 'SUBNET UP' 1 45
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 names_of() { jq -r '.. | objects | select(has("hosts")) | .hosts[]? | objects | .name' "$1" | sort -u; }
-held_hosts() {
-  ctl --json tenant list >held.json
-  names_of held.json
-}
 
 mapfile -t HOSTS < <(grep -o '^Hca.*"comp-[0-9]*"' fabric.net | grep -o 'comp-[0-9]*')
 # Switch-to-switch cables by their lower end (a leaf's or level-2 switch's up-port).
@@ -104,8 +101,10 @@ for ((e = 1; e <= EVENTS; e++)); do
       name=t$next
       next=$((next + 1))
       held_hosts >held.before
+      [ -s held.before ] || die "event $e: the service lists no held host"
       if ctl --json tenant add "$name" --hosts $((1 + RANDOM % 5)) >add.json 2>add.err; then
         names_of add.json >add.hosts
+        [ -s add.hosts ] || die "event $e: the reply for $name names no host"
         if comm -12 held.before add.hosts | grep -q .; then
           die "event $e: $name received held host(s) $(comm -12 held.before add.hosts | tr '\n' ' ')"
         fi

@@ -9,16 +9,8 @@ source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup hostile
 : "${LAAS_HOSTILE:?set by ctest: the laas-hostile test client}"
-export SIM_HOST=SW_L2_0
-"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
-start_fabric fabric.net
-# Other uids must reach the socket: a directory everyone can traverse, a socket everyone may
-# open (reading is allowed to all who can connect).
-SOCKDIR=$(mktemp -d /tmp/laas-hostile.XXXXXX)
-chmod 0755 "$SOCKDIR"
-export LAAS_SOCKET_PATH="$SOCKDIR/laas.sock"
-start_opensm
-wait_log 'laas: forwarding tables applied' 1 45
+# Other uids must reach the socket, and may open it (reading is allowed to all who connect).
+PUBLIC_SOCKET=1 start_demo
 SOCK=$LAAS_SOCKET_PATH
 chmod 0666 "$SOCK"
 setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null || die "setpriv cannot switch uid"

@@ -94,7 +94,14 @@ start_fabric() {
 sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 
 # start_opensm [extra opensm.conf lines]: OpenSM with the plugin, routing laas then ftree.
+# QOS=1 adds `qos TRUE` (OpenSM programs the SL2VL tables: the first-hop drop) and makes
+# audit_layout read them back and audit them.
 start_opensm() {
+  if [ "${QOS:-0}" = 1 ]; then
+    [ -n "${LAAS_SL2VL_DUMP:-}" ] || die "QOS=1 needs LAAS_SL2VL_DUMP"
+    export AUDIT_SL2VL=1
+    set -- "$@" "qos TRUE"
+  fi
   cat >laas.yaml <<EOC
 state_dir: $WORK/state
 socket: ${LAAS_SOCKET_PATH:-$WORK/laas.sock}
@@ -145,6 +152,23 @@ set_tenants() {
   # Without the plugin's watcher (POLL_MS=0), SIGHUP makes OpenSM heavy-sweep and re-route.
   if [ "${POLL_MS:-300}" = 0 ]; then kill -HUP "$OSM_PID"; fi
   wait_log 'laas: forwarding tables applied' $((before_applied + 1)) "${WAIT_S:-45}"
+}
+
+# start_demo [opensm.conf lines]: the paper's demo tree xgft(2;4,8;1,4) under ibsim, OpenSM
+# with the plugin attached at SW_L2_0, until the first tables are in the switches.
+# PUBLIC_SOCKET=1 puts the socket in a fresh 0755 directory under /tmp ($SOCKDIR, exported as
+# LAAS_SOCKET_PATH): tests acting as other uids reach it even when the work directory is private.
+start_demo() {
+  export SIM_HOST=SW_L2_0
+  "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+  start_fabric fabric.net
+  if [ "${PUBLIC_SOCKET:-0}" = 1 ]; then
+    SOCKDIR=$(mktemp -d /tmp/laas-socket.XXXXXX)
+    chmod 0755 "$SOCKDIR"
+    export LAAS_SOCKET_PATH="$SOCKDIR/laas.sock"
+  fi
+  start_opensm "$@"
+  wait_log 'laas: forwarding tables applied' 1 45
 }
 
 # snapshot TAG: read the fabric and the tables back from the switches, audit them.
@@ -208,13 +232,45 @@ heavy_sweep() {
   ! grep -q 'cannot build fwd tables' osm.log || die "laas refused to route after '$1'"
 }
 
+# held_hosts: the name of every host a tenant holds, one a line, from the service's own view
+# (`tenant show` of every placed tenant). Checks built on it need it non-empty to mean anything.
+held_hosts() {
+  local sock=${LAAS_SOCKET_PATH:-$WORK/laas.sock} t
+  "$LAASCTL" -s "$sock" --timeout 30 --json tenant list >held.list.json ||
+    die "tenant list failed: $(head -c 300 held.list.json)"
+  for t in $(jq -r '.[] | select(.state != "not placed") | .name' held.list.json); do
+    "$LAASCTL" -s "$sock" --timeout 30 --json tenant show "$t" | jq -r '.hosts[].name' ||
+      die "tenant show $t failed"
+  done | sort -u
+}
+
 # audit_layout TAG: fabric and tables read back, audited against the plugin's intended tree.
+# AUDIT_SL2VL=1 (OpenSM with qos TRUE) adds every switch's SL2VL tables (laas-sl2vl-dump):
+# every pair is traced through them and they must match the first-hop drop plan.
+# AUDIT_MFTS=1 adds the multicast tables (dump_fts -M): each tenant's groups on its own links.
 audit_layout() {
-  local tag=$1 rc=0
+  local tag=$1 rc=0 try
+  local args=(--fabric "disc.$tag" --lfts "lfts.$tag" --allocations "alloc.$tag.json"
+    --layout state/layout.json)
   sim ibnetdiscover >"disc.$tag" 2>"disc.$tag.err" || die "ibnetdiscover failed ($tag)"
   sim dump_fts >"lfts.$tag" 2>"lfts.$tag.err" || die "dump_fts failed ($tag)"
   cp state/allocations.json "alloc.$tag.json"
-  "$LAAS_AUDIT" --fabric "disc.$tag" --lfts "lfts.$tag" --allocations "alloc.$tag.json" \
-    --layout state/layout.json >"audit.$tag" 2>&1 || rc=$?
+  [ "${AUDIT_MFTS:-0}" = 1 ] && args+=(--mfts "mfts.$tag")
+  [ "${AUDIT_SL2VL:-0}" = 1 ] && args+=(--sl2vl "sl2vl.$tag")
+  # OpenSM sends SL2VL and multicast tables after the unicast ones: read again while they lag.
+  for try in 1 2 3 4 5; do
+    rc=0
+    if [ "${AUDIT_MFTS:-0}" = 1 ]; then
+      sim dump_fts -M >"mfts.$tag" 2>"mfts.$tag.err" || die "dump_fts -M failed ($tag)"
+    fi
+    if [ "${AUDIT_SL2VL:-0}" = 1 ]; then
+      sim "$LAAS_SL2VL_DUMP" --fabric "disc.$tag" >"sl2vl.$tag" 2>"sl2vl.$tag.err" ||
+        die "laas-sl2vl-dump failed ($tag): $(tail -3 "sl2vl.$tag.err")"
+    fi
+    "$LAAS_AUDIT" "${args[@]}" >"audit.$tag" 2>&1 || rc=$?
+    [ $rc -eq 1 ] && [ $try -lt 5 ] && grep -qE '^  (sl2vl-mismatch|mcast-[a-z-]*):' "audit.$tag" ||
+      break
+    sleep 1
+  done
   [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit|fabric' "audit.$tag" | head -5)"
 }

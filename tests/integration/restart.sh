@@ -5,11 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup restart
-export SIM_HOST=SW_L2_0
-"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
-start_fabric fabric.net
-start_opensm
-wait_log 'laas: forwarding tables applied' 1 45
+start_demo
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 tenants_json() { ctl --json tenant list | tr -d ' \n' | sed 's/},{/}\n{/g' | sort; }
 

@@ -6,11 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup walkthrough
-export SIM_HOST=SW_L2_0
-"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
-start_fabric fabric.net
-start_opensm
-wait_log 'laas: forwarding tables applied' 1 45
+start_demo
 wait_log 'SUBNET UP' 1 45
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 

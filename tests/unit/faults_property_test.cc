@@ -21,6 +21,7 @@
 
 #include "allocator/cluster.h"
 #include "check/checker.h"
+#include "cluster_views.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
 #include "service/physical_ids.h"
@@ -53,16 +54,7 @@ long operations() {
   return env ? std::atol(env) : 2500;
 }
 
-std::vector<check::TenantView> views(const Cluster& c) {
-  std::vector<check::TenantView> out;
-  for (const auto& [name, t] : c.tenants()) {
-    check::TenantView v{name, t.placement.hosts, t.placement.links, c.placer().isolates()};
-    v.idle = t.placement.idle;
-    for (const auto& r : t.repairs) v.repairs.push_back({r.retired, r.added});
-    out.push_back(std::move(v));
-  }
-  return out;
-}
+using test::views;
 
 check::StateClaims claims(const Cluster& c) {
   std::map<allocator::TenantIndex, std::string> names;

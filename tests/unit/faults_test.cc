@@ -8,10 +8,13 @@
 
 #include "allocator/cluster.h"
 #include "check/checker.h"
+#include "cluster_views.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
+#include "service/physical_ids.h"
 #include "service/tenant_service.h"
 #include "topology/embedding.h"
+#include "topology/layout.h"
 
 using namespace laas;
 using allocator::Cluster;
@@ -46,16 +49,7 @@ void unplug(topology::Fabric& fabric, topology::Embedding& emb, const FatTree& t
   std::sort(emb.missing_hosts.begin(), emb.missing_hosts.end());
 }
 
-std::vector<check::TenantView> views(const Cluster& c) {
-  std::vector<check::TenantView> out;
-  for (const auto& [name, t] : c.tenants()) {
-    check::TenantView v{name, t.placement.hosts, t.placement.links, c.placer().isolates()};
-    v.idle = t.placement.idle;
-    for (const auto& r : t.repairs) v.repairs.push_back({r.retired, r.added});
-    out.push_back(std::move(v));
-  }
-  return out;
-}
+using test::views;
 
 std::vector<LinkId> faulty_links(const Cluster& c) {
   std::vector<LinkId> out;
@@ -616,4 +610,34 @@ TEST(Faults, ChainedRepairsUndoTogether) {
   EXPECT_EQ(c.state().link_owner(tree.l1_link(0, 2)), allocator::kFree);
   EXPECT_EQ(c.state().link_owner(tree.l1_link(1, 3)), allocator::kFree);
   EXPECT_TRUE(all_violations(c).empty()) << text(all_violations(c));
+}
+
+// Parts that are down keep the names they had when last seen: a leaf switch that lost every
+// up-link (so discovery no longer reaches it) and a host unplugged are named from the recorded
+// layout, in log lines and in the saved record; without a layout (or one of another tree) the
+// switch falls back to its GUID and the host to nothing.
+TEST(PhysicalIds, AbsentPartsAreNamedByTheRecordedLayout) {
+  const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const topology::Layout layout = topology::layout_of(tree, emb, fabric, nullptr);
+  const std::string leaf_name = fabric.nodes[emb.switch_node[0][1]].name;
+  const HostId gone = tree.host_at(2, 0);
+  const std::string host_name = fabric.nodes[emb.host_node[gone]].name;
+  const topology::Guid host_guid = fabric.nodes[emb.host_node[gone]].port_guid;
+  unplug(fabric, emb, tree, gone);
+  emb.switch_node[0][1] = -1;  // leaf 1 no longer discovered (its GUID stays recorded)
+
+  const service::PhysicalIds named(tree, emb, fabric, true, &layout);
+  EXPECT_EQ(named.switch_name(1, 1), leaf_name);
+  EXPECT_EQ(named.host(gone).name, host_name);
+  EXPECT_EQ(named.host(gone).guid, host_guid);
+  EXPECT_EQ(named.host_by_port_guid(host_guid), gone);
+
+  const service::PhysicalIds bare(tree, emb, fabric, true, nullptr);
+  EXPECT_EQ(bare.switch_name(1, 1).rfind("absent switch 0x", 0), 0u) << bare.switch_name(1, 1);
+  EXPECT_TRUE(bare.host(gone).name.empty());
+  topology::Layout other = layout;
+  other.spec = "xgft(2;4,8;1,2)";
+  const service::PhysicalIds mismatched(tree, emb, fabric, true, &other);
+  EXPECT_EQ(mismatched.switch_name(1, 1).rfind("absent switch 0x", 0), 0u);
 }

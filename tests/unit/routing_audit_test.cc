@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "placements.h"
 #include "routing/audit.h"
 #include "routing/ibroute.h"
 #include "routing/routing.h"
@@ -12,18 +13,10 @@
 namespace laas::routing {
 namespace {
 
+using test::placement;
+
 using allocator::Placement;
 using topology::FatTree;
-
-Placement placement(const FatTree& t, std::vector<HostId> hosts,
-                    const std::vector<std::pair<int, std::vector<int>>>& l1) {
-  Placement p;
-  p.hosts = std::move(hosts);
-  for (const auto& [leaf, cols] : l1)
-    for (int c : cols) p.links.push_back(t.l1_link(leaf, c));
-  std::sort(p.links.begin(), p.links.end());
-  return p;
-}
 
 // The paper's demo tree and tenants, routed onto a model-cabled fabric.
 class AuditFixture : public ::testing::Test {

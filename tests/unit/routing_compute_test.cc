@@ -6,8 +6,10 @@
 #include <vector>
 
 #include "allocator/cluster.h"
+#include "placements.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
+#include "routing/sl2vl.h"
 
 namespace laas::routing {
 namespace {
@@ -16,17 +18,9 @@ using allocator::Placement;
 using topology::FatTree;
 
 // hosts [first, last] plus, per (leaf, columns), level-1 links; level-2 links given explicitly.
-Placement make_placement(const FatTree& t, HostId first, HostId last,
-                         const std::vector<std::pair<int, std::vector<int>>>& l1,
-                         const std::vector<std::pair<int, std::vector<int>>>& l2 = {}) {
-  Placement p;
-  for (HostId h = first; h <= last; ++h) p.hosts.push_back(h);
-  for (const auto& [leaf, cols] : l1)
-    for (int c : cols) p.links.push_back(t.l1_link(leaf, c));
-  for (const auto& [sw, cols] : l2)
-    for (int c : cols) p.links.push_back(t.l2_link(sw, c));
-  std::sort(p.links.begin(), p.links.end());
-  return p;
+Placement make_placement(const FatTree& t, HostId first, HostId last, const test::Columns& l1,
+                         const test::Columns& l2 = {}) {
+  return test::placement(t, test::host_range(first, last), l1, l2);
 }
 
 // The paper's demo: tenant "4" = 2x4+2, tenant "1" = 1x2 + 2x4 sharing leaf 2.
@@ -70,6 +64,18 @@ Audited route_and_audit(const FatTree& tree, const std::vector<TenantRoutes>& te
 }
 
 std::string dump(const AuditReport& r) { return to_json(r).dump(1); }
+
+// The first-hop drop's SL2VL tables for what route_and_audit routed (the SM as in input_for).
+Sl2VlPlan plan_for(const FatTree& tree, const Audited& a, const std::vector<TenantRoutes>& ts) {
+  Sl2VlInput in;
+  in.fabric = &a.fabric;
+  in.embedding = &a.embedding;
+  in.tree = &tree;
+  in.tables = &a.tables;
+  for (const auto& t : ts) in.tenants.push_back(t.placement);
+  in.management_nodes = {a.embedding.switch_node[tree.height() - 1][0]};
+  return plan_sl2vl(in);
+}
 
 TEST(RoutingCompute, DemoTenantsAreIsolatedAndBalanced) {
   Demo demo;
@@ -246,7 +252,7 @@ TEST(RoutingCompute, FaultyLinksAreAvoided) {
 
 // A tenant that lost its only link between two leaves is degraded, not violated: the audit
 // notes the pairs (no path on its own links that are up). A pair its own links can still
-// carry but the tables do not is a violation.
+// carry but the tables do not is a violation. Alike when the SL2VL tables are traced too.
 TEST(RoutingCompute, DegradedTenantIsNotedButABrokenRouteIsStillCaught) {
   const FatTree t = FatTree::parse("xgft(2;4,8;1,4)");
   // hosts 0,1 on leaf 0 and 4,5 on leaf 1, over spine 2 only; hosts 8,9 / 12,13 over
@@ -256,43 +262,57 @@ TEST(RoutingCompute, DegradedTenantIsNotedButABrokenRouteIsStillCaught) {
   TenantRoutes wide{"wide", make_placement(t, 8, 9, {{2, {2, 3}}, {3, {2, 3}}})};
   wide.placement.hosts = {8, 9, 12, 13};
   const std::vector<LinkId> faulty = {t.l1_link(0, 2), t.l1_link(2, 2)};
-  Audited a = route_and_audit(t, {thin, wide}, faulty);
-  EXPECT_GT(a.report.count(FindingKind::kDegradedUnreachable), 0) << dump(a.report);
-  EXPECT_EQ(a.report.count(FindingKind::kIntraTenantUnreachable), 0) << dump(a.report);
-  EXPECT_TRUE(a.report.ok()) << dump(a.report);
-  // wide still has spine 3 between leaves 2 and 3: drop leaf 2's route to host 12.
-  const int leaf2 = a.embedding.switch_node[0][2];
-  const auto lid = a.fabric.lid_of(a.embedding.host_node[12]);
-  ASSERT_NE(a.tables[leaf2][lid], kNoRoute);
-  a.tables[leaf2][lid] = kNoRoute;
-  const AuditReport broken = audit(input_for(t, a, {thin, wide}, faulty));
-  EXPECT_GT(broken.count(FindingKind::kIntraTenantUnreachable), 0) << dump(broken);
-  EXPECT_FALSE(broken.ok());
+  for (const bool with_sl2vl : {false, true}) {
+    SCOPED_TRACE(with_sl2vl ? "LFT + SL2VL" : "LFT");
+    Audited a = route_and_audit(t, {thin, wide}, faulty);
+    const Sl2VlPlan plan = plan_for(t, a, {thin, wide});
+    AuditInput in = input_for(t, a, {thin, wide}, faulty);
+    if (with_sl2vl) in.sl2vl = &plan.tables;
+    const AuditReport clean = audit(in);
+    EXPECT_GT(clean.count(FindingKind::kDegradedUnreachable), 0) << dump(clean);
+    EXPECT_EQ(clean.count(FindingKind::kIntraTenantUnreachable), 0) << dump(clean);
+    EXPECT_TRUE(clean.ok()) << dump(clean);
+    // wide still has spine 3 between leaves 2 and 3: drop leaf 2's route to host 12.
+    const int leaf2 = a.embedding.switch_node[0][2];
+    const auto lid = a.fabric.lid_of(a.embedding.host_node[12]);
+    ASSERT_NE(a.tables[leaf2][lid], kNoRoute);
+    a.tables[leaf2][lid] = kNoRoute;
+    const AuditReport broken = audit(in);
+    EXPECT_GT(broken.count(FindingKind::kIntraTenantUnreachable), 0) << dump(broken);
+    EXPECT_FALSE(broken.ok());
+  }
 }
 
 // The SM's spine loses its only cable to leaf 0: no up*/down* path is left, the audit notes
-// it. A management route that a path still allows but the tables lack is a violation.
+// it. A management route that a path still allows but the tables lack is a violation. Alike
+// when the SL2VL tables are traced too.
 TEST(RoutingCompute, ManagementCutByAFaultIsNotedButABrokenRouteIsCaught) {
   const FatTree t = FatTree::parse("xgft(2;4,8;1,4)");
   const LinkId cut = t.l1_link(0, 0);
-  Audited a = route_and_audit(t, {}, {cut});
-  const auto lo = t.link_lower(cut);
-  const int leaf0 = a.embedding.switch_node[0][0];
-  auto& p = a.fabric.nodes[leaf0].ports[lo.port];
-  a.fabric.nodes[p.peer_node].ports[p.peer_port].peer_node = -1;
-  p.peer_node = -1;
-  a.embedding.missing_links = {cut};
-  AuditReport r = audit(input_for(t, a, {}, {cut}));
-  EXPECT_GT(r.count(FindingKind::kManagementPartitioned), 0) << dump(r);
-  EXPECT_EQ(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
-  EXPECT_TRUE(r.ok()) << dump(r);
-  const int spine0 = a.embedding.switch_node[1][0];
-  const auto lid = a.fabric.lid_of(a.embedding.host_node[t.host_at(1, 0)]);
-  ASSERT_NE(a.tables[spine0][lid], kNoRoute);
-  a.tables[spine0][lid] = kNoRoute;
-  r = audit(input_for(t, a, {}, {cut}));
-  EXPECT_GT(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
-  EXPECT_FALSE(r.ok());
+  for (const bool with_sl2vl : {false, true}) {
+    SCOPED_TRACE(with_sl2vl ? "LFT + SL2VL" : "LFT");
+    Audited a = route_and_audit(t, {}, {cut});
+    const auto lo = t.link_lower(cut);
+    const int leaf0 = a.embedding.switch_node[0][0];
+    auto& p = a.fabric.nodes[leaf0].ports[lo.port];
+    a.fabric.nodes[p.peer_node].ports[p.peer_port].peer_node = -1;
+    p.peer_node = -1;
+    a.embedding.missing_links = {cut};
+    const Sl2VlPlan plan = plan_for(t, a, {});
+    AuditInput in = input_for(t, a, {}, {cut});
+    if (with_sl2vl) in.sl2vl = &plan.tables;
+    AuditReport r = audit(in);
+    EXPECT_GT(r.count(FindingKind::kManagementPartitioned), 0) << dump(r);
+    EXPECT_EQ(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
+    EXPECT_TRUE(r.ok()) << dump(r);
+    const int spine0 = a.embedding.switch_node[1][0];
+    const auto lid = a.fabric.lid_of(a.embedding.host_node[t.host_at(1, 0)]);
+    ASSERT_NE(a.tables[spine0][lid], kNoRoute);
+    a.tables[spine0][lid] = kNoRoute;
+    r = audit(in);
+    EXPECT_GT(r.count(FindingKind::kManagementUnreachable), 0) << dump(r);
+    EXPECT_FALSE(r.ok());
+  }
 }
 
 TEST(RoutingCompute, RefusesInconsistentInput) {

@@ -7,30 +7,18 @@
 
 #include "allocator/cluster.h"
 #include "allocator/placers.h"
+#include "placements.h"
 #include "routing/mft_dump.h"
 #include "routing/multicast.h"
 
 namespace laas::routing {
 namespace {
 
+using test::host_range;
+using test::placement;
+
 using allocator::Placement;
 using topology::FatTree;
-
-Placement placement(const FatTree& t, std::vector<HostId> hosts,
-                    const std::vector<std::pair<int, std::vector<int>>>& l1) {
-  Placement p;
-  p.hosts = std::move(hosts);
-  for (const auto& [leaf, cols] : l1)
-    for (int c : cols) p.links.push_back(t.l1_link(leaf, c));
-  std::sort(p.links.begin(), p.links.end());
-  return p;
-}
-
-std::vector<HostId> range(HostId a, HostId b) {
-  std::vector<HostId> v;
-  for (HostId h = a; h <= b; ++h) v.push_back(h);
-  return v;
-}
 
 // The lab tree pgft(2;8,4;1,4;1,2): 4 leaves of 8 hosts, 4 spines, 2 parallel links per
 // (leaf, spine); leaf up-column c goes to spine c / 2. Tenant b: hosts 8..17 (leaf 1 and two
@@ -40,10 +28,10 @@ class MulticastFixture : public ::testing::Test {
  protected:
   void SetUp() override {
     std::tie(fabric, emb) = topology::build_model_fabric(tree);
-    std::vector<HostId> c_hosts = range(20, 22);
+    std::vector<HostId> c_hosts = host_range(20, 22);
     c_hosts.push_back(24);
     c_hosts.push_back(25);
-    policy.tenants = {{"b", placement(tree, range(8, 17), {{1, {0, 1}}, {2, {0, 1}}})},
+    policy.tenants = {{"b", placement(tree, host_range(8, 17), {{1, {0, 1}}, {2, {0, 1}}})},
                       {"c", placement(tree, c_hosts, {{2, {2, 3}}, {3, {2, 3}}})}};
     policy.management_hosts = {31};
   }
@@ -85,7 +73,7 @@ class MulticastFixture : public ::testing::Test {
 };
 
 TEST_F(MulticastFixture, TenantGroupStaysOnTheTenantsLinks) {
-  const McastTree t = build_multicast_tree(tree, policy, {range(8, 17), {}, 0xC001});
+  const McastTree t = build_multicast_tree(tree, policy, {host_range(8, 17), {}, 0xC001});
   EXPECT_EQ(t.cls, McastClass::kTenant);
   EXPECT_EQ(t.tenant, 0);
   EXPECT_TRUE(t.unreached.empty());
@@ -105,17 +93,17 @@ TEST_F(MulticastFixture, TenantGroupStaysOnTheTenantsLinks) {
 }
 
 TEST_F(MulticastFixture, TenantGroupDoesNotChurnWhenOthersComeAndGo) {
-  const McastTree with_c = build_multicast_tree(tree, policy, {range(8, 17), {}, 5});
+  const McastTree with_c = build_multicast_tree(tree, policy, {host_range(8, 17), {}, 5});
   McastPolicy alone = policy;
   alone.tenants.pop_back();  // c leaves
-  const McastTree without_c = build_multicast_tree(tree, alone, {range(8, 17), {}, 5});
+  const McastTree without_c = build_multicast_tree(tree, alone, {host_range(8, 17), {}, 5});
   EXPECT_EQ(with_c.ports, without_c.ports);
-  alone.tenants.push_back({"d", placement(tree, range(0, 7), {{0, {2, 3, 4, 5}}})});
-  EXPECT_EQ(build_multicast_tree(tree, alone, {range(8, 17), {}, 5}).ports, with_c.ports);
+  alone.tenants.push_back({"d", placement(tree, host_range(0, 7), {{0, {2, 3, 4, 5}}})});
+  EXPECT_EQ(build_multicast_tree(tree, alone, {host_range(8, 17), {}, 5}).ports, with_c.ports);
 }
 
 TEST_F(MulticastFixture, TenantGroupAttachesManagementOverFreeLinksOnly) {
-  std::vector<HostId> members = range(8, 17);
+  std::vector<HostId> members = host_range(8, 17);
   members.push_back(31);
   const McastTree t = build_multicast_tree(tree, policy, {members, {}, 7});
   EXPECT_EQ(t.cls, McastClass::kTenant);
@@ -154,7 +142,7 @@ TEST_F(MulticastFixture, SharedGroupNeverUsesANonMembersLinks) {
 
 TEST_F(MulticastFixture, TenantMembersBeyondTheTenantsLinksAreReported) {
   for (int c : {0, 1}) policy.faulty_links.push_back(tree.l1_link(2, c));
-  const McastTree t = build_multicast_tree(tree, policy, {range(8, 17), {}, 0});
+  const McastTree t = build_multicast_tree(tree, policy, {host_range(8, 17), {}, 0});
   EXPECT_EQ(t.unreached, (std::vector<HostId>{16, 17}));
   for (LinkId l : t.links) EXPECT_EQ(owner(l), 0);
 }
@@ -173,9 +161,9 @@ TEST_F(MulticastFixture, InconsistentInputIsRefused) {
 }
 
 TEST_F(MulticastFixture, AuditPassesTheBuiltTrees) {
-  const auto b = build_multicast_tree(tree, policy, {range(8, 17), {}, 0xC001});
+  const auto b = build_multicast_tree(tree, policy, {host_range(8, 17), {}, 0xC001});
   const auto c = build_multicast_tree(tree, policy, {{20, 21, 22, 24, 25}, {}, 0xC002});
-  const auto shared = build_multicast_tree(tree, policy, {range(0, 30), {}, 0xC000});
+  const auto shared = build_multicast_tree(tree, policy, {host_range(0, 30), {}, 0xC000});
   const auto r = audit_multicast(input(), mfts({{0xC001, b}, {0xC002, c}, {0xC000, shared}}));
   EXPECT_TRUE(r.ok()) << to_json(r).dump(1);
   ASSERT_EQ(r.groups.size(), 3u);
@@ -188,7 +176,7 @@ TEST_F(MulticastFixture, AuditPassesTheBuiltTrees) {
 }
 
 TEST_F(MulticastFixture, AuditCatchesATenantGroupOnAnotherTenantsLink) {
-  const auto b = build_multicast_tree(tree, policy, {range(8, 17), {}, 0xC001});
+  const auto b = build_multicast_tree(tree, policy, {host_range(8, 17), {}, 0xC001});
   Mfts m = mfts({{0xC001, b}});
   // Leaf 2 also forwards b's group up c's link (column 2 -> spine 1, model port 3).
   auto& row = m[node(1, 2)][0xC001];
@@ -203,7 +191,7 @@ TEST_F(MulticastFixture, AuditCatchesATenantGroupOnAnotherTenantsLink) {
 }
 
 TEST_F(MulticastFixture, AuditCatchesLoopsAndMissedReceivers) {
-  const auto b = build_multicast_tree(tree, policy, {range(8, 17), {}, 0xC001});
+  const auto b = build_multicast_tree(tree, policy, {host_range(8, 17), {}, 0xC001});
   Mfts m = mfts({{0xC001, b}});
   // Both parallel links of leaf 1 to spine 0, at both ends: a cycle.
   const int up = b.ports.at({1, 1})[0];  // the up-port leaf 1 uses (up-ports come first)
@@ -239,8 +227,8 @@ TEST_F(MulticastFixture, AuditCatchesForeignLinksAndNonMembers) {
 }
 
 TEST_F(MulticastFixture, DumpRoundTripsAndRejectsBadLines) {
-  const auto b = build_multicast_tree(tree, policy, {range(8, 17), {}, 0xC001});
-  const auto s = build_multicast_tree(tree, policy, {range(0, 30), {}, 0xC000});
+  const auto b = build_multicast_tree(tree, policy, {host_range(8, 17), {}, 0xC001});
+  const auto s = build_multicast_tree(tree, policy, {host_range(0, 30), {}, 0xC000});
   const Mfts m = mfts({{0xC001, b}, {0xC000, s}});
   std::string text;
   for (std::size_t n = 0; n < fabric.nodes.size(); ++n)

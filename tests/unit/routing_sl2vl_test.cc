@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "placements.h"
 #include "routing/audit.h"
 #include "routing/routing.h"
 #include "routing/sl2vl.h"
@@ -13,24 +14,11 @@
 namespace laas::routing {
 namespace {
 
+using test::host_range;
+using test::placement;
+
 using allocator::Placement;
 using topology::FatTree;
-
-Placement placement(const FatTree& t, std::vector<HostId> hosts,
-                    const std::vector<std::pair<int, std::vector<int>>>& l1) {
-  Placement p;
-  p.hosts = std::move(hosts);
-  for (const auto& [leaf, cols] : l1)
-    for (int c : cols) p.links.push_back(t.l1_link(leaf, c));
-  std::sort(p.links.begin(), p.links.end());
-  return p;
-}
-
-std::vector<HostId> range(HostId a, HostId b) {
-  std::vector<HostId> v;
-  for (HostId h = a; h <= b; ++h) v.push_back(h);
-  return v;
-}
 
 class Sl2VlFixture : public ::testing::Test {
  protected:
@@ -40,12 +28,12 @@ class Sl2VlFixture : public ::testing::Test {
     // (up-column c goes to spine c / 2). Leaf 0: the management host (comp-1), three hosts of
     // b, four free. Leaf 1: four of a, four of b. Leaf 2: four of a, three of b, one of c.
     // Leaf 3: four of c, four free.
-    std::vector<HostId> a = range(8, 11), a2 = range(16, 19);
+    std::vector<HostId> a = host_range(8, 11), a2 = host_range(16, 19);
     a.insert(a.end(), a2.begin(), a2.end());
-    std::vector<HostId> b = range(1, 3), b2 = range(12, 15), b3 = range(20, 22);
+    std::vector<HostId> b = host_range(1, 3), b2 = host_range(12, 15), b3 = host_range(20, 22);
     b.insert(b.end(), b2.begin(), b2.end());
     b.insert(b.end(), b3.begin(), b3.end());
-    std::vector<HostId> c = range(23, 27);
+    std::vector<HostId> c = host_range(23, 27);
     tenants = {{"a", placement(tree, a, {{1, {0, 2}}, {2, {0, 2}}})},
                {"b", placement(tree, b, {{0, {4}}, {1, {4, 6}}, {2, {4, 6}}})},
                {"c", placement(tree, c, {{2, {1}}, {3, {1, 3}}})}};
