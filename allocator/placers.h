@@ -29,8 +29,9 @@ class SimplePlacer : public Placer {
 };
 
 // Paper Algorithms 1-2: N = Q*D + R hosts on leaves sharing D common up-link columns (Theorems
-// 1-2), larger D first, most-used leaves and pods first; across pods, whole leaves arranged as
-// Q'*D' + R' per pod with one common level-2 column set on every level-2 switch of those pods.
+// 1-2), larger D first, most-used leaves and pods first; across pods, partly used leaves on a
+// common column set first, then whole leaves arranged as Q'*D' + R' per pod, with independent
+// level-2 column sets per level-2 switch position.
 //
 // Failures are remembered: a call refused without any budget cut proves that no placement of
 // that size exists in the searched families; until a pod sees a release (LinkState's epochs),
@@ -38,6 +39,21 @@ class SimplePlacer : public Placer {
 // inside, or through, the pods released since.
 class LaasPlacer : public Placer {
  public:
+  // Search bounds (nodes of the search; each a few bitset ANDs) and the memory of refusals. The
+  // defaults are what every caller uses; other values serve tests and measurements. Chosen by
+  // measurement on the issue-15 workloads (9 classes, 3 seeds, FIFO; bench/allocator_results.md):
+  // 500 nodes across pods keeps the big classes' runs under 1.5 s of CPU, deeper searches cost
+  // up to 10 times more there for no utilization; tenants of at most 4 leaves get 2,000 (exp 8
+  // and N(16) gain 0.1-0.8 point, and refused calls of small tenants are cheap).
+  struct Options {
+    long across_budget = 500;         // the whole across-pods search of one call
+    long small_across_budget = 2000;  // the same, for tenants of at most small_leaves leaves
+    int small_leaves = 4;
+    long pod_budget = 20000;  // one within-pod FLAP (never reached on the benchmarks)
+    bool remember = true;     // remember refusals until a release (see above)
+  };
+  LaasPlacer() = default;
+  explicit LaasPlacer(Options options) : options_(options) {}
   std::string name() const override { return "laas"; }
   bool isolates() const override { return true; }
   PlaceResult place(const LinkState& state, int hosts) const override;
@@ -49,6 +65,7 @@ class LaasPlacer : public Placer {
     int hosts = 0;
     std::vector<std::uint64_t> epochs;
   };
+  Options options_;
   mutable std::mutex mutex_;  // place() is const and may be called from several threads
   mutable Memo memo_;
   mutable std::atomic<long> budget_cuts_{0};
