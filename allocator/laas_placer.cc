@@ -702,6 +702,12 @@ class LaasSearch {
 
 }  // namespace
 
+LaasPlacer::Memo* LaasPlacer::find_memo(std::uint64_t lineage, int hosts) const {
+  for (Memo& m : memos_)
+    if (m.lineage == lineage && m.hosts == hosts) return &m;
+  return nullptr;
+}
+
 PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   if (hosts > state.free_hosts())
     return {std::nullopt, "only " + std::to_string(state.free_hosts()) + " hosts are free"};
@@ -710,10 +716,12 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
                               " hosts as Q*D+R leaves with dedicated links to common spines";
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<char> dirty(tree.num_pods(), 1);
-  if (options_.remember && memo_.lineage == state.lineage() && memo_.hosts == hosts) {
+  Memo* memo = options_.remember ? find_memo(state.lineage(), hosts) : nullptr;
+  if (memo) {
+    memo->last_use = ++uses_;
     bool any = false;
     for (int pod = 0; pod < tree.num_pods(); ++pod)
-      any |= dirty[pod] = state.release_epoch(pod) != memo_.epochs[pod];
+      any |= dirty[pod] = state.release_epoch(pod) != memo->epochs[pod];
     if (!any) return {std::nullopt, refused + " (nothing released since the last search)"};
   }
   const bool small = hosts <= options_.small_leaves * tree.hosts_per_leaf();
@@ -728,7 +736,7 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   if (!found) found = search.across_pods_partial();
   if (!found) found = search.across_pods();
   if (found) {
-    if (memo_.hosts == hosts) memo_.lineage = 0;
+    if (memo) memo->lineage = 0;
     return {std::move(*found), ""};
   }
   // A refusal after a budget cut is remembered too (the next call of this size searches only
@@ -736,10 +744,18 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   // a blocked FIFO head would pay the whole bound again.
   const bool cut = search.cut();
   if (cut) ++budget_cuts_;
-  memo_.lineage = state.lineage();
-  memo_.hosts = hosts;
-  memo_.epochs.resize(tree.num_pods());
-  for (int pod = 0; pod < tree.num_pods(); ++pod) memo_.epochs[pod] = state.release_epoch(pod);
+  if (options_.remember) {
+    if (!memo) {
+      memo = &*std::min_element(memos_.begin(), memos_.end(), [](const Memo& a, const Memo& b) {
+        return a.last_use < b.last_use;
+      });
+      memo->lineage = state.lineage();
+      memo->hosts = hosts;
+      memo->last_use = ++uses_;
+    }
+    memo->epochs.resize(tree.num_pods());
+    for (int pod = 0; pod < tree.num_pods(); ++pod) memo->epochs[pod] = state.release_epoch(pod);
+  }
   return {std::nullopt, cut ? refused + " (search bound reached)" : refused};
 }
 

@@ -36,7 +36,7 @@ class SimplePlacer : public Placer {
 // Failures are remembered: a call refused without any budget cut proves that no placement of
 // that size exists in the searched families; until a pod sees a release (LinkState's epochs),
 // nothing inside it can have changed that, so the next call of the same size searches only
-// inside, or through, the pods released since.
+// inside, or through, the pods released since. Each size is remembered apart.
 class LaasPlacer : public Placer {
  public:
   // Search bounds (nodes of the search; each a few bitset ANDs) and the memory of refusals. The
@@ -60,14 +60,22 @@ class LaasPlacer : public Placer {
   long budget_cuts() const override { return budget_cuts_; }
 
  private:
+  // One remembered refusal: of `hosts` on the state `lineage`, when its pods had `epochs`.
   struct Memo {
-    std::uint64_t lineage = 0;
+    std::uint64_t lineage = 0;  // 0: unused
     int hosts = 0;
+    std::uint64_t last_use = 0;
     std::vector<std::uint64_t> epochs;
   };
+  // Refusals of several sizes are remembered at once: a backfill pass asks for many sizes on
+  // the live state, and its what-if copies (each a new lineage) would otherwise push the live
+  // state's refusals out. The least recently used entry goes first.
+  static constexpr int kMemoEntries = 64;
+  Memo* find_memo(std::uint64_t lineage, int hosts) const;
   Options options_;
   mutable std::mutex mutex_;  // place() is const and may be called from several threads
-  mutable Memo memo_;
+  mutable std::vector<Memo> memos_ = std::vector<Memo>(kMemoEntries);
+  mutable std::uint64_t uses_ = 0;
   mutable std::atomic<long> budget_cuts_{0};
 };
 

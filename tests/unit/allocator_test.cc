@@ -385,3 +385,34 @@ TEST(LaasPlacer, RememberedFailureEndsWithARepair) {
   EXPECT_TRUE(c.add("x", 8).ok());
   EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
 }
+
+// Refusals of several sizes are remembered side by side (a backfill pass asks for many sizes
+// between two releases); a release still ends each of them.
+TEST(LaasPlacer, RefusalsOfSeveralSizesAreRememberedApart) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  Cluster c(tree, make_placer("laas"));
+  for (int l = 0; l < tree.num_links(1); ++l) c.set_faulty(l, true);
+  for (int n : {8, 12, 6}) {
+    const auto first = c.add("x", n);
+    EXPECT_EQ(first.status, Status::kRefused);
+    EXPECT_EQ(first.message.find("nothing released"), std::string::npos) << first.message;
+  }
+  for (int n : {8, 12, 6}) {
+    const auto again = c.add("x", n);
+    EXPECT_EQ(again.status, Status::kRefused);
+    EXPECT_NE(again.message.find("nothing released"), std::string::npos)
+        << n << ": " << again.message;
+  }
+  // A what-if copy is another state: nothing remembered about the original applies to it.
+  LinkState copy = c.state();
+  const auto on_copy = c.placer().place(copy, 8);
+  EXPECT_EQ(on_copy.reason.find("nothing released"), std::string::npos) << on_copy.reason;
+  // Pod 0's up-links back: the sizes it allows are searched again and placed.
+  for (int leaf = 0; leaf < tree.leaves_per_pod(); ++leaf)
+    for (int col = 0; col < tree.up_columns(1); ++col) c.set_faulty(tree.l1_link(leaf, col), false);
+  const auto six = c.add("x", 6);
+  EXPECT_TRUE(six.ok()) << six.message;  // 4 + 2
+  const auto eight = c.add("y", 8);
+  EXPECT_TRUE(eight.ok()) << eight.message;  // 4 + 4 on the two leaves left
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
+}
