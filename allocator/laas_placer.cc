@@ -465,25 +465,8 @@ class LaasSearch {
   }
 
  private:
-  // Leaves of `pod` that can hold `hosts` hosts with their up-links: free >= hosts and enough
-  // free columns. A leaf's capacity min(free, columns * slimming divisor) is computed once per
-  // call, then counted per pod by capacity, so each question is one lookup.
-  int leaves_fitting(int pod, int hosts) {
-    const int stride = m1_ + 2;
-    if (fitting_.empty()) {
-      fitting_.assign(static_cast<size_t>(npods_) * stride, 0);
-      const int s = tree_.slimming_divisor(1);
-      for (int leaf = 0; leaf < npods_ * lpp_; ++leaf) {
-        const int cap =
-            std::min(state_.free_hosts_on_leaf(leaf), state_.free_column_count(1, leaf) * s);
-        ++fitting_[tree_.pod_of_leaf(leaf) * stride + cap];
-      }
-      for (int pod = 0; pod < npods_; ++pod)
-        for (int h = m1_ - 1; h >= 0; --h)
-          fitting_[pod * stride + h] += fitting_[pod * stride + h + 1];
-    }
-    return fitting_[pod * stride + hosts];
-  }
+  // Leaves of `pod` that can hold `hosts` hosts with their up-links (kept by the state).
+  int leaves_fitting(int pod, int hosts) const { return state_.leaves_with_capacity(pod, hosts); }
 
   // Leaves of a pod, most-used first; computed once per call.
   const std::vector<int>& leaves_of(int pod) {
@@ -693,8 +676,7 @@ class LaasSearch {
   bool shallow_ = false;  // first pass: one set S per seed pod, kShallowSeeds seed pods
   int sets_left_ = -1;    // sets S still to try from this seed pod (-1: no limit)
   static constexpr int kShallowSeeds = 3;
-  bool pod_cut_ = false;      // a within-pod FLAP hit its bound
-  std::vector<int> fitting_;  // per pod, leaves by capacity (suffix sums)
+  bool pod_cut_ = false;  // a within-pod FLAP hit its bound
 
  public:
   bool cut() const { return pod_cut_ || budget_.cut; }

@@ -45,6 +45,23 @@ std::string fingerprint(const Cluster& c) {
   return s;
 }
 
+// The state's maintained per-pod capacity counts against a recount from the leaves: "" when
+// they agree, else the first difference.
+std::string capacity_mismatch(const LinkState& st) {
+  const auto& t = st.tree();
+  for (int pod = 0; pod < t.num_pods(); ++pod)
+    for (int h = 0; h <= t.hosts_per_leaf() + 1; ++h) {
+      int n = 0;
+      for (int leaf = pod * t.leaves_per_pod(); leaf < (pod + 1) * t.leaves_per_pod(); ++leaf)
+        n += st.free_hosts_on_leaf(leaf) >= h &&
+             st.free_column_count(1, leaf) * t.slimming_divisor(1) >= h;
+      if (n != st.leaves_with_capacity(pod, h))
+        return "pod " + std::to_string(pod) + " capacity " + std::to_string(h) + ": kept " +
+               std::to_string(st.leaves_with_capacity(pod, h)) + ", counted " + std::to_string(n);
+    }
+  return "";
+}
+
 }  // namespace
 
 TEST(LaasWalkthrough, PaperAppendix) {
@@ -157,6 +174,48 @@ TEST(LinkState, FaultyLinksAreAvoidedAndNeverTakenFromATenant) {
   EXPECT_FALSE(c.state().free_columns(1, 0)[0]);  // released but still faulty: not free
 }
 
+// The per-pod capacity counts the placer's necessary conditions read follow every kind of
+// change: hosts and links taken and released, links failing and repaired, hosts down and up;
+// on a slimmed tree (two hosts per up-link column) too.
+TEST(LinkState, CapacityCountsFollowEveryChange) {
+  for (const char* spec : {"xgft(3;4,4,4;1,4,4)", "pgft(3;4,4,3;1,2,2;1,2,2)"}) {
+    const auto tree = FatTree::parse(spec);
+    LinkState st(tree);
+    ASSERT_EQ(capacity_mismatch(st), "") << spec;
+    std::mt19937 rng(7);
+    std::vector<Placement> held;
+    for (int op = 0; op < 3000; ++op) {
+      const int roll = static_cast<int>(rng() % 10);
+      if (roll < 4) {
+        Placement p;
+        for (int k = 0; k < 3; ++k) {
+          const HostId h = static_cast<HostId>(rng() % tree.num_hosts());
+          if (st.host_owner(h) == kFree &&
+              std::find(p.hosts.begin(), p.hosts.end(), h) == p.hosts.end())
+            p.hosts.push_back(h);
+          const LinkId l = static_cast<LinkId>(rng() % tree.num_links(1));
+          if (st.link_owner(l) == kFree &&
+              std::find(p.links.begin(), p.links.end(), l) == p.links.end())
+            p.links.push_back(l);
+        }
+        st.assign(static_cast<TenantIndex>(held.size()), p);
+        held.push_back(p);
+      } else if (roll < 7 && !held.empty()) {
+        const size_t i = rng() % held.size();
+        st.release(static_cast<TenantIndex>(i), held[i]);
+        held[i] = Placement{};  // released: an empty placement keeps the indices stable
+      } else if (roll < 9) {
+        const LinkId l = static_cast<LinkId>(rng() % tree.num_links(1));
+        st.set_faulty(l, !st.link_faulty(l));
+      } else {
+        const HostId h = static_cast<HostId>(rng() % tree.num_hosts());
+        st.set_host_down(h, !st.host_down(h));
+      }
+      ASSERT_EQ(capacity_mismatch(st), "") << spec << " op " << op;
+    }
+  }
+}
+
 TEST(LaasPlacer, ThreeLevelAcrossPods) {
   const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
   Cluster c(tree, make_placer("laas"));
@@ -243,6 +302,7 @@ TEST_P(AllocatorProperty, CheckerFindsNothingAfterAnyOperation) {
         {tree.num_hosts() - c.state().free_hosts(), c.state().allocated_links(1),
          tree.height() == 3 ? c.state().allocated_links(2) : 0});
     ASSERT_TRUE(totals.empty()) << laas::check::to_string(totals.front());
+    ASSERT_EQ(capacity_mismatch(c.state()), "") << "op " << op;
   }
   EXPECT_GT(placed, param.operations / 10);
   EXPECT_GT(refused, 0) << "the sequence never filled the tree";
