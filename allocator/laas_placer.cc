@@ -248,7 +248,7 @@ class LaasSearch {
   // `dirty[pod]`: the pod saw a release since this size last failed; placements that touch no
   // dirty pod are known not to exist and are not searched.
   LaasSearch(const LinkState& state, int hosts, const std::vector<char>& dirty, Budget& budget,
-             long pod_budget)
+             long pod_budget, bool shallow_pass)
       : state_(state),
         tree_(state.tree()),
         n_(hosts),
@@ -260,6 +260,7 @@ class LaasSearch {
         all_dirty_(std::all_of(dirty.begin(), dirty.end(), [](char c) { return c != 0; })),
         budget_(budget),
         pod_budget_(pod_budget),
+        shallow_pass_(shallow_pass),
         leaf_order_(npods_) {
     pods_best_fit_.resize(npods_);
     for (int pod = 0; pod < npods_; ++pod) pods_best_fit_[pod] = pod;
@@ -398,7 +399,7 @@ class LaasSearch {
     // the kShallowSeeds most-used seed pods, as the paper's release tried), then the exhaustive
     // one with what is left of the bound. A single deep pass spent the whole bound on the
     // first D and never reached the smaller ones, refusing tenants the shallow pass places.
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = shallow_pass_ ? 0 : 1; pass < 2; ++pass) {
       shallow_ = pass == 0;
       if (auto p = partial_pass()) return p;
       if (budget_.cut) return std::nullopt;
@@ -667,6 +668,7 @@ class LaasSearch {
   const bool all_dirty_;
   Budget& budget_;
   const long pod_budget_;
+  const bool shallow_pass_;
   std::vector<int> pods_best_fit_;
   std::vector<std::vector<int>> leaf_order_;
   std::vector<std::vector<int>> candidates_;    // per pod, for the current D
@@ -683,6 +685,13 @@ class LaasSearch {
 };
 
 }  // namespace
+
+std::unique_ptr<Placer> LaasPlacer::for_candidates() const {
+  Options quick = options_;
+  quick.small_across_budget = quick.across_budget;
+  quick.shallow_pass = false;
+  return std::make_unique<LaasPlacer>(quick);
+}
 
 LaasPlacer::Memo* LaasPlacer::find_memo(std::uint64_t lineage, int hosts) const {
   for (Memo& m : memos_)
@@ -708,7 +717,7 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   }
   const bool small = hosts <= options_.small_leaves * tree.hosts_per_leaf();
   Budget budget{small ? options_.small_across_budget : options_.across_budget};
-  LaasSearch search(state, hosts, dirty, budget, options_.pod_budget);
+  LaasSearch search(state, hosts, dirty, budget, options_.pod_budget, options_.shallow_pass);
   std::optional<Placement> found;
   if (hosts <= tree.hosts_per_leaf()) found = search.one_leaf();
   if (!found && hosts <= tree.hosts_per_leaf() * tree.leaves_per_pod()) found = search.one_pod();
