@@ -42,9 +42,10 @@ class LaasPlacer : public Placer {
   // Search bounds (nodes of the search; each a few bitset ANDs) and the memory of refusals. The
   // defaults are what every caller uses; other values serve tests and measurements. Chosen by
   // measurement on the issue-15 workloads (9 classes, 3 seeds, FIFO; bench/allocator_results.md):
-  // 500 nodes across pods keeps the big classes' runs under 1.5 s of CPU, deeper searches cost
-  // up to 10 times more there for no utilization; tenants of at most 4 leaves get 2,000 (exp 8
-  // and N(16) gain 0.1-0.8 point, and refused calls of small tenants are cheap).
+  // 20,000 nodes instead of 500 cost 1.3-10 times the CPU for -0.2 to +0.2 point on the large
+  // classes; for tenants of at most 4 leaves, 2,000 nodes lift exp 8 (+0.16 point, the only
+  // class otherwise below the allocator before issue 15) and N(16) (+0.6) but cost exp 32 and
+  // U[4,36] 0.5 point (still 1-2 points above that allocator).
   struct Options {
     long across_budget = 500;         // the whole across-pods search of one call
     long small_across_budget = 2000;  // the same, for tenants of at most small_leaves leaves
