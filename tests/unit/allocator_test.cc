@@ -391,6 +391,9 @@ TEST(LaasPlacer, IndependentColumnsPerLevel2Switch) {
   v.links = {3, 7, 11, 15};
   ASSERT_TRUE(c.add_explicit("u", 2, u).ok());
   ASSERT_TRUE(c.add_explicit("v", 2, v).ok());
+  const auto quick = c.placer().for_candidates();  // backfill candidates' placer places it too
+  ASSERT_TRUE(quick);
+  EXPECT_TRUE(quick->place(c.state(), 4).placement);
   auto r = c.add("z", 4);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(c.find("z")->placement.hosts, (std::vector<int>{0, 1, 4, 5}));
@@ -417,6 +420,9 @@ TEST(LaasPlacer, PartialLeafSearchTriesEveryColumnSet) {
     ASSERT_TRUE(
         c.add_on_hosts(name, {tree.host_at(leaf, 0), tree.host_at(leaf, 1)}, false, nullptr).ok());
   }
+  const auto quick = c.placer().for_candidates();  // backfill candidates' placer places it too
+  ASSERT_TRUE(quick);
+  EXPECT_TRUE(quick->place(c.state(), 4).placement);
   auto r = c.add("w", 4);
   ASSERT_TRUE(r.ok()) << r.message;
   const auto& p = c.find("w")->placement;
