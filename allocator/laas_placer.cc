@@ -25,15 +25,8 @@ struct Budget {
   }
 };
 
-// Bounds: a within-pod FLAP (exhaustive in practice: never reached on the benchmarks), and the
-// whole across-pods search of one call. Each node is a few bitset ANDs. The across-pods bound
-// was chosen by measurement (issue-15 workloads, seed 1): 500 against 1,500, 4,000 and 20,000
-// cost no utilization on exp 32, exp 128, N(100) and U[4,36] (within 0.1 point, or better:
-// deeper searches placed more tenants across pods, which fragmented the tree; exp 32 92.9 % at
-// 20,000, 93.6 % at 500) and is 3-10 times cheaper. Small trees are searched exhaustively
-// within it (the unit tests' cases).
-constexpr long kPodFlapBudget = 20000;
-constexpr long kAcrossBudget = 500;
+// The bounds themselves are LaasPlacer::Options (see placers.h for how they were chosen). Each
+// node is a few bitset ANDs.
 
 // One candidate for the FLAP search at the leaf step: a leaf with the up-link columns it could
 // give, and whether it can hold the D part or the R part.
@@ -254,7 +247,8 @@ class LaasSearch {
  public:
   // `dirty[pod]`: the pod saw a release since this size last failed; placements that touch no
   // dirty pod are known not to exist and are not searched.
-  LaasSearch(const LinkState& state, int hosts, const std::vector<char>& dirty, Budget& budget)
+  LaasSearch(const LinkState& state, int hosts, const std::vector<char>& dirty, Budget& budget,
+             long pod_budget, bool shallow_pass)
       : state_(state),
         tree_(state.tree()),
         n_(hosts),
@@ -265,6 +259,8 @@ class LaasSearch {
         dirty_(dirty),
         all_dirty_(std::all_of(dirty.begin(), dirty.end(), [](char c) { return c != 0; })),
         budget_(budget),
+        pod_budget_(pod_budget),
+        shallow_pass_(shallow_pass),
         leaf_order_(npods_) {
     pods_best_fit_.resize(npods_);
     for (int pod = 0; pod < npods_; ++pod) pods_best_fit_[pod] = pod;
@@ -310,7 +306,7 @@ class LaasSearch {
                            r > 0 && free >= r && ncols >= need_r});
         }
         FlapResult found;
-        Budget flap_budget{kPodFlapBudget};
+        Budget flap_budget{pod_budget_};
         const bool ok = Flap(units, q, need_d, need_r, r > 0, flap_budget).run(found);
         pod_cut_ |= flap_budget.cut;
         if (!ok) continue;
@@ -399,6 +395,19 @@ class LaasSearch {
   // budget, except that S is the lowest columns of the intersection.
   std::optional<Placement> across_pods_partial() {
     if (spp2_ == 0 || npods_ < 2) return std::nullopt;
+    // Two passes over the same (D, D') order: first a shallow one (the first set S of each of
+    // the kShallowSeeds most-used seed pods, as the paper's release tried), then the exhaustive
+    // one with what is left of the bound. A single deep pass spent the whole bound on the
+    // first D and never reached the smaller ones, refusing tenants the shallow pass places.
+    for (int pass = shallow_pass_ ? 0 : 1; pass < 2; ++pass) {
+      shallow_ = pass == 0;
+      if (auto p = partial_pass()) return p;
+      if (budget_.cut) return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Placement> partial_pass() {
     for (int d : d_order(std::min(n_, m1_), tree_.slimming_divisor(1))) {
       const int t = n_ / d, r = n_ % d;
       if (t + (r > 0) < 2) continue;
@@ -441,8 +450,11 @@ class LaasSearch {
         for (int pod = 0; pod < npods_; ++pod) roomy += leaves_fitting(pod, d) >= dp;
         if (roomy < qp) continue;
         tried_.clear();
+        int seeds = 0;
         for (int seed : pods_best_fit_) {
           if (static_cast<int>(candidates_[seed].size()) < dp) continue;
+          if (shallow_ && ++seeds > kShallowSeeds) break;
+          sets_left_ = shallow_ ? 1 : -1;
           SlotSet all;
           all.set();
           if (auto p = seed_sets(seed, 0, dp, all, d, r, dp, qp, rp, need1)) return p;
@@ -454,25 +466,8 @@ class LaasSearch {
   }
 
  private:
-  // Leaves of `pod` that can hold `hosts` hosts with their up-links: free >= hosts and enough
-  // free columns. A leaf's capacity min(free, columns * slimming divisor) is computed once per
-  // call, then counted per pod by capacity, so each question is one lookup.
-  int leaves_fitting(int pod, int hosts) {
-    const int stride = m1_ + 2;
-    if (fitting_.empty()) {
-      fitting_.assign(static_cast<size_t>(npods_) * stride, 0);
-      const int s = tree_.slimming_divisor(1);
-      for (int leaf = 0; leaf < npods_ * lpp_; ++leaf) {
-        const int cap =
-            std::min(state_.free_hosts_on_leaf(leaf), state_.free_column_count(1, leaf) * s);
-        ++fitting_[tree_.pod_of_leaf(leaf) * stride + cap];
-      }
-      for (int pod = 0; pod < npods_; ++pod)
-        for (int h = m1_ - 1; h >= 0; --h)
-          fitting_[pod * stride + h] += fitting_[pod * stride + h + 1];
-    }
-    return fitting_[pod * stride + hosts];
-  }
+  // Leaves of `pod` that can hold `hosts` hosts with their up-links (kept by the state).
+  int leaves_fitting(int pod, int hosts) const { return state_.leaves_with_capacity(pod, hosts); }
 
   // Leaves of a pod, most-used first; computed once per call.
   const std::vector<int>& leaves_of(int pod) {
@@ -485,9 +480,10 @@ class LaasSearch {
   // `start`; at each complete combination, S = the lowest need1 columns of the intersection.
   std::optional<Placement> seed_sets(int seed, size_t start, int left, const SlotSet& common, int d,
                                      int r, int dp, int qp, int rp, int need1) {
-    if (!budget_.spend()) return std::nullopt;
+    if (sets_left_ == 0 || !budget_.spend()) return std::nullopt;
     if (left == 0) {
       const SlotSet sd = detail::lowest_set(common, need1);
+      if (sets_left_ > 0) --sets_left_;
       if (!tried_.insert(sd).second) return std::nullopt;
       if (!budget_.spend(npods_ / 2 + 1) || !worth_trying(sd, d, r, dp, qp)) return std::nullopt;
       return partial_with_columns(d, r, dp, qp, rp, sd);
@@ -671,20 +667,37 @@ class LaasSearch {
   const std::vector<char>& dirty_;
   const bool all_dirty_;
   Budget& budget_;
+  const long pod_budget_;
+  const bool shallow_pass_;
   std::vector<int> pods_best_fit_;
   std::vector<std::vector<int>> leaf_order_;
   std::vector<std::vector<int>> candidates_;    // per pod, for the current D
   std::unordered_set<SlotSet> tried_;           // sets S tried for the current (D, D')
   std::vector<SlotSet> siblings_;               // per DFS level, the intersections already seen
   std::vector<std::pair<SlotSet, int>> touch_;  // dirty pods' leaves: free columns, need
-  bool pod_cut_ = false;                        // a within-pod FLAP hit its bound
-  std::vector<int> fitting_;                    // per pod, leaves by capacity (suffix sums)
+  bool shallow_ = false;  // first pass: one set S per seed pod, kShallowSeeds seed pods
+  int sets_left_ = -1;    // sets S still to try from this seed pod (-1: no limit)
+  static constexpr int kShallowSeeds = 3;
+  bool pod_cut_ = false;  // a within-pod FLAP hit its bound
 
  public:
   bool cut() const { return pod_cut_ || budget_.cut; }
 };
 
 }  // namespace
+
+std::unique_ptr<Placer> LaasPlacer::for_candidates() const {
+  Options quick = options_;
+  quick.small_across_budget = quick.across_budget;
+  quick.shallow_pass = false;
+  return std::make_unique<LaasPlacer>(quick);
+}
+
+LaasPlacer::Memo* LaasPlacer::find_memo(std::uint64_t lineage, int hosts) const {
+  for (Memo& m : memos_)
+    if (m.lineage == lineage && m.hosts == hosts) return &m;
+  return nullptr;
+}
 
 PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   if (hosts > state.free_hosts())
@@ -694,21 +707,27 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
                               " hosts as Q*D+R leaves with dedicated links to common spines";
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<char> dirty(tree.num_pods(), 1);
-  if (memo_.lineage == state.lineage() && memo_.hosts == hosts) {
+  Memo* memo = options_.remember ? find_memo(state.lineage(), hosts) : nullptr;
+  if (memo) {
+    memo->last_use = ++uses_;
     bool any = false;
     for (int pod = 0; pod < tree.num_pods(); ++pod)
-      any |= dirty[pod] = state.release_epoch(pod) != memo_.epochs[pod];
+      any |= dirty[pod] = state.release_epoch(pod) != memo->epochs[pod];
     if (!any) return {std::nullopt, refused + " (nothing released since the last search)"};
   }
-  Budget budget{kAcrossBudget};
-  LaasSearch search(state, hosts, dirty, budget);
+  const bool small = hosts <= options_.small_leaves * tree.hosts_per_leaf();
+  Budget budget{small ? options_.small_across_budget : options_.across_budget};
+  LaasSearch search(state, hosts, dirty, budget, options_.pod_budget, options_.shallow_pass);
   std::optional<Placement> found;
   if (hosts <= tree.hosts_per_leaf()) found = search.one_leaf();
   if (!found && hosts <= tree.hosts_per_leaf() * tree.leaves_per_pod()) found = search.one_pod();
-  if (!found) found = search.across_pods();
+  // Partly used leaves across pods before wholly free ones: whole leaves (and the level-2
+  // columns above them) stay for the tenants that can only be placed on them. Measured on the
+  // issue-15 workloads: +0.5 to +2.5 points of FIFO utilization on every class but exp 8.
   if (!found) found = search.across_pods_partial();
+  if (!found) found = search.across_pods();
   if (found) {
-    if (memo_.hosts == hosts) memo_.lineage = 0;
+    if (memo) memo->lineage = 0;
     return {std::move(*found), ""};
   }
   // A refusal after a budget cut is remembered too (the next call of this size searches only
@@ -716,10 +735,18 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   // a blocked FIFO head would pay the whole bound again.
   const bool cut = search.cut();
   if (cut) ++budget_cuts_;
-  memo_.lineage = state.lineage();
-  memo_.hosts = hosts;
-  memo_.epochs.resize(tree.num_pods());
-  for (int pod = 0; pod < tree.num_pods(); ++pod) memo_.epochs[pod] = state.release_epoch(pod);
+  if (options_.remember) {
+    if (!memo) {
+      memo = &*std::min_element(memos_.begin(), memos_.end(), [](const Memo& a, const Memo& b) {
+        return a.last_use < b.last_use;
+      });
+      memo->lineage = state.lineage();
+      memo->hosts = hosts;
+      memo->last_use = ++uses_;
+    }
+    memo->epochs.resize(tree.num_pods());
+    for (int pod = 0; pod < tree.num_pods(); ++pod) memo->epochs[pod] = state.release_epoch(pod);
+  }
   return {std::nullopt, cut ? refused + " (search bound reached)" : refused};
 }
 

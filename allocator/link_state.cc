@@ -46,6 +46,8 @@ LinkState::LinkState(const FatTree& tree)
       release_epoch_(tree.num_pods(), 0),
       free_l1_count_(tree.num_leaves(), tree.up_columns(1)),
       free_l2_count_(tree.height() == 3 ? tree.num_switches(2) : 0, tree.up_columns(2)),
+      leaf_cap_(tree.num_leaves(), 0),
+      cap_at_least_(static_cast<size_t>(tree.num_pods()) * (tree.hosts_per_leaf() + 1), 0),
       free_hosts_(tree.num_hosts()) {
   for (auto& s : free_slots_)
     for (int i = 0; i < tree.hosts_per_leaf(); ++i) s.set(i);
@@ -53,6 +55,19 @@ LinkState::LinkState(const FatTree& tree)
     for (int c = 0; c < tree.up_columns(1); ++c) s.set(c);
   for (auto& s : free_l2_)
     for (int c = 0; c < tree.up_columns(2); ++c) s.set(c);
+  for (int pod = 0; pod < tree.num_pods(); ++pod)
+    cap_at_least_[pod * (tree.hosts_per_leaf() + 1)] = tree.leaves_per_pod();
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) refresh_capacity(leaf);
+}
+
+void LinkState::refresh_capacity(int leaf) {
+  const int cap = std::min(free_on_leaf_[leaf], free_l1_count_[leaf] * tree_->slimming_divisor(1));
+  int& old = leaf_cap_[leaf];
+  if (cap == old) return;
+  int* counts = &cap_at_least_[tree_->pod_of_leaf(leaf) * (tree_->hosts_per_leaf() + 1)];
+  for (int h = old + 1; h <= cap; ++h) ++counts[h];  // grew: now counted for old+1..cap
+  for (int h = cap + 1; h <= old; ++h) --counts[h];  // shrank
+  old = cap;
 }
 
 bool LinkState::leaf_wholly_free(int leaf) const {
@@ -115,8 +130,10 @@ void LinkState::refresh_link(LinkId l) {
   const int col = tree_->link_column(l);
   auto& set = tree_->link_level(l) == 1 ? free_l1_[sw] : free_l2_[sw];
   auto& count = tree_->link_level(l) == 1 ? free_l1_count_[sw] : free_l2_count_[sw];
-  if (set[col] != is_free) count += is_free ? 1 : -1;
+  const bool changed = set[col] != is_free;
+  if (changed) count += is_free ? 1 : -1;
   set[col] = is_free;
+  if (changed && tree_->link_level(l) == 1) refresh_capacity(sw);
 }
 
 void LinkState::refresh_host(HostId h) {
@@ -130,8 +147,9 @@ void LinkState::refresh_host(HostId h) {
     free_hosts_ += is_free ? 1 : -1;
     // A host back in the free pool may turn a remembered refusal into a placement.
     if (is_free) ++release_epoch_[pod];
+    free_slots_[leaf][slot] = is_free;
+    refresh_capacity(leaf);
   }
-  free_slots_[leaf][slot] = is_free;
 }
 
 void LinkState::assign(TenantIndex tenant, const Placement& p) {

@@ -96,6 +96,13 @@ class LinkState {
   int free_column_count(int level, int sw) const {
     return level == 1 ? free_l1_count_[sw] : free_l2_count_[sw];
   }
+  // Leaves of `pod` able to hold `hosts` hosts with their own up-links: at least that many
+  // free hosts and enough free columns (hosts <= columns * slimming divisor). Kept up to date
+  // on every change, so the placer's necessary conditions cost one lookup. 0 <= hosts.
+  int leaves_with_capacity(int pod, int hosts) const {
+    const int stride = tree_->hosts_per_leaf() + 1;
+    return hosts >= stride ? 0 : cap_at_least_[pod * stride + hosts];
+  }
   const SlotSet& free_slots(int leaf) const { return free_slots_[leaf]; }
   // Free (neither allocated nor faulty) up-link columns of a leaf (level 1) or level-2 switch.
   const SlotSet& free_columns(int level, int sw) const {
@@ -128,6 +135,7 @@ class LinkState {
  private:
   void refresh_link(LinkId link);
   void refresh_host(HostId host);
+  void refresh_capacity(int leaf);
   int pod_of_link(LinkId link) const;
 
   const FatTree* tree_;
@@ -144,6 +152,8 @@ class LinkState {
   StateLineage lineage_;
   std::vector<int> free_l1_count_;
   std::vector<int> free_l2_count_;
+  std::vector<int> leaf_cap_;      // per leaf, min(free hosts, free columns * divisor)
+  std::vector<int> cap_at_least_;  // per pod and h = 0..m1, leaves with leaf_cap_ >= h
   int free_hosts_ = 0;
   int allocated_links_[2] = {0, 0};
   int faulty_count_ = 0;

@@ -27,6 +27,10 @@ class Placer {
   // Refused calls in which a search bound (node budget) stopped a search that might still
   // have found a placement: how often the answer "no" was not proven.
   virtual long budget_cuts() const { return 0; }
+  // A placer for opportunistic searches (a backfill candidate, a what-if reservation): it may
+  // search less deeply than this one, which places the tenants that wait in line. nullptr:
+  // use this placer for those too.
+  virtual std::unique_ptr<Placer> for_candidates() const { return nullptr; }
 };
 
 // Links for a tenant whose hosts are given (an administrator's explicit host list): the hosts

@@ -9,7 +9,8 @@
 #
 # Environment: LAAS_BUILD_DIR (default build), SEEDS (default "1 2 3"), TENANTS (10000),
 # POLICY (fifo), CLASSES (subset of the names below), OUT (work directory, default
-# build/bench-allocator), NICE (default 10).
+# build/bench-allocator), NICE (default 10), UNCONSTRAINED (1: also run the Unconstrained
+# algorithm on the same workloads and print LaaS's distance to it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${LAAS_BUILD_DIR:-build}
@@ -20,6 +21,7 @@ TENANTS=${TENANTS:-10000}
 POLICY=${POLICY:-fifo}
 OUT=${OUT:-$BUILD/bench-allocator}
 NICE=${NICE:-10}
+UNCONSTRAINED=${UNCONSTRAINED:-0}
 TREE='xgft(3;18,18,36;1,18,18)'
 # name: gen arguments (the classes of the issue's table)
 ALL_CLASSES="exp8 exp32 exp128 exp324 gauss16 gauss100 gauss330 uni4-36 uni40-360"
@@ -54,9 +56,9 @@ mkdir -p "$OUT"
 runs=$OUT/runs.jsonl
 : >"$runs"
 
-one() {  # one VERSION SIM CLASS SEED WORKLOAD
+one() {  # one VERSION SIM CLASS SEED WORKLOAD [ALGORITHM]
   local json
-  json=$(nice -n "$NICE" "$2" --topology "$TREE" --workload "$5" --algorithm laas \
+  json=$(nice -n "$NICE" "$2" --topology "$TREE" --workload "$5" --algorithm "${6:-laas}" \
     --policy "$POLICY" --json | tr -d '\n')
   printf '{"version":"%s","class":"%s","seed":%s,"r":%s}\n' "$1" "$3" "$4" "$json" >>"$runs"
 }
@@ -71,6 +73,7 @@ for seed in $SEEDS; do
     # Interleaved: baseline then ours on the same workload, back to back.
     if [ -n "$BASE" ]; then one base "$BASE" "$c" "$seed" "$w"; fi
     one new "$SIM" "$c" "$seed" "$w"
+    if [ "$UNCONSTRAINED" = 1 ]; then one unconstrained "$SIM" "$c" "$seed" "$w" unconstrained; fi
   done
 done
 
@@ -110,6 +113,15 @@ for cls in classes:
     cells.append(pair("placer_calls", lambda x: f"{x:.0f}"))
     cells.append(pair("budget_cuts", lambda x: f"{x:.0f}"))
     print(f"| {cls} | " + " | ".join(cells) + " |")
+if any(r["version"] == "unconstrained" for r in runs):
+    print()
+    print("LaaS against Unconstrained (same workloads, same policy; medians, util %)")
+    print()
+    print("| class | Unconstrained | LaaS | points below |")
+    print("|---|---|---|---|")
+    for cls in classes:
+        u, n = med("unconstrained", cls, "host_utilization"), med("new", cls, "host_utilization")
+        print(f"| {cls} | {100*u:.2f} | {100*n:.2f} | {100*(u-n):.2f} |")
 if have_base:
     print()
     print("ratios new / base (medians): p50, p99, max, CPU of whole run")

@@ -861,7 +861,13 @@ json TenantService::remove(const json& params, const Caller& caller) {
   } catch (const RequestError& e) {
     persisted_.tenants.insert(persisted_.tenants.begin() + position, saved);
     --persisted_.generation;
-    if (before) cluster_->add_explicit(before->name, before->requested, before->placement);
+    // Put it back as it was, repairs included, so that they can still be undone.
+    if (before) {
+      allocator::Placement intended = before->placement;
+      intended.links = before->intended_links();
+      intended.idle.clear();
+      cluster_->restore(before->name, before->requested, intended, before->repairs);
+    }
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
   unplaced_.erase(name);

@@ -10,9 +10,10 @@
 namespace laas::sim {
 
 Machine::Machine(const FatTree& tree, const Placer& placer, const Workload& work,
-                 CheckOptions check, TransactionSink sink)
+                 CheckOptions check, TransactionSink sink, const Placer* candidates)
     : tree_(&tree),
       placer_(&placer),
+      candidates_(candidates ? candidates : &placer),
       work_(&work),
       check_(check),
       sink_(std::move(sink)),
@@ -22,11 +23,20 @@ Machine::Machine(const FatTree& tree, const Placer& placer, const Workload& work
       is_running_(work.size(), 0) {}
 
 std::optional<Placement> Machine::search(const LinkState& s, int hosts) {
+  return timed_search(*placer_, s, hosts);
+}
+
+std::optional<Placement> Machine::search_candidate(const LinkState& s, int hosts) {
+  return timed_search(*candidates_, s, hosts);
+}
+
+std::optional<Placement> Machine::timed_search(const Placer& placer, const LinkState& s,
+                                               int hosts) {
   if (hosts > s.free_hosts()) return std::nullopt;  // no search can succeed
   timespec c0{}, c1{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
   auto t0 = std::chrono::steady_clock::now();
-  auto r = placer_->place(s, hosts);
+  auto r = placer.place(s, hosts);
   auto t1 = std::chrono::steady_clock::now();
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
   search_us_.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());

@@ -58,8 +58,10 @@ struct TenantRecord {
 
 class Machine {
  public:
+  // `candidates`: the placer for opportunistic searches (see Placer::for_candidates); nullptr:
+  // `placer` for everything.
   Machine(const FatTree& tree, const Placer& placer, const Workload& work, CheckOptions check,
-          TransactionSink sink);
+          TransactionSink sink, const Placer* candidates = nullptr);
 
   const FatTree& tree() const { return *tree_; }
   const Placer& placer() const { return *placer_; }
@@ -71,6 +73,8 @@ class Machine {
 
   // Placement search for tenant-size `hosts` on `s` (the live state or a what-if copy), timed.
   std::optional<Placement> search(const LinkState& s, int hosts);
+  // The same with the candidates' placer: a backfill candidate or a what-if reservation.
+  std::optional<Placement> search_candidate(const LinkState& s, int hosts);
   // Commits p (found on the live state) for tenant idx at time `now`.
   void start(int idx, Placement p, double now);
   void reject(int idx, const std::string& why);
@@ -93,7 +97,10 @@ class Machine {
   void full_check(const std::string& when);
 
   const FatTree* tree_;
+  std::optional<Placement> timed_search(const Placer& placer, const LinkState& s, int hosts);
+
   const Placer* placer_;
+  const Placer* candidates_;
   const Workload* work_;
   CheckOptions check_;
   TransactionSink sink_;

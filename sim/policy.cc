@@ -56,7 +56,7 @@ class FirstFit : public Policy {
         continue;
       }
       ++examined;
-      auto p = m.search(m.state(), size);
+      auto p = m.search_candidate(m.state(), size);
       if (!p) {
         min_failed = size;
         rest.push_back(c);
@@ -139,7 +139,7 @@ class Backfill : public Policy {
       }
       ++examined;
       if (long_running && !masked) build_masked();
-      auto p = m.search(long_running ? *masked : m.state(), r.size);
+      auto p = m.search_candidate(long_running ? *masked : m.state(), r.size);
       if (!p) {
         min_failed = r.size;
         failed.push_back(r.size);
@@ -198,7 +198,7 @@ class Backfill : public Policy {
     size_t hi = lo, step = 1;
     LinkState shadow = state_after(hi);
     for (;;) {
-      reserved = m.search(shadow, head_size);
+      reserved = m.search_candidate(shadow, head_size);
       if (reserved) break;
       if (hi + 1 >= group_end.size()) return false;  // cannot happen (all released)
       lo = hi + 1;
@@ -209,7 +209,7 @@ class Backfill : public Policy {
     while (lo < hi) {  // invariant: fits at hi, not known below lo
       size_t mid = lo + (hi - lo) / 2;
       LinkState s = state_after(mid);
-      auto p = m.search(s, head_size);
+      auto p = m.search_candidate(s, head_size);
       if (p) {
         hi = mid;
         shadow = std::move(s);

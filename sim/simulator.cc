@@ -16,7 +16,9 @@ SimResult simulate(const FatTree& tree, const Placer& placer, const Workload& wo
   timespec cpu0{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
   auto policy = make_policy(opts.policy, opts.policy_options);
-  Machine m(tree, placer, work, opts.check, sink);
+  const auto candidates = placer.for_candidates();
+  const long candidate_cuts0 = candidates ? candidates->budget_cuts() : 0;
+  Machine m(tree, placer, work, opts.check, sink, candidates.get());
 
   std::vector<int> order(work.size());
   std::iota(order.begin(), order.end(), 0);
@@ -69,7 +71,8 @@ SimResult simulate(const FatTree& tree, const Placer& placer, const Workload& wo
   res.search_us = percentiles(m.search_us());
   res.search_cpu_us = percentiles(m.search_cpu_us());
   res.checks_run = m.checks_run();
-  res.budget_cuts = placer.budget_cuts() - budget_cuts0;
+  res.budget_cuts = placer.budget_cuts() - budget_cuts0 +
+                    (candidates ? candidates->budget_cuts() - candidate_cuts0 : 0);
   if (!opts.keep_timeline) res.timeline.clear();
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   timespec cpu1{};

@@ -45,6 +45,23 @@ std::string fingerprint(const Cluster& c) {
   return s;
 }
 
+// The state's maintained per-pod capacity counts against a recount from the leaves: "" when
+// they agree, else the first difference.
+std::string capacity_mismatch(const LinkState& st) {
+  const auto& t = st.tree();
+  for (int pod = 0; pod < t.num_pods(); ++pod)
+    for (int h = 0; h <= t.hosts_per_leaf() + 1; ++h) {
+      int n = 0;
+      for (int leaf = pod * t.leaves_per_pod(); leaf < (pod + 1) * t.leaves_per_pod(); ++leaf)
+        n += st.free_hosts_on_leaf(leaf) >= h &&
+             st.free_column_count(1, leaf) * t.slimming_divisor(1) >= h;
+      if (n != st.leaves_with_capacity(pod, h))
+        return "pod " + std::to_string(pod) + " capacity " + std::to_string(h) + ": kept " +
+               std::to_string(st.leaves_with_capacity(pod, h)) + ", counted " + std::to_string(n);
+    }
+  return "";
+}
+
 }  // namespace
 
 TEST(LaasWalkthrough, PaperAppendix) {
@@ -157,15 +174,63 @@ TEST(LinkState, FaultyLinksAreAvoidedAndNeverTakenFromATenant) {
   EXPECT_FALSE(c.state().free_columns(1, 0)[0]);  // released but still faulty: not free
 }
 
+// The per-pod capacity counts the placer's necessary conditions read follow every kind of
+// change: hosts and links taken and released, links failing and repaired, hosts down and up;
+// on a slimmed tree (two hosts per up-link column) too.
+TEST(LinkState, CapacityCountsFollowEveryChange) {
+  for (const char* spec : {"xgft(3;4,4,4;1,4,4)", "pgft(3;4,4,3;1,2,2;1,2,2)"}) {
+    const auto tree = FatTree::parse(spec);
+    LinkState st(tree);
+    ASSERT_EQ(capacity_mismatch(st), "") << spec;
+    std::mt19937 rng(7);
+    std::vector<Placement> held;
+    for (int op = 0; op < 3000; ++op) {
+      const int roll = static_cast<int>(rng() % 10);
+      if (roll < 4) {
+        Placement p;
+        for (int k = 0; k < 3; ++k) {
+          const HostId h = static_cast<HostId>(rng() % tree.num_hosts());
+          if (st.host_owner(h) == kFree &&
+              std::find(p.hosts.begin(), p.hosts.end(), h) == p.hosts.end())
+            p.hosts.push_back(h);
+          const LinkId l = static_cast<LinkId>(rng() % tree.num_links(1));
+          if (st.link_owner(l) == kFree &&
+              std::find(p.links.begin(), p.links.end(), l) == p.links.end())
+            p.links.push_back(l);
+        }
+        st.assign(static_cast<TenantIndex>(held.size()), p);
+        held.push_back(p);
+      } else if (roll < 7 && !held.empty()) {
+        const size_t i = rng() % held.size();
+        st.release(static_cast<TenantIndex>(i), held[i]);
+        held[i] = Placement{};  // released: an empty placement keeps the indices stable
+      } else if (roll < 9) {
+        const LinkId l = static_cast<LinkId>(rng() % tree.num_links(1));
+        st.set_faulty(l, !st.link_faulty(l));
+      } else {
+        const HostId h = static_cast<HostId>(rng() % tree.num_hosts());
+        st.set_host_down(h, !st.host_down(h));
+      }
+      ASSERT_EQ(capacity_mismatch(st), "") << spec << " op " << op;
+    }
+  }
+}
+
 TEST(LaasPlacer, ThreeLevelAcrossPods) {
   const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
   Cluster c(tree, make_placer("laas"));
-  auto r = c.add("big", 22);  // U = 6 leaves: 1 pod x 4 + 2, or 2 pods x 3
+  auto r = c.add("big", 22);  // 6 leaves (5 x 4 + 2): more than a pod's 4
   ASSERT_TRUE(r.ok()) << r.message;
   const auto& p = c.find("big")->placement;
   EXPECT_EQ(p.hosts.size(), 22u);
   EXPECT_GT(p.shape.pods.q, 0);
-  EXPECT_EQ(p.shape.pods.q * p.shape.pods.d + p.shape.pods.r, 6);
+  std::set<int> leaves, pods;
+  for (auto h : p.hosts) {
+    leaves.insert(tree.leaf_of_host(h));
+    pods.insert(tree.pod_of_leaf(tree.leaf_of_host(h)));
+  }
+  EXPECT_EQ(leaves.size(), 6u);
+  EXPECT_GE(pods.size(), 2u);
   EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
   // The two free hosts on the partly used leaf still serve a one-leaf tenant.
   ASSERT_TRUE(c.add("small", 2).ok());
@@ -237,6 +302,7 @@ TEST_P(AllocatorProperty, CheckerFindsNothingAfterAnyOperation) {
         {tree.num_hosts() - c.state().free_hosts(), c.state().allocated_links(1),
          tree.height() == 3 ? c.state().allocated_links(2) : 0});
     ASSERT_TRUE(totals.empty()) << laas::check::to_string(totals.front());
+    ASSERT_EQ(capacity_mismatch(c.state()), "") << "op " << op;
   }
   EXPECT_GT(placed, param.operations / 10);
   EXPECT_GT(refused, 0) << "the sequence never filled the tree";
@@ -325,6 +391,9 @@ TEST(LaasPlacer, IndependentColumnsPerLevel2Switch) {
   v.links = {3, 7, 11, 15};
   ASSERT_TRUE(c.add_explicit("u", 2, u).ok());
   ASSERT_TRUE(c.add_explicit("v", 2, v).ok());
+  const auto quick = c.placer().for_candidates();  // backfill candidates' placer places it too
+  ASSERT_TRUE(quick);
+  EXPECT_TRUE(quick->place(c.state(), 4).placement);
   auto r = c.add("z", 4);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(c.find("z")->placement.hosts, (std::vector<int>{0, 1, 4, 5}));
@@ -351,6 +420,9 @@ TEST(LaasPlacer, PartialLeafSearchTriesEveryColumnSet) {
     ASSERT_TRUE(
         c.add_on_hosts(name, {tree.host_at(leaf, 0), tree.host_at(leaf, 1)}, false, nullptr).ok());
   }
+  const auto quick = c.placer().for_candidates();  // backfill candidates' placer places it too
+  ASSERT_TRUE(quick);
+  EXPECT_TRUE(quick->place(c.state(), 4).placement);
   auto r = c.add("w", 4);
   ASSERT_TRUE(r.ok()) << r.message;
   const auto& p = c.find("w")->placement;
@@ -377,5 +449,36 @@ TEST(LaasPlacer, RememberedFailureEndsWithARepair) {
   EXPECT_NE(again.message.find("nothing released"), std::string::npos) << again.message;
   for (int l = 0; l < tree.num_links(1); ++l) c.set_faulty(l, false);
   EXPECT_TRUE(c.add("x", 8).ok());
+  EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
+}
+
+// Refusals of several sizes are remembered side by side (a backfill pass asks for many sizes
+// between two releases); a release still ends each of them.
+TEST(LaasPlacer, RefusalsOfSeveralSizesAreRememberedApart) {
+  const auto tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  Cluster c(tree, make_placer("laas"));
+  for (int l = 0; l < tree.num_links(1); ++l) c.set_faulty(l, true);
+  for (int n : {8, 12, 6}) {
+    const auto first = c.add("x", n);
+    EXPECT_EQ(first.status, Status::kRefused);
+    EXPECT_EQ(first.message.find("nothing released"), std::string::npos) << first.message;
+  }
+  for (int n : {8, 12, 6}) {
+    const auto again = c.add("x", n);
+    EXPECT_EQ(again.status, Status::kRefused);
+    EXPECT_NE(again.message.find("nothing released"), std::string::npos)
+        << n << ": " << again.message;
+  }
+  // A what-if copy is another state: nothing remembered about the original applies to it.
+  LinkState copy = c.state();
+  const auto on_copy = c.placer().place(copy, 8);
+  EXPECT_EQ(on_copy.reason.find("nothing released"), std::string::npos) << on_copy.reason;
+  // Pod 0's up-links back: the sizes it allows are searched again and placed.
+  for (int leaf = 0; leaf < tree.leaves_per_pod(); ++leaf)
+    for (int col = 0; col < tree.up_columns(1); ++col) c.set_faulty(tree.l1_link(leaf, col), false);
+  const auto six = c.add("x", 6);
+  EXPECT_TRUE(six.ok()) << six.message;  // 4 + 2
+  const auto eight = c.add("y", 8);
+  EXPECT_TRUE(eight.ok()) << eight.message;  // 4 + 4 on the two leaves left
   EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
 }

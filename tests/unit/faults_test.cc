@@ -398,6 +398,13 @@ class ServiceFaults : public ::testing::Test {
     for (LinkId l : cables) cut(fabric, emb, tree, l);
     return std::make_shared<TopologyView>(tree, fabric, emb);
   }
+  // Tenant a: two hosts on each of leaves 0 and 1, so a cable under it has free columns to
+  // be repaired onto.
+  void add_two_leaf_tenant(TenantService& s) {
+    ASSERT_TRUE(
+        call(s, "tenant.add",
+             {{"name", "a"}, {"host_list", {"comp-1", "comp-2", "comp-5", "comp-6"}}})["ok"]);
+  }
   bool logged(const std::string& what) const {
     return std::any_of(logs.begin(), logs.end(),
                        [&](const std::string& m) { return m.find(what) != m.npos; });
@@ -454,8 +461,7 @@ TEST_F(ServiceFaults, TenantHostDownIsDegradedAndRoutesReturnBitIdentical) {
 TEST_F(ServiceFaults, CableFaultIsRepairedPersistedAndUndone) {
   auto s = make();
   s->on_topology(view());
-  ASSERT_TRUE(call(*s, "tenant.add",
-                   {{"name", "a"}, {"host_list", {"comp-1", "comp-2", "comp-5", "comp-6"}}})["ok"]);
+  add_two_leaf_tenant(*s);
   const auto before = tables_of(*s);
   const std::string clean_state = slurp(dir.path + "/state.json");
   const LinkId broken = tree.l1_link(0, 0);
@@ -478,6 +484,29 @@ TEST_F(ServiceFaults, CableFaultIsRepairedPersistedAndUndone) {
   EXPECT_TRUE(logged("repair undone"));
   EXPECT_TRUE(tables_of(*restarted) == before);
   EXPECT_EQ(slurp(dir.path + "/state.json"), clean_state);
+}
+
+// A remove that fails to save (the state file cannot be synced) puts a repaired tenant back
+// with its repair, so that the repair is still undone when the cable returns.
+TEST_F(ServiceFaults, FailedRemoveKeepsTheRepairToUndo) {
+  auto s = make();
+  s->on_topology(view());
+  add_two_leaf_tenant(*s);
+  const auto before = tables_of(*s);
+  const LinkId broken = tree.l1_link(0, 0);
+  s->on_topology(view({}, {broken}));
+  ASSERT_TRUE(logged("repaired online"));
+  const std::string repaired_state = slurp(dir.path + "/state.json");
+  service::set_fsync_for_tests(
+      [](int, bool directory) { return directory ? 0 : (errno = EIO, -1); });
+  const auto failed = call(*s, "tenant.remove", {{"name", "a"}, {"wait", false}});
+  service::set_fsync_for_tests(nullptr);
+  ASSERT_FALSE(failed["ok"].get<bool>()) << failed.dump();
+  EXPECT_EQ(slurp(dir.path + "/state.json"), repaired_state);
+  EXPECT_EQ(call(*s, "tenant.get", {{"name", "a"}})["result"]["health"]["repairs"].size(), 1u);
+  s->on_topology(view());
+  EXPECT_TRUE(logged("repair undone"));
+  EXPECT_TRUE(tables_of(*s) == before);
 }
 
 TEST_F(ServiceFaults, DegradedTenantNamesPairsAndKeepsItsLinks) {
