@@ -817,19 +817,9 @@ json TenantService::add(const json& params, const Caller& caller) {
     fail(e.code.c_str(), "tenant '" + name + "' not added: " + e.message);
   }
   log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
-  json result = tenant_json(*cluster_->find(name));
-  const auto generation = persisted_.generation;
-  lock.unlock();
-  if (partitions_changed && partitions_hook_) partitions_hook_();
-  if (reroute_) reroute_();
-  if (!not_durable.empty())
-    fail(error::kInternal, "tenant '" + name +
-                               "' IS added (state.json holds it and it will be routed) but the "
-                               "change may not survive a crash: " +
-                               not_durable);
-  result["generation"] = generation;
-  if (wait >= 0) result["routed"] = wait_routed(generation, wait);
-  return result;
+  return finish_change(lock, partitions_changed, not_durable,
+                       "tenant '" + name + "' IS added (state.json holds it and it will be routed)",
+                       tenant_json(*cluster_->find(name)), wait);
 }
 
 json TenantService::remove(const json& params, const Caller& caller) {
@@ -879,16 +869,24 @@ json TenantService::remove(const json& params, const Caller& caller) {
   }
   log_(LogLevel::kInfo,
        "laas: uid " + std::to_string(caller.uid) + " removed tenant '" + name + "'");
+  return finish_change(lock, partitions_changed, not_durable,
+                       "tenant '" + name + "' IS removed (state.json no longer holds it)",
+                       {{"name", name}, {"removed", true}}, wait);
+}
+
+// The end of a committed add or remove, outside the lock: OpenSM is told (partitions.conf,
+// then the re-route), a change saved but not synced is reported as the error it is (the
+// change stands), and the reply waits for the routing when asked to.
+json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
+                                  const std::string& not_durable, const std::string& done,
+                                  json result, int wait) {
   const auto generation = persisted_.generation;
   lock.unlock();
   if (partitions_changed && partitions_hook_) partitions_hook_();
   if (reroute_) reroute_();
   if (!not_durable.empty())
-    fail(error::kInternal, "tenant '" + name +
-                               "' IS removed (state.json no longer holds it) but the change may "
-                               "not survive a crash: " +
-                               not_durable);
-  json result = {{"name", name}, {"removed", true}, {"generation", generation}};
+    fail(error::kInternal, done + " but the change may not survive a crash: " + not_durable);
+  result["generation"] = generation;
   if (wait >= 0) result["routed"] = wait_routed(generation, wait);
   return result;
 }

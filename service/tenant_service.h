@@ -99,6 +99,9 @@ class TenantService {
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
+  nlohmann::json finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
+                               const std::string& not_durable, const std::string& done,
+                               nlohmann::json result, int wait);
   int wait_ms(const nlohmann::json& params) const;  // validated 'wait' and 'timeout_ms'
   nlohmann::json export_files(const nlohmann::json& params) const;
   std::string partitions_text() const;
