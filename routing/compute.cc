@@ -1,6 +1,10 @@
 #include <algorithm>
+#include <atomic>
 #include <bitset>
+#include <map>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "routing/routing.h"
@@ -151,10 +155,43 @@ class Engine {
     bool l2_fallback = false;  // level-2 switches with no way up use their main owner's links
   };
 
-  bool allowed(int cls, LinkId l) const {
+  bool allowed(int cls, LinkId l, int owner) const {
     if (faulty_[l]) return false;
-    if (cls == kOpenOr) return owner_[l] == kFree || owner_[l] == cur_owner_;
+    if (cls == kOpenOr) return owner_[l] == kFree || owner_[l] == owner;
     return cls == kManagement || owner_[l] == cls;
+  }
+
+  // Per class (and owner, for kOpenOr), the up-columns allowed() accepts at every leaf and
+  // level-2 switch: route_leaf asks for the same few classes once per destination leaf, and
+  // thousands of source switches each time.
+  struct ClassMasks {
+    std::vector<ColumnSet> leaf_up;  // [leaf]
+    std::vector<ColumnSet> l2_up;    // [level-2 switch]
+  };
+  const ClassMasks& masks_for(int cls, int owner) {
+    const auto key = std::make_pair(cls, cls == kOpenOr ? owner : kNobody);
+    std::lock_guard<std::mutex> lock(masks_mu_);  // leaves are routed on several threads
+    auto found = masks_.find(key);
+    if (found != masks_.end()) return found->second;
+    ClassMasks m;
+    m.leaf_up.resize(t_.num_leaves());
+    for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
+      for (int c = 0; c < up1_; ++c)
+        if (allowed(cls, t_.l1_link(leaf, c), owner)) m.leaf_up[leaf].set(c);
+    if (h_ == 3) {
+      m.l2_up.resize(t_.num_switches(2));
+      for (int sw = 0; sw < t_.num_switches(2); ++sw)
+        for (int c = 0; c < up2_; ++c)
+          if (allowed(cls, t_.l2_link(sw, c), owner)) m.l2_up[sw].set(c);
+    }
+    return masks_.emplace(key, std::move(m)).first->second;
+  }
+
+  // The set bits of `set` below `limit`, ascending.
+  static void to_list(const ColumnSet& set, int limit, std::vector<std::uint8_t>& out) {
+    out.clear();
+    for (int c = 0; c < limit; ++c)
+      if (set.test(c)) out.push_back(static_cast<std::uint8_t>(c));
   }
 
   int pod_of_l2(int s) const { return s / l2_per_pod_; }
@@ -165,107 +202,112 @@ class Engine {
   // or releasing columns then moves only the destinations routed over those columns, so a
   // tenant change rewrites few LFT blocks beyond its own (issue 14). With every column usable
   // this is cols[key mod n], as for tenants, whose routes keep the paper's D-mod-K.
-  static int stable_pick(const std::uint8_t* cols, int n, int key, int base, int full) {
+  // (`set` holds cols[0, n) and maybe other columns outside base .. base + full - 1.)
+  static int stable_pick(const ColumnSet& set, const std::uint8_t* cols, int n, int key, int base,
+                         int full) {
     const int preferred = base + key % full;
-    if (std::binary_search(cols, cols + n, static_cast<std::uint8_t>(preferred))) return preferred;
+    if (set.test(preferred)) return preferred;
     return cols[key % n];
   }
 
-  void route_leaf(int ld, const Job& job) {
-    cur_owner_ = job.owner;
+  // route_leaf's working space, one per thread.
+  struct LeafScratch {
+    std::vector<std::uint8_t> cols_ld;
+    std::vector<int> down_begin, down_end;
+    std::vector<char> top_ok;
+    std::vector<std::vector<std::uint8_t>> cols2, cand1, cand2;
+    std::vector<ColumnSet> set2, top_cols, cand1_set, cand2_set, reach_pod;
+    std::vector<char> l2_reaches;
+  };
+
+  // Writes only the entries of job.dests (hosts of leaf ld): leaves route in parallel.
+  void route_leaf(int ld, const Job& job, LeafScratch& sc) {
+    const ClassMasks& masks = masks_for(job.cls, job.owner);
     const int pd = t_.pod_of_leaf(ld);
     // Allowed up-columns of the destination leaf, ascending; grouped by level-2 switch they are
     // contiguous (column c goes to switch c / p2).
-    cols_ld_.clear();
-    ColumnSet ld_set;
-    for (int c = 0; c < up1_; ++c)
-      if (allowed(job.cls, t_.l1_link(ld, c))) {
-        cols_ld_.push_back(static_cast<std::uint8_t>(c));
-        ld_set.set(c);
-      }
-    const int n1 = static_cast<int>(cols_ld_.size());
-    // down2: level-2 switch b of pod pd reaches ld downwards through cols_ld_[begin, end).
-    down_begin_.assign(l2_per_pod_, 0);
-    down_end_.assign(l2_per_pod_, 0);
+    const ColumnSet& ld_set = masks.leaf_up[ld];
+    to_list(ld_set, up1_, sc.cols_ld);
+    const int n1 = static_cast<int>(sc.cols_ld.size());
+    // down2: level-2 switch b of pod pd reaches ld downwards through sc.cols_ld[begin, end).
+    sc.down_begin.assign(l2_per_pod_, 0);
+    sc.down_end.assign(l2_per_pod_, 0);
+    ColumnSet reach_same;  // up-columns of ld's pod whose level-2 switch reaches ld
     for (int i = 0; i < n1; ++i) {
-      const int b = cols_ld_[i] / p2_;
-      if (down_end_[b] == 0) down_begin_[b] = i;
-      down_end_[b] = i + 1;
+      const int b = sc.cols_ld[i] / p2_;
+      if (sc.down_end[b] == 0) sc.down_begin[b] = i;
+      sc.down_end[b] = i + 1;
     }
+    for (int c = 0; c < up1_; ++c)
+      if (sc.down_end[c / p2_] != 0) reach_same.set(c);
     // Level 3: top switches that reach ld downwards, through which columns of (pd, b).
     if (h_ == 3) {
-      top_ok_.assign(t_.num_switches(3), 0);
-      cols2_.assign(l2_per_pod_, {});
-      set2_.assign(l2_per_pod_, ColumnSet());
+      sc.top_ok.assign(t_.num_switches(3), 0);
+      sc.cols2.resize(l2_per_pod_);
+      sc.set2.assign(l2_per_pod_, ColumnSet());
+      sc.top_cols.assign(l2_per_pod_, ColumnSet());
       for (int b = 0; b < l2_per_pod_; ++b) {
-        if (down_end_[b] == 0) continue;
-        const int s = t_.level2_switch(pd, b);
-        for (int c = 0; c < up2_; ++c)
-          if (allowed(job.cls, t_.l2_link(s, c))) {
-            cols2_[b].push_back(static_cast<std::uint8_t>(c));
-            set2_[b].set(c);
-            top_ok_[b * w3_ + c / p3_] = 1;
-          }
+        sc.cols2[b].clear();
+        if (sc.down_end[b] == 0) continue;
+        sc.set2[b] = masks.l2_up[t_.level2_switch(pd, b)];
+        to_list(sc.set2[b], up2_, sc.cols2[b]);
+        for (int c : sc.cols2[b]) sc.top_ok[b * w3_ + c / p3_] = 1;
       }
-      // Level-2 switches of other pods going up.
-      cand2_.resize(t_.num_switches(2));
+      for (int b = 0; b < l2_per_pod_; ++b)
+        for (int c = 0; c < up2_; ++c)
+          if (sc.top_ok[b * w3_ + c / p3_]) sc.top_cols[b].set(c);
+      // Level-2 switches of other pods going up: allowed columns towards a top switch that
+      // reaches ld, those ld's own level-2 switch holds if any.
+      sc.cand2.resize(t_.num_switches(2));
+      sc.cand2_set.resize(t_.num_switches(2));
+      sc.l2_reaches.assign(t_.num_switches(2), 0);
       for (int s : *job.level2) {
-        auto& cand = cand2_[s];
+        auto& cand = sc.cand2[s];
         cand.clear();
         if (pod_of_l2(s) == pd) continue;
         const int b = s % l2_per_pod_;
-        if (down_end_[b] == 0) continue;
-        auto fill = [&](auto&& usable) {
-          bool exact = false;
-          for (int c = 0; c < up2_; ++c) {
-            if (!usable(c) || !top_ok_[b * w3_ + c / p3_]) continue;
-            const bool e = set2_[b].test(c);
-            if (e && !exact) {
-              cand.clear();
-              exact = true;
-            }
-            if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
-          }
-        };
-        fill([&](int c) { return allowed(job.cls, t_.l2_link(s, c)); });
+        if (sc.down_end[b] == 0) continue;
+        ColumnSet usable = masks.l2_up[s] & sc.top_cols[b];
         // No open way up: the tenant holding most of this switch's up-links carries it
         // (its own traffic passes; the drop keeps everyone else's off its links).
-        if (cand.empty() && job.l2_fallback && l2_owner_[s] != kNobody)
-          fill([&](int c) {
+        if (usable.none() && job.l2_fallback && l2_owner_[s] != kNobody) {
+          for (int c = 0; c < up2_; ++c) {
             const LinkId l = t_.l2_link(s, c);
-            return !faulty_[l] && owner_[l] == l2_owner_[s];
-          });
+            if (!faulty_[l] && owner_[l] == l2_owner_[s]) usable.set(c);
+          }
+          usable &= sc.top_cols[b];
+        }
+        const ColumnSet exact = usable & sc.set2[b];
+        sc.cand2_set[s] = exact.any() ? exact : usable;
+        to_list(sc.cand2_set[s], up2_, cand);
+        sc.l2_reaches[s] = !cand.empty();
       }
+      // Per pod, the up-columns of its leaves whose level-2 switch goes on towards ld.
+      sc.reach_pod.assign(t_.num_pods(), ColumnSet());
+      for (int ps = 0; ps < t_.num_pods(); ++ps)
+        for (int c = 0; c < up1_; ++c)
+          if (sc.l2_reaches[t_.level2_switch(ps, c / p2_)]) sc.reach_pod[ps].set(c);
     }
     // Source leaves: allowed up-columns whose parent leads to ld, preferring the columns ld
     // itself holds (the "intersection" of the paper's spine sets).
-    cand1_.resize(t_.num_leaves());
+    sc.cand1.resize(t_.num_leaves());
+    sc.cand1_set.resize(t_.num_leaves());
     for (int ls : *job.leaves) {
-      auto& cand = cand1_[ls];
+      auto& cand = sc.cand1[ls];
       cand.clear();
       if (ls == ld) continue;
       const int ps = t_.pod_of_leaf(ls);
-      auto fill = [&](auto&& usable) {
-        bool exact = false;
-        for (int c = 0; c < up1_; ++c) {
-          if (!usable(c)) continue;
-          const int b = c / p2_;
-          const bool ok = ps == pd ? down_end_[b] != 0 : !cand2_[t_.level2_switch(ps, b)].empty();
-          if (!ok) continue;
-          const bool e = ld_set.test(c);
-          if (e && !exact) {
-            cand.clear();
-            exact = true;
-          }
-          if (e || !exact) cand.push_back(static_cast<std::uint8_t>(c));
-        }
-      };
-      fill([&](int c) {
-        if (job.src_block && (*job.src_block)[ls].test(c)) return false;
-        return allowed(job.cls, t_.l1_link(ls, c));
-      });
-      if (cand.empty() && job.src_extra && (*job.src_extra)[ls].any())
-        fill([&](int c) { return (*job.src_extra)[ls].test(c) && !faulty_[t_.l1_link(ls, c)]; });
+      const ColumnSet& reach = ps == pd ? reach_same : sc.reach_pod[ps];
+      ColumnSet usable = masks.leaf_up[ls] & reach;
+      if (job.src_block) usable &= ~(*job.src_block)[ls];
+      if (usable.none() && job.src_extra && (*job.src_extra)[ls].any()) {
+        for (int c = 0; c < up1_; ++c)
+          if ((*job.src_extra)[ls].test(c) && !faulty_[t_.l1_link(ls, c)]) usable.set(c);
+        usable &= reach;
+      }
+      const ColumnSet exact = usable & ld_set;
+      sc.cand1_set[ls] = exact.any() ? exact : usable;
+      to_list(sc.cand1_set[ls], up1_, cand);
     }
 
     // Writes go switch by switch (a row each), destinations inner: the hosts of one leaf are
@@ -291,18 +333,19 @@ class Engine {
     }
     // Level 2 of the destination pod: down to ld.
     for (int b = 0; b < l2_per_pod_; ++b) {
-      if (down_end_[b] == 0) continue;
+      if (sc.down_end[b] == 0) continue;
       std::uint8_t* row = out_.row(out_.switch_number(2, t_.level2_switch(pd, b)));
-      const int len = down_end_[b] - down_begin_[b];
+      const int len = sc.down_end[b] - sc.down_begin[b];
       for (int i = 0; i < nd; ++i) {
         const int k = keys[i];
         int c;
         if (stable) {
-          c = stable_pick(cols_ld_.data(), n1, k, 0, up1_);
-          if (c / p2_ != b) c = stable_pick(cols_ld_.data() + down_begin_[b], len, k, b * p2_, p2_);
+          c = stable_pick(ld_set, sc.cols_ld.data(), n1, k, 0, up1_);
+          if (c / p2_ != b)
+            c = stable_pick(ld_set, sc.cols_ld.data() + sc.down_begin[b], len, k, b * p2_, p2_);
         } else {
-          c = cols_ld_[k % n1];
-          if (c / p2_ != b) c = cols_ld_[down_begin_[b] + k % len];
+          c = sc.cols_ld[k % n1];
+          if (c / p2_ != b) c = sc.cols_ld[sc.down_begin[b] + k % len];
         }
         row[dests[i]] = static_cast<std::uint8_t>(down_port(2, lip, c % p2_));
       }
@@ -310,12 +353,12 @@ class Engine {
     if (h_ == 3) {
       // Top switches: down to the destination pod.
       for (int b = 0; b < l2_per_pod_; ++b) {
-        const auto& cols = cols2_[b];
+        const auto& cols = sc.cols2[b];
         if (cols.empty()) continue;
         const int n = static_cast<int>(cols.size());
         for (int x = 0; x < w3_; ++x) {
           const int top = b * w3_ + x;
-          if (!top_ok_[top]) continue;
+          if (!sc.top_ok[top]) continue;
           int first = -1, len = 0;
           for (int j = 0; j < n; ++j)
             if (cols[j] / p3_ == x) {
@@ -327,8 +370,9 @@ class Engine {
             const int k2 = keys[i] / (stable ? up1_ : n1);
             int c;
             if (stable) {
-              c = stable_pick(cols.data(), n, k2, 0, up2_);
-              if (c / p3_ != x) c = stable_pick(cols.data() + first, len, k2, x * p3_, p3_);
+              c = stable_pick(sc.set2[b], cols.data(), n, k2, 0, up2_);
+              if (c / p3_ != x)
+                c = stable_pick(sc.set2[b], cols.data() + first, len, k2, x * p3_, p3_);
             } else {
               c = cols[k2 % n];
               if (c / p3_ != x) c = cols[first + k2 % len];
@@ -340,15 +384,15 @@ class Engine {
       // Level 2 of other pods: up.
       for (int s : *job.level2) {
         if (pod_of_l2(s) == pd) continue;
-        const auto& cand = cand2_[s];
+        const auto& cand = sc.cand2[s];
         if (cand.empty()) continue;
         const int n = static_cast<int>(cand.size());
         std::uint8_t* row = out_.row(out_.switch_number(2, s));
         for (int i = 0; i < nd; ++i) {
           const int k = keys[i];
           if (stable) {
-            row[dests[i]] =
-                static_cast<std::uint8_t>(stable_pick(cand.data(), n, k / up1_, 0, up2_) + 1);
+            row[dests[i]] = static_cast<std::uint8_t>(
+                stable_pick(sc.cand2_set[s], cand.data(), n, k / up1_, 0, up2_) + 1);
             continue;
           }
           const int key =
@@ -359,7 +403,7 @@ class Engine {
     }
     for (int ls : *job.leaves) {
       if (ls == ld) continue;
-      const auto& cand = cand1_[ls];
+      const auto& cand = sc.cand1[ls];
       std::uint8_t* row = out_.row(out_.switch_number(1, ls));
       const int n = static_cast<int>(cand.size());
       for (int i = 0; i < nd; ++i) {
@@ -370,7 +414,8 @@ class Engine {
         }
         const int k = keys[i];
         if (stable) {
-          row[dests[i]] = static_cast<std::uint8_t>(stable_pick(cand.data(), n, k, 0, up1_) + 1);
+          row[dests[i]] = static_cast<std::uint8_t>(
+              stable_pick(sc.cand1_set[ls], cand.data(), n, k, 0, up1_) + 1);
           continue;
         }
         const int key = job.leaf_base ? relative(k, (*job.leaf_base)[ls], job.n) : k;
@@ -466,6 +511,27 @@ class Engine {
   // management up-links or the destination's owner's links, and switches above route them
   // over open links or the owner's: management traffic to a tenant enters the tenant's
   // links as late as the tables allow and only from where no other owner's packet can be.
+  int thread_count(int work_items) const {
+    int threads =
+        req_.threads > 0 ? req_.threads : static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, std::min({threads, kMaxThreads, work_items}));
+  }
+
+  // body(i, scratch) for i in [0, count), spread over threads. Bodies of different i must
+  // write disjoint entries (route_leaf: its destinations' columns) and only read shared state.
+  template <class Body>
+  void for_each_leaf(int count, Body&& body) {
+    std::atomic<int> next{0};
+    auto worker = [&] {
+      LeafScratch sc;
+      for (int i; (i = next.fetch_add(1)) < count;) body(i, sc);
+    };
+    std::vector<std::thread> pool;
+    for (int i = 1; i < thread_count(count); ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+  }
+
   void route_ordinary_hosts() {
     std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, no_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_leaves(); ++i) {
@@ -473,13 +539,10 @@ class Engine {
       if (mgmt_leaf_[i]) mgmt_leaves.push_back(i);
     }
     for (int i = 0; i < t_.num_switches(2); ++i) l2[i] = i;
-    std::vector<HostId> dests, mdests;
-    std::vector<int> keys, mkeys;
-    for (int ld = 0; ld < t_.num_leaves(); ++ld) {
-      dests.clear();
-      keys.clear();
-      mdests.clear();
-      mkeys.clear();
+    // Each leaf's jobs in order (a later one overwrites some entries of an earlier one).
+    for_each_leaf(t_.num_leaves(), [&](int ld, LeafScratch& sc) {
+      std::vector<HostId> dests, mdests;
+      std::vector<int> keys, mkeys;
       for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot) {
         const HostId h = t_.host_at(ld, slot);
         dests.push_back(h);
@@ -489,13 +552,13 @@ class Engine {
           mkeys.push_back(h);
         }
       }
-      route_leaf(ld, {kManagement, &dests, &keys, &no_leaves, &l2});
+      route_leaf(ld, {kManagement, &dests, &keys, &no_leaves, &l2}, sc);
       if (!mdests.empty()) {
         Job job{kFree, &mdests, &mkeys, &all_leaves, &l2};
         job.src_block = &block_;
         job.src_extra = &owner_cols_;
         job.l2_fallback = true;
-        route_leaf(ld, job);
+        route_leaf(ld, job, sc);
       }
       // Other hosts, by owner.
       std::vector<int> owners;
@@ -514,9 +577,9 @@ class Engine {
         Job job{kOpenOr, &od, &ok, &mgmt_leaves, &l2};
         job.owner = owner;
         job.src_block = &not_mgmt_;
-        route_leaf(ld, job);
+        route_leaf(ld, job, sc);
       }
-    }
+    });
   }
 
   // Free hosts reach free hosts over links nobody holds (not the management up-links).
@@ -528,14 +591,15 @@ class Engine {
       if (host_class_[h] == kFree) by_leaf[t_.leaf_of_host(h)].push_back(h);
     for (int i = 0; i < t_.num_leaves(); ++i)
       if (!by_leaf[i].empty()) free_leaves.push_back(i);
-    for (int ld : free_leaves) {
+    for_each_leaf(static_cast<int>(free_leaves.size()), [&](int i, LeafScratch& sc) {
+      const int ld = free_leaves[i];
       Job job{kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2};
       job.src_block = &block_;
       // A shared management leaf's entry serves its management hosts too: when no other
       // open up-link leads there, the management up-links keep them reaching free hosts.
       job.src_extra = &block_;
-      route_leaf(ld, job);
-    }
+      route_leaf(ld, job, sc);
+    });
   }
 
   // A tenant's hosts over its own links, keyed by rank among its hosts.
@@ -565,6 +629,7 @@ class Engine {
     }
     std::vector<HostId> dests;
     std::vector<int> keys;
+    LeafScratch sc;  // (one thread: a tenant's unreachable pairs are noted as warnings)
     std::size_t i = 0;
     while (i < hosts.size()) {
       const int ld = t_.leaf_of_host(hosts[i]);
@@ -574,8 +639,10 @@ class Engine {
         dests.push_back(hosts[i]);
         keys.push_back(static_cast<int>(i));
       }
-      route_leaf(ld, {ti, &dests, &keys, &leaves, &level2, &leaf_base, &pod_base,
-                      static_cast<int>(hosts.size())});
+      route_leaf(ld,
+                 {ti, &dests, &keys, &leaves, &level2, &leaf_base, &pod_base,
+                  static_cast<int>(hosts.size())},
+                 sc);
     }
   }
 
@@ -639,64 +706,70 @@ class Engine {
     // and a tenant's link as the last hop (open), over every link (all). A switch uses the
     // first that reaches; one that only "all" reaches (a leaf whose up-links are all held)
     // prefers neighbours from which a strict, then an open path of the right length goes on.
-    std::vector<int> strict(n), dist(n), dist_unblocked(n), dist_all(n), queue(n), whole(n);
-    enum Mode { kStrict, kOpen, kUnblocked, kAll };
-    auto usable_arc = [&](Mode mode, int a, int v, int dst) {
-      if (mode == kAll) return true;
-      if (mode == kUnblocked) return blocked[a] == 0;
-      return open[a] != 0 || (mode == kOpen && v == dst && last[a]);
-    };
-    auto bfs = [&](int dst, Mode mode, std::vector<int>& d) {
-      std::fill(d.begin(), d.end(), -1);
-      int head = 0, tail = 0;
-      d[dst] = 0;
-      queue[tail++] = dst;
-      while (head < tail) {
-        const int v = queue[head++];
-        // Backwards: the switches u with a usable arc u -> v.
-        for (const auto& [u, a] : into_[v]) {
-          if (d[u] >= 0 || !usable_arc(mode, a, v, dst)) continue;
-          d[u] = d[v] + 1;
-          queue[tail++] = u;
-        }
-      }
-    };
     into_.assign(n, {});
     for (int u = 0; u < n; ++u)
       for (int a = start[u]; a < start[u + 1]; ++a) into_[arcs[a].first].push_back({u, a});
     // Whether some working link is not open to everyone: only then can a tenant change move
     // routes to switches (see `whole` below).
     const bool restricted = std::find(open.begin(), open.end(), 0) != open.end();
-    for (int dst = 0; dst < n; ++dst) {
+    enum Mode { kStrict, kOpen, kUnblocked, kAll };
+    // One thread's distances, its BFS queue and the ports of a batch of destinations.
+    struct Scratch {
+      std::vector<int> strict, dist, dist_unblocked, dist_all, queue, whole;
+      std::vector<std::uint8_t> ports;  // [destination in batch][switch]
+    };
+    auto bfs = [&](Scratch& sc, int dst, Mode mode, std::vector<int>& d) {
+      std::fill(d.begin(), d.end(), -1);
+      int head = 0, tail = 0;
+      d[dst] = 0;
+      sc.queue[tail++] = dst;
+      while (head < tail) {
+        const int v = sc.queue[head++];
+        // Backwards: the switches u with a usable arc u -> v.
+        for (const auto& [u, a] : into_[v]) {
+          if (d[u] >= 0) continue;
+          if (mode != kAll) {
+            if (mode == kUnblocked ? blocked[a] != 0
+                                   : !(open[a] != 0 || (mode == kOpen && v == dst && last[a])))
+              continue;
+          }
+          d[u] = d[v] + 1;
+          sc.queue[tail++] = u;
+        }
+      }
+    };
+    // Ports of every switch towards switch dst (column[u]).
+    auto route_to = [&](Scratch& sc, int dst, std::uint8_t* column) {
+      auto &strict = sc.strict, &dist = sc.dist, &dist_unblocked = sc.dist_unblocked,
+           &dist_all = sc.dist_all, &whole = sc.whole;
       // The wider searches only when a narrower one leaves some switch unreached.
       auto unreached = [&](const std::vector<int>& d) {
         return std::find(d.begin(), d.end(), -1) != d.end();
       };
-      bfs(dst, kStrict, strict);
+      bfs(sc, dst, kStrict, strict);
       // Distances over every working link: the routes a fabric without tenants would take.
       // Where the open links are as short, keep that route while it is open, so that a tenant
       // taking or releasing links moves only the routes over them (few LFT blocks change).
-      if (restricted) bfs(dst, kAll, whole);
+      if (restricted) bfs(sc, dst, kAll, whole);
       if (unreached(strict)) {
-        bfs(dst, kOpen, dist);
+        bfs(sc, dst, kOpen, dist);
       } else {
         dist = strict;
       }
       if (unreached(dist)) {
-        bfs(dst, kUnblocked, dist_unblocked);
+        bfs(sc, dst, kUnblocked, dist_unblocked);
         if (unreached(dist_unblocked))
-          bfs(dst, kAll, dist_all);
+          bfs(sc, dst, kAll, dist_all);
         else
           dist_all = dist_unblocked;
       } else {
         dist_unblocked = dist;
         dist_all = dist;
       }
-      const int e = out_.num_hosts() + dst;
       for (int u = 0; u < n; ++u) {
         std::uint8_t port = kNoRoute;
         if (u == dst) {
-          out_.row(u)[e] = kSelf;
+          column[u] = kSelf;
           continue;
         }
         // Candidate filters, best first; each keeps the path minimal for its distance.
@@ -723,7 +796,7 @@ class Engine {
             for (int a = start[u]; a < start[u + 1] && chosen < 0; ++a)
               if (whole[next(a)] == whole[u] - 1 && k-- == 0) chosen = a;
             if (ok(chosen)) {
-              out_.row(u)[e] = static_cast<std::uint8_t>(arcs[chosen].second);
+              column[u] = static_cast<std::uint8_t>(arcs[chosen].second);
               continue;
             }
           }
@@ -744,9 +817,35 @@ class Engine {
               pick([&](int a) { return dist[next(a)] == want; }) ||
               pick([&](int a) { return dist_all[next(a)] == want; });
         }
-        out_.row(u)[e] = port;
+        column[u] = port;
       }
-    }
+    };
+    // Destinations in batches, each computed into a buffer and then written row by row (one
+    // switch's entries for a batch are neighbours: a cache line, not one per destination).
+    // Batches are independent: they run on several threads when the machine has them, each
+    // writing its own destinations' entries, so the tables do not depend on the thread count.
+    constexpr int kBatch = 64;
+    const int batches = (n + kBatch - 1) / kBatch;
+    std::atomic<int> next_batch{0};
+    auto worker = [&] {
+      Scratch sc;
+      for (auto* v : {&sc.strict, &sc.dist, &sc.dist_unblocked, &sc.dist_all, &sc.queue, &sc.whole})
+        v->assign(n, 0);
+      sc.ports.assign(static_cast<std::size_t>(kBatch) * n, 0);
+      for (int b; (b = next_batch.fetch_add(1)) < batches;) {
+        const int first = b * kBatch, count = std::min(kBatch, n - first);
+        for (int j = 0; j < count; ++j) route_to(sc, first + j, &sc.ports[std::size_t(j) * n]);
+        for (int u = 0; u < n; ++u) {
+          std::uint8_t* row = out_.row(u) + out_.num_hosts() + first;
+          for (int j = 0; j < count; ++j) row[j] = sc.ports[std::size_t(j) * n + u];
+        }
+      }
+    };
+    const int threads = thread_count(batches);
+    std::vector<std::thread> pool;
+    for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
   }
 
   const FatTree& t_;
@@ -762,19 +861,14 @@ class Engine {
   std::vector<char> faulty_;
   std::vector<char> mgmt_leaf_;
   std::vector<int> unreachable_ = std::vector<int>(req_.tenants.size(), 0);
-  int cur_owner_ = kNobody;
   std::vector<ColumnSet> mgmt_cols_, block_, not_mgmt_;  // [leaf]
   std::vector<int> single_owner_;                        // [leaf]
   std::vector<int> l2_owner_;                            // [level-2 switch]
   std::vector<ColumnSet> owner_cols_;                    // [leaf] up-columns of single_owner_
   std::vector<std::vector<std::pair<int, int>>> into_;   // [switch] (from switch, arc)
 
-  // scratch
-  std::vector<std::uint8_t> cols_ld_;
-  std::vector<int> down_begin_, down_end_;
-  std::vector<char> top_ok_;
-  std::vector<std::vector<std::uint8_t>> cols2_, cand1_, cand2_;
-  std::vector<ColumnSet> set2_;
+  std::map<std::pair<int, int>, ClassMasks> masks_;  // (map: references stay valid)
+  std::mutex masks_mu_;
 };
 
 }  // namespace

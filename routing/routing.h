@@ -59,7 +59,11 @@ struct RoutingRequest {
   std::vector<LinkId> faulty_links;  // and the embedding's missing links
   // Only tenants' entries (everything else kNoRoute): the "tenant alone" baseline of the audit.
   bool tenants_only = false;
+  // Threads for the routes to switches (0: one per core, at most kMaxThreads); the tables are
+  // the same whatever the count.
+  int threads = 0;
 };
+constexpr int kMaxThreads = 8;
 
 // Model-space forwarding tables: for every switch (level, index) and every endpoint, the model
 // port (1-based as in FatTree), kSelf or kNoRoute. Endpoints are the hosts (endpoint == HostId)
