@@ -224,8 +224,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
 
 // The configuration file the packages install loads, with its documented defaults.
 TEST(PluginConfig, ShippedLaasYamlLoads) {
-  std::string here = __FILE__;
-  const std::string path = here.substr(0, here.rfind('/')) + "/../conf/laas.yaml";
+  const std::string path = std::string(LAAS_CONF_DIR) + "/laas.yaml";
   const auto c = laas::plugin::load_config(path);
   EXPECT_EQ(c.socket, "/run/opensm/laas.sock");
   EXPECT_EQ(c.state_dir, "/var/lib/laas");
@@ -328,6 +327,11 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
   const routing::Sl2VlTables none(fabric.nodes.size());
   const auto open = engine.audit(fabric, out.tables, sm, &none);
   EXPECT_FALSE(open["ok"].get<bool>());
+  // Without qos (with_sl2vl false) the same forwarding tables, and no SL2VL plan.
+  const auto no_qos = engine.route(fabric, sm, false);
+  ASSERT_TRUE(no_qos.ok) << no_qos.error;
+  EXPECT_EQ(no_qos.tables, out.tables);
+  EXPECT_TRUE(no_qos.sl2vl.drops.empty());
 }
 
 }  // namespace

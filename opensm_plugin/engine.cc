@@ -209,7 +209,7 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
   }
 }
 
-RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
+RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl) {
   RouteOutcome out;
   const auto t0 = Clock::now();
   routing_thread_ = std::this_thread::get_id();
@@ -310,7 +310,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid) {
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
     const auto t_tables = Clock::now();
     out.tables = routing::to_lid_tables(fabric, emb, tree, result.tables);
-    out.sl2vl = first_hop_drop(fabric, rec, req, out);
+    if (with_sl2vl) out.sl2vl = first_hop_drop(fabric, rec, req, out);
     out.ms_tables = ms_since(t_tables);
   } catch (const std::exception& e) {
     out.error = std::string("routing failed: ") + e.what();

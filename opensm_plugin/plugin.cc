@@ -40,6 +40,7 @@
 #include <unordered_map>
 
 #include "opensm_plugin/engine.h"
+#include "routing/routing.h"
 #include "routing/switch_hops.h"
 #include "service/socket_server.h"
 #include "topology/fabric.h"
@@ -301,30 +302,47 @@ int build_lid_matrices(void* context) {
   std::vector<uint16_t> lid(sws.size());
   for (size_t i = 0; i < sws.size(); ++i)
     lid[i] = cl_ntoh16(osm_node_get_base_lid(sws[i]->p_node, 0));
-  size_t rows = 0;
-  for (size_t s = 0; s < sws.size(); ++s) {
-    osm_switch_t* sw = sws[s];
-    for (size_t t = 0; t < sws.size(); ++t) {
-      const uint16_t l = lid[t];
-      const uint8_t least = hops.least(static_cast<int>(s), static_cast<int>(t));
-      if (!l || l > sw->max_lid_ho || least == laas::routing::kNoPath) continue;
-      // osm_switch_set_hops allocates the LID's row the way OpenSM frees it.
-      if (!sw->hops[l] && osm_switch_set_hops(sw, l, 0, least) != 0) {
-        log_line(osm, OSM_LOG_ERROR, "cannot allocate hop matrices; OpenSM builds them");
-        return 1;
+  // Each switch's rows are its own (osm_switch_set_hops touches only that switch): the
+  // switches are filled on several threads while OpenSM's sweeper waits here.
+  std::atomic<size_t> rows{0}, next{0};
+  std::atomic<bool> failed{false};
+  auto fill = [&] {
+    size_t mine = 0;
+    for (size_t s; (s = next.fetch_add(1)) < sws.size() && !failed;) {
+      osm_switch_t* sw = sws[s];
+      for (size_t t = 0; t < sws.size(); ++t) {
+        const uint16_t l = lid[t];
+        const uint8_t least = hops.least(static_cast<int>(s), static_cast<int>(t));
+        if (!l || l > sw->max_lid_ho || least == laas::routing::kNoPath) continue;
+        // osm_switch_set_hops allocates the LID's row the way OpenSM frees it.
+        if (!sw->hops[l] && osm_switch_set_hops(sw, l, 0, least) != 0) {
+          failed = true;
+          break;
+        }
+        hops.fill_row(static_cast<int>(s), static_cast<int>(t), sw->hops[l]);
+        ++mine;
       }
-      hops.fill_row(static_cast<int>(s), static_cast<int>(t), sw->hops[l]);
-      ++rows;
     }
+    rows += mine;
+  };
+  const unsigned threads = std::max(
+      1u, std::min<unsigned>(std::thread::hardware_concurrency(), laas::routing::kMaxThreads));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(fill);
+  fill();
+  for (auto& th : pool) th.join();
+  if (failed) {
+    log_line(osm, OSM_LOG_ERROR, "cannot allocate hop matrices; OpenSM builds them");
+    return 1;
   }
   using ms = std::chrono::duration<double, std::milli>;
   char line[200];
   std::snprintf(line, sizeof line,
                 "hop matrices filled in %.1f ms (graph %.1f, distances %.1f, fill %.1f): %zu "
-                "switches, %zu rows",
+                "switches, %zu rows, %u thread(s)",
                 ms(std::chrono::steady_clock::now() - t0).count(), ms(t_graph - t0).count(),
                 ms(t_bfs - t_graph).count(), ms(std::chrono::steady_clock::now() - t_bfs).count(),
-                sws.size(), rows);
+                sws.size(), rows.load(), threads);
   log_line(osm, OSM_LOG_INFO, line);
   return 0;
 }
@@ -344,7 +362,8 @@ int build_fwd_tables(void* context) {
   std::vector<osm_switch_t*> switches;
   const Fabric fabric = snapshot(osm, &switches);
   const double ms_snapshot = ms(std::chrono::steady_clock::now() - t0).count();
-  const auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid));
+  const auto outcome =
+      plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid), osm->subn.opt.qos);
   const auto t_fill = std::chrono::steady_clock::now();
   for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
   for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
