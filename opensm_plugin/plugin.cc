@@ -64,6 +64,9 @@ struct Plugin {
   // calls from the same sweeper thread, after the forwarding tables: no lock needed).
   laas::routing::Sl2VlTables sl2vl;
   std::unordered_map<uint64_t, int> node_of_guid;  // switch node GUID -> fabric node
+  // The switch graph of the last build_lid_matrices and its distances (sweeper thread only).
+  laas::routing::SwitchGraph hop_graph;
+  std::unique_ptr<laas::routing::HopMatrix> hop_matrix;
   // OpenSM's partition manager (see apply_partitions), null when a partitions change takes a
   // heavy sweep; and whether partitions.conf changed since it last ran.
   int (*pkey_mgr)(osm_opensm_t*) = nullptr;
@@ -297,7 +300,12 @@ int build_lid_matrices(void* context) {
     }
   }
   const auto t_graph = std::chrono::steady_clock::now();
-  const laas::routing::HopMatrix hops(graph);
+  // A tenant change leaves the cabling as it was: the distances of the last run still hold.
+  if (!plugin->hop_matrix || graph.peer != plugin->hop_graph.peer) {
+    plugin->hop_matrix = std::make_unique<laas::routing::HopMatrix>(graph);
+    plugin->hop_graph = std::move(graph);
+  }
+  const laas::routing::HopMatrix& hops = *plugin->hop_matrix;
   const auto t_bfs = std::chrono::steady_clock::now();
   std::vector<uint16_t> lid(sws.size());
   for (size_t i = 0; i < sws.size(); ++i)
