@@ -5,8 +5,10 @@
 
 #include "allocator/cluster.h"
 #include "check/checker.h"
+#include "cluster_views.h"
 
 using namespace laas::allocator;
+using laas::test::views;
 using laas::topology::FatTree;
 
 namespace {
@@ -24,13 +26,6 @@ std::vector<std::string> link_names(const FatTree& t, const Placement& p) {
     auto lo = t.link_lower(l);
     out.push_back(t.switch_name(lo.level, lo.index) + ":" + std::to_string(lo.port));
   }
-  return out;
-}
-
-std::vector<laas::check::TenantView> views(const Cluster& c) {
-  std::vector<laas::check::TenantView> out;
-  for (const auto& [name, t] : c.tenants())
-    out.push_back({name, t.placement.hosts, t.placement.links, c.placer().isolates()});
   return out;
 }
 
