@@ -176,17 +176,22 @@ fault() {
     if [ $into = down ]; then down+=("$c"); else up+=("$c"); fi
   done
   log "fault: $name"
+  # Log lines of this fault's sweep only (osm.log holds every earlier fault too).
+  local from
+  from=$(($(wc -l <osm.log) + 1))
   for c in "${down[@]}"; do console "$c"; done
   sweep "$name"
-  { grep 'laas: fault: ' osm.log || true; } | tail -3 | sed 's/.*laas: /  /'
+  { tail -n +"$from" osm.log | grep 'laas: fault: ' || true; } | tail -3 | sed 's/.*laas: /  /'
   check_after "$name" "$tag"
   case $tag in nofree | repair) check_$tag ;; esac
+  from=$(($(wc -l <osm.log) + 1))
   for c in "${up[@]}"; do console "$c"; done
   sweep "relink after $name"
   audit "$tag.back"
   cmp -s lfts.reference "lfts.$tag.back" ||
     die "tables after relinking ($name) differ from before: $(diff lfts.reference "lfts.$tag.back" | head -5)"
-  grep -q 'laas: fault cleared' osm.log || die "no 'fault cleared' line after relinking"
+  tail -n +"$from" osm.log | grep 'laas: fault cleared' >/dev/null ||
+    die "no 'fault cleared' line after relinking ($name)"
   log "  relinked: tables bit-identical to before"
 }
 
