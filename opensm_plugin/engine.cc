@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -303,6 +304,24 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     alloc.management.push_back(
         {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
   }
+  // allocations.json is complete here: it is serialized and staged (written and synced next
+  // to the file) while the tables are computed, so the disk's latency hides behind the
+  // routing; it replaces the file only once the routing succeeded.
+  std::string save_error, staged_text;
+  auto staging = std::async(std::launch::async, [this, &alloc, &save_error, &staged_text] {
+    const auto t_save = Clock::now();
+    try {
+      std::string text = to_json(alloc);
+      if (text != last_allocations_) {
+        ::mkdir(config_.state_dir.c_str(), 0755);
+        service::stage_file(config_.allocations_file(), text, 0644);
+        staged_text = std::move(text);
+      }
+    } catch (const std::exception& e) {
+      save_error = e.what();
+    }
+    return ms_since(t_save);
+  });
   try {
     const auto t_compute = Clock::now();
     auto result = routing::compute(tree, req);
@@ -314,21 +333,23 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     out.ms_tables = ms_since(t_tables);
   } catch (const std::exception& e) {
     out.error = std::string("routing failed: ") + e.what();
+    staging.wait();
+    if (!staged_text.empty()) service::discard_staged_file(config_.allocations_file());
     return out;
   }
 
-  const auto t_save = Clock::now();
-  try {
-    std::string text = to_json(alloc);
-    if (text != last_allocations_) {
-      ::mkdir(config_.state_dir.c_str(), 0755);
-      service::write_file_atomically(config_.allocations_file(), text, 0644);
-      last_allocations_ = std::move(text);
+  out.ms_save = staging.get();
+  if (!staged_text.empty()) {
+    const auto t_publish = Clock::now();
+    try {
+      service::publish_staged_file(config_.allocations_file());
+      last_allocations_ = std::move(staged_text);
+    } catch (const std::exception& e) {
+      save_error = e.what();
     }
-  } catch (const std::exception& e) {
-    out.warnings.push_back(std::string("cannot write allocations: ") + e.what());
+    out.ms_save += ms_since(t_publish);
   }
-  out.ms_save = ms_since(t_save);
+  if (!save_error.empty()) out.warnings.push_back("cannot write allocations: " + save_error);
   // Multicast trees are built between routing runs (joins), from what this run routed.
   auto mcast = std::make_shared<const McastContext>(
       tree, fabric, emb, routing::McastPolicy{req.tenants, req.management_hosts, req.faulty_links});

@@ -59,9 +59,7 @@ topology::Guid parse_guid(const std::string& text) {
   return std::stoull(digits, nullptr, 16);
 }
 
-void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
-  const auto slash = path.rfind('/');
-  const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash);
+void stage_file(const std::string& path, const std::string& text, unsigned mode) {
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
@@ -75,6 +73,14 @@ void write_file_atomically(const std::string& path, const std::string& text, uns
     throw;
   }
   ::close(fd);
+}
+
+void discard_staged_file(const std::string& path) { ::unlink((path + ".tmp").c_str()); }
+
+void publish_staged_file(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string tmp = path + ".tmp";
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = errno_text();
     ::unlink(tmp.c_str());
@@ -91,6 +97,11 @@ void write_file_atomically(const std::string& path, const std::string& text, uns
   ::close(dir);
   if (rc != 0)
     throw NotDurableError(path + " was replaced but " + directory + " could not be synced: " + why);
+}
+
+void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
+  stage_file(path, text, mode);
+  publish_staged_file(path);
 }
 
 StateStore::StateStore(std::string directory)

@@ -116,6 +116,13 @@ class NotDurableError : public std::runtime_error {
 // Throws NotDurableError when only the last step failed, std::runtime_error (the old file
 // intact) otherwise; both name the path.
 void write_file_atomically(const std::string& path, const std::string& content, unsigned mode);
+// Its two halves, for a writer that decides late whether the new content stands: stage_file
+// writes and syncs `path`.tmp (std::runtime_error, nothing left behind, when it cannot);
+// publish_staged_file renames it over `path` and syncs the directory (errors as above);
+// discard_staged_file removes it.
+void stage_file(const std::string& path, const std::string& content, unsigned mode);
+void publish_staged_file(const std::string& path);
+void discard_staged_file(const std::string& path);
 
 // Tests inject storage failures: called instead of fsync(2) (directory: the fsync after the
 // rename). nullptr restores fsync.
