@@ -15,6 +15,18 @@ std::string trim(const std::string& s) {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
+bool DumpLines::next() {
+  if (!std::getline(in_, raw_)) return false;
+  ++number_;
+  if (!raw_.empty() && raw_.back() == '\r') raw_.pop_back();
+  line_ = trim(raw_);
+  return true;
+}
+
+void DumpLines::fail(const std::string& why) const {
+  throw DumpError(source_ + ":" + std::to_string(number_) + ": " + why + ": '" + raw_ + "'");
+}
+
 bool parse_number(const std::string& text, int base, unsigned long long* out) {
   if (text.empty()) return false;
   std::string digits = text;

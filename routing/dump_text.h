@@ -3,8 +3,10 @@
 // a fabric's nodes.
 #pragma once
 
+#include <istream>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "routing/ibroute.h"
@@ -16,6 +18,23 @@ std::string trim(const std::string& s);
 bool starts_with(const std::string& s, const char* prefix);
 // An unsigned number in base 16 ("0x..." required) or 10; false if the text is not entirely one.
 bool parse_number(const std::string& text, int base, unsigned long long* out);
+
+// A dump read line by line: the raw line (a trailing CR dropped), its trimmed text and its
+// number; errors name the source, the line number and the raw line.
+class DumpLines {
+ public:
+  DumpLines(std::istream& in, std::string source) : in_(in), source_(std::move(source)) {}
+  bool next();  // false at the end of the input
+  const std::string& raw() const { return raw_; }
+  const std::string& line() const { return line_; }
+  int number() const { return number_; }
+  [[noreturn]] void fail(const std::string& why) const;
+
+ private:
+  std::istream& in_;
+  std::string source_, raw_, line_;
+  int number_ = 0;
+};
 
 struct SwitchHeader {
   topology::Guid guid = 0;

@@ -11,21 +11,16 @@
 namespace laas::routing {
 using dump::parse_number;
 using dump::starts_with;
-using dump::trim;
 
 std::vector<DumpedTable> parse_ibroute(std::istream& in, const std::string& source) {
   std::vector<DumpedTable> out;
-  std::string raw;
-  int line_no = 0;
+  dump::DumpLines lines(in, source);
   DumpedTable* cur = nullptr;  // the block being read
   unsigned long long top = 0;
-  auto fail = [&](const std::string& why) {
-    throw DumpError(source + ":" + std::to_string(line_no) + ": " + why + ": '" + raw + "'");
-  };
-  while (std::getline(in, raw)) {
-    ++line_no;
-    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
-    const std::string line = trim(raw);
+  auto fail = [&](const std::string& why) { lines.fail(why); };
+  while (lines.next()) {
+    const std::string& line = lines.line();
+    const int line_no = lines.number();
     if (starts_with(line, "Unicast lids [")) {
       // Unicast lids [0x0-0x2c] of switch Lid 1 guid 0x0000000000200000 (SW_L2_0):
       // dump_fts addresses switches by directed route instead of LID:

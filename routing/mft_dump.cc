@@ -10,21 +10,17 @@
 namespace laas::routing {
 using dump::parse_number;
 using dump::starts_with;
-using dump::trim;
 
 std::vector<DumpedMft> parse_ibroute_mft(std::istream& in, const std::string& source) {
   std::vector<DumpedMft> out;
-  std::string raw;
-  int line_no = 0;
+  dump::DumpLines lines(in, source);
   DumpedMft* cur = nullptr;
   std::vector<int> column_port;  // raw column -> port number, -1 elsewhere
-  auto fail = [&](const std::string& why) {
-    throw DumpError(source + ":" + std::to_string(line_no) + ": " + why + ": '" + raw + "'");
-  };
-  while (std::getline(in, raw)) {
-    ++line_no;
-    if (!raw.empty() && raw.back() == '\r') raw.pop_back();
-    const std::string line = trim(raw);
+  auto fail = [&](const std::string& why) { lines.fail(why); };
+  while (lines.next()) {
+    const std::string& raw = lines.raw();
+    const std::string& line = lines.line();
+    const int line_no = lines.number();
     if (starts_with(line, "Multicast mlids [")) {
       // Multicast mlids [0xc000-0xc3ff] of switch Lid 7 guid 0x0000000000200004 (SW_L1_0):
       DumpedMft t;
