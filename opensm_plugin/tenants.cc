@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "opensm_plugin/config.h"
 #include "service/physical_ids.h"
@@ -109,8 +110,8 @@ std::string to_json(const Allocations& a) {
     tenants.push_back({{"name", name},
                        {"requested", t.requested},
                        {"shape", t.shape},
-                       {"hosts", hosts},
-                       {"links", links}});
+                       {"hosts", std::move(hosts)},
+                       {"links", std::move(links)}});
     if (!t.idle.empty()) tenants.back()["idle_links"] = links_json(t.idle);
   }
   json management = json::array();
@@ -118,8 +119,8 @@ std::string to_json(const Allocations& a) {
   json root{{"version", 1},
             {"topology", a.topology},
             {"sm_port_guid", format_guid(a.sm_port_guid)},
-            {"management", management},
-            {"tenants", tenants}};
+            {"management", std::move(management)},
+            {"tenants", std::move(tenants)}};
   return root.dump(1) + "\n";
 }
 
