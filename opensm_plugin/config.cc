@@ -4,6 +4,9 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
+
+#include "routing/routing.h"
 
 namespace laas::plugin {
 
@@ -57,6 +60,11 @@ Config load_config(const std::string& path) {
       } else if (key == "tenants_poll_ms") {
         c.tenants_poll_ms = v.as<int>();
         if (c.tenants_poll_ms < 0) throw std::invalid_argument("must be >= 0");
+      } else if (key == "routing_threads") {
+        c.routing_threads = v.as<int>();
+        if (c.routing_threads < 0 || c.routing_threads > routing::kMaxThreads)
+          throw std::invalid_argument("must be between 0 (one per core) and " +
+                                      std::to_string(routing::kMaxThreads));
       } else if (key == "manage_partitions") {
         c.manage_partitions = v.as<bool>();
       } else if (key == "partitions_base") {

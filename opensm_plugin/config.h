@@ -21,6 +21,9 @@ struct Config {
   // How often the plugin looks at tenants.yaml and asks OpenSM to re-route when it changed
   // (milliseconds; 0: only at heavy sweeps, e.g. after SIGHUP).
   int tenants_poll_ms = 1000;
+  // Threads of a routing run (the tables and OpenSM's hop matrices; the result is the same for
+  // any count). 0: one per core, at most routing::kMaxThreads; 1 keeps it on OpenSM's thread.
+  int routing_threads = 0;
   // Keep OpenSM's partition_config_file current with one partition per tenant (written
   // atomically, validated, re-read by OpenSM on the heavy sweep the plugin requests); a tenant
   // change succeeds only when the file was written. On by default: routing alone cannot

@@ -68,6 +68,16 @@ TEST(PluginConfig, DefaultsAndKeys) {
   EXPECT_EQ(c.placer, "simple");
   EXPECT_EQ(c.management, (std::vector<std::uint64_t>{0x10, 0x20}));
   EXPECT_EQ(c.tenants_poll_ms, 0);
+  EXPECT_EQ(c.routing_threads, 0);  // the default
+  dir.write("threads.yaml", "routing_threads: 1\n");
+  EXPECT_EQ(load_config(dir.path() + "/threads.yaml").routing_threads, 1);
+  dir.write("threads9.yaml", "routing_threads: 9\n");
+  try {
+    load_config(dir.path() + "/threads9.yaml");
+    ADD_FAILURE() << "routing_threads: 9 accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("routing_threads"), std::string::npos) << e.what();
+  }
   dir.write("bad.yaml", "sokcet: /tmp/x\n");
   EXPECT_THROW(load_config(dir.path() + "/bad.yaml"), std::runtime_error);
   dir.write("bad2.yaml", "management: [zz]\n");

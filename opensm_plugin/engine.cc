@@ -298,6 +298,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   req.management_hosts.assign(mgmt.begin(), mgmt.end());
   req.management_switches = mgmt_switches;
   req.faulty_links = emb.missing_links;
+  req.threads = config_.routing_threads;
   for (topology::HostId h : mgmt) {
     const int node = emb.host_node[h];
     if (node < 0) continue;

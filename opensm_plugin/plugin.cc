@@ -333,8 +333,11 @@ int build_lid_matrices(void* context) {
     }
     rows += mine;
   };
-  const unsigned threads = std::max(
-      1u, std::min<unsigned>(std::thread::hardware_concurrency(), laas::routing::kMaxThreads));
+  const int configured = plugin->engine->config().routing_threads;
+  const unsigned threads =
+      configured > 0 ? static_cast<unsigned>(configured)
+                     : std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                                       laas::routing::kMaxThreads));
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back(fill);
   fill();
