@@ -17,21 +17,8 @@ using laas::routing::HopMatrix;
 using laas::routing::SwitchGraph;
 
 SwitchGraph graph_of(const std::string& spec) {
-  const auto [fabric, emb] =
-      laas::topology::build_model_fabric(laas::topology::FatTree::parse(spec));
-  std::vector<int> number(fabric.nodes.size(), -1);
-  int n = 0;
-  for (std::size_t i = 0; i < fabric.nodes.size(); ++i)
-    if (fabric.nodes[i].is_switch) number[i] = n++;
-  SwitchGraph g;
-  for (const auto& node : fabric.nodes) {
-    if (!node.is_switch) continue;
-    std::vector<int> peers(node.ports.size(), -1);
-    for (std::size_t p = 1; p < node.ports.size(); ++p)
-      if (node.ports[p].peer_node >= 0) peers[p] = number[node.ports[p].peer_node];
-    g.peer.push_back(std::move(peers));
-  }
-  return g;
+  return laas::routing::switch_graph(
+      laas::topology::build_model_fabric(laas::topology::FatTree::parse(spec)).first);
 }
 
 const char* kSpecs[] = {"xgft(3;12,12,12;1,12,12)", "xgft(3;18,18,36;1,18,18)"};

@@ -3,8 +3,25 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace laas::routing {
+
+SwitchGraph switch_graph(const topology::Fabric& fabric) {
+  std::vector<int> number(fabric.nodes.size(), -1);
+  int n = 0;
+  for (std::size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].is_switch) number[i] = n++;
+  SwitchGraph g;
+  for (const auto& node : fabric.nodes) {
+    if (!node.is_switch) continue;
+    std::vector<int> peers(node.ports.size(), -1);
+    for (std::size_t p = 1; p < node.ports.size(); ++p)
+      if (node.ports[p].peer_node >= 0) peers[p] = number[node.ports[p].peer_node];
+    g.peer.push_back(std::move(peers));
+  }
+  return g;
+}
 
 HopMatrix::HopMatrix(const SwitchGraph& graph)
     : n_(static_cast<int>(graph.peer.size())), peer_(graph.peer) {

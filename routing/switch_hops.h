@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "topology/fabric.h"
+
 namespace laas::routing {
 
 constexpr std::uint8_t kNoPath = 0xFF;  // OSM_NO_PATH
@@ -24,6 +26,10 @@ constexpr std::uint8_t kNoPath = 0xFF;  // OSM_NO_PATH
 struct SwitchGraph {
   std::vector<std::vector<int>> peer;  // [switch][port] -> switch, -1 none
 };
+
+// The switches of a fabric numbered in node order, each port's peer switch (hosts: -1). The
+// plugin builds its graph from OpenSM's own tables; tests and benchmarks from a model fabric.
+SwitchGraph switch_graph(const topology::Fabric& fabric);
 
 class HopMatrix {
  public:

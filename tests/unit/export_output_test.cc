@@ -8,27 +8,17 @@
 #include <sstream>
 
 #include "export/output.h"
+#include "temp_files.h"
 
 namespace laas::exports {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Dir {
-  Dir() {
-    char tmpl[] = "/tmp/laas-output-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~Dir() { fs::remove_all(path); }
-  std::string path;
+struct Dir : test::TempDir {
+  Dir() : test::TempDir("laas-output") {}
 };
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 TEST(ExportOutput, ReplacesARegularFileAtomicallyKeepingItsMode) {
   Dir d;

@@ -27,6 +27,7 @@
 #include "service/physical_ids.h"
 #include "service/state_store.h"
 #include "service/tenant_service.h"
+#include "temp_files.h"
 #include "topology/embedding.h"
 
 using namespace laas;
@@ -279,13 +280,8 @@ INSTANTIATE_TEST_SUITE_P(Trees, FaultProperty,
 // tenants, and every few operations a restart must show exactly the same tenants and health.
 namespace {
 
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/laas-fprop-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string path;
+struct TempDir : test::TempDir {
+  TempDir() : test::TempDir("laas-fprop") {}
 };
 
 nlohmann::json call(service::TenantService& s, const std::string& method,

@@ -13,6 +13,7 @@
 #include "routing/routing.h"
 #include "service/physical_ids.h"
 #include "service/tenant_service.h"
+#include "temp_files.h"
 #include "topology/embedding.h"
 #include "topology/layout.h"
 
@@ -351,13 +352,8 @@ using service::Caller;
 using service::TenantService;
 using service::TopologyView;
 
-struct Dir {
-  Dir() {
-    char tmpl[] = "/tmp/laas-faults-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~Dir() { fs::remove_all(path); }
-  std::string path;
+struct Dir : test::TempDir {
+  Dir() : test::TempDir("laas-faults") {}
 };
 
 const Caller kRoot{0, true};
@@ -367,12 +363,7 @@ json call(TenantService& s, const std::string& method, json params = json::objec
   return s.handle({{"v", 1}, {"id", 1}, {"method", method}, {"params", params}}, kRoot);
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 routing::ModelTables tables_of(const TenantService& s) {
   const auto snap = s.snapshot();

@@ -17,23 +17,6 @@ namespace {
 using topology::Fabric;
 using topology::FatTree;
 
-// Switch graph of a fabric: switches numbered in node order.
-SwitchGraph graph_of(const Fabric& fabric) {
-  std::vector<int> number(fabric.nodes.size(), -1);
-  int n = 0;
-  for (std::size_t i = 0; i < fabric.nodes.size(); ++i)
-    if (fabric.nodes[i].is_switch) number[i] = n++;
-  SwitchGraph g;
-  for (const auto& node : fabric.nodes) {
-    if (!node.is_switch) continue;
-    std::vector<int> peers(node.ports.size(), -1);
-    for (std::size_t p = 1; p < node.ports.size(); ++p)
-      if (node.ports[p].peer_node >= 0) peers[p] = number[node.ports[p].peer_node];
-    g.peer.push_back(std::move(peers));
-  }
-  return g;
-}
-
 // [switch][target][port], as OpenSM's iterative pass leaves it.
 using Brute = std::vector<std::vector<std::vector<int>>>;
 Brute relax(const SwitchGraph& g) {
@@ -106,7 +89,7 @@ TEST(SwitchHops, SmallTreeByHand) {
   // xgft(2;2,2;1,2): leaves L0, L1 (ports 1-2 hosts, 3-4 up), spines S0, S1 (ports 1-2 down).
   const FatTree tree = FatTree::parse("xgft(2;2,2;1,2)");
   const auto [fabric, emb] = topology::build_model_fabric(tree);
-  const SwitchGraph g = graph_of(fabric);
+  const SwitchGraph g = switch_graph(fabric);
   const HopMatrix m(g);
   ASSERT_EQ(m.size(), 4);
   int leaf0 = -1, leaf1 = -1, spine0 = -1;
@@ -139,7 +122,7 @@ TEST(SwitchHops, ModelTreesMatchOpenSMsPass) {
   for (const char* spec :
        {"pgft(2;8,4;1,4;1,2)", "xgft(3;2,3,2;1,2,3)", "pgft(3;2,4,3;1,2,2;1,2,2)"}) {
     const auto [fabric, emb] = topology::build_model_fabric(FatTree::parse(spec));
-    expect_same(graph_of(fabric), spec);
+    expect_same(switch_graph(fabric), spec);
   }
 }
 
@@ -165,7 +148,7 @@ TEST(SwitchHops, FaultsMatchOpenSMsPass) {
         for (std::size_t p = 1; p < fabric.nodes[node].ports.size(); ++p)
           cut(fabric, node, static_cast<int>(p));
       }
-      expect_same(graph_of(fabric), std::string(spec) + " round " + std::to_string(round));
+      expect_same(switch_graph(fabric), std::string(spec) + " round " + std::to_string(round));
     }
   }
 }

@@ -9,6 +9,7 @@
 
 #include "service/socket_server.h"
 #include "service/tenant_service.h"
+#include "temp_files.h"
 
 using namespace laas::service;
 using nlohmann::json;
@@ -22,14 +23,7 @@ std::shared_ptr<const TopologyView> demo_view(const std::string& spec = "xgft(2;
   return std::make_shared<TopologyView>(tree, fabric, emb);
 }
 
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/laas-test-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string path;
-};
+using TempDir = laas::test::TempDir;
 
 ServiceConfig test_config(const std::string& dir) {
   ServiceConfig c;
@@ -45,12 +39,7 @@ json req(const std::string& method, json params = json::object()) {
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using laas::test::slurp;
 
 class ServiceTest : public ::testing::Test {
  protected:

@@ -23,6 +23,7 @@
 #include "service/identity.h"
 #include "service/socket_server.h"
 #include "service/tenant_service.h"
+#include "temp_files.h"
 #include "topology/embedding.h"
 
 using namespace laas::service;
@@ -55,12 +56,7 @@ json req(const std::string& method, json params = json::object()) {
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using laas::test::slurp;
 
 int connect_to(const std::string& path) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

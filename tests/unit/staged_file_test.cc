@@ -11,27 +11,15 @@
 #include <stdexcept>
 
 #include "service/state_store.h"
+#include "temp_files.h"
 
 namespace laas::service {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/laas-stage-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string path;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
+using TempDir = test::TempDir;
 
 TEST(StagedFile, PublishedOnlyWhenAskedAndDiscardedWithoutTrace) {
   TempDir dir;
