@@ -333,11 +333,8 @@ int build_lid_matrices(void* context) {
     }
     rows += mine;
   };
-  const int configured = plugin->engine->config().routing_threads;
-  const unsigned threads =
-      configured > 0 ? static_cast<unsigned>(configured)
-                     : std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
-                                                       laas::routing::kMaxThreads));
+  const auto threads = static_cast<unsigned>(
+      laas::routing::routing_threads(plugin->engine->config().routing_threads));
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back(fill);
   fill();

@@ -512,9 +512,7 @@ class Engine {
   // over open links or the owner's: management traffic to a tenant enters the tenant's
   // links as late as the tables allow and only from where no other owner's packet can be.
   int thread_count(int work_items) const {
-    int threads =
-        req_.threads > 0 ? req_.threads : static_cast<int>(std::thread::hardware_concurrency());
-    return std::max(1, std::min({threads, kMaxThreads, work_items}));
+    return std::max(1, std::min(routing_threads(req_.threads), work_items));
   }
 
   // body(i, scratch) for i in [0, count), spread over threads. Bodies of different i must
@@ -872,6 +870,12 @@ class Engine {
 };
 
 }  // namespace
+
+int routing_threads(int requested) {
+  const int wanted =
+      requested > 0 ? requested : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(1, std::min(wanted, kMaxThreads));
+}
 
 RoutingResult compute(const FatTree& tree, const RoutingRequest& request) {
   RoutingResult result;

@@ -64,6 +64,8 @@ struct RoutingRequest {
   int threads = 0;
 };
 constexpr int kMaxThreads = 8;
+// The threads a request for `requested` gets (0: one per core), between 1 and kMaxThreads.
+int routing_threads(int requested);
 
 // Model-space forwarding tables: for every switch (level, index) and every endpoint, the model
 // port (1-based as in FatTree), kSelf or kNoRoute. Endpoints are the hosts (endpoint == HostId)

@@ -182,9 +182,14 @@ snapshot() {
     >"audit.$tag" 2>&1 || rc=$?
   tail -n 8 "audit.$tag"
   [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit' "audit.$tag" | head -5)"
-  # Balance: every tenant's worst shift-permutation link load equals its private tree's.
-  awk '/^balance / { if ($(NF) != $8) { print; bad = 1 } } END { exit bad }' "audit.$tag" ||
-    die "a tenant's balance differs from its private tree ($tag)"
+  check_balance "$tag"
+}
+
+# check_balance TAG: in audit.TAG, every tenant's worst shift-permutation link load equals its
+# private tree's.
+check_balance() {
+  awk '/^balance / { if ($(NF) != $8) { print; bad = 1 } } END { exit bad }' "audit.$1" ||
+    die "a tenant's balance differs from its private tree ($1)"
 }
 
 # tenant_paths TAG TENANT: the tenant's traced paths in snapshot TAG.

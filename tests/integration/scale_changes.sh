@@ -62,8 +62,7 @@ check() {
   local tag=$1 t0 tenants=() t
   t0=$SECONDS
   audit_layout "$tag"
-  awk '/^balance / { if ($(NF) != $8) { print; bad = 1 } } END { exit bad }' "audit.$tag" ||
-    die "a tenant's balance differs from its private tree ($tag)"
+  check_balance "$tag"
   mapfile -t tenants < <(ctl --json tenant list | jq -r '.[] | select(.state != "not placed") | .name')
   for t in "${tenants[@]}"; do paths_within "$t"; done
   [ ${#tenants[@]} -lt 2 ] || no_path_between "${tenants[0]}" "${tenants[1]}"
