@@ -15,6 +15,7 @@ int exit_code_for(const std::string& code) {
   if (code == "permission_denied") return kExitPermission;
   if (code == "bad_request") return kExitUsage;
   if (code == "busy") return kExitBusy;
+  if (code == "not_master") return kExitNotMaster;
   if (code == "internal") return kExitInternal;
   return kExitRefused;
 }

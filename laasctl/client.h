@@ -11,6 +11,7 @@ namespace laas::ctl {
 constexpr int kExitOk = 0;
 constexpr int kExitRefused = 1;       // the service said no (no room, no such tenant, ...)
 constexpr int kExitUsage = 2;         // bad command line or bad_request
+constexpr int kExitNotMaster = 3;     // this SM is not the master: the message names it
 constexpr int kExitUnreachable = 69;  // EX_UNAVAILABLE: no service at the socket, or it hung up
 constexpr int kExitInternal = 70;     // EX_SOFTWARE: the service failed (e.g. state not saved)
 constexpr int kExitBusy = 75;         // EX_TEMPFAIL: connection limit reached; try again

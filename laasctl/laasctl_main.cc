@@ -216,12 +216,40 @@ int main(int argc, char** argv) {
         std::cout << "down:       " << result.value("down_hosts", 0) << " hosts, "
                   << result.value("down_links", 0) << " links, " << result.value("down_switches", 0)
                   << " switches (laasctl topology show lists them)\n";
-      std::cout << "tenants:    " << result.value("tenants", 0) << " routed";
+      if (result.contains("sm")) {
+        // The SM's role (issue 22): only the master changes tenants.
+        const json& sm = result["sm"];
+        auto who = [](const json& id) {
+          if (!id.is_object()) return std::string("none known");
+          std::string out = id.value("guid", "?");
+          if (!id.value("name", "").empty()) out += " '" + id.value("name", "") + "'";
+          if (id.value("lid", 0)) out += " LID " + std::to_string(id.value("lid", 0));
+          return out;
+        };
+        std::cout << "sm:         " << sm.value("role", "unknown") << ", this SM "
+                  << who(sm["self"]);
+        if (sm.value("role", "") != "master") std::cout << "; master " << who(sm["master"]);
+        std::cout << "\n            "
+                  << (sm.value("holds_state", false)
+                          ? "holds the tenant state (term " +
+                                std::to_string(result.value("term", 0)) + "): changes are made here"
+                          : "reads the shared tenant state (term " +
+                                std::to_string(result.value("term", 0)) + ", taken by " +
+                                (sm.value("state_master", "").empty()
+                                     ? std::string("no SM yet")
+                                     : sm.value("state_master", "")) +
+                                "): changes are refused here")
+                  << "\n";
+      }
+      std::cout << "tenants:    " << result.value("tenants", 0)
+                << (result.contains("routed_generation") ? " routed" : " recorded");
       if (result.value("tenants_not_placed", 0) > 0)
         std::cout << ", " << result["tenants_not_placed"] << " NOT placed (laasctl tenant list)";
       std::cout << "\nstate:      " << result.value("state_file", "") << ", generation "
-                << result.value("generation", 0) << " (routed "
-                << result.value("routed_generation", 0) << ")\n";
+                << result.value("generation", 0);
+      if (result.contains("routed_generation"))
+        std::cout << " (routed " << result.value("routed_generation", 0) << ")";
+      std::cout << "\n";
       if (result.contains("blocked"))
         std::cout << "BLOCKED:    " << result["blocked"].get<std::string>() << "\n";
       if (result.contains("duplicate_host_names")) {

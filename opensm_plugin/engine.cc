@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <future>
@@ -24,6 +25,19 @@ using nlohmann::json;
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+// The SM as the discovered fabric names it (for the state file and the log).
+service::SmIdentity sm_identity(const topology::Fabric& fabric, Guid sm_port_guid) {
+  service::SmIdentity id;
+  id.port_guid = sm_port_guid;
+  for (size_t n = 0; n < fabric.nodes.size(); ++n)
+    if (fabric.nodes[n].port_guid == sm_port_guid) {
+      id.name = fabric.nodes[n].name;
+      id.lid = fabric.lid_of(static_cast<int>(n));
+      break;
+    }
+  return id;
 }
 
 service::ServiceConfig service_config(const Config& c) {
@@ -124,27 +138,16 @@ Engine::Engine(Config config, service::Logger log)
 
 void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
 
-Engine::FileStamp Engine::stamp(const std::string& path) {
-  FileStamp s;
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return s;
-  s.exists = true;
-  s.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
-  s.size = st.st_size;
-  s.inode = st.st_ino;
-  return s;
-}
-
 std::string Engine::state_error() const { return service_.snapshot().blocked; }
 
 bool Engine::tenants_changed() const {
-  const FileStamp now = stamp(config_.tenants_file());
+  const FileStamp now = service::stamp_of(config_.tenants_file());
   std::lock_guard<std::mutex> lock(mu_);
   return routed_once_ && !(now == seen_stamp_);
 }
 
 bool Engine::claim_tenants_change() {
-  const FileStamp now = stamp(config_.tenants_file());
+  const FileStamp now = service::stamp_of(config_.tenants_file());
   std::lock_guard<std::mutex> lock(mu_);
   if (!routed_once_ || now == seen_stamp_ || now == claimed_stamp_) return false;
   claimed_stamp_ = now;
@@ -155,7 +158,7 @@ bool Engine::claim_tenants_change() {
 // version of the file listed and this one does not are removed. Tenants added through the
 // socket are left alone.
 void Engine::feed_tenants_file(RouteOutcome& out) {
-  const FileStamp now = stamp(config_.tenants_file());
+  const FileStamp now = service::stamp_of(config_.tenants_file());
   {
     std::lock_guard<std::mutex> lock(mu_);
     seen_stamp_ = now;
@@ -210,7 +213,8 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
   }
 }
 
-RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl) {
+RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl,
+                           const std::vector<Guid>& sm_ports) {
   RouteOutcome out;
   const auto t0 = Clock::now();
   routing_thread_ = std::this_thread::get_id();
@@ -240,7 +244,16 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   }
   keep_layout(rec, fabric, out);
 
-  // Management hosts: the SM's host and the configured port GUIDs.
+  // The first routing run as master (or after another SM wrote the shared state) takes the
+  // tenant state over before anything is placed: every tenant is read, none re-computed.
+  if (auto line = service_.take_over_if_needed(sm_identity(fabric, sm_port_guid))) {
+    out.took_over = line->rfind("laas: took over", 0) == 0;
+    (out.took_over ? out.info : out.warnings).push_back(*line);
+  }
+  service_.record_sm_ports(sm_ports);
+
+  // Management hosts: every SM's host (this one's and every SM recorded in the shared state,
+  // so that nothing moves at failover) and the configured port GUIDs.
   std::set<topology::HostId> mgmt;
   if (rec.sm_host >= 0) mgmt.insert(rec.sm_host);
   std::map<Guid, topology::HostId> host_by_guid;
@@ -256,6 +269,18 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   std::vector<std::pair<int, int>> mgmt_switches;
   if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
     mgmt_switches.push_back(emb.node_model[rec.sm_node]);
+  for (Guid g : service_.sm_ports()) {
+    if (auto it = host_by_guid.find(g); it != host_by_guid.end()) {
+      mgmt.insert(it->second);
+      continue;
+    }
+    for (size_t n = 0; n < fabric.nodes.size(); ++n)  // an SM on a switch (port 0)
+      if (fabric.nodes[n].is_switch && fabric.nodes[n].guid == g && emb.node_model[n].first > 0 &&
+          std::find(mgmt_switches.begin(), mgmt_switches.end(), emb.node_model[n]) ==
+              mgmt_switches.end())
+        mgmt_switches.push_back(emb.node_model[n]);
+  }
+  std::sort(mgmt_switches.begin(), mgmt_switches.end());
 
   const auto t_place = Clock::now();
   auto view = std::make_shared<const service::TopologyView>(

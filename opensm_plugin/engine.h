@@ -46,6 +46,8 @@ struct RouteOutcome {
   // Tenants, management hosts or faulty links differ from the previous run: multicast trees
   // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
   bool multicast_changed = false;
+  // This run took the shared tenant state over (the first run as master, issue 22).
+  bool took_over = false;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 
@@ -69,7 +71,10 @@ class Engine {
 
   // with_sl2vl false leaves out the first-hop drop (out.sl2vl empty): OpenSM without `qos
   // TRUE` never asks for SL2VL tables, and planning them is a tenth of a second at 11,664 hosts.
-  RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl = true);
+  // `sm_ports`: the port GUIDs of every subnet manager OpenSM knows of (SMInfo), this one's
+  // included: with those recorded before, they are management hosts, the same on every SM.
+  RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl = true,
+                     const std::vector<Guid>& sm_ports = {});
   // The tables of the last successful route() reached the switches.
   void on_routing_done();
 
@@ -90,16 +95,7 @@ class Engine {
   McastOutcome multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const;
 
  private:
-  struct FileStamp {
-    bool exists = false;
-    long long mtime_ns = 0;
-    long long size = 0;
-    ino_t inode = 0;
-    bool operator==(const FileStamp& o) const {
-      return exists == o.exists && mtime_ns == o.mtime_ns && size == o.size && inode == o.inode;
-    }
-  };
-  static FileStamp stamp(const std::string& path);
+  using FileStamp = service::FileStamp;
   void feed_tenants_file(RouteOutcome& out);
   // Recognition against the recorded layout / the declared spec / the cabling (issue 10).
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid) const;

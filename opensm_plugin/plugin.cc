@@ -40,6 +40,7 @@
 #include <unordered_map>
 
 #include "opensm_plugin/engine.h"
+#include "opensm_plugin/subnet_managers.h"
 #include "routing/routing.h"
 #include "routing/switch_hops.h"
 #include "service/socket_server.h"
@@ -55,6 +56,12 @@ using laas::topology::FabricNode;
 struct Plugin {
   osm_opensm_t* osm = nullptr;
   std::unique_ptr<Engine> engine;
+  std::unique_ptr<laas::plugin::SubnetManagers> sms;
+  // Set when a routing run took the tenant state over (failover, handover, first start): the
+  // start of that run, and when this SM was last seen out of the master's role, for the log
+  // line that says how long the fabric went without tenant tables (sweeper thread only).
+  bool took_over_pending = false;
+  std::chrono::steady_clock::time_point took_over_run_start{}, took_over_last_standby{};
   std::unique_ptr<laas::service::SocketServer> socket;
   std::thread watcher;
   std::mutex mu;
@@ -369,9 +376,15 @@ int build_fwd_tables(void* context) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<osm_switch_t*> switches;
   const Fabric fabric = snapshot(osm, &switches);
+  plugin->sms->refresh_locked();
   const double ms_snapshot = ms(std::chrono::steady_clock::now() - t0).count();
-  const auto outcome =
-      plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid), osm->subn.opt.qos);
+  const auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid),
+                                             osm->subn.opt.qos, plugin->sms->ports());
+  if (outcome.took_over) {
+    plugin->took_over_pending = true;
+    plugin->took_over_run_start = t0;
+    plugin->took_over_last_standby = plugin->sms->last_not_master();
+  }
   const auto t_fill = std::chrono::steady_clock::now();
   for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
   for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
@@ -497,15 +510,23 @@ int setup_engine(osm_routing_engine_t* engine, osm_opensm_t* /*osm*/) {
   return 0;
 }
 
-// Watches tenants.yaml and asks OpenSM for a re-route when it changed: the stand-in for the
-// control socket of a later issue (which will request re-routes the same way).
+// Every tick: refreshes what this SM knows of the subnet managers, and, while it is not the
+// master, follows the shared tenant state (managed partitions.conf). With tenants_poll_ms > 0
+// it also watches tenants.yaml and asks OpenSM for a re-route when it changed.
 void watch(Plugin* plugin) {
-  const int period = plugin->engine->config().tenants_poll_ms;
+  const int poll = plugin->engine->config().tenants_poll_ms;
+  const int period = poll > 0 ? std::min(poll, 1000) : 1000;
   std::unique_lock<std::mutex> lock(plugin->mu);
   while (!plugin->stopping) {
     plugin->cv.wait_for(lock, std::chrono::milliseconds(period));
     if (plugin->stopping) break;
-    if (plugin->engine->claim_tenants_change()) {
+    lock.unlock();
+    plugin->sms->note_state();
+    plugin->sms->refresh();
+    plugin->engine->service().follow_shared_state();
+    lock.lock();
+    if (plugin->stopping) break;
+    if (poll > 0 && plugin->engine->claim_tenants_change()) {
       log_line(plugin->osm, OSM_LOG_INFO, "tenants file changed; requesting a re-route");
       request_reroute(plugin->osm);
     }
@@ -550,6 +571,9 @@ void* create(osm_opensm_t* osm) {
                  "; tenants will not be routed until it is repaired or removed");
   plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
   Plugin* raw = plugin.get();
+  // Only the master changes tenants; every SM reads them from the shared state (issue 22).
+  plugin->sms = std::make_unique<laas::plugin::SubnetManagers>(osm);
+  plugin->engine->service().set_role_provider([raw] { return raw->sms->role(); });
   // A changed partitions.conf: applied after the re-route's tables (apply_partitions), or
   // read by OpenSM at the start of a heavy sweep (LAAS_PARTITIONS_HEAVY_SWEEP=1, or an OpenSM
   // without the partition manager's symbol).
@@ -589,7 +613,7 @@ void* create(osm_opensm_t* osm) {
       plugin->socket.reset();
     }
   }
-  if (config.tenants_poll_ms > 0) plugin->watcher = std::thread(watch, plugin.get());
+  plugin->watcher = std::thread(watch, plugin.get());
   return plugin.release();
 }
 
@@ -662,6 +686,33 @@ void apply_partitions(Plugin* plugin) {
   log_line(osm, OSM_LOG_INFO, line);
 }
 
+// The tables of the run that took the tenant state over are in the switches: say how long
+// this SM took from the start of that run, and from when it was last seen standby (the
+// master's death is noticed polling_retry_number x sminfo_polling_timeout after it happened).
+// Until then the switches kept the old master's tables, tenants' isolation included; the gap
+// is time without a subnet manager, not time without isolation, when the tables are identical.
+void report_failover(Plugin* plugin) {
+  using ms = std::chrono::duration<double, std::milli>;
+  const auto now = std::chrono::steady_clock::now();
+  const auto standby = plugin->took_over_last_standby;
+  const auto tenants = plugin->engine->service().tenant_names().size();
+  char line[400];
+  if (standby.time_since_epoch().count() == 0) {
+    std::snprintf(line, sizeof line,
+                  "started as master: tables with %zu tenant(s) applied %.0f ms after this SM "
+                  "began routing (it was never seen standby)",
+                  tenants, ms(now - plugin->took_over_run_start).count());
+  } else {
+    std::snprintf(line, sizeof line,
+                  "failover: tables with %zu tenant(s) applied %.0f ms after this SM began "
+                  "routing as master, %.0f ms after it was last seen standby; OpenSM declares a "
+                  "master dead after %d ms without an answer",
+                  tenants, ms(now - plugin->took_over_run_start).count(), ms(now - standby).count(),
+                  plugin->sms->detection_ms());
+  }
+  log_line(plugin->osm, OSM_LOG_INFO, line);
+}
+
 // OpenSM reports UCAST_ROUTING_DONE once the new tables have reached the switches: the line
 // tests and operators wait for before reading tables back.
 void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
@@ -670,6 +721,10 @@ void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
     if (plugin->pkey_mgr && plugin->partitions_pending.exchange(false)) apply_partitions(plugin);
     plugin->engine->on_routing_done();
     log_line(plugin->osm, OSM_LOG_INFO, "forwarding tables applied to the switches");
+    if (plugin->took_over_pending) {
+      plugin->took_over_pending = false;
+      report_failover(plugin);
+    }
   } else if (event == OSM_EVENT_ID_SUBNET_UP) {
     log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
     settle_new_switches(plugin->osm);

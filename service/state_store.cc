@@ -1,17 +1,21 @@
 #include "service/state_store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace laas::service {
 namespace {
@@ -59,9 +63,27 @@ topology::Guid parse_guid(const std::string& text) {
   return std::stoull(digits, nullptr, 16);
 }
 
-void stage_file(const std::string& path, const std::string& text, unsigned mode) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+namespace {
+
+// Writes and syncs `text` into a new file `tmp` (given: a fixed name; empty: a unique name next
+// to `path`, returned), so that writers on several hosts sharing a directory never write into
+// each other's temporary file.
+std::string stage_to(const std::string& path, std::string tmp, const std::string& text,
+                     unsigned mode) {
+  int fd;
+  if (tmp.empty()) {
+    std::string pattern = path + ".tmp.XXXXXX";
+    fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+    tmp = pattern;
+    if (fd >= 0 && ::fchmod(fd, mode) != 0) {
+      const std::string why = errno_text();
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error("cannot set the mode of " + tmp + ": " + why);
+    }
+  } else {
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  }
   if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
   try {
     write_all(fd, text, tmp);
@@ -73,14 +95,12 @@ void stage_file(const std::string& path, const std::string& text, unsigned mode)
     throw;
   }
   ::close(fd);
+  return tmp;
 }
 
-void discard_staged_file(const std::string& path) { ::unlink((path + ".tmp").c_str()); }
-
-void publish_staged_file(const std::string& path) {
+void publish_from(const std::string& tmp, const std::string& path) {
   const auto slash = path.rfind('/');
   const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash);
-  const std::string tmp = path + ".tmp";
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string why = errno_text();
     ::unlink(tmp.c_str());
@@ -99,13 +119,24 @@ void publish_staged_file(const std::string& path) {
     throw NotDurableError(path + " was replaced but " + directory + " could not be synced: " + why);
 }
 
+}  // namespace
+
+void stage_file(const std::string& path, const std::string& text, unsigned mode) {
+  stage_to(path, path + ".tmp", text, mode);
+}
+
+void discard_staged_file(const std::string& path) { ::unlink((path + ".tmp").c_str()); }
+
+void publish_staged_file(const std::string& path) { publish_from(path + ".tmp", path); }
+
 void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
-  stage_file(path, text, mode);
-  publish_staged_file(path);
+  publish_from(stage_to(path, "", text, mode), path);
 }
 
 StateStore::StateStore(std::string directory)
-    : directory_(std::move(directory)), path_(directory_ + "/state.json") {}
+    : directory_(std::move(directory)),
+      path_(directory_ + "/state.json"),
+      lock_path_(directory_ + "/state.lock") {}
 
 namespace {
 
@@ -140,6 +171,12 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
     state.loaded_version = version;
     state.topology = doc.at("topology").get<std::string>();
     state.generation = doc.at("generation").get<std::uint64_t>();
+    state.term = doc.value("term", std::uint64_t{0});
+    state.master = doc.value("master", "");
+    for (const auto& g : doc.value("sm_ports", nlohmann::json::array()))
+      state.sm_ports.push_back(parse_guid(g.get<std::string>()));
+    for (const auto& g : doc.value("management", nlohmann::json::array()))
+      state.management.push_back(parse_guid(g.get<std::string>()));
     std::set<std::string> names;
     std::set<topology::Guid> guids_seen;
     std::set<std::pair<topology::Guid, int>> slots_seen;
@@ -220,6 +257,16 @@ std::string serialize_state(const PersistedState& state) {
                         {"topology", state.topology},
                         {"generation", state.generation},
                         {"tenants", nlohmann::json::array()}};
+  // Written only by SMs that took the state over: a single SM's file stays as before.
+  if (state.term) doc["term"] = state.term;
+  if (!state.master.empty()) doc["master"] = state.master;
+  auto guids = [](const std::vector<topology::Guid>& list) {
+    nlohmann::json out = nlohmann::json::array();
+    for (auto g : list) out.push_back(guid_hex(g));
+    return out;
+  };
+  if (!state.sm_ports.empty()) doc["sm_ports"] = guids(state.sm_ports);
+  if (!state.management.empty()) doc["management"] = guids(state.management);
   for (const auto& t : state.tenants) {
     nlohmann::json tenant = {
         {"name", t.name}, {"requested", t.requested},         {"shape", t.shape},
@@ -262,11 +309,92 @@ PersistedState StateStore::load() const {
   return parse_state(buf.str(), path_);
 }
 
-void StateStore::save(const PersistedState& state) const {
+namespace {
+
+// An exclusive lock on the state directory's lock file for one read-check-write. flock is
+// carried over NFS as a whole-file lock (Linux >= 2.6.12) and is local on DRBD's one mounted
+// side. A holder that dies releases it; one that hangs is waited for 10 s, then the write fails.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + errno_text());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > deadline) {
+        const std::string why =
+            errno == EWOULDBLOCK ? "held by another writer for 10 s" : errno_text();
+        ::close(fd_);
+        throw std::runtime_error("cannot lock " + path + ": " + why);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  ~DirectoryLock() { ::close(fd_); }  // closing the last descriptor releases the lock
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+void make_directory(const std::string& directory) {
+  if (::mkdir(directory.c_str(), 0750) != 0 && errno != EEXIST)
+    throw std::runtime_error("cannot create " + directory + ": " + errno_text());
+}
+
+}  // namespace
+
+FileStamp stamp_of(const std::string& path) {
+  FileStamp s;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return s;
+  s.exists = true;
+  s.mtime_ns = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  s.size = st.st_size;
+  s.inode = st.st_ino;
+  return s;
+}
+
+FileStamp StateStore::save(const PersistedState& state) const {
   const std::string text = serialize_state(state);
-  if (::mkdir(directory_.c_str(), 0750) != 0 && errno != EEXIST)
-    throw std::runtime_error("cannot create " + directory_ + ": " + errno_text());
-  write_file_atomically(path_, text, 0640);
+  make_directory(directory_);
+  DirectoryLock lock(lock_path_);
+  const PersistedState disk = load();
+  if (disk.term > state.term)
+    throw FencedError(path_ + " belongs to a newer master: term " + std::to_string(disk.term) +
+                      (disk.master.empty() ? "" : " (SM " + disk.master + ")") +
+                      " took the state over after this SM's term " + std::to_string(state.term) +
+                      "; nothing was written");
+  if (disk.term == state.term && disk.generation > state.generation)
+    throw FencedError(path_ + " holds generation " + std::to_string(disk.generation) +
+                      ", newer than this SM's " + std::to_string(state.generation) +
+                      " (another writer of term " + std::to_string(disk.term) +
+                      "); nothing was written");
+  write_file_atomically(path_, text, 0640);  // NotDurableError: in place, the caller says so
+  return stamp_of(path_);
+}
+
+PersistedState StateStore::take_over(const std::string& master, topology::Guid sm_port,
+                                     FileStamp* written) const {
+  make_directory(directory_);
+  DirectoryLock lock(lock_path_);
+  PersistedState state = load();
+  ++state.term;
+  state.master = master;
+  if (sm_port &&
+      std::find(state.sm_ports.begin(), state.sm_ports.end(), sm_port) == state.sm_ports.end()) {
+    state.sm_ports.push_back(sm_port);
+    std::sort(state.sm_ports.begin(), state.sm_ports.end());
+  }
+  try {
+    write_file_atomically(path_, serialize_state(state), 0640);
+  } catch (const NotDurableError&) {
+    // In place, not synced: the term stands for every reader; a crash may bring back the old.
+  }
+  if (written) *written = stamp_of(path_);
+  state.loaded_version = kStateVersion;
+  return state;
 }
 
 }  // namespace laas::service

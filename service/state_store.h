@@ -79,8 +79,19 @@ struct PersistedState {
   std::uint64_t generation = 0;
   std::vector<PersistedTenant> tenants;
   int loaded_version = 2;  // the version read from disk (1: migrate at the next save)
+  // Subnet-manager failover (issue 22). `term` rises each time an SM takes the state over as
+  // master (StateStore::take_over); a writer whose term is older is fenced off. `master` names
+  // the SM that holds the current term. `sm_ports`: the port GUIDs of every SM seen (management
+  // hosts on every SM, so nothing moves at failover). `management`: the management port GUIDs
+  // the master routes with, for the standbys' partitions.conf. All empty/0: a single SM.
+  std::uint64_t term = 0;
+  std::string master{};
+  std::vector<topology::Guid> sm_ports{};
+  std::vector<topology::Guid> management{};
   bool operator==(const PersistedState& o) const {
-    return topology == o.topology && generation == o.generation && tenants == o.tenants;
+    return topology == o.topology && generation == o.generation && tenants == o.tenants &&
+           term == o.term && master == o.master && sm_ports == o.sm_ports &&
+           management == o.management;
   }
 };
 
@@ -89,20 +100,53 @@ struct PersistedState {
 std::string serialize_state(const PersistedState& state);
 PersistedState parse_state(const std::string& text, const std::string& where);
 
+// A file's identity and version as stat(2) sees it: a file replaced by rename gets a new one.
+struct FileStamp {
+  bool exists = false;
+  long long mtime_ns = 0;
+  long long size = 0;
+  unsigned long long inode = 0;
+  bool operator==(const FileStamp& o) const {
+    return exists == o.exists && mtime_ns == o.mtime_ns && size == o.size && inode == o.inode;
+  }
+  bool operator!=(const FileStamp& o) const { return !(*this == o); }
+};
+FileStamp stamp_of(const std::string& path);
+
+// A save refused because another SM took the state over (a higher term on disk) or wrote a
+// newer generation: this writer's view is stale and nothing was written.
+class FencedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The state directory may be shared by several SM hosts (NFS, DRBD: docs/ha.md). Writers take
+// an exclusive lock on state.lock for each read-check-write, so two plugins that both believe
+// they are master never interleave, and a state never goes back to an older term or generation.
 class StateStore {
  public:
   explicit StateStore(std::string directory);
 
   const std::string& path() const { return path_; }
+  const std::string& lock_path() const { return lock_path_; }
   // A missing file is an empty state. Throws std::runtime_error naming the file and what is
   // wrong when it exists but cannot be trusted.
   PersistedState load() const;
-  // Durable when it returns; throws std::runtime_error (the old state is then intact).
-  void save(const PersistedState& state) const;
+  // Durable when it returns; throws FencedError when the file on disk has a higher term than
+  // state.term, or the same term and a higher generation; std::runtime_error otherwise (the
+  // old state is then intact either way).
+  // Returns the stamp of the file it wrote (taken under the lock).
+  FileStamp save(const PersistedState& state) const;
+  // An SM becoming master: under the lock, reads the state, raises its term past every earlier
+  // master's, records `master` (and `sm_port`, 0: none, among sm_ports) and saves it. Returns
+  // the state as saved. Throws std::runtime_error (nothing written) when it cannot be read.
+  PersistedState take_over(const std::string& master, topology::Guid sm_port,
+                           FileStamp* written = nullptr) const;
 
  private:
   std::string directory_;
   std::string path_;
+  std::string lock_path_;
 };
 
 // The new content is in place (the rename happened) but the directory could not be synced:

@@ -12,20 +12,12 @@
 #include "export/partitions.h"
 #include "export/routing_chains.h"
 #include "export/slurm.h"
+#include "service/request_error.h"
 
 namespace laas::service {
 namespace {
 
 using nlohmann::json;
-
-struct RequestError {
-  std::string code;
-  std::string message;
-};
-
-[[noreturn]] void fail(const char* code, const std::string& message) {
-  throw RequestError{code, message};
-}
 
 const char* code_of(allocator::Status s) {
   switch (s) {
@@ -114,6 +106,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     : config_(std::move(config)), log_(std::move(log)), store_(config_.state_dir) {
   allocator::make_placer(config_.algorithm);  // fail early on a bad algorithm name
   try {
+    state_stamp_ = stamp_of(store_.path());
     persisted_ = store_.load();
     loaded_ = true;
     assign_missing_pkeys();
@@ -165,7 +158,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
     topology_error_.clear();
     const auto& was = view_ ? view_->embedding : view->embedding;
     const auto& now = view->embedding;
-    if (view_ && cluster_ && view_->fingerprint() == view->fingerprint() &&
+    if (view_ && cluster_ && !sm_ports_dirty_ && view_->fingerprint() == view->fingerprint() &&
         view_->management_hosts == view->management_hosts &&
         was.missing_links == now.missing_links && was.missing_hosts == now.missing_hosts &&
         was.missing_switches == now.missing_switches) {
@@ -265,11 +258,18 @@ void TenantService::rebuild_cluster() {
     }
   }
   for (const auto& line : cluster_->reconcile()) log_(LogLevel::kInfo, "laas: " + line);
-  // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file: record them.
-  bool changed = persisted_.loaded_version != kStateVersion;
+  // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
+  // hosts seen (for the standbys): record them -- only the holder of the shared state's term.
+  std::vector<topology::Guid> management;
+  for (auto h : view_->management_hosts)
+    if (const auto g = view_->host_guid(h)) management.push_back(g);
+  std::sort(management.begin(), management.end());
+  bool changed = persisted_.loaded_version != kStateVersion || sm_ports_dirty_ ||
+                 management != persisted_.management;
+  persisted_.management = std::move(management);
   for (const auto& t : persisted_.tenants)
     if (const auto* placed = cluster_->find(t.name)) changed = changed || !(persist(*placed) == t);
-  if (changed) save_placed("the placements as found on this fabric");
+  if (changed && holds_term()) save_placed("the placements as found on this fabric");
   size_t degraded = 0;
   for (const auto& [name, t] : cluster_->tenants()) {
     if (!cluster_->health(t).degraded()) continue;
@@ -290,6 +290,11 @@ void TenantService::save_placed(const std::string& why) {
   try {
     save_or_throw();
     persisted_.loaded_version = kStateVersion;
+    sm_ports_dirty_ = false;
+  } catch (const FencedError& e) {
+    term_held_ = false;
+    fenced_ = e.what();
+    log_(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   } catch (const std::exception& e) {
     log_(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   }
@@ -366,6 +371,34 @@ json TenantService::handle(const json& request, const Caller& caller) {
 }
 
 json TenantService::dispatch(const std::string& method, const json& params, const Caller& caller) {
+  // Only the master changes tenants; the others answer from the shared state (issue 22).
+  const SmRole sm = role();
+  bool master;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    master = sm.may_change_tenants() && holds_term();
+  }
+  if (!master) {
+    if (method == "tenant.add" || method == "tenant.remove" || method == "tenant.plan") {
+      std::string fenced;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        fenced = fenced_;
+      }
+      if (sm.may_change_tenants() && !fenced.empty())
+        fail(error::kNotMaster,
+             "OpenSM says this SM is master, but another SM has taken the "
+             "tenant state over (two masters?): " +
+                 fenced);
+      if (sm.may_change_tenants())
+        fail(error::kUnavailable,
+             "this SM is master but has not taken the tenant state over yet (its first routing "
+             "run as master is under way): try again in a few seconds");
+      fail(error::kNotMaster, sm.refusal());
+    }
+    if (method == "status" || method == "tenant.list" || method == "tenant.get")
+      return answer_from_shared_state(method, params, sm);
+  }
   if (method == "status") return status();
   if (method == "topology") return topology_info(params);
   if (method == "tenant.list") {
@@ -441,8 +474,11 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
 }
 
 json TenantService::status() const {
+  const SmRole sm = role();
   std::lock_guard<std::mutex> lock(mu_);
   json s = {{"state_file", store_.path()},
+            {"sm", role_json(sm)},
+            {"term", persisted_.term},
             {"generation", persisted_.generation},
             {"routed_generation", routed_generation_},
             {"tenants", cluster_ ? cluster_->tenants().size() : persisted_.tenants.size()},
@@ -715,9 +751,18 @@ PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
   return to_persisted(t, *ids_, persisted(t.name));
 }
 
+void TenantService::store_save() {
+  try {
+    state_stamp_ = store_.save(persisted_);
+  } catch (const NotDurableError&) {
+    state_stamp_ = stamp_of(store_.path());  // in place: what readers see is ours
+    throw;
+  }
+}
+
 void TenantService::save_or_throw() {
   persisted_.topology = view_->tree.spec().text();
-  store_.save(persisted_);
+  store_save();
 }
 
 json TenantService::add(const json& params, const Caller& caller) {
@@ -990,11 +1035,12 @@ bool TenantService::commit(std::string* not_durable) {
     if (view_)
       save_or_throw();
     else
-      store_.save(persisted_);
+      store_save();
   } catch (const NotDurableError& e) {
     // The new state.json is in place (memory and file agree): keep the change, say so.
     *not_durable = e.what();
   } catch (const std::exception& e) {
+    const bool fenced = dynamic_cast<const FencedError*>(&e) != nullptr;
     if (changed) try {
         if (existed)
           write_file_atomically(path, previous, 0644);
@@ -1003,6 +1049,12 @@ bool TenantService::commit(std::string* not_durable) {
       } catch (const std::exception& e2) {
         log_(LogLevel::kError, "laas: " + path + " could not be put back: " + e2.what());
       }
+    if (fenced) {
+      // Another SM took the shared state over: this one is no longer the master's service.
+      term_held_ = false;
+      fenced_ = e.what();
+      fail(error::kNotMaster, std::string("this SM no longer holds the tenant state: ") + e.what());
+    }
     fail(error::kInternal, std::string("the state could not be saved: ") + e.what());
   }
   if (changed) {

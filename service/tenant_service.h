@@ -16,6 +16,7 @@
 
 #include "allocator/cluster.h"
 #include "service/physical_ids.h"
+#include "service/sm_role.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
 
@@ -67,6 +68,27 @@ class TenantService {
   // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
   void set_partitions_hook(std::function<void()> hook);
 
+  // The SM's role (issue 22; service/shared_state.cc). Without a provider the service is a
+  // master that owns its state directory (tests, offline tools). With one, it changes tenants
+  // only while the provider says MASTER and it holds the current term of the shared state
+  // (take_over_if_needed); otherwise it answers reads from the shared state and refuses
+  // changes, naming the master. The provider is called with no lock held by the service and
+  // must not block on the SM's lock (it is called from the sweeper thread too).
+  void set_role_provider(std::function<SmRole()> provider);
+  SmRole role() const;
+  // Routing side, at the start of every routing run: when this service never took the shared
+  // state over, or another SM wrote it since, take it over (a new term; every tenant re-read,
+  // placements read, never re-computed). Returns the line to log when it took over.
+  std::optional<std::string> take_over_if_needed(const SmIdentity& self);
+  // Not the master: re-reads the shared state when another SM changed it and keeps the
+  // managed partitions.conf following it, so that OpenSM's first sweep as master (which reads
+  // partitions.conf before routing) already holds every tenant's P_Key. Called periodically.
+  void follow_shared_state();
+  // Port GUIDs of every SM seen: management on every SM, so nothing moves at failover.
+  // record_sm_ports adds those seen now; they are saved with the next routing run's view.
+  std::vector<topology::Guid> sm_ports() const;
+  void record_sm_ports(const std::vector<topology::Guid>& seen);
+
   // Routing side (the SM's sweeper thread).
   void on_topology(std::shared_ptr<const TopologyView> view);
   void on_topology_error(const std::string& reason);
@@ -117,6 +139,15 @@ class TenantService {
   void rebuild_cluster();
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
+  void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
+  // Shared state (service/shared_state.cc): whether this service may write it now, and the
+  // answers of an SM that is not the master.
+  bool holds_term() const;  // mu_ held
+  nlohmann::json answer_from_shared_state(const std::string& method, const nlohmann::json& params,
+                                          const SmRole& role);
+  bool reload_shared_state();                          // mu_ held; true when another SM changed it
+  std::string shared_partitions_text() const;          // mu_ held; from persisted_ (no topology)
+  nlohmann::json role_json(const SmRole& role) const;  // mu_ held
 
   ServiceConfig config_;
   Logger log_;
@@ -141,6 +172,14 @@ class TenantService {
   std::uint64_t routed_generation_ = 0;
   bool loaded_ = false;
   bool interrupted_ = false;
+  std::function<SmRole()> role_provider_;
+  // Whether this service holds the shared state's current term: always without a provider;
+  // with one, from take_over_if_needed until another SM's write (seen or fenced) shows
+  // otherwise.
+  bool term_held_ = true;
+  FileStamp state_stamp_;  // state.json as this service last read or wrote it
+  std::string fenced_;     // why another SM holds the state now (empty: none took it from us)
+  bool sm_ports_dirty_ = false;
 };
 
 // Protocol error codes and the laasctl exit code each maps to.
@@ -152,7 +191,8 @@ constexpr const char* kDuplicate = "duplicate";           // exit 1
 constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
 constexpr const char* kPermission = "permission_denied";  // exit 77
 constexpr const char* kInternal = "internal";             // exit 70
-constexpr const char* kBusy = "busy";  // exit 75: connection limit reached, try again
+constexpr const char* kBusy = "busy";             // exit 75: connection limit reached, try again
+constexpr const char* kNotMaster = "not_master";  // exit 3: ask the master SM (named)
 }  // namespace error
 
 constexpr int kProtocolVersion = 1;

@@ -1,0 +1,52 @@
+// The subnet managers of the fabric as this OpenSM sees them (issue 22): its own role (SMInfo
+// state), the master it polls, and every SM port it knows of. The only other file of the
+// plugin that includes OpenSM headers (besides plugin.cc).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "service/sm_role.h"
+
+struct osm_opensm;
+
+namespace laas::plugin {
+
+// The SMs' identities are read under OpenSM's lock (by the sweeper thread, which holds it, or
+// by refresh(), which takes it); the role is read without the lock, so the service can ask
+// from any thread, the sweeper's included.
+class SubnetManagers {
+ public:
+  explicit SubnetManagers(osm_opensm* osm) : osm_(osm) {}
+
+  // OpenSM's lock held by the caller (the sweeper thread in a routing callback).
+  void refresh_locked();
+  // Takes OpenSM's lock for reading: never from the sweeper thread.
+  void refresh();
+
+  service::SmRole role() const;
+  // Port GUIDs of this SM and of every SM it has found (SMInfo), as of the last refresh.
+  std::vector<std::uint64_t> ports() const;
+  // This SM's own identity, as of the last refresh.
+  service::SmIdentity self() const;
+
+  // When this SM last saw itself out of the master's role (standby, not active) -- the start
+  // of a failover from its point of view; and how long OpenSM waits before declaring the
+  // master dead (polling_retry_number x sminfo_polling_timeout).
+  std::chrono::steady_clock::time_point last_not_master() const;
+  void note_state();
+  int detection_ms() const;
+
+ private:
+  osm_opensm* osm_;
+  mutable std::mutex mu_;
+  service::SmIdentity self_;
+  std::optional<service::SmIdentity> master_;
+  std::vector<std::uint64_t> ports_;
+  std::chrono::steady_clock::time_point last_not_master_{};
+};
+
+}  // namespace laas::plugin

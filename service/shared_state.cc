@@ -1,0 +1,248 @@
+// TenantService and the subnet manager's role (issue 22): one tenant truth for a master and its
+// standbys. The state directory may be shared by every SM host; the master's service holds the
+// state's current term (StateStore::take_over) and is the only writer, fenced by that term; the
+// others re-read the file when it changes, answer reads from it, keep their own managed
+// partitions.conf following it and refuse changes, naming the master.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "export/partitions.h"
+#include "export/records.h"
+#include "service/request_error.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+void TenantService::set_role_provider(std::function<SmRole()> provider) {
+  std::lock_guard<std::mutex> lock(mu_);
+  role_provider_ = std::move(provider);
+  term_held_ = false;  // until the first routing run as master takes the state over
+}
+
+SmRole TenantService::role() const {
+  std::function<SmRole()> provider;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    provider = role_provider_;
+  }
+  return provider ? provider() : SmRole{};
+}
+
+bool TenantService::holds_term() const { return !role_provider_ || term_held_; }
+
+std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!role_provider_) return std::nullopt;  // one owner, no other SM: nothing to take over
+  if (term_held_ && stamp_of(store_.path()) == state_stamp_) return std::nullopt;
+  const bool after_other = term_held_;  // held it, but another SM has written since
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    FileStamp written;
+    persisted_ = store_.take_over(self.text(), self.port_guid, &written);
+    state_stamp_ = written;
+  } catch (const std::exception& e) {
+    // Unreadable or unwritable: route no tenant from it (never re-allocate); try again at the
+    // next routing run, so a repaired file is taken over by itself.
+    term_held_ = false;
+    if (blocked_ != e.what()) log_(LogLevel::kError, std::string("laas: ") + e.what());
+    blocked_ = e.what();
+    return "cannot take the tenant state over as master: " + blocked_;
+  }
+  term_held_ = true;
+  fenced_.clear();
+  blocked_.clear();
+  loaded_ = true;
+  sm_ports_dirty_ = false;
+  assign_missing_pkeys();
+  // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
+  unplaced_.clear();
+  cluster_.reset();
+  ids_.reset();
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "laas: took over as master (term %llu): %zu tenant(s) from %s (generation %llu, "
+      "read and fenced in %.1f ms)%s",
+      static_cast<unsigned long long>(persisted_.term), persisted_.tenants.size(),
+      store_.path().c_str(), static_cast<unsigned long long>(persisted_.generation),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+      after_other ? "; another SM had written the state since this one last did" : "");
+  return std::string(line);
+}
+
+std::vector<topology::Guid> TenantService::sm_ports() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return persisted_.sm_ports;
+}
+
+void TenantService::record_sm_ports(const std::vector<topology::Guid>& seen) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& ports = persisted_.sm_ports;
+  for (auto g : seen)
+    if (g && std::find(ports.begin(), ports.end(), g) == ports.end()) {
+      ports.push_back(g);
+      sm_ports_dirty_ = true;
+      log_(LogLevel::kInfo, "laas: subnet manager port " + guid_hex(g) +
+                                " recorded: a management host on every SM from now on");
+    }
+  std::sort(ports.begin(), ports.end());
+}
+
+bool TenantService::reload_shared_state() {
+  const FileStamp now = stamp_of(store_.path());
+  if (now == state_stamp_) return false;
+  try {
+    PersistedState fresh = store_.load();
+    persisted_ = std::move(fresh);
+    state_stamp_ = now;
+    if (!blocked_.empty()) log_(LogLevel::kInfo, "laas: " + store_.path() + " is readable again");
+    blocked_.clear();
+  } catch (const std::exception& e) {
+    if (blocked_ != e.what()) log_(LogLevel::kError, std::string("laas: ") + e.what());
+    blocked_ = e.what();
+    state_stamp_ = now;
+    return false;
+  }
+  // What this SM placed when it was master is stale now: the file is the truth.
+  if (term_held_ && role_provider_)
+    fenced_ = "SM " + persisted_.master + " wrote " + store_.path() + " (term " +
+              std::to_string(persisted_.term) + ")";
+  term_held_ = false;
+  cluster_.reset();
+  ids_.reset();
+  view_.reset();
+  unplaced_.clear();
+  topology_error_ = "this SM is not the master; the master SM routes the tenants";
+  return true;
+}
+
+std::string TenantService::shared_partitions_text() const {
+  std::vector<exports::TenantRecord> records;
+  for (const auto& t : persisted_.tenants) {
+    exports::TenantRecord r;
+    r.name = t.name;
+    if (t.pkey) r.pkey = t.pkey;
+    for (const auto& h : t.hosts) r.hosts.push_back({h.name, h.guid, 0});
+    records.push_back(std::move(r));
+  }
+  exports::PartitionOptions options;
+  const auto base = partitions_base();
+  options.base_text = base.text;
+  options.base_name = base.name;
+  options.management = {{"SELF", exports::Membership::kFull}};
+  for (auto g : persisted_.management)
+    options.management.push_back({guid_hex(g), exports::Membership::kFull});
+  return exports::generate_partitions(records, options);
+}
+
+void TenantService::follow_shared_state() {
+  const SmRole sm = role();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (sm.may_change_tenants() && holds_term()) return;  // the writer has nothing to follow
+  const bool changed = reload_shared_state();
+  const auto& path = config_.exports.managed_partitions_file;
+  if (path.empty() || !blocked_.empty() || (!changed && !last_partitions_.empty())) return;
+  try {
+    const std::string text = shared_partitions_text();
+    if (text == last_partitions_) return;
+    write_file_atomically(path, text, 0644);
+    last_partitions_ = text;
+    // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
+    // becomes master, at the start of its first sweep, before the routing run.
+    log_(LogLevel::kInfo, "laas: wrote " + path + " (" + std::to_string(persisted_.tenants.size()) +
+                              " tenant partitions) following the shared state, generation " +
+                              std::to_string(persisted_.generation));
+  } catch (const std::exception& e) {
+    log_(LogLevel::kError, "laas: " + path + " not updated from the shared state: " + e.what());
+  } catch (...) {  // RequestError from an unreadable base file
+    log_(LogLevel::kError,
+         "laas: " + path + " not updated: the base partitions file is unreadable");
+  }
+}
+
+json TenantService::role_json(const SmRole& sm) const {
+  json j = sm.to_json();
+  j["holds_state"] = sm.may_change_tenants() && holds_term();
+  j["state_master"] = persisted_.master;  // the SM that took the shared state over last
+  return j;
+}
+
+namespace {
+
+const char* kRecorded = "recorded";
+
+}  // namespace
+
+json TenantService::answer_from_shared_state(const std::string& method, const json& params,
+                                             const SmRole& sm) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reload_shared_state();
+  const std::string why =
+      sm.may_change_tenants()
+          ? "this SM is becoming master; the tenants are as the shared state records them"
+          : "this SM is " + sm.name() + ": the tenants are as the shared state records them; " +
+                (sm.master && sm.master->port_guid != sm.self.port_guid
+                     ? "the master SM " + sm.master->text() + " routes them"
+                     : std::string("no master is known to this SM"));
+  if (method == "status") {
+    json s = {{"state_file", store_.path()},
+              {"sm", role_json(sm)},
+              {"term", persisted_.term},
+              {"generation", persisted_.generation},
+              {"tenants", persisted_.tenants.size()},
+              {"algorithm", config_.algorithm},
+              {"topology", persisted_.topology.empty() ? json(nullptr) : json(persisted_.topology)},
+              {"topology_error", why}};
+    if (!blocked_.empty()) s["blocked"] = blocked_;
+    return s;
+  }
+  if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
+  auto pkey_text = [](std::uint16_t pkey) -> json {
+    if (!pkey) return nullptr;
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%04x", pkey);
+    return hex;
+  };
+  if (method == "tenant.list") {
+    json list = json::array();
+    for (const auto& t : persisted_.tenants)
+      list.push_back({{"name", t.name},
+                      {"requested", t.requested},
+                      {"hosts", t.hosts.size()},
+                      {"links", t.links.size()},
+                      {"shape", t.shape},
+                      {"pkey", pkey_text(t.pkey)},
+                      {"state", kRecorded},
+                      {"reason", why}});
+    return list;
+  }
+  // tenant.get
+  const auto name_it = params.find("name");
+  if (name_it == params.end() || !name_it->is_string())
+    fail(error::kBadRequest, "field 'name' must be a string");
+  const std::string name = name_it->get<std::string>();
+  for (const auto& t : persisted_.tenants) {
+    if (t.name != name) continue;
+    json hosts = json::array(), links = json::array();
+    for (const auto& h : t.hosts)
+      hosts.push_back({{"name", h.name},
+                       {"guid", guid_hex(h.guid)},
+                       {"leaf", {{"guid", guid_hex(h.leaf_guid)}, {"port", h.port}}}});
+    for (const auto& l : t.links)
+      links.push_back({{"switch", {{"guid", guid_hex(l.switch_guid)}, {"port", l.port}}}});
+    return {{"name", t.name},
+            {"pkey", pkey_text(t.pkey)},
+            {"requested", t.requested},
+            {"state", kRecorded},
+            {"reason", why},
+            {"hosts", hosts},
+            {"links", links},
+            {"shape", {{"text", t.shape}}}};
+  }
+  fail(error::kNotFound, "no tenant named '" + name + "'");
+}
+
+}  // namespace laas::service

@@ -1,0 +1,259 @@
+// Issue 22: one tenant truth for a master and a standby SM sharing a state directory. Two
+// services on one directory stand for two plugins; a role provider stands for OpenSM's SMInfo.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "service/sm_role.h"
+#include "service/state_store.h"
+#include "service/tenant_service.h"
+#include "temp_files.h"
+#include "topology/embedding.h"
+#include "topology/fat_tree.h"
+
+using namespace laas::service;
+using laas::test::slurp;
+using laas::test::TempDir;
+using nlohmann::json;
+
+namespace {
+
+std::shared_ptr<const TopologyView> demo_view() {
+  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  return std::make_shared<TopologyView>(tree, fabric, emb);
+}
+
+json req(const std::string& method, json params = json::object()) {
+  params["wait"] = false;
+  return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
+}
+
+const Caller kAdmin{0, true};
+
+SmIdentity sm(std::uint64_t guid, const std::string& name, std::uint16_t lid) {
+  SmIdentity id;
+  id.port_guid = guid;
+  id.name = name;
+  id.lid = lid;
+  return id;
+}
+
+// One SM with its plugin's service: its OpenSM state is set by the test.
+struct Sm {
+  Sm(const std::string& dir, SmIdentity me, const std::string& partitions = "")
+      : self(std::move(me)) {
+    ServiceConfig c;
+    c.state_dir = dir;
+    c.default_wait_ms = 100;
+    c.exports.managed_partitions_file = partitions;
+    service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
+    service->set_role_provider([this] {
+      SmRole r;
+      r.state = state.load();
+      r.self = self;
+      if (r.state == SmState::kMaster)
+        r.master = self;
+      else if (master)
+        r.master = *master;
+      return r;
+    });
+  }
+  // What the plugin does at a routing run: take over when needed, then the topology.
+  std::optional<std::string> route() {
+    auto line = service->take_over_if_needed(self);
+    service->on_topology(demo_view());
+    return line;
+  }
+  json call(const std::string& method, json params = json::object()) {
+    return service->handle(req(method, std::move(params)), kAdmin);
+  }
+  SmIdentity self;
+  std::optional<SmIdentity> master;
+  std::atomic<SmState> state{SmState::kStandby};
+  std::unique_ptr<TenantService> service;
+};
+
+std::vector<std::string> names(const json& list) {
+  std::vector<std::string> out;
+  for (const auto& t : list) out.push_back(t["name"]);
+  return out;
+}
+
+}  // namespace
+
+TEST(StateFencing, ANewerTermFencesTheOldMasterOff) {
+  TempDir dir;
+  StateStore a(dir.path), b(dir.path);
+  PersistedState sa = a.take_over("sm-a", 0xa);
+  EXPECT_EQ(sa.term, 1u);
+  PersistedState sb = b.take_over("sm-b", 0xb);
+  EXPECT_EQ(sb.term, 2u);
+  EXPECT_EQ(sb.master, "sm-b");
+  EXPECT_EQ(sb.sm_ports, (std::vector<laas::topology::Guid>{0xa, 0xb}));
+  const std::string before = slurp(a.path());
+  // The old master writes with its term: refused, nothing written.
+  ++sa.generation;
+  EXPECT_THROW(a.save(sa), FencedError);
+  EXPECT_EQ(slurp(a.path()), before);
+  // The holder of the term writes; a step back to an older generation is refused.
+  sb.generation = 5;
+  b.save(sb);
+  PersistedState stale = sb;
+  stale.generation = 4;
+  EXPECT_THROW(b.save(stale), FencedError);
+  EXPECT_EQ(b.load().generation, 5u);
+  // No temporary file is left behind by either writer.
+  for (const auto& e : std::filesystem::directory_iterator(dir.path))
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
+TEST(StateFencing, ASingleSmFileIsWrittenAsBefore) {
+  PersistedState s;
+  s.topology = "xgft(2;4,8;1,4)";
+  const std::string text = serialize_state(s);
+  EXPECT_EQ(text.find("term"), std::string::npos);
+  EXPECT_EQ(text.find("sm_ports"), std::string::npos);
+  PersistedState t = s;
+  t.term = 3;
+  t.master = "0x2 'sm' LID 1";
+  t.sm_ports = {2, 7};
+  t.management = {9};
+  EXPECT_EQ(parse_state(serialize_state(t), "test"), t);
+}
+
+TEST(SmRoleText, TheRefusalNamesTheMaster) {
+  SmRole r;
+  r.state = SmState::kStandby;
+  r.self = sm(0x22, "comp-2", 3);
+  r.master = sm(0x11, "comp-1", 2);
+  EXPECT_FALSE(r.may_change_tenants());
+  const std::string text = r.refusal();
+  EXPECT_NE(text.find("standby"), std::string::npos) << text;
+  EXPECT_NE(text.find("0x0000000000000011 'comp-1' LID 2"), std::string::npos) << text;
+  EXPECT_EQ(r.to_json()["master"]["name"], "comp-1");
+  r.master.reset();
+  EXPECT_NE(r.refusal().find("no master is known"), std::string::npos);
+}
+
+TEST(Failover, TheStandbyRefusesChangesNamingTheMasterAndWritesNothing) {
+  TempDir dir;
+  Sm a(dir.path, sm(0x11, "comp-1", 2)), b(dir.path, sm(0x22, "comp-2", 3));
+  a.state = SmState::kMaster;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "x"}, {"hosts", 8}})["ok"]);
+  b.master = a.self;
+  const std::string before = slurp(dir.path + "/state.json");
+  for (const auto& r : {b.call("tenant.add", {{"name", "y"}, {"hosts", 2}}),
+                        b.call("tenant.remove", {{"name", "x"}}),
+                        b.call("tenant.plan", {{"name", "y"}, {"hosts", 2}})}) {
+    ASSERT_FALSE(r["ok"]) << r.dump();
+    EXPECT_EQ(r["error"]["code"], error::kNotMaster);
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("0x0000000000000011 'comp-1' LID 2"),
+              std::string::npos)
+        << r.dump();
+  }
+  EXPECT_EQ(slurp(dir.path + "/state.json"), before);
+  // Reads come from the shared state.
+  auto list = b.call("tenant.list");
+  ASSERT_TRUE(list["ok"]) << list.dump();
+  EXPECT_EQ(names(list["result"]), std::vector<std::string>{"x"});
+  auto show = b.call("tenant.get", {{"name", "x"}});
+  ASSERT_TRUE(show["ok"]) << show.dump();
+  EXPECT_EQ(show["result"]["hosts"].size(), 8u);
+  EXPECT_EQ(b.call("tenant.get", {{"name", "nope"}})["error"]["code"], error::kNotFound);
+  auto status = b.call("status");
+  EXPECT_EQ(status["result"]["sm"]["role"], "standby");
+  EXPECT_EQ(status["result"]["sm"]["holds_state"], false);
+  EXPECT_EQ(a.call("status")["result"]["sm"]["holds_state"], true);
+}
+
+TEST(Failover, TheNewMasterRoutesEveryTenantAndFencesTheOldOne) {
+  TempDir dir;
+  Sm a(dir.path, sm(0x11, "comp-1", 2)), b(dir.path, sm(0x22, "comp-2", 3));
+  a.state = SmState::kMaster;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "a"}, {"hosts", 8}})["ok"]);
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "b"}, {"hosts", 10}})["ok"]);
+  const auto placed = a.service->snapshot();
+  // b's plugin started while a was master: it read the state once, before any tenant.
+  // a dies; b becomes master and routes: every tenant, the same placements.
+  b.state = SmState::kMaster;
+  const auto line = b.route();
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("took over as master (term 2): 2 tenant(s)"), std::string::npos) << *line;
+  const auto taken = b.service->snapshot();
+  ASSERT_EQ(taken.tenants.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(taken.tenants[i].first, placed.tenants[i].first);
+    EXPECT_EQ(taken.tenants[i].second.hosts, placed.tenants[i].second.hosts);
+    EXPECT_EQ(taken.tenants[i].second.links, placed.tenants[i].second.links);
+  }
+  EXPECT_FALSE(b.route());  // taken over once, not at every run
+  // The old master still believes it is master (split brain): its change is fenced off.
+  const std::string before = slurp(dir.path + "/state.json");
+  auto r = a.call("tenant.add", {{"name", "c"}, {"hosts", 2}});
+  ASSERT_FALSE(r["ok"]);
+  EXPECT_EQ(r["error"]["code"], error::kNotMaster) << r.dump();
+  EXPECT_EQ(slurp(dir.path + "/state.json"), before);
+  // ... and stays refused: it no longer holds the state.
+  EXPECT_EQ(a.call("tenant.remove", {{"name", "a"}})["error"]["code"], error::kNotMaster);
+  // A tenant added at the new master; the old one returns as master and takes it back.
+  ASSERT_TRUE(b.call("tenant.add", {{"name", "c"}, {"hosts", 3}})["ok"]);
+  b.state = SmState::kStandby;
+  b.master = a.self;
+  const auto back = a.route();
+  ASSERT_TRUE(back);
+  EXPECT_NE(back->find("(term 3): 3 tenant(s)"), std::string::npos) << *back;
+  EXPECT_EQ(a.service->tenant_names(), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(a.call("tenant.remove", {{"name", "b"}})["ok"]);
+  EXPECT_EQ(names(b.call("tenant.list")["result"]), (std::vector<std::string>{"a", "c"}));
+}
+
+TEST(Failover, TheStandbysPartitionsFileFollowsTheSharedState) {
+  TempDir dir;
+  const std::string pa = dir.path + "/partitions.a.conf", pb = dir.path + "/partitions.b.conf";
+  Sm a(dir.path, sm(0x11, "comp-1", 2), pa), b(dir.path, sm(0x22, "comp-2", 3), pb);
+  a.state = SmState::kMaster;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t1"}, {"hosts", 4}})["ok"]);
+  b.service->follow_shared_state();
+  const std::string text = slurp(pb);
+  ASSERT_NE(text.find("t1="), std::string::npos) << text;
+  auto show = a.call("tenant.get", {{"name", "t1"}});
+  for (const auto& h : show["result"]["hosts"])
+    EXPECT_NE(text.find(h["guid"].get<std::string>() + "=full"), std::string::npos) << text;
+  // The same P_Key on both SM hosts.
+  const std::string pkey = show["result"]["pkey"];
+  EXPECT_NE(slurp(pa).find("t1=" + pkey), std::string::npos);
+  EXPECT_NE(text.find("t1=" + pkey), std::string::npos);
+  ASSERT_TRUE(a.call("tenant.remove", {{"name", "t1"}})["ok"]);
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pb).find("t1="), std::string::npos);
+  // The master follows nothing: it writes.
+  const std::string mine = slurp(pa);
+  a.service->follow_shared_state();
+  EXPECT_EQ(slurp(pa), mine);
+}
+
+TEST(Failover, AnUnreadableSharedStateIsNeverTakenOverOrOverwritten) {
+  TempDir dir;
+  Sm a(dir.path, sm(0x11, "comp-1", 2));
+  a.state = SmState::kMaster;
+  {
+    std::ofstream out(dir.path + "/state.json");
+    out << "{ not json";
+  }
+  const auto line = a.route();
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("cannot take the tenant state over"), std::string::npos) << *line;
+  EXPECT_EQ(slurp(dir.path + "/state.json"), "{ not json");
+  EXPECT_FALSE(a.call("tenant.add", {{"name", "x"}, {"hosts", 2}})["ok"]);
+  std::filesystem::remove(dir.path + "/state.json");
+  // Repaired (removed): taken over at the next routing run, by itself.
+  const auto again = a.route();
+  ASSERT_TRUE(again);
+  EXPECT_NE(again->find("took over"), std::string::npos) << *again;
+  EXPECT_TRUE(a.call("tenant.add", {{"name", "x"}, {"hosts", 2}})["ok"]);
+}
