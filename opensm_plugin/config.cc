@@ -53,6 +53,8 @@ Config load_config(const std::string& path) {
         c.socket_group = v.IsNull() ? "" : v.as<std::string>();
       } else if (key == "state_dir") {
         c.state_dir = v.as<std::string>();
+      } else if (key == "state_must_exist") {
+        c.state_must_exist = v.as<bool>();
       } else if (key == "placer") {
         c.placer = v.as<std::string>();
       } else if (key == "topology") {

@@ -14,6 +14,10 @@ struct Config {
   std::string socket_group = "laas";             // its members may change tenants
   std::string state_dir = "/var/lib/laas";       // tenants.yaml in, allocations.json out
   std::string placer = "laas";                   // laas | simple | unconstrained
+  // The state directory is shared storage (NFS, DRBD: docs/ha.md): an SM becoming master
+  // takes the state over only when state.json is there, since an unmounted share looks like
+  // an empty directory and an empty state would route every tenant away.
+  bool state_must_exist = false;
   // Port GUIDs of management hosts: never allocated, reachable from everyone.
   std::vector<std::uint64_t> management;
   // When set (e.g. "xgft(2;4,8;1,4)"), a fabric recognized as anything else is refused.

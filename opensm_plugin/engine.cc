@@ -44,6 +44,7 @@ service::ServiceConfig service_config(const Config& c) {
   service::ServiceConfig s;
   s.state_dir = c.state_dir;
   s.algorithm = c.placer;
+  s.state_must_exist = c.state_must_exist;
   s.exports.partitions_base_file = c.partitions_base;
   if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;
   s.exports.slurm_node_names = c.slurm_node_names;

@@ -41,6 +41,10 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
   const auto t0 = std::chrono::steady_clock::now();
   try {
     FileStamp written;
+    if (config_.state_must_exist && !stamp_of(store_.path()).exists)
+      throw std::runtime_error(store_.path() +
+                               " does not exist and state_must_exist is set: is the shared state "
+                               "directory mounted? No tenant is routed until the file is there");
     persisted_ = store_.take_over(self.text(), self.port_guid, &written);
     state_stamp_ = written;
   } catch (const std::exception& e) {

@@ -36,6 +36,9 @@ struct ExportConfig {
 struct ServiceConfig {
   std::string state_dir = "/var/lib/laas";
   std::string algorithm = "laas";
+  // Taking the state over as master needs an existing state.json (shared storage: an
+  // unmounted share must not pass for an empty state).
+  bool state_must_exist = false;
   int default_wait_ms = 30000;
   ExportConfig exports;
 };

@@ -42,10 +42,12 @@ SmIdentity sm(std::uint64_t guid, const std::string& name, std::uint16_t lid) {
 
 // One SM with its plugin's service: its OpenSM state is set by the test.
 struct Sm {
-  Sm(const std::string& dir, SmIdentity me, const std::string& partitions = "")
+  Sm(const std::string& dir, SmIdentity me, const std::string& partitions = "",
+     bool state_must_exist = false)
       : self(std::move(me)) {
     ServiceConfig c;
     c.state_dir = dir;
+    c.state_must_exist = state_must_exist;
     c.default_wait_ms = 100;
     c.exports.managed_partitions_file = partitions;
     service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
@@ -256,4 +258,20 @@ TEST(Failover, AnUnreadableSharedStateIsNeverTakenOverOrOverwritten) {
   ASSERT_TRUE(again);
   EXPECT_NE(again->find("took over"), std::string::npos) << *again;
   EXPECT_TRUE(a.call("tenant.add", {{"name", "x"}, {"hosts", 2}})["ok"]);
+}
+
+TEST(Failover, AnUnmountedShareIsNotTakenOverAsAnEmptyState) {
+  TempDir dir;
+  Sm a(dir.path, sm(0x11, "comp-1", 2), "", /*state_must_exist=*/true);
+  a.state = SmState::kMaster;
+  const auto line = a.route();
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("is the shared state directory mounted?"), std::string::npos) << *line;
+  EXPECT_FALSE(std::filesystem::exists(dir.path + "/state.json"));
+  EXPECT_FALSE(a.call("tenant.add", {{"name", "x"}, {"hosts", 2}})["ok"]);
+  // The share is mounted (the file appears): taken over by itself at the next routing run.
+  StateStore(dir.path).save(PersistedState{});
+  const auto again = a.route();
+  ASSERT_TRUE(again);
+  EXPECT_NE(again->find("took over"), std::string::npos) << *again;
 }
