@@ -109,6 +109,21 @@ std::set<std::string> load_applied(const std::string& path) {
 
 Engine::Engine(Config config, service::Logger log)
     : config_(std::move(config)), service_(service_config(config_), std::move(log)) {
+  read_shared_files();
+  service_.set_reroute_hook([this] {
+    // Changes made inside a routing run (the tenants file) are routed by that run.
+    if (routing_thread_.load() == std::this_thread::get_id()) return;
+    if (reroute_) reroute_();
+  });
+}
+
+// What the state directory holds besides state.json: the intended tree (layout.json), the
+// shapes last routed (allocations.json) and the tenants file last applied. Read at start, and
+// again when this SM takes the state over from another (which may have written them since).
+void Engine::read_shared_files() {
+  last_allocations_.clear();  // another SM may have written allocations.json since
+  layout_.reset();
+  layout_unreadable_ = false;
   {
     std::ifstream in(layout_file());
     if (in) {
@@ -129,12 +144,8 @@ Engine::Engine(Config config, service::Logger log)
   } catch (const std::exception&) {
     // allocations.json is only an output; state.json is the state.
   }
+  std::lock_guard<std::mutex> lock(mu_);
   file_tenants_ = load_applied(applied_file(config_));
-  service_.set_reroute_hook([this] {
-    // Changes made inside a routing run (the tenants file) are routed by that run.
-    if (routing_thread_.load() == std::this_thread::get_id()) return;
-    if (reroute_) reroute_();
-  });
 }
 
 void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
@@ -224,6 +235,14 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     ~Reset() { id = std::thread::id(); }
   } reset{routing_thread_};
 
+  // The first routing run as master (or after another SM wrote the shared state) takes the
+  // tenant state over before anything is recognized or placed: every tenant is read, none
+  // re-computed, on the intended tree the previous master recorded.
+  if (auto line = service_.take_over_if_needed(sm_identity(fabric, sm_port_guid))) {
+    out.took_over = line->rfind("laas: took over", 0) == 0;
+    (out.took_over ? out.info : out.warnings).push_back(*line);
+    if (out.took_over) read_shared_files();
+  }
   if (!layout_error_.empty()) {
     out.warnings.push_back(layout_error_);
     layout_error_.clear();
@@ -245,12 +264,6 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   }
   keep_layout(rec, fabric, out);
 
-  // The first routing run as master (or after another SM wrote the shared state) takes the
-  // tenant state over before anything is placed: every tenant is read, none re-computed.
-  if (auto line = service_.take_over_if_needed(sm_identity(fabric, sm_port_guid))) {
-    out.took_over = line->rfind("laas: took over", 0) == 0;
-    (out.took_over ? out.info : out.warnings).push_back(*line);
-  }
   service_.record_sm_ports(sm_ports);
 
   // Management hosts: every SM's host (this one's and every SM recorded in the shared state,

@@ -97,6 +97,7 @@ class Engine {
  private:
   using FileStamp = service::FileStamp;
   void feed_tenants_file(RouteOutcome& out);
+  void read_shared_files();  // layout.json, allocations.json's shapes, tenants.yaml.applied
   // Recognition against the recorded layout / the declared spec / the cabling (issue 10).
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid) const;
   // Records the layout at the first recognition, keeps host identities current, re-records
