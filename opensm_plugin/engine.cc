@@ -67,9 +67,12 @@ std::string error_of(const json& response) {
 }
 
 // The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
+// `mgmt_switch_nodes`: the fabric nodes of the switches an SM runs on (every SM's, so that
+// the exemptions do not move at failover).
 routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
                                     const topology::Recognition& rec,
-                                    const routing::RoutingRequest& req, RouteOutcome& out) {
+                                    const routing::RoutingRequest& req,
+                                    const std::vector<int>& mgmt_switch_nodes, RouteOutcome& out) {
   routing::Sl2VlInput in;
   in.fabric = &fabric;
   in.embedding = &rec.embedding;
@@ -77,8 +80,7 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
   in.tables = &out.tables;
   for (const auto& t : req.tenants) in.tenants.push_back(t.placement);
   in.management_hosts = req.management_hosts;
-  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
-    in.management_nodes.push_back(rec.sm_node);
+  in.management_nodes = mgmt_switch_nodes;
   routing::Sl2VlPlan plan = routing::plan_sl2vl(in);
   out.info.push_back("first-hop drop: " + std::to_string(plan.dropped_pairs) +
                      " (in, out) port pairs send every SL to VL15; " +
@@ -281,8 +283,11 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
       mgmt.insert(it->second);
   }
   std::vector<std::pair<int, int>> mgmt_switches;
-  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch)
+  std::vector<int> mgmt_switch_nodes;
+  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch) {
     mgmt_switches.push_back(emb.node_model[rec.sm_node]);
+    mgmt_switch_nodes.push_back(rec.sm_node);
+  }
   for (Guid g : service_.sm_ports()) {
     if (auto it = host_by_guid.find(g); it != host_by_guid.end()) {
       mgmt.insert(it->second);
@@ -291,10 +296,13 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     for (size_t n = 0; n < fabric.nodes.size(); ++n)  // an SM on a switch (port 0)
       if (fabric.nodes[n].is_switch && fabric.nodes[n].guid == g && emb.node_model[n].first > 0 &&
           std::find(mgmt_switches.begin(), mgmt_switches.end(), emb.node_model[n]) ==
-              mgmt_switches.end())
+              mgmt_switches.end()) {
         mgmt_switches.push_back(emb.node_model[n]);
+        mgmt_switch_nodes.push_back(static_cast<int>(n));
+      }
   }
   std::sort(mgmt_switches.begin(), mgmt_switches.end());
+  std::sort(mgmt_switch_nodes.begin(), mgmt_switch_nodes.end());
 
   const auto t_place = Clock::now();
   auto view = std::make_shared<const service::TopologyView>(
@@ -321,6 +329,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   Allocations alloc;
   alloc.topology = tree.spec().text();
   alloc.sm_port_guid = sm_port_guid;
+  alloc.sm_ports = service_.sm_ports();
   for (const auto& [name, placement] : snap.tenants) {
     req.tenants.push_back({name, placement});
     // Hosts down now stay the tenant's, named by the identity last seen in their slot.
@@ -369,7 +378,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
     const auto t_tables = Clock::now();
     out.tables = routing::to_lid_tables(fabric, emb, tree, result.tables);
-    if (with_sl2vl) out.sl2vl = first_hop_drop(fabric, rec, req, out);
+    if (with_sl2vl) out.sl2vl = first_hop_drop(fabric, rec, req, mgmt_switch_nodes, out);
     out.ms_tables = ms_since(t_tables);
   } catch (const std::exception& e) {
     out.error = std::string("routing failed: ") + e.what();

@@ -705,10 +705,10 @@ void report_failover(Plugin* plugin) {
   } else {
     std::snprintf(line, sizeof line,
                   "failover: tables with %zu tenant(s) applied %.0f ms after this SM began "
-                  "routing as master, %.0f ms after it was last seen standby; OpenSM declares a "
-                  "master dead after %d ms without an answer",
+                  "routing as master, %.0f ms after it was last seen standby; a standby declares "
+                  "its master dead %d-%d ms after the master's last answer",
                   tenants, ms(now - plugin->took_over_run_start).count(), ms(now - standby).count(),
-                  plugin->sms->detection_ms());
+                  plugin->sms->detection_ms(1), plugin->sms->detection_ms(2));
   }
   log_line(plugin->osm, OSM_LOG_INFO, line);
 }

@@ -117,8 +117,8 @@ std::chrono::steady_clock::time_point SubnetManagers::last_not_master() const {
   return last_not_master_;
 }
 
-int SubnetManagers::detection_ms() const {
-  return static_cast<int>(osm_->subn.opt.polling_retry_number) *
+int SubnetManagers::detection_ms(int extra_polls) const {
+  return (static_cast<int>(osm_->subn.opt.polling_retry_number) + extra_polls) *
          static_cast<int>(osm_->subn.opt.sminfo_polling_timeout);
 }
 

@@ -35,10 +35,11 @@ class SubnetManagers {
 
   // When this SM last saw itself out of the master's role (standby, not active) -- the start
   // of a failover from its point of view; and how long OpenSM waits before declaring the
-  // master dead (polling_retry_number x sminfo_polling_timeout).
+  // master dead: (polling_retry_number + extra) x sminfo_polling_timeout, where extra is 1 to 2
+  // polls (measured under ibsim: 3-4 s with 2 retries of 1000 ms).
   std::chrono::steady_clock::time_point last_not_master() const;
   void note_state();
-  int detection_ms() const;
+  int detection_ms(int extra_polls) const;
 
  private:
   osm_opensm* osm_;

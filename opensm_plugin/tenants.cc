@@ -121,6 +121,11 @@ std::string to_json(const Allocations& a) {
             {"sm_port_guid", format_guid(a.sm_port_guid)},
             {"management", std::move(management)},
             {"tenants", std::move(tenants)}};
+  if (!a.sm_ports.empty()) {
+    json ports = json::array();
+    for (Guid g : a.sm_ports) ports.push_back(format_guid(g));
+    root["sm_ports"] = std::move(ports);
+  }
   return root.dump(1) + "\n";
 }
 
@@ -134,6 +139,9 @@ Allocations allocations_from_json(const std::string& text) {
       a.sm_port_guid = parse_guid(root.at("sm_port_guid").get<std::string>());
     if (root.contains("management"))
       for (const auto& h : root.at("management")) a.management.push_back(endpoint_from(h, false));
+    if (root.contains("sm_ports"))
+      for (const auto& g : root.at("sm_ports"))
+        a.sm_ports.push_back(parse_guid(g.get<std::string>()));
     for (const auto& t : root.at("tenants")) {
       TenantRecord r;
       r.name = t.at("name").get<std::string>();
@@ -279,6 +287,11 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
   std::vector<Guid> management = extra_management;
   if (alloc.sm_port_guid) management.push_back(alloc.sm_port_guid);
   for (const auto& m : alloc.management) management.push_back(m.guid);
+  std::vector<Guid> optional;  // SMs recorded: exempt where they are, absent ones skipped
+  for (Guid g : alloc.sm_ports)
+    if (std::find(management.begin(), management.end(), g) == management.end())
+      optional.push_back(g);
+  management.insert(management.end(), optional.begin(), optional.end());
   for (Guid g : management) {
     bool found = false;
     for (size_t i = 0; i < fabric.nodes.size() && !found; ++i) {
@@ -289,7 +302,7 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
       if (level == 0) input.management_hosts.push_back(index);
       input.management_nodes.push_back(static_cast<int>(i));
     }
-    if (!found)
+    if (!found && std::find(optional.begin(), optional.end(), g) == optional.end())
       throw std::runtime_error("management GUID " + format_guid(g) + " is not in the fabric");
   }
   return input;
