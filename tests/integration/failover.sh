@@ -12,17 +12,18 @@
 #  4. kill -9 of the master in the middle of `tenant add d` (D_DELAY seconds after it was sent,
 #     default 0.05): after the standby takes over, d is wholly there (listed, in state.json,
 #     routed) or wholly absent, and there if acknowledged.
-# SM1_NODE / SM2_NODE put the SMs elsewhere (hosts: management hosts then).
+# SM1_NODE / SM2_NODE put the SMs elsewhere (hosts: management hosts then); PRIO1 / PRIO2 set
+# their priorities (equal: the lower port GUID, SM 1 at SW_L2_0, is master).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_ha.sh"
 laas_enter_namespace "$@"
-ha_setup failover
+ha_setup "${1:-failover}"
 SM1_NODE=${SM1_NODE:-SW_L2_0} SM2_NODE=${SM2_NODE:-SW_L2_1}
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 start_fabric fabric.net
-start_sm 1 15 "$SM1_NODE"
+start_sm 1 "${PRIO1:-15}" "$SM1_NODE"
 wait_master 1 60
-start_sm 2 8 "$SM2_NODE"
+start_sm 2 "${PRIO2:-8}" "$SM2_NODE"
 wait_standby 2 60
 log "SM 1 ($SM1_NODE) master, SM 2 ($SM2_NODE) standby"
 
