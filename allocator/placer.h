@@ -37,6 +37,17 @@ class Placer {
 // must be free and shaped as Theorem 1 demands; the columns are chosen as LaasPlacer would.
 PlaceResult place_on_hosts(const LinkState& state, std::vector<HostId> hosts);
 
+// Whole servers (issue 21): `servers[s]` lists server s's host ports (one a rail leaf, for a
+// multi-HCA or dual-port server). Places `count` servers, all their ports or none, choosing
+// servers whose ports sit on the same leaves (a rail group: the servers cabled to the same
+// rail leaves) and the same number in every group used, so that every leaf of the tenant holds
+// the same number of its ports and every rail's share is a placement of Theorems 1-2 over the
+// same spines; the links are chosen as place_on_hosts does. A group holds one server per slot
+// of its leaves: the fewest groups that fit are tried first, the fullest groups first, so that
+// wholly free groups stay free for larger tenants.
+PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<HostId>>& servers,
+                          int count);
+
 // "laas" (paper Algorithms 1-2), "simple" (whole sub-trees), "unconstrained" (bare metal).
 // Throws std::invalid_argument naming the known algorithms.
 std::unique_ptr<Placer> make_placer(const std::string& name);

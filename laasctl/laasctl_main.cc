@@ -108,9 +108,18 @@ int main(int argc, char** argv) {
   bool dry_run = false, no_wait = false;
   auto* add = tenant->add_subcommand("add", "place a tenant on dedicated hosts and links");
   add->add_option("NAME", name, "tenant name: letters, digits, '_', '.', '-'")->required();
-  add->add_option("--hosts", hosts, "number of hosts (at least 1)")
-      ->required()
-      ->check(CLI::Range(1, 1 << 20));
+  // A tenant holds whole servers. On a fabric where every server has one port (one host per
+  // server) --hosts counts those hosts, as it always did; where servers have several HCAs or a
+  // dual-port HCA, it counts servers, every port of each included.
+  auto* hosts_opt =
+      add->add_option("--hosts", hosts,
+                      "number of hosts, i.e. servers: a server with several ports (HCAs on "
+                      "rail leaves, a dual-port HCA) counts once and comes with all its ports")
+          ->check(CLI::Range(1, 1 << 20));
+  auto* servers_opt = add->add_option("--servers", hosts, "the same as --hosts: whole servers")
+                          ->check(CLI::Range(1, 1 << 20));
+  hosts_opt->excludes(servers_opt);
+  servers_opt->excludes(hosts_opt);
   add->add_flag("--dry-run", dry_run, "show the placement without making it");
   add->add_flag("--no-wait", no_wait, "reply once the state is saved, before OpenSM re-routes");
   std::vector<std::string> slurm_accounts, slurm_users;
@@ -264,6 +273,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (add->parsed()) {
+      if (hosts == 0) {
+        std::cerr << "laasctl: tenant add needs --hosts N or --servers N\n";
+        return laas::ctl::kExitUsage;
+      }
       json params = {{"name", name},
                      {"hosts", hosts},
                      {"dry_run", dry_run},
@@ -274,8 +287,9 @@ int main(int argc, char** argv) {
       if (!openstack_project.empty()) params["openstack_project"] = openstack_project;
       if ((rc = request(o, "tenant.add", params, result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
-      std::cout << (dry_run ? "would place" : "placed") << " tenant " << name << ": "
-                << result["hosts"].size() << " hosts (" << host_range(result["hosts"]) << "), "
+      std::cout << (dry_run ? "would place" : "placed") << " tenant " << name << ": ";
+      if (result.contains("servers")) std::cout << result["servers"].size() << " servers, ";
+      std::cout << result["hosts"].size() << " hosts (" << host_range(result["hosts"]) << "), "
                 << result["links"].size() << " dedicated links, shape "
                 << result["shape"].value("text", "") << "\n";
       if (result.contains("routed"))

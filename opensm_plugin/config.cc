@@ -72,10 +72,11 @@ Config load_config(const std::string& path) {
       } else if (key == "partitions_base") {
         c.partitions_base = v.IsNull() ? "" : v.as<std::string>();
       } else if (key == "slurm_node_names" || key == "openstack_hosts" ||
-                 key == "openstack_projects") {
+                 key == "openstack_projects" || key == "servers") {
         if (!v.IsMap() && !v.IsNull()) throw std::invalid_argument("expected a mapping of names");
         auto& map = key == "slurm_node_names"  ? c.slurm_node_names
                     : key == "openstack_hosts" ? c.openstack_hosts
+                    : key == "servers"         ? c.servers
                                                : c.openstack_projects;
         for (const auto& e : v) map[e.first.as<std::string>()] = e.second.as<std::string>();
       } else if (key == "management") {

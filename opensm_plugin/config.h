@@ -36,6 +36,8 @@ struct Config {
   bool manage_partitions = true;
   std::string partitions_base;
   // Names for `laasctl export slurm|openstack`: fabric node description -> cluster name.
+  // Server names: node description (or its first word) -> server (issue 21).
+  std::map<std::string, std::string> servers;
   std::map<std::string, std::string> slurm_node_names;
   std::map<std::string, std::string> openstack_hosts;
   std::map<std::string, std::string> openstack_projects;  // tenant -> project ID

@@ -48,6 +48,7 @@ service::ServiceConfig service_config(const Config& c) {
   s.exports.partitions_base_file = c.partitions_base;
   if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;
   s.exports.slurm_node_names = c.slurm_node_names;
+  s.servers = c.servers;
   s.exports.openstack_hosts = c.openstack_hosts;
   s.exports.openstack_projects = c.openstack_projects;
   return s;

@@ -144,6 +144,7 @@ Fabric snapshot(osm_opensm_t* osm, std::vector<osm_switch_t*>* switches) {
       if (!physp || !osm_physp_is_valid(physp)) continue;
       if (!n.is_switch) {
         n.ports[p].lid = cl_ntoh16(osm_physp_get_base_lid(physp));
+        n.ports[p].guid = cl_ntoh64(osm_physp_get_port_guid(physp));
       }
       osm_physp_t* remote = osm_physp_get_remote(physp);
       if (!remote) continue;
@@ -155,6 +156,8 @@ Fabric snapshot(osm_opensm_t* osm, std::vector<osm_switch_t*>* switches) {
       fabric.connect(i, static_cast<int>(p), peer->second, rp);
     }
   }
+  // A dual-port HCA is two host ports of one server (topology/servers.h).
+  if (laas::topology::split_multiport_cas(fabric) > 0) switches->resize(fabric.nodes.size());
   return fabric;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "allocator/placer.h"
 #include "export/names.h"
 #include "export/openstack.h"
 #include "export/partitions.h"
@@ -167,6 +168,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       view_ = std::move(view);
       ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
                                            &view_->known());
+      group_servers();
       return;
     }
     view_ = std::move(view);
@@ -222,6 +224,7 @@ void TenantService::rebuild_cluster() {
   ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
                                        &view_->known());
   cluster_->set_link_namer([this](topology::LinkId l) { return ids_->link_name(l); });
+  group_servers();
   const auto& emb = view_->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   if (last_faults_spec_ != view_->tree.spec().text()) last_faults_ = {};
@@ -229,7 +232,8 @@ void TenantService::rebuild_cluster() {
   last_faults_ = faults;
   last_faults_spec_ = view_->tree.spec().text();
   cluster_->set_faults(faults);
-  auto skipped = cluster_->reserve(view_->management_hosts);
+  // A management port keeps its whole server out of tenants' hands.
+  auto skipped = cluster_->reserve(whole_servers(view_->management_hosts));
   (void)skipped;
   unplaced_.clear();
   if (!blocked_.empty()) return;
@@ -678,6 +682,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
       out["reason"] = health_text(t);
     }
   }
+  if (servers_.multi_port()) out["servers"] = servers_json(t);
   out.update(extra);
   return out;
 }
@@ -787,7 +792,9 @@ json TenantService::add(const json& params, const Caller& caller) {
   }
   const bool dry_run = get_bool(params, "dry_run", false);
   const bool has_list = params.contains("host_list");
-  int hosts = has_list && !params.contains("hosts") ? 0 : get_int(params, "hosts");
+  // "servers" and "hosts" both count servers: one host per server where servers have one port.
+  const char* count_field = params.contains("servers") ? "servers" : "hosts";
+  int hosts = has_list && !params.contains(count_field) ? 0 : get_int(params, count_field);
   const int wait = wait_ms(params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(mu_);
   if (!dry_run && !caller.may_write)
@@ -807,6 +814,11 @@ json TenantService::add(const json& params, const Caller& caller) {
     for (const auto& item : params["host_list"]) {
       if (!item.is_string()) fail(error::kBadRequest, "host_list entries must be strings");
       const auto text = item.get<std::string>();
+      // A server's name stands for all its ports.
+      if (const int s = servers_.multi_port() ? servers_.find(text) : -1; s >= 0) {
+        chosen.insert(chosen.end(), servers_.ports[s].begin(), servers_.ports[s].end());
+        continue;
+      }
       // A GUID always names one port; a node description only when no other host shares it.
       std::optional<topology::HostId> h;
       try {
@@ -826,14 +838,33 @@ json TenantService::add(const json& params, const Caller& caller) {
       if (!h) fail(error::kBadRequest, "host '" + text + "' is not a host of this fabric");
       chosen.push_back(*h);
     }
-    if (hosts == 0) hosts = static_cast<int>(chosen.size());
-    if (static_cast<int>(chosen.size()) != hosts)
-      fail(error::kBadRequest, "host_list has " + std::to_string(chosen.size()) +
-                                   " hosts but 'hosts' says " + std::to_string(hosts));
+    chosen = whole_servers(chosen);  // every port of a named server's port too
+    std::vector<int> named;
+    for (auto h : chosen) named.push_back(servers_.server_of[h]);
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    const int units =
+        servers_.multi_port() ? static_cast<int>(named.size()) : static_cast<int>(chosen.size());
+    if (hosts == 0) hosts = units;
+    if (units != hosts)
+      fail(error::kBadRequest, "host_list has " + std::to_string(units) +
+                                   (servers_.multi_port() ? " servers" : " hosts") + " but '" +
+                                   count_field + "' says " + std::to_string(hosts));
     outcome = cluster_->add_on_hosts(name, chosen, true, &planned);
+  } else if (servers_.multi_port()) {
+    // Whole servers, the same number from each rail group used (allocator::place_servers).
+    if (hosts <= 0)
+      fail(error::kBadRequest, std::string("field '") + count_field + "' must be at least 1");
+    const auto placed = allocator::place_servers(cluster_->state(), servers_.ports, hosts);
+    if (!placed.placement)
+      fail(error::kRefused, "tenant '" + name + "' of " + std::to_string(hosts) +
+                                " servers refused: " + placed.reason);
+    outcome = cluster_->add_on_hosts(name, placed.placement->hosts, true, &planned);
   } else {
     outcome = cluster_->plan(name, hosts, &planned);
   }
+  // The Cluster counts host ports: a tenant of N servers asked for all their ports.
+  if (servers_.multi_port()) hosts = static_cast<int>(planned.hosts.size());
   if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
   if (dry_run) {
     allocator::Tenant preview{name, hosts, -1, planned};

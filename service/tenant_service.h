@@ -19,6 +19,7 @@
 #include "service/sm_role.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
+#include "topology/servers.h"
 
 namespace laas::service {
 
@@ -39,6 +40,9 @@ struct ServiceConfig {
   // Taking the state over as master needs an existing state.json (shared storage: an
   // unmounted share must not pass for an empty state).
   bool state_must_exist = false;
+  // Server names (issue 21): node description or its first word -> server; unlisted ports
+  // belong to the server named by their description's first word.
+  std::map<std::string, std::string> servers;
   int default_wait_ms = 30000;
   ExportConfig exports;
 };
@@ -140,6 +144,10 @@ class TenantService {
   void assign_missing_pkeys();
   void require_topology() const;
   void rebuild_cluster();
+  // Servers (service/servers.cc, issue 21).
+  void group_servers();  // mu_ held; servers_ from view_
+  std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
+  nlohmann::json servers_json(const allocator::Tenant& t) const;
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
@@ -167,6 +175,7 @@ class TenantService {
   std::string topology_error_ = "no routing run has discovered the fabric yet";
   std::unique_ptr<allocator::Cluster> cluster_;
   std::unique_ptr<PhysicalIds> ids_;  // on view_
+  topology::Servers servers_;         // on view_: host ports grouped by server (issue 21)
   allocator::Faults last_faults_;     // as last logged, to log one line per change
   std::string last_faults_spec_;
   PersistedState persisted_;

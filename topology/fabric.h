@@ -17,14 +17,19 @@ using Lid = std::uint16_t;
 struct FabricPort {
   int peer_node = -1;  // index into Fabric::nodes, -1 when nothing is cabled
   int peer_port = 0;
-  Lid lid = 0;  // a CA port's LID (switches carry theirs on port 0)
+  Lid lid = 0;    // a CA port's LID (switches carry theirs on port 0)
+  Guid guid = 0;  // a CA port's GUID when the reader knows it (0: unknown)
 };
 
+// A CA node stands for one host port: a CA with several cabled ports (a dual-port HCA) is
+// split into one node per cabled port by split_multiport_cas, each named like the CA (its
+// server) and keyed by that port's GUID.
 struct FabricNode {
-  Guid guid = 0;       // node GUID
+  Guid guid = 0;       // node GUID (a port of a split multi-port CA: that port's GUID)
   Guid port_guid = 0;  // for a CA: the GUID of its cabled port; for a switch: port 0's
   std::string name;    // node description
   bool is_switch = false;
+  Guid ca_guid = 0;  // a port of a split multi-port CA: that CA's node GUID (0: not split)
   std::vector<FabricPort> ports;  // index = port number; [0] is the switch management port
 };
 
@@ -56,5 +61,12 @@ struct Fabric {
     return 0;
   }
 };
+
+// Replaces every CA with several cabled ports by one node per cabled port (same name and
+// port numbers, that port's GUID as node and port GUID, the other ports uncabled), so that the
+// rest of the project sees one host per port: the ports of one server are grouped by name
+// (topology/servers.h). CAs with one cabled port are left as they are. Returns how many CAs
+// were split.
+int split_multiport_cas(Fabric& fabric);
 
 }  // namespace laas::topology

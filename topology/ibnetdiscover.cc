@@ -171,6 +171,7 @@ void Reader::port_line() {
   const std::string c = comment();
   if (!node.is_switch) {
     if (own_guid && node.port_guid == 0) node.port_guid = *own_guid;
+    if (own_guid) node.ports[port].guid = *own_guid;
     if (auto lid = lid_in(c)) node.ports[port].lid = static_cast<Lid>(*lid);
   }
   cables_.push_back({current_, port, peer, peer_port, line_no_});
@@ -250,6 +251,7 @@ Fabric Reader::read() {
         break;
       }
   }
+  split_multiport_cas(fabric_);
   return std::move(fabric_);
 }
 

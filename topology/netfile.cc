@@ -16,15 +16,33 @@ struct Cable {
 
 }  // namespace
 
-void write_netfile(const FatTree& tree, std::ostream& out) {
+void write_netfile(const FatTree& tree, std::ostream& out, const NetfileOptions& options) {
+  const int rails = std::max(1, options.rails);
+  // Leaves are numbered pod by pod (m(2) to a pod): a group's rails must share its pod.
+  if (rails > 1 && (tree.height() < 2 || tree.m(2) % rails != 0))
+    throw SpecError("the leaves of a pod cannot be split into " + std::to_string(rails) +
+                    " rails: a pod (or a 2-level tree) needs a multiple of " +
+                    std::to_string(rails) + " leaves");
+  // Host h: server and rail (its port number on a multi-port HCA is rail + 1).
+  auto server_of = [&](HostId h) {
+    const int leaf = tree.leaf_of_host(h), slot = h % tree.hosts_per_leaf();
+    return (leaf / rails) * tree.hosts_per_leaf() + slot;
+  };
+  auto rail_of = [&](HostId h) { return tree.leaf_of_host(h) % rails; };
+  auto node_id = [&](HostId h) {
+    if (rails == 1) return tree.host_name(h);
+    const std::string server = "srv" + std::to_string(server_of(h));
+    return options.multi_port ? server : server + " mlx5_" + std::to_string(rail_of(h));
+  };
+  auto host_port = [&](HostId h) { return options.multi_port ? rail_of(h) + 1 : 1; };
   // Collect every switch's cables, keyed by (level, index), then print in port order.
   std::map<std::pair<int, int>, std::vector<Cable>> cables;
   auto name_of = [&](const PortRef& r) {
-    return r.level == 0 ? tree.host_name(r.index) : tree.switch_name(r.level, r.index);
+    return r.level == 0 ? node_id(r.index) : tree.switch_name(r.level, r.index);
   };
   for (HostId h = 0; h < tree.num_hosts(); ++h) {
     const PortRef leaf = tree.host_peer(h);
-    cables[{1, leaf.index}].push_back({leaf.port, tree.host_name(h), 1});
+    cables[{1, leaf.index}].push_back({leaf.port, node_id(h), host_port(h)});
   }
   for (LinkId l = 0; l < tree.total_links(); ++l) {
     const PortRef lo = tree.link_lower(l);
@@ -46,10 +64,25 @@ void write_netfile(const FatTree& tree, std::ostream& out) {
       out << "\n";
     }
   }
-  for (HostId h = 0; h < tree.num_hosts(); ++h) {
-    const PortRef leaf = tree.host_peer(h);
-    out << "Hca\t1 \"" << tree.host_name(h) << "\"\n"
-        << "[1]\t\"" << tree.switch_name(1, leaf.index) << "\"[" << leaf.port << "]\n\n";
+  if (!options.multi_port || rails == 1) {
+    for (HostId h = 0; h < tree.num_hosts(); ++h) {
+      const PortRef leaf = tree.host_peer(h);
+      out << "Hca\t1 \"" << node_id(h) << "\"\n"
+          << "[1]\t\"" << tree.switch_name(1, leaf.index) << "\"[" << leaf.port << "]\n\n";
+    }
+    return;
+  }
+  // One HCA per server, one port per rail.
+  std::map<int, std::vector<HostId>> ports;
+  for (HostId h = 0; h < tree.num_hosts(); ++h) ports[server_of(h)].push_back(h);
+  for (const auto& [server, hosts] : ports) {
+    out << "Hca\t" << rails << " \"" << node_id(hosts.front()) << "\"\n";
+    for (HostId h : hosts) {
+      const PortRef leaf = tree.host_peer(h);
+      out << "[" << host_port(h) << "]\t\"" << tree.switch_name(1, leaf.index) << "\"[" << leaf.port
+          << "]\n";
+    }
+    out << "\n";
   }
 }
 

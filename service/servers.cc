@@ -1,0 +1,61 @@
+// TenantService and servers (issue 21): a tenant holds whole servers. The service groups the
+// tree's host ports by server at each new view; on a fabric where some server has several
+// ports, requests count servers, explicit host lists name servers, reservations and the
+// placement take every port of a server or none.
+#include <algorithm>
+
+#include "service/state_store.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+void TenantService::group_servers() {
+  std::vector<std::string> names(view_->tree.num_hosts());
+  std::vector<topology::Guid> cas(view_->tree.num_hosts(), 0);
+  for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h) {
+    names[h] = ids_ ? ids_->host(h).name : "";
+    if (names[h].empty()) names[h] = view_->host_name(h);
+    if (const int node = view_->embedding.host_node[h]; node >= 0)
+      cas[h] = view_->fabric.nodes[node].ca_guid;
+  }
+  servers_ = topology::group_servers(view_->tree, names, cas, config_.servers);
+}
+
+std::vector<topology::HostId> TenantService::whole_servers(
+    const std::vector<topology::HostId>& hosts) const {
+  if (!servers_.multi_port()) return hosts;
+  std::vector<topology::HostId> out;
+  for (auto h : hosts) {
+    const auto& ports = servers_.ports[servers_.server_of[h]];
+    out.insert(out.end(), ports.begin(), ports.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// A tenant's servers with each port's leaf (its rail), LID and GUID, for tenant show.
+json TenantService::servers_json(const allocator::Tenant& t) const {
+  json out = json::array();
+  std::vector<int> seen;
+  for (auto h : t.placement.hosts) {
+    const int s = servers_.server_of[h];
+    if (std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+    seen.push_back(s);
+    json ports = json::array();
+    for (auto p : servers_.ports[s]) {
+      const PersistedHost id = ids_->host(p);
+      ports.push_back({{"name", id.name.empty() ? view_->host_name(p) : id.name},
+                       {"guid", guid_hex(id.guid)},
+                       {"lid", view_->host_lid(p)},
+                       {"leaf", ids_->switch_name(1, view_->tree.leaf_of_host(p))},
+                       {"leaf_port", id.port}});
+    }
+    out.push_back({{"name", servers_.names[s]}, {"ports", ports}});
+  }
+  return out;
+}
+
+}  // namespace laas::service

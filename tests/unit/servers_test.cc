@@ -1,0 +1,231 @@
+// Issue 21: servers with several ports (GPU servers' HCAs on rail leaves, dual-port HCAs) are
+// the unit a tenant holds: the fabric is recognized, ports are grouped by server, a tenant gets
+// whole servers, the same number from each rail group it uses.
+#include "topology/servers.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "allocator/link_state.h"
+#include "allocator/placer.h"
+#include "service/tenant_service.h"
+#include "service/topology_view.h"
+#include "temp_files.h"
+#include "topology/ibnetdiscover.h"
+#include "topology/netfile.h"
+#include "topology/recognize.h"
+
+using namespace laas;
+using nlohmann::json;
+using topology::HostId;
+
+namespace {
+
+topology::Fabric rail_fabric(const std::string& spec, int rails, bool dual_port) {
+  const auto tree = topology::FatTree::parse(spec);
+  std::ostringstream text;
+  topology::write_netfile(tree, text, {rails, dual_port});
+  std::istringstream in(text.str());
+  return topology::read_ibnetdiscover(in, spec);
+}
+
+struct Recognized {
+  topology::Fabric fabric;
+  topology::Recognition rec;
+  topology::Servers servers;
+};
+
+Recognized recognize_rails(const std::string& spec, int rails, bool dual_port) {
+  Recognized r;
+  r.fabric = rail_fabric(spec, rails, dual_port);
+  r.rec = topology::recognize(r.fabric);
+  if (!r.rec.ok()) return r;
+  std::vector<std::string> names(r.rec.tree->num_hosts());
+  std::vector<topology::Guid> cas(r.rec.tree->num_hosts());
+  for (HostId h = 0; h < r.rec.tree->num_hosts(); ++h) {
+    names[h] = r.fabric.nodes[r.rec.embedding.host_node[h]].name;
+    cas[h] = r.fabric.nodes[r.rec.embedding.host_node[h]].ca_guid;
+  }
+  r.servers = topology::group_servers(*r.rec.tree, names, cas);
+  return r;
+}
+
+// Servers whose ports do not all have one owner: the invariant a tenant of servers keeps.
+std::vector<std::string> split_servers(const allocator::LinkState& state,
+                                       const topology::Servers& servers) {
+  std::vector<std::string> out;
+  for (int s = 0; s < servers.count(); ++s) {
+    std::set<allocator::TenantIndex> owners;
+    for (HostId h : servers.ports[s]) owners.insert(state.host_owner(h));
+    if (owners.size() > 1) out.push_back(servers.names[s]);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Servers, NamesAreTheFirstWordOrTheAdministratorsMap) {
+  EXPECT_EQ(topology::server_name("gpu017 mlx5_3"), "gpu017");
+  EXPECT_EQ(topology::server_name("node07"), "node07");
+  EXPECT_EQ(topology::server_name("  gpu1\tHCA-2"), "gpu1");
+  EXPECT_EQ(topology::server_name(""), "");
+  EXPECT_EQ(topology::server_name("stor-a mlx5_0", {{"stor-a", "storage"}}), "storage");
+  EXPECT_EQ(topology::server_name("x mlx5_0", {{"x mlx5_0", "y"}}), "y");
+}
+
+TEST(Servers, ADualPortHcaFabricIsRecognizedAsOneServerPerHca) {
+  // 8 servers, each one HCA with 2 cabled ports on two leaves (refused whole before issue 21).
+  auto r = recognize_rails("xgft(2;8,2;1,4)", 2, true);
+  ASSERT_TRUE(r.rec.ok()) << r.rec.error;
+  EXPECT_EQ(r.rec.tree->num_hosts(), 16);
+  ASSERT_EQ(r.servers.count(), 8);
+  EXPECT_TRUE(r.servers.multi_port());
+  std::set<topology::Guid> guids;
+  for (int s = 0; s < 8; ++s) {
+    ASSERT_EQ(r.servers.ports[s].size(), 2u) << r.servers.names[s];
+    const auto& a = r.servers.ports[s][0];
+    const auto& b = r.servers.ports[s][1];
+    EXPECT_NE(r.rec.tree->leaf_of_host(a), r.rec.tree->leaf_of_host(b));
+    for (HostId h : {a, b}) guids.insert(r.fabric.nodes[r.rec.embedding.host_node[h]].port_guid);
+  }
+  EXPECT_EQ(guids.size(), 16u);  // every port keeps its own port GUID
+}
+
+TEST(Servers, ARailOptimizedFabricGroupsEachServersHcas) {
+  // 2 groups of 4 servers, 4 rails: leaf (g, r) takes HCA r of group g's servers.
+  auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
+  ASSERT_TRUE(r.rec.ok()) << r.rec.error;
+  ASSERT_EQ(r.servers.count(), 8);
+  for (int s = 0; s < 8; ++s) {
+    ASSERT_EQ(r.servers.ports[s].size(), 4u);
+    std::set<int> leaves;
+    for (HostId h : r.servers.ports[s]) leaves.insert(r.rec.tree->leaf_of_host(h));
+    EXPECT_EQ(leaves.size(), 4u) << r.servers.names[s];
+  }
+}
+
+TEST(Servers, HostsSharingAOneWordNameStayApart) {
+  // A host's root sets its node description: three "comp-1" are three hosts, not a server.
+  const auto tree = topology::FatTree::parse("xgft(2;4,2;1,2)");
+  std::vector<std::string> names(8, "x");
+  names[0] = names[5] = names[6] = "comp-1";
+  const auto s = topology::group_servers(tree, names);
+  EXPECT_EQ(s.count(), 8);
+  EXPECT_FALSE(s.multi_port());
+  EXPECT_EQ(s.find("comp-1"), -1);  // ambiguous
+  // The administrator's map groups them.
+  const auto mapped = topology::group_servers(tree, names, {}, {{"comp-1", "big"}});
+  EXPECT_EQ(mapped.count(), 6);
+  EXPECT_EQ(mapped.ports[mapped.find("big")].size(), 3u);
+}
+
+TEST(Servers, SinglePortFabricsHaveOneServerPerHost) {
+  auto r = recognize_rails("xgft(2;4,8;1,4)", 1, false);
+  ASSERT_TRUE(r.rec.ok());
+  EXPECT_EQ(r.servers.count(), 32);
+  EXPECT_FALSE(r.servers.multi_port());
+}
+
+TEST(PlaceServers, WholeServersTheSameNumberFromEachRailGroup) {
+  auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
+  ASSERT_TRUE(r.rec.ok());
+  allocator::LinkState state(*r.rec.tree);
+  // 3 servers: one group, 3 ports on each of its 4 rail leaves.
+  auto a = allocator::place_servers(state, r.servers.ports, 3);
+  ASSERT_TRUE(a.placement) << a.reason;
+  EXPECT_EQ(a.placement->hosts.size(), 12u);
+  state.assign(0, *a.placement);
+  EXPECT_TRUE(split_servers(state, r.servers).empty());
+  // 2 more: the fullest group that fits is the other one (1 server is left in the first).
+  auto b = allocator::place_servers(state, r.servers.ports, 2);
+  ASSERT_TRUE(b.placement) << b.reason;
+  state.assign(1, *b.placement);
+  EXPECT_TRUE(split_servers(state, r.servers).empty());
+  // 3 servers left (1 + 2): 3 from one group does not fit, 1 from each of 3 groups neither.
+  auto c = allocator::place_servers(state, r.servers.ports, 3);
+  EXPECT_FALSE(c.placement);
+  EXPECT_NE(c.reason.find("the same number of servers from each rail group"), std::string::npos)
+      << c.reason;
+  auto d = allocator::place_servers(state, r.servers.ports, 9);
+  EXPECT_FALSE(d.placement);
+  EXPECT_NE(d.reason.find("only 3 whole servers are free"), std::string::npos) << d.reason;
+  // Every leaf of a tenant holds the same number of its ports (Theorem 1 on every rail).
+  for (const auto* p : {&*a.placement, &*b.placement}) {
+    std::map<int, int> per_leaf;
+    for (HostId h : p->hosts) ++per_leaf[r.rec.tree->leaf_of_host(h)];
+    std::set<int> counts;
+    for (const auto& [leaf, n] : per_leaf) counts.insert(n);
+    EXPECT_EQ(counts.size(), 1u);
+  }
+}
+
+TEST(PlaceServers, SpreadsOverGroupsWhenOneIsTooSmall) {
+  auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
+  ASSERT_TRUE(r.rec.ok());
+  allocator::LinkState state(*r.rec.tree);
+  auto p = allocator::place_servers(state, r.servers.ports, 6);  // 4 a group: 3 + 3
+  ASSERT_TRUE(p.placement) << p.reason;
+  EXPECT_EQ(p.placement->hosts.size(), 24u);
+  std::map<int, int> per_leaf;
+  for (HostId h : p.placement->hosts) ++per_leaf[r.rec.tree->leaf_of_host(h)];
+  EXPECT_EQ(per_leaf.size(), 8u);
+  for (const auto& [leaf, n] : per_leaf) EXPECT_EQ(n, 3) << leaf;
+}
+
+TEST(PlaceServers, TheSplitCheckCatchesAServerSplitBetweenTenants) {
+  auto r = recognize_rails("xgft(2;8,2;1,4)", 2, true);
+  ASSERT_TRUE(r.rec.ok());
+  allocator::LinkState state(*r.rec.tree);
+  // A per-port placement of 4 hosts on one leaf: the mlx5_0 half of 4 servers.
+  allocator::Placement half;
+  half.hosts = {r.servers.ports[0][0], r.servers.ports[1][0]};
+  state.assign(0, half);
+  EXPECT_EQ(split_servers(state, r.servers).size(), 2u);
+}
+
+namespace {
+
+json add_request(json params) {
+  params["wait"] = false;
+  return {{"v", 1}, {"method", "tenant.add"}, {"params", std::move(params)}};
+}
+
+}  // namespace
+
+TEST(ServiceServers, TenantsGetWholeServersAndNameThem) {
+  laas::test::TempDir dir;
+  auto r = recognize_rails("xgft(2;8,2;1,4)", 2, true);
+  ASSERT_TRUE(r.rec.ok());
+  service::ServiceConfig config;
+  config.state_dir = dir.path;
+  service::TenantService svc(config, [](service::LogLevel, const std::string&) {});
+  svc.on_topology(std::make_shared<service::TopologyView>(*r.rec.tree, r.fabric, r.rec.embedding));
+  const service::Caller admin{0, true};
+  auto a = svc.handle(add_request({{"name", "a"}, {"servers", 3}}), admin);
+  ASSERT_TRUE(a["ok"]) << a.dump();
+  EXPECT_EQ(a["result"]["hosts"].size(), 6u);
+  ASSERT_EQ(a["result"]["servers"].size(), 3u);
+  for (const auto& s : a["result"]["servers"]) EXPECT_EQ(s["ports"].size(), 2u) << s.dump();
+  // --hosts counts servers too; a host list names servers.
+  auto b = svc.handle(add_request({{"name", "b"}, {"hosts", 2}}), admin);
+  ASSERT_TRUE(b["ok"]) << b.dump();
+  EXPECT_EQ(b["result"]["servers"].size(), 2u);
+  auto c = svc.handle(add_request({{"name", "c"}, {"host_list", {"srv7"}}}), admin);
+  ASSERT_TRUE(c["ok"]) << c.dump();
+  EXPECT_EQ(c["result"]["hosts"].size(), 2u);
+  auto taken = svc.handle(add_request({{"name", "d"}, {"host_list", {"srv7"}}}), admin);
+  EXPECT_FALSE(taken["ok"]);
+  auto too_many = svc.handle(add_request({{"name", "e"}, {"servers", 3}}), admin);
+  EXPECT_FALSE(too_many["ok"]);
+  EXPECT_EQ(too_many["error"]["code"], service::error::kRefused) << too_many.dump();
+  // No server is split: every port of each server has one owner.
+  std::map<std::string, std::set<std::string>> owner_of_server;
+  for (const char* t : {"a", "b", "c"}) {
+    auto show = svc.handle({{"v", 1}, {"method", "tenant.get"}, {"params", {{"name", t}}}}, admin);
+    for (const auto& s : show["result"]["servers"]) owner_of_server[s["name"]].insert(t);
+  }
+  EXPECT_EQ(owner_of_server.size(), 6u);
+  for (const auto& [server, owners] : owner_of_server) EXPECT_EQ(owners.size(), 1u) << server;
+}

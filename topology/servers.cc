@@ -1,0 +1,56 @@
+#include "topology/servers.h"
+
+#include <algorithm>
+
+namespace laas::topology {
+
+bool Servers::multi_port() const {
+  return std::any_of(ports.begin(), ports.end(), [](const auto& p) { return p.size() > 1; });
+}
+
+int Servers::find(const std::string& name) const {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end() || std::find(it + 1, names.end(), name) != names.end()) return -1;
+  return static_cast<int>(it - names.begin());
+}
+
+std::string server_name(const std::string& node_description,
+                        const std::map<std::string, std::string>& admin_map) {
+  if (auto it = admin_map.find(node_description); it != admin_map.end()) return it->second;
+  const auto begin = node_description.find_first_not_of(" \t");
+  if (begin == std::string::npos) return "";
+  const auto end = node_description.find_first_of(" \t", begin);
+  std::string word = node_description.substr(begin, end == std::string::npos ? end : end - begin);
+  if (auto it = admin_map.find(word); it != admin_map.end()) return it->second;
+  return word;
+}
+
+Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_names,
+                      const std::vector<Guid>& host_cas,
+                      const std::map<std::string, std::string>& admin_map) {
+  Servers s;
+  s.server_of.assign(tree.num_hosts(), -1);
+  std::map<std::pair<std::string, Guid>, int> index;  // (name, what tells it apart) -> server
+  for (HostId h = 0; h < tree.num_hosts(); ++h) {
+    const std::string description = h < static_cast<HostId>(host_names.size()) ? host_names[h] : "";
+    std::string name = server_name(description, admin_map);
+    const Guid ca = h < static_cast<HostId>(host_cas.size()) ? host_cas[h] : 0;
+    // One word, no map entry, not a port of a multi-port CA: a host of its own (its name may
+    // be shared by other hosts, which says nothing about them being one machine).
+    const bool by_name =
+        admin_map.count(description) || admin_map.count(name) ||
+        description.find_first_of(" \t", description.find_first_not_of(" \t")) != std::string::npos;
+    if (name.empty()) name = tree.host_name(h);
+    const Guid apart = by_name ? 0 : ca ? ca : ~static_cast<Guid>(h);
+    auto [it, fresh] = index.emplace(std::make_pair(name, apart), s.count());
+    if (fresh) {
+      s.names.push_back(name);
+      s.ports.emplace_back();
+    }
+    s.server_of[h] = it->second;
+    s.ports[it->second].push_back(h);
+  }
+  return s;
+}
+
+}  // namespace laas::topology

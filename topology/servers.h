@@ -1,0 +1,49 @@
+// Servers, the unit a tenant holds (issue 21). GPU servers have 4-8 HCAs cabled to different
+// rail leaves, HPC nodes a dual-port HCA cabled to two leaves: every one of those ports is a
+// host of the tree, and a server is every host port with the same host name -- the first word
+// of a node description of several words ("gpu017 mlx5_3" -> "gpu017"), the ports of one
+// multi-port CA, or the administrator's map. A tenant gets whole servers: all their cabled
+// ports, or none. On a fabric where every server has one port, servers and hosts are the same.
+//
+// A node description is set by the host's own root: hosts that share a one-word description
+// ("comp-1" three times) stay separate servers, as before, and the name is refused for
+// placement (use GUIDs). The administrator's map is the way to group ports that cannot be
+// trusted by name.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "topology/fabric.h"
+#include "topology/fat_tree.h"
+
+namespace laas::topology {
+
+struct Servers {
+  std::vector<std::string> names;          // [server] its name
+  std::vector<std::vector<HostId>> ports;  // [server] its host ports, in host order
+  std::vector<int> server_of;              // [host] its server
+
+  int count() const { return static_cast<int>(names.size()); }
+  // Some server has several ports: placement, reservations and exports go by server.
+  bool multi_port() const;
+  // The server named `name` (-1: none, or several servers share the name).
+  int find(const std::string& name) const;
+};
+
+// The server a port belongs to: the administrator's map (`servers:` in laas.yaml: node
+// description or its first word -> server name) first, else the node description's first
+// word. An empty description gives "".
+std::string server_name(const std::string& node_description,
+                        const std::map<std::string, std::string>& admin_map = {});
+
+// Groups the hosts of `tree` by server. `host_names[h]` is host h's node description (as seen
+// now, or as last seen for a host that is down; "" for a slot never seen: that host is a
+// server of its own, named by the model); `host_cas[h]` the node GUID of the multi-port CA
+// the port belongs to (0: not a port of a split multi-port CA, or not known).
+Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_names,
+                      const std::vector<Guid>& host_cas = {},
+                      const std::map<std::string, std::string>& admin_map = {});
+
+}  // namespace laas::topology
