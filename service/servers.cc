@@ -3,6 +3,7 @@
 // ports, requests count servers, explicit host lists name servers, reservations and the
 // placement take every port of a server or none.
 #include <algorithm>
+#include <set>
 
 #include "service/state_store.h"
 #include "service/tenant_service.h"
@@ -56,6 +57,52 @@ json TenantService::servers_json(const allocator::Tenant& t) const {
     out.push_back({{"name", servers_.names[s]}, {"ports", ports}});
   }
   return out;
+}
+
+void TenantService::one_host_per_server(std::vector<exports::TenantRecord>& records) const {
+  if (!servers_.multi_port()) return;
+  for (auto& r : records) {
+    std::vector<exports::HostRecord> hosts;
+    std::vector<int> seen;
+    for (const auto& h : r.hosts) {
+      const auto id = view_->host_by_guid(h.guid);
+      const int s = id ? servers_.server_of[*id] : -1;
+      if (s >= 0 && std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+      if (s >= 0) seen.push_back(s);
+      hosts.push_back(h);
+      if (s >= 0) hosts.back().name = servers_.names[s];
+    }
+    r.hosts = std::move(hosts);
+  }
+}
+
+void TenantService::one_leaf_per_server(exports::TreeRecord& tree) const {
+  if (!servers_.multi_port()) return;
+  std::set<topology::Guid> dropped;
+  std::vector<exports::SwitchRecord> kept;
+  for (auto sw : tree.switches) {
+    if (sw.level == 1) {
+      std::vector<exports::PortEnd> down;
+      for (auto d : sw.down) {
+        const auto id = view_->host_by_guid(d.guid);
+        if (id && servers_.ports[servers_.server_of[*id]].front() != *id) continue;
+        if (id) d.name = servers_.names[servers_.server_of[*id]];
+        down.push_back(std::move(d));
+      }
+      sw.down = std::move(down);
+      if (sw.down.empty()) {
+        dropped.insert(sw.guid);
+        continue;
+      }
+    } else {
+      sw.down.erase(
+          std::remove_if(sw.down.begin(), sw.down.end(),
+                         [&](const exports::PortEnd& d) { return dropped.count(d.guid); }),
+          sw.down.end());
+    }
+    kept.push_back(std::move(sw));
+  }
+  tree.switches = std::move(kept);
 }
 
 }  // namespace laas::service

@@ -1136,6 +1136,8 @@ json TenantService::export_files(const json& params) const {
     for (auto& r : records)
       for (const auto& p : persisted_.tenants)
         if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+    // Schedulers see servers: one node (or compute host) a server, whatever its ports.
+    if (format == "slurm" || format == "openstack") one_host_per_server(records);
     const auto& cfg = config_.exports;
     if (format == "partitions") return {{"format", format}, {"content", partitions_text()}};
     if (format == "routing-chains") {
@@ -1158,7 +1160,8 @@ json TenantService::export_files(const json& params) const {
       // Every tenant listed: reservations of departed tenants go.
       options.prune = !params.contains("tenant");
       if (format == "slurm-topology") {
-        const auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+        auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+        one_leaf_per_server(tree);
         return {{"format", format}, {"content", exports::generate_slurm_topology(tree, options)}};
       }
       return {{"format", format},

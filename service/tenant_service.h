@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "allocator/cluster.h"
+#include "export/records.h"
 #include "service/physical_ids.h"
 #include "service/sm_role.h"
 #include "service/state_store.h"
@@ -148,6 +149,11 @@ class TenantService {
   void group_servers();  // mu_ held; servers_ from view_
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
   nlohmann::json servers_json(const allocator::Tenant& t) const;
+  // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
+  void one_host_per_server(std::vector<exports::TenantRecord>& records) const;
+  // For Slurm's topology.conf: each server under one leaf (its first port's, rail 0 on a
+  // rail-optimized tree), as Slurm expects one leaf a node; leaves left empty are dropped.
+  void one_leaf_per_server(exports::TreeRecord& tree) const;
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote

@@ -14,18 +14,27 @@
 #     all tenants deletes laas-A instead of failing on the overlap, and reserves C. These
 #     exports also make a Slurm partition per tenant (--partitions: laas-A's goes with it) and
 #     MAGNETIC reservations (--magnetic).
+# RAILS=4 runs it on GPU servers with 4 HCAs on rail leaves (xgft(2;8,8;1,4), 16 servers, issue
+# 21): Slurm's nodes are servers, topology.conf lists each under its rail-0 leaf (one leaf a
+# node, as Slurm expects), reservations hold the tenants' servers.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 for tool in slurmctld scontrol sbatch munged setpriv; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh)"; exit 77; }
 done
-laas_setup slurm_flow
+laas_setup "${1:-slurm_flow}"
 export SIM_HOST=SW_L2_0
 # Slurm's and munge's files live where every user can traverse (the work directory may sit under
 # a private mktemp directory): the job submitted as uid 65534 must read slurm.conf and reach munge.
 SD=$(mktemp -d /tmp/laas-slurm.XXXXXX)
 chmod 0755 "$SD"
-"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+if [ "${RAILS:-1}" -gt 1 ]; then
+  "$LAAS_TOPOGEN" "xgft(2;8,8;1,4)" --rails "$RAILS" -o fabric.net
+  MIN_HOSTS=16 SWITCHES=$((8 / RAILS + 4))
+else
+  "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+  MIN_HOSTS=30 SWITCHES=12
+fi
 : >state/tenants.yaml
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 
@@ -75,7 +84,7 @@ log "-o /dev/full: exit $rc ($(cat full.err)); routing-chains -o DIR: $(cd chain
 # The fabric's hosts: every CA node description (first word), from the fabric file.
 hosts=$(sed -n 's/^Hca[[:space:]].*"\([^" ]*\)[^"]*".*/\1/p' fabric.net | sort -V | uniq)
 nhosts=$(wc -w <<<"$hosts")
-[ "$nhosts" -ge 30 ] || die "only $nhosts hosts in fabric.net"
+[ "$nhosts" -ge "$MIN_HOSTS" ] || die "only $nhosts hosts in fabric.net"
 
 # Slurm, standalone: munged and slurmctld in this namespace.
 mkdir -p "$SD/munge" "$SD/slurm/state" "$SD/slurm/spool"
@@ -125,7 +134,7 @@ scontrol ping | grep -q 'is UP' || die "slurmctld is not up: $(tail -5 slurm/out
 log "slurmctld up ($(slurmctld -V)), $nhosts nodes"
 scontrol show topology >topology.shown || die "scontrol show topology failed"
 switches=$(sed -n 's/^SwitchName=\([^ ]*\) .*/\1/p' slurm/topology.conf)
-[ "$(wc -w <<<"$switches")" = 12 ] || die "topology.conf has not 12 switches: $switches"
+[ "$(wc -w <<<"$switches")" = "$SWITCHES" ] || die "topology.conf has not $SWITCHES switches: $switches"
 for s in $switches; do grep -q "^SwitchName=$s " topology.shown || die "switch $s not in scontrol show topology"; done
 shown_hosts=$(sed -n 's/.* Nodes=\([^ ]*\).*/\1/p' topology.shown | while read -r l; do scontrol show hostnames "$l"; done | sort -V | uniq)
 [ "$shown_hosts" = "$hosts" ] || die "scontrol show topology lists other hosts: $(tr '\n' ' ' <<<"$shown_hosts")"
@@ -135,7 +144,7 @@ log "scontrol show topology: $(wc -w <<<"$switches") switches, $(wc -w <<<"$show
 reservation_hosts() {
   scontrol -o show reservation "$1" | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' | xargs -r scontrol show hostnames | sort -V
 }
-tenant_hosts() { jq -r '.hosts[].name' "show.$1.json" | awk '{print $1}' | sort -V; }
+tenant_hosts() { jq -r '.hosts[].name' "show.$1.json" | awk '{print $1}' | sort -V | uniq; }
 # submit ACCOUNT: a held job in laas-A as uid 65534 (nobody); prints sbatch's output.
 submit() {
   (cd /tmp && setpriv --reuid=65534 --regid=65534 --clear-groups \
