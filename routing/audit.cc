@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "topology/servers.h"
+
 namespace laas::routing {
 
 const char* to_string(FindingKind kind) {
@@ -45,6 +47,8 @@ const char* to_string(FindingKind kind) {
       return "degraded-unreachable";
     case FindingKind::kManagementPartitioned:
       return "management-partitioned";
+    case FindingKind::kServerSplit:
+      return "server-split";
   }
   return "unknown";
 }
@@ -118,6 +122,7 @@ class Auditor {
   }
 
   void run() {
+    check_servers();
     check_hosts();
     check_management();
     if (in_.sl2vl) {
@@ -228,6 +233,37 @@ class Auditor {
 
   int leaf_node(int leaf) const { return emb_.switch_node[0][leaf]; }
   bool present(HostId h) const { return emb_.host_node[h] >= 0; }
+
+  // Every server is wholly one tenant's or no tenant's: its ports grouped by name as the
+  // service groups them (one-word names only within one multi-port CA).
+  void check_servers() {
+    std::vector<std::string> names(t_.num_hosts());
+    std::vector<topology::Guid> cas(t_.num_hosts(), 0);
+    for (HostId h = 0; h < t_.num_hosts(); ++h)
+      if (const int node = emb_.host_node[h]; node >= 0) {
+        names[h] = f_.nodes[node].name;
+        cas[h] = f_.nodes[node].ca_guid;
+      }
+    const auto servers = topology::group_servers(t_, names, cas);
+    for (int s = 0; s < servers.count(); ++s) {
+      const auto& ports = servers.ports[s];
+      auto tenant_of = [&](HostId h) { return host_class_[h] >= 0 ? host_class_[h] : -1; };
+      std::set<int> owners;
+      for (HostId h : ports) owners.insert(tenant_of(h));
+      if (owners.size() < 2) continue;
+      std::string detail;
+      for (HostId h : ports) {
+        const int o = tenant_of(h);
+        const int node = emb_.host_node[h];
+        detail += (detail.empty() ? "" : ", ") +
+                  (node >= 0 ? f_.nodes[node].name : t_.host_name(h)) + ": " +
+                  (o >= 0 ? in_.tenants[o].name : std::string("no tenant"));
+      }
+      const int first = *std::max_element(owners.begin(), owners.end());
+      add(FindingKind::kServerSplit, first >= 0 ? in_.tenants[first].name : "", servers.names[s],
+          "", "server " + servers.names[s] + " is split: " + detail);
+    }
+  }
 
   void check_hosts() {
     std::vector<Hop> hops;

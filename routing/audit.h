@@ -68,6 +68,9 @@ enum class FindingKind {
   // (info) a management route is missing where the links and switches that are up leave no
   // up*/down* path at all (faults cut the tree; no routing of a fat-tree could do better)
   kManagementPartitioned,
+  // A server (topology/servers.h) whose ports are not all its tenant's: one port held by a
+  // tenant, another free, management or another tenant's (issue 21)
+  kServerSplit,
 };
 
 const char* to_string(FindingKind kind);

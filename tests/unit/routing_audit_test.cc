@@ -72,6 +72,22 @@ TEST_F(AuditFixture, CleanTablesPass) {
   EXPECT_GT(j["traces"].get<long>(), 0);
 }
 
+// Issue 21: the ports of one server (the HCAs of "gpu1" on two leaves) in two tenants, or one
+// in a tenant and one free.
+TEST_F(AuditFixture, CatchesAServerSplit) {
+  EXPECT_EQ(run().count(FindingKind::kServerSplit), 0);
+  fabric.nodes[emb.host_node[0]].name = "gpu1 mlx5_0";   // tenant 4
+  fabric.nodes[emb.host_node[10]].name = "gpu1 mlx5_1";  // tenant 1
+  fabric.nodes[emb.host_node[5]].name = "gpu2 mlx5_0";   // tenant 4
+  fabric.nodes[emb.host_node[30]].name = "gpu2 mlx5_1";  // free
+  fabric.nodes[emb.host_node[6]].name = "gpu3 mlx5_0";   // tenant 4
+  fabric.nodes[emb.host_node[7]].name = "gpu3 mlx5_1";   // tenant 4: whole
+  const AuditReport r = run();
+  EXPECT_EQ(r.count(FindingKind::kServerSplit), 2) << dump(r);
+  EXPECT_FALSE(r.ok());
+  EXPECT_NE(dump(r).find("server gpu1 is split"), std::string::npos) << dump(r);
+}
+
 TEST_F(AuditFixture, CatchesTenantRouteLeavingItsLinks) {
   // Leaf 2 sends tenant "4"'s traffic to host 0 up column 2, which tenant "1" holds.
   entry(1, 2, 0) = static_cast<std::uint8_t>(tree.up_port(1, 2));
