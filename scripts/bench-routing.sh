@@ -71,9 +71,14 @@ span() {
 }
 now() { date +%H:%M:%S.%N | awk -F: '{ printf "%.6f", $1*3600 + $2*60 + $3 }'; }
 
-"$BUILD/topology/laas-topogen" "$SPEC" -o fabric.net
+# LAAS_BENCH_TOPOGEN_ARGS: e.g. "--rails 8" for GPU servers with 8 HCAs on rail leaves (the
+# sizes then count servers).
+read -r -a TOPOGEN_ARGS <<<"${LAAS_BENCH_TOPOGEN_ARGS:-}"
+"$BUILD/topology/laas-topogen" "$SPEC" "${TOPOGEN_ARGS[@]}" -o fabric.net
 "$BUILD/topology/laas-topogen" "$SPEC" --summary
-ibsim -s -N 16384 -S 4096 -P 131072 -n fabric.net </dev/null >ibsim.log 2>&1 &
+# ibsim's node limit counts hosts and switches.
+NODES=$(($(grep -c '^Hca' fabric.net) + $(grep -c '^Switch' fabric.net) + 16))
+ibsim -s -N $((NODES > 16384 ? NODES : 16384)) -S 4096 -P 131072 -n fabric.net </dev/null >ibsim.log 2>&1 &
 SIM_PID=$!
 wait_for 'simulator ready' 1 ibsim.log 300
 export SIM_HOST=SW_L2_0
