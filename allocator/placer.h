@@ -48,6 +48,13 @@ PlaceResult place_on_hosts(const LinkState& state, std::vector<HostId> hosts);
 PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<HostId>>& servers,
                           int count);
 
+// A placer of whole servers for the simulator (issue 21): `servers[s]` as for place_servers;
+// a request for `hosts` ports takes hosts / ports-per-server whole servers ("laas":
+// place_servers; "unconstrained": any free servers, no links). Throws std::invalid_argument
+// for another algorithm or servers of different port counts.
+std::unique_ptr<Placer> make_server_placer(const std::string& algorithm,
+                                           std::vector<std::vector<HostId>> servers);
+
 // "laas" (paper Algorithms 1-2), "simple" (whole sub-trees), "unconstrained" (bare metal).
 // Throws std::invalid_argument naming the known algorithms.
 std::unique_ptr<Placer> make_placer(const std::string& name);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "allocator/placer.h"
 
@@ -74,6 +75,51 @@ PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<
                             " whole servers do not fit: a tenant takes the same number of "
                             "servers from each rail group it uses (free servers per group: " +
                             groups + ")" + (last_reason.empty() ? "" : "; " + last_reason)};
+}
+
+namespace {
+
+class ServerPlacer : public Placer {
+ public:
+  ServerPlacer(bool isolate, std::vector<std::vector<HostId>> servers)
+      : isolate_(isolate), servers_(std::move(servers)) {
+    ports_ = servers_.empty() ? 1 : static_cast<int>(servers_.front().size());
+    for (const auto& s : servers_)
+      if (static_cast<int>(s.size()) != ports_)
+        throw std::invalid_argument("servers of different port counts");
+  }
+  std::string name() const override { return isolate_ ? "laas-servers" : "unconstrained-servers"; }
+  bool isolates() const override { return isolate_; }
+  PlaceResult place(const LinkState& state, int hosts) const override {
+    const int count = (hosts + ports_ - 1) / ports_;
+    if (isolate_) return place_servers(state, servers_, count);
+    Placement p;
+    for (const auto& s : servers_) {
+      if (static_cast<int>(p.hosts.size()) == count * ports_) break;
+      bool free = true;
+      for (HostId h : s) free = free && state.host_owner(h) == kFree && !state.host_down(h);
+      if (free) p.hosts.insert(p.hosts.end(), s.begin(), s.end());
+    }
+    if (static_cast<int>(p.hosts.size()) < count * ports_)
+      return {std::nullopt, "fewer than " + std::to_string(count) + " whole servers are free"};
+    std::sort(p.hosts.begin(), p.hosts.end());
+    return {std::move(p), ""};
+  }
+
+ private:
+  bool isolate_;
+  std::vector<std::vector<HostId>> servers_;
+  int ports_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Placer> make_server_placer(const std::string& algorithm,
+                                           std::vector<std::vector<HostId>> servers) {
+  if (algorithm != "laas" && algorithm != "unconstrained")
+    throw std::invalid_argument("placing whole servers: algorithm '" + algorithm +
+                                "' is not supported (laas, unconstrained)");
+  return std::make_unique<ServerPlacer>(algorithm == "laas", std::move(servers));
 }
 
 }  // namespace laas::allocator

@@ -17,6 +17,7 @@
 #include "sim/io.h"
 #include "sim/simulator.h"
 #include "sim/sweep.h"
+#include "topology/servers.h"
 
 using namespace laas;
 using namespace laas::sim;
@@ -124,6 +125,13 @@ int main(int argc, char** argv) {
                  "every N transactions")
       ->capture_default_str();
   app.add_option("--backfill-depth", depth, "tenants examined behind the head per pass")
+      ->capture_default_str();
+  int rails = 1;
+  app.add_option("--rails", rails,
+                 "rail-optimized tree (issue 21): servers with R ports, one on each of R rail "
+                 "leaves (leaf i is rail i mod R of group i / R, as laas-topogen --rails); a "
+                 "tenant of size N takes N whole servers (N x R ports); laas or unconstrained")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   bool exhaustive = false;
   app.add_flag("--backfill-exhaustive", exhaustive,
@@ -302,10 +310,14 @@ int main(int argc, char** argv) {
     // Run.
     if (workload.empty()) throw std::invalid_argument("--workload FILE is required");
     auto tree = topology::FatTree::parse(topo);
-    auto placer = allocator::make_placer(algorithm);
+    auto placer = rails > 1 ? allocator::make_server_placer(
+                                  algorithm, topology::rail_servers(tree, rails).ports)
+                            : allocator::make_placer(algorithm);
     make_policy(policy);
     int skipped = 0;
     Workload w = load_workload(workload, &skipped);
+    // Sizes count servers; every host figure of the run counts ports.
+    for (auto& r : w) r.size *= rails;
     SimOptions o;
     o.policy = policy;
     o.policy_options.backfill_depth = depth;
@@ -360,6 +372,7 @@ int main(int argc, char** argv) {
       auto j = to_json(r);
       j["topology"] = tree.spec().text();
       j["algorithm"] = algorithm;
+      j["rails"] = rails;
       j["policy"] = policy;
       j["workload"] = workload;
       j["tenants"] = w.size();

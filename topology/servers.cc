@@ -53,4 +53,25 @@ Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_
   return s;
 }
 
+Servers rail_servers(const FatTree& tree, int rails) {
+  if (rails < 1 || (rails > 1 && (tree.height() < 2 || tree.m(2) % rails != 0)))
+    throw SpecError("the leaves of a pod cannot be split into " + std::to_string(rails) +
+                    " rails: a pod (or a 2-level tree) needs a multiple of " +
+                    std::to_string(rails) + " leaves");
+  Servers s;
+  s.server_of.assign(tree.num_hosts(), -1);
+  const int per_leaf = tree.hosts_per_leaf();
+  for (HostId h = 0; h < tree.num_hosts(); ++h) {
+    const int server = (tree.leaf_of_host(h) / rails) * per_leaf + h % per_leaf;
+    if (server >= s.count()) {
+      s.names.resize(server + 1);
+      s.ports.resize(server + 1);
+    }
+    s.names[server] = "srv" + std::to_string(server);
+    s.server_of[h] = server;
+    s.ports[server].push_back(h);
+  }
+  return s;
+}
+
 }  // namespace laas::topology

@@ -46,4 +46,9 @@ Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_
                       const std::vector<Guid>& host_cas = {},
                       const std::map<std::string, std::string>& admin_map = {});
 
+// The servers of a rail-optimized tree as laas-topogen --rails writes it: leaf i serves rail
+// i % rails of server group i / rails, and slot k of a group's leaves is one server. Throws
+// SpecError when a pod's leaves cannot be split into `rails` rails.
+Servers rail_servers(const FatTree& tree, int rails);
+
 }  // namespace laas::topology
