@@ -6,6 +6,7 @@
 #include "sim/audit.h"
 #include "sim/io.h"
 #include "sim/simulator.h"
+#include "topology/servers.h"
 
 using namespace laas::sim;
 using laas::topology::FatTree;
@@ -114,4 +115,24 @@ TEST(SimSimulator, AuditCatchesSharedHost) {
 TEST(SimSimulator, UnknownPolicy) {
   EXPECT_THROW(make_policy("lifo"), std::invalid_argument);
   EXPECT_THROW(laas::allocator::make_placer("best"), std::invalid_argument);
+}
+
+// Issue 21: on a 4-rail tree (2 groups of 4 servers, 4 ports each) tenants of 2 servers take 8
+// ports, whole servers on all 4 rails, checked by the independent checker after every change.
+TEST(SimSimulator, RailsPlaceWholeServersChecked) {
+  const auto servers = laas::topology::rail_servers(tree32(), 4);
+  ASSERT_EQ(servers.count(), 8);
+  for (const auto& s : servers.ports) ASSERT_EQ(s.size(), 4u);
+  EXPECT_THROW(laas::topology::rail_servers(tree32(), 3), laas::topology::SpecError);
+  Workload w{{1, 8, 0, 10}, {2, 8, 0, 10}, {3, 8, 0, 10}, {4, 8, 0, 10}, {5, 8, 0, 10}};
+  SimOptions o;
+  o.check.every = 1;
+  auto laas = laas::allocator::make_server_placer("laas", servers.ports);
+  auto r = simulate(tree32(), *laas, w, o);
+  EXPECT_EQ(r.placed, 5);
+  EXPECT_DOUBLE_EQ(r.window.hosts, 1.0);  // 4 tenants of 2 servers fill the tree, then the 5th
+  for (const auto& t : r.tenants) EXPECT_EQ(t.hosts_held, 8);
+  auto free = laas::allocator::make_server_placer("unconstrained", servers.ports);
+  EXPECT_EQ(simulate(tree32(), *free, w, o).placed, 5);
+  EXPECT_THROW(laas::allocator::make_server_placer("simple", servers.ports), std::invalid_argument);
 }
