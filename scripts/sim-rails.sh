@@ -18,18 +18,7 @@ CLASSES=${CLASSES:-"exp8 exp32 exp128 gauss16 gauss100 uni4-36 uni40-360"}
 OUT=$(mktemp -d /tmp/laas-sim-rails.XXXXXX)
 hosts=$("${LAAS_BUILD_DIR:-build}/topology/laas-topogen" "$TREE" --summary | sed -n 's/^[^:]*: \([0-9]*\) hosts.*/\1/p')
 servers=$((hosts / RAILS))
-gen_args() {
-  case $1 in
-    exp8) echo "--dist exp --mean 8" ;;
-    exp32) echo "--dist exp --mean 32" ;;
-    exp128) echo "--dist exp --mean 128" ;;
-    gauss16) echo "--dist gauss --mean 16" ;;
-    gauss100) echo "--dist gauss --mean 100" ;;
-    uni4-36) echo "--dist uniform --mean 20" ;;
-    uni40-360) echo "--dist uniform --mean 200" ;;
-    *) echo "unknown class $1" >&2; exit 2 ;;
-  esac
-}
+source scripts/workload-classes.sh
 util() { "$SIM" --topology "$TREE" --rails "$RAILS" --workload "$1" --algorithm "$2" --json | jq -r '.window.host_utilization * 10000 | round / 100'; }
 echo "$TREE, $RAILS rails: $servers servers of $RAILS ports; $TENANTS tenants a class, seed $SEED, FIFO"
 echo
