@@ -90,6 +90,8 @@ AllocationMap map_from_json(const nlohmann::json& j) {
                  owners(leaf.at("up_links"))};
       mark_down(leaf, "hosts_down", row.hosts);
       mark_down(leaf, "up_links_down", row.up_links);
+      row.rail = leaf.value("rail", -1);
+      row.rail_group = leaf.value("rail_group", -1);
       map.leaves.push_back(std::move(row));
     }
     for (const auto& sw : j.at("level2")) {
@@ -136,7 +138,22 @@ std::string render_allocation_map(const AllocationMap& map, bool color) {
   const size_t host_width = map.leaves.empty() ? 0 : map.leaves[0].hosts.size();
   const size_t host_col = std::max<size_t>(host_width, 5) + 2;
   out << pad("leaf") << "hosts" << std::string(host_col - 5, ' ') << "up-links\n";
-  for (const auto& row : map.leaves) {
+  // Rail by rail when the leaves are rails (servers with a port on each): a tenant's servers
+  // then show as the same columns of hosts on every rail.
+  std::vector<const MapRow*> rows;
+  for (const auto& row : map.leaves) rows.push_back(&row);
+  const bool railed = std::any_of(rows.begin(), rows.end(), [](auto* r) { return r->rail > 0; });
+  if (railed)
+    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
+      return std::make_pair(a->rail, a->rail_group) < std::make_pair(b->rail, b->rail_group);
+    });
+  int shown_rail = -1;
+  for (const MapRow* r : rows) {
+    const MapRow& row = *r;
+    if (railed && row.rail != shown_rail) {
+      shown_rail = row.rail;
+      out << "rail " << row.rail << ":\n";
+    }
     out << pad(row.name);
     for (const auto& o : row.hosts) out << cell(o);
     out << std::string(host_col - row.hosts.size(), ' ');

@@ -15,6 +15,8 @@ struct MapRow {
   std::string name;
   std::vector<std::string> hosts;  // empty for level-2 rows
   std::vector<std::string> up_links;
+  int rail = -1;  // a rail-optimized tree's leaf: its rail (-1: not one) and rail group
+  int rail_group = -1;
 };
 
 struct AllocationMap {

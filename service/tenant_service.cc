@@ -543,6 +543,9 @@ json TenantService::topology_info(const json& params) const {
     if (i == allocator::kReserved) return "@management";
     return name_of[i];
   };
+  // Rail-optimized trees (issue 21): each leaf's rail group and rail, for a map drawn rail by rail.
+  const auto rails = servers_.multi_port() ? topology::leaf_rails(tree, servers_)
+                                           : std::vector<std::pair<int, int>>{};
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
     json hosts = json::array(), links = json::array();
     json down = json::array(), faulty = json::array(), link_owners = json::array();
@@ -563,6 +566,10 @@ json TenantService::topology_info(const json& params) const {
                       {"up_links", links},
                       {"up_links_faulty", faulty},
                       {"up_links_owner", link_owners}});
+    if (!rails.empty()) {
+      leaves.back()["rail_group"] = rails[leaf].first;
+      leaves.back()["rail"] = rails[leaf].second;
+    }
   }
   json spines = json::array();
   if (tree.height() == 3)

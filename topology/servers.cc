@@ -53,6 +53,20 @@ Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_
   return s;
 }
 
+std::vector<std::pair<int, int>> leaf_rails(const FatTree& tree, const Servers& servers) {
+  std::map<std::vector<int>, std::pair<int, int>> groups;  // server set -> (group, leaves so far)
+  std::vector<std::pair<int, int>> out(tree.num_leaves());
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
+    std::vector<int> members;
+    for (int slot = 0; slot < tree.hosts_per_leaf(); ++slot)
+      members.push_back(servers.server_of[tree.host_at(leaf, slot)]);
+    std::sort(members.begin(), members.end());
+    auto [it, fresh] = groups.emplace(members, std::make_pair(static_cast<int>(groups.size()), 0));
+    out[leaf] = {it->second.first, it->second.second++};
+  }
+  return out;
+}
+
 Servers rail_servers(const FatTree& tree, int rails) {
   if (rails < 1 || (rails > 1 && (tree.height() < 2 || tree.m(2) % rails != 0)))
     throw SpecError("the leaves of a pod cannot be split into " + std::to_string(rails) +

@@ -46,6 +46,11 @@ Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_
                       const std::vector<Guid>& host_cas = {},
                       const std::map<std::string, std::string>& admin_map = {});
 
+// Rail groups: leaves whose hosts are ports of the same servers form a group, and each leaf of
+// a group is one of its rails (in leaf order). Returns (group, rail) per leaf; a leaf with no
+// multi-port server is a group of its own, rail 0.
+std::vector<std::pair<int, int>> leaf_rails(const FatTree& tree, const Servers& servers);
+
 // The servers of a rail-optimized tree as laas-topogen --rails writes it: leaf i serves rail
 // i % rails of server group i / rails, and slot k of a group's leaves is one server. Throws
 // SpecError when a pod's leaves cannot be split into `rails` rails.

@@ -67,6 +67,11 @@ for spec in "${SIZES[@]}"; do
   log "$(cat "add.${spec%%:*}" | head -1)"
 done
 check_whole
+# The map rail by rail: a tenant's servers are the same host columns on every rail.
+ctl topology show >map.txt || die "topology show failed"
+for r in $(seq 0 $((RAILS - 1))); do
+  grep -q "^rail $r:" map.txt || die "topology show has no 'rail $r:' section: $(head -12 map.txt)"
+done
 audit_layout 1
 log "$(grep -cx '.*' held.servers) servers held whole by ${#SIZES[@]} tenants; audit clean: $(grep -m1 -E 'paths traced' audit.1)"
 # More than the free servers: refused, nothing changes.
