@@ -229,3 +229,39 @@ TEST(ServiceServers, TenantsGetWholeServersAndNameThem) {
   EXPECT_EQ(owner_of_server.size(), 6u);
   for (const auto& [server, owners] : owner_of_server) EXPECT_EQ(owners.size(), 1u) << server;
 }
+
+TEST(ServiceServers, SchedulersSeeOneHostPerServer) {
+  laas::test::TempDir dir;
+  auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
+  ASSERT_TRUE(r.rec.ok());
+  service::ServiceConfig config;
+  config.state_dir = dir.path;
+  service::TenantService svc(config, [](service::LogLevel, const std::string&) {});
+  svc.on_topology(std::make_shared<service::TopologyView>(*r.rec.tree, r.fabric, r.rec.embedding));
+  const service::Caller admin{0, true};
+  ASSERT_TRUE(svc.handle(add_request({{"name", "a"},
+                                      {"servers", 2},
+                                      {"slurm_accounts", {"acct"}},
+                                      {"openstack_project", "p1"}}),
+                         admin)["ok"]);
+  auto exported = [&](const char* format) {
+    auto e = svc.handle({{"v", 1}, {"method", "export"}, {"params", {{"format", format}}}}, admin);
+    EXPECT_TRUE(e["ok"]) << e.dump();
+    return e["result"]["content"].get<std::string>();
+  };
+  const std::string slurm = exported("slurm");
+  EXPECT_NE(slurm.find("srv[0-1]"), std::string::npos) << slurm;  // 2 nodes, not 8 ports
+  const std::string openstack = exported("openstack");
+  EXPECT_NE(openstack.find("srv0"), std::string::npos) << openstack;
+  EXPECT_EQ(openstack.find("mlx5"), std::string::npos) << openstack;
+  const std::string topo = exported("slurm-topology");
+  // Each server under one leaf: the rail-0 leaves list the 8 servers, the others none.
+  EXPECT_NE(topo.find("Nodes=srv[0-3]"), std::string::npos) << topo;
+  EXPECT_NE(topo.find("Nodes=srv[4-7]"), std::string::npos) << topo;
+  EXPECT_EQ(topo.find("mlx5"), std::string::npos) << topo;
+  // Partitions keep every port.
+  const std::string partitions = exported("partitions");
+  size_t members = 0;
+  for (size_t at = 0; (at = partitions.find("=full", at)) != std::string::npos; ++at) ++members;
+  EXPECT_GE(members, 8u) << partitions;
+}
