@@ -16,6 +16,7 @@
 #include "service/state_store.h"
 #include "service/topology_view.h"
 #include "topology/recognize.h"
+#include "topology/servers.h"
 
 namespace laas::plugin {
 namespace {
@@ -304,6 +305,21 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   }
   std::sort(mgmt_switches.begin(), mgmt_switches.end());
   std::sort(mgmt_switch_nodes.begin(), mgmt_switch_nodes.end());
+  // A management port makes its whole server management (issue 21): the SM or an
+  // administrator's tool may use any port of that server (a dual-port HCA's second port).
+  {
+    std::vector<std::string> names(tree.num_hosts());
+    std::vector<Guid> cas(tree.num_hosts(), 0);
+    for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
+      if (const int node = emb.host_node[h]; node >= 0) {
+        names[h] = fabric.nodes[node].name;
+        cas[h] = fabric.nodes[node].ca_guid;
+      }
+    const auto servers = topology::group_servers(tree, names, cas, config_.servers);
+    for (topology::HostId h : std::vector<topology::HostId>(mgmt.begin(), mgmt.end()))
+      for (topology::HostId p : servers.ports[servers.server_of[h]])
+        if (emb.host_node[p] >= 0) mgmt.insert(p);
+  }
 
   const auto t_place = Clock::now();
   auto view = std::make_shared<const service::TopologyView>(
