@@ -379,7 +379,7 @@ int build_fwd_tables(void* context) {
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<osm_switch_t*> switches;
   const Fabric fabric = snapshot(osm, &switches);
-  plugin->sms->refresh_locked();
+  plugin->sms->refresh_locked(/*routing=*/true);
   const double ms_snapshot = ms(std::chrono::steady_clock::now() - t0).count();
   const auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid),
                                              osm->subn.opt.qos, plugin->sms->ports());

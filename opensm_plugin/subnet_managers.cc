@@ -43,7 +43,7 @@ service::SmIdentity identity(osm_opensm_t* osm, ib_net64_t port_guid, ib_net16_t
 
 }  // namespace
 
-void SubnetManagers::refresh_locked() {
+void SubnetManagers::refresh_locked(bool routing) {
   osm_opensm_t* osm = osm_;
   service::SmIdentity self =
       identity(osm, osm->subn.sm_port_guid, osm->subn.sm_base_lid, osm->subn.opt.sm_priority);
@@ -72,6 +72,7 @@ void SubnetManagers::refresh_locked() {
   self_ = std::move(self);
   master_ = std::move(master);
   ports_ = std::move(ports);
+  if (routing) routing_thread_ = std::this_thread::get_id();
 }
 
 void SubnetManagers::refresh() {
@@ -80,11 +81,19 @@ void SubnetManagers::refresh() {
   cl_plock_release(&osm_->lock);
 }
 
-service::SmRole SubnetManagers::role() const {
+service::SmRole SubnetManagers::role() {
   service::SmRole r;
   // One byte OpenSM's state manager writes; read without its lock (a stale value is what any
   // reader gets a moment later anyway).
   r.state = service::sm_state_from_sminfo(osm_->subn.sm_state);
+  bool refresh_now;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    refresh_now = r.state != service::SmState::kMaster &&
+                  (!master_ || master_->port_guid == self_.port_guid || !self_.port_guid) &&
+                  std::this_thread::get_id() != routing_thread_;
+  }
+  if (refresh_now) refresh();
   std::lock_guard<std::mutex> lock(mu_);
   r.self = self_;
   if (r.state == service::SmState::kMaster)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "service/sm_role.h"
@@ -22,12 +23,16 @@ class SubnetManagers {
  public:
   explicit SubnetManagers(osm_opensm* osm) : osm_(osm) {}
 
-  // OpenSM's lock held by the caller (the sweeper thread in a routing callback).
-  void refresh_locked();
+  // OpenSM's lock held by the caller; `routing`: called from a routing callback (the sweeper
+  // thread, which role() must then never make take the lock).
+  void refresh_locked(bool routing = false);
   // Takes OpenSM's lock for reading: never from the sweeper thread.
   void refresh();
 
-  service::SmRole role() const;
+  // Not master and no master known yet (a standby that has just entered STANDBY, before the
+  // watcher's next refresh): refreshes first, taking OpenSM's lock, unless called from the
+  // thread that routes (which holds it).
+  service::SmRole role();
   // Port GUIDs of this SM and of every SM it has found (SMInfo), as of the last refresh.
   std::vector<std::uint64_t> ports() const;
   // This SM's own identity, as of the last refresh.
@@ -48,6 +53,7 @@ class SubnetManagers {
   std::optional<service::SmIdentity> master_;
   std::vector<std::uint64_t> ports_;
   std::chrono::steady_clock::time_point last_not_master_{};
+  std::thread::id routing_thread_{};  // the sweeper, as seen in refresh_locked
 };
 
 }  // namespace laas::plugin

@@ -58,8 +58,8 @@ struct TenantRecord {
 };
 
 struct Allocations {
-  std::string topology;   // the recognized tree's spec text
-  Guid sm_port_guid = 0;  // the SM's port (a switch's port 0 or a host's port)
+  std::string topology;              // the recognized tree's spec text
+  Guid sm_port_guid = 0;             // the SM's port (a switch's port 0 or a host's port)
   std::vector<Endpoint> management;  // management hosts: reachable by all, never allocated
   std::map<std::string, TenantRecord> tenants;
   // Every SM's port recorded in the shared state (issue 22): management on every SM, so the

@@ -40,7 +40,7 @@ role_of() { ctl "$1" --json status | jq -r '.sm.role'; }
 master_guid=$(ctl 1 --json status | jq -r '.sm.self.guid')
 if [ -z "$master_guid" ] || [ "$master_guid" = null ]; then die "SM 1's status names no port GUID"; fi
 [ "$(ctl 2 --json status | jq -r '.sm.master.guid')" = "$master_guid" ] ||
-  die "SM 2's status does not name SM 1 ($master_guid) as master"
+  die "SM 2's status does not name SM 1 ($master_guid) as master: $(ctl 2 --json status | jq -c .sm)"
 cp state/state.json state.p2.before
 for req in "tenant add x --hosts 2" "tenant remove a"; do
   rc=0
