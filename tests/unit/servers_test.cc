@@ -192,16 +192,29 @@ json add_request(json params) {
   return {{"v", 1}, {"method", "tenant.add"}, {"params", std::move(params)}};
 }
 
+// A tenant service on a recognized rail fabric, in a scratch state directory.
+struct RailService {
+  RailService(const std::string& spec, int rails, bool dual_port)
+      : r(recognize_rails(spec, rails, dual_port)) {
+    service::ServiceConfig config;
+    config.state_dir = dir.path;
+    svc = std::make_unique<service::TenantService>(config,
+                                                   [](service::LogLevel, const std::string&) {});
+    if (r.rec.ok())
+      svc->on_topology(
+          std::make_shared<service::TopologyView>(*r.rec.tree, r.fabric, r.rec.embedding));
+  }
+  laas::test::TempDir dir;
+  Recognized r;
+  std::unique_ptr<service::TenantService> svc;
+};
+
 }  // namespace
 
 TEST(ServiceServers, TenantsGetWholeServersAndNameThem) {
-  laas::test::TempDir dir;
-  auto r = recognize_rails("xgft(2;8,2;1,4)", 2, true);
-  ASSERT_TRUE(r.rec.ok());
-  service::ServiceConfig config;
-  config.state_dir = dir.path;
-  service::TenantService svc(config, [](service::LogLevel, const std::string&) {});
-  svc.on_topology(std::make_shared<service::TopologyView>(*r.rec.tree, r.fabric, r.rec.embedding));
+  RailService fixture("xgft(2;8,2;1,4)", 2, true);
+  ASSERT_TRUE(fixture.r.rec.ok());
+  auto& svc = *fixture.svc;
   const service::Caller admin{0, true};
   auto a = svc.handle(add_request({{"name", "a"}, {"servers", 3}}), admin);
   ASSERT_TRUE(a["ok"]) << a.dump();
@@ -231,13 +244,9 @@ TEST(ServiceServers, TenantsGetWholeServersAndNameThem) {
 }
 
 TEST(ServiceServers, SchedulersSeeOneHostPerServer) {
-  laas::test::TempDir dir;
-  auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
-  ASSERT_TRUE(r.rec.ok());
-  service::ServiceConfig config;
-  config.state_dir = dir.path;
-  service::TenantService svc(config, [](service::LogLevel, const std::string&) {});
-  svc.on_topology(std::make_shared<service::TopologyView>(*r.rec.tree, r.fabric, r.rec.embedding));
+  RailService fixture("xgft(2;4,8;1,4)", 4, false);
+  ASSERT_TRUE(fixture.r.rec.ok());
+  auto& svc = *fixture.svc;
   const service::Caller admin{0, true};
   ASSERT_TRUE(svc.handle(add_request({{"name", "a"},
                                       {"servers", 2},
