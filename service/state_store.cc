@@ -207,6 +207,8 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
         PersistedHost host;
         if (version == 1) {
           host.guid = parse_guid(h.get<std::string>());
+          // Located by this GUID at the next recognition: 0 could never be, nor saved again.
+          if (host.guid == 0) fail("tenant '" + p.name + "': host GUID 0");
         } else {
           host.leaf_guid = parse_guid(h.at("leaf").get<std::string>());
           host.port = h.at("port").get<int>();
