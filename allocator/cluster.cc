@@ -60,6 +60,13 @@ Outcome Cluster::add(const std::string& name, int hosts) {
   return commit(Tenant{name, hosts, next_index(), std::move(placement)});
 }
 
+check::TenantView Cluster::shape_view(const std::string& name, const std::vector<HostId>& hosts,
+                                      const std::vector<LinkId>& links) const {
+  check::TenantView view{name, hosts, links, true};
+  if (!leaf_rail_.empty()) view.leaf_rail = &leaf_rail_;
+  return view;
+}
+
 Outcome Cluster::commit(Tenant t) {
   state_.assign(t.index, t.placement);
   const std::string name = t.name;
@@ -72,6 +79,16 @@ Outcome Cluster::commit(Tenant t) {
 }
 
 Outcome Cluster::add_explicit(const std::string& name, int requested, const Placement& placement) {
+  if (auto v = check_explicit(name, requested, placement); !v.ok()) return v;
+  Tenant t{name, requested, next_index(), placement};
+  if (t.placement.shape.leaves.d == 0) t.placement.shape = shape_of(tree(), t.placement.hosts);
+  std::sort(t.placement.hosts.begin(), t.placement.hosts.end());
+  std::sort(t.placement.links.begin(), t.placement.links.end());
+  return commit(std::move(t));
+}
+
+Outcome Cluster::check_explicit(const std::string& name, int requested,
+                                const Placement& placement) const {
   if (auto v = validate_new(name, requested); !v.ok()) return v;
   if (static_cast<int>(placement.hosts.size()) < requested)
     return {Status::kBadRequest, "tenant '" + name + "': placement holds " +
@@ -81,17 +98,13 @@ Outcome Cluster::add_explicit(const std::string& name, int requested, const Plac
   if (!state_.can_assign(placement, &why))
     return {Status::kRefused, "tenant '" + name + "': " + why};
   if (placer_->isolates()) {
-    check::TenantView view{name, placement.hosts, placement.links, true};
+    const auto view = shape_view(name, placement.hosts, placement.links);
     auto violations = check::check_tenant_shape(tree(), view);
     if (!violations.empty())
       return {Status::kRefused, "tenant '" + name + "' violates the LaaS conditions: " +
                                     check::to_string(violations.front())};
   }
-  Tenant t{name, requested, next_index(), placement};
-  if (t.placement.shape.leaves.d == 0) t.placement.shape = shape_of(tree(), t.placement.hosts);
-  std::sort(t.placement.hosts.begin(), t.placement.hosts.end());
-  std::sort(t.placement.links.begin(), t.placement.links.end());
-  return commit(std::move(t));
+  return {};
 }
 
 Outcome Cluster::add_on_hosts(const std::string& name, const std::vector<HostId>& hosts,
@@ -189,7 +202,7 @@ Outcome Cluster::restore(const std::string& name, int requested, const Placement
     return {Status::kRefused, "tenant '" + name + "' names a host or link twice"};
   auto shape_ok = [&](const Placement& q, std::string* why) {
     if (!placer_->isolates()) return true;
-    check::TenantView view{name, q.hosts, q.links, true};
+    const auto view = shape_view(name, q.hosts, q.links);
     auto violations = check::check_tenant_shape(tree(), view);
     if (violations.empty()) return true;
     *why = check::to_string(violations.front());
@@ -385,7 +398,7 @@ bool Cluster::try_repair(Tenant& t, LinkId broken, std::vector<std::string>& log
     std::vector<LinkId> active = minus(t.placement.links, r.retired);
     active.insert(active.end(), r.added.begin(), r.added.end());
     sort_unique(active);
-    check::TenantView view{t.name, t.placement.hosts, active, true};
+    const auto view = shape_view(t.name, t.placement.hosts, active);
     if (!check::check_tenant_shape(tr, view).empty()) continue;
     state_.assign(t.index, Placement{{}, r.added, {}, {}});
     t.placement.links = std::move(active);
@@ -413,7 +426,7 @@ std::vector<std::string> Cluster::reconcile() {
     {
       // Only tenants whose placement satisfies Theorems 1-2 are repaired by columns; the Simple
       // scheme's whole sub-trees hold every column anyway.
-      check::TenantView view{t.name, t.placement.hosts, t.placement.links, true};
+      const auto view = shape_view(t.name, t.placement.hosts, t.placement.links);
       if (!check::check_tenant_shape(tree(), view).empty()) continue;
     }
     std::set<LinkId> tried;

@@ -10,6 +10,7 @@
 
 #include "allocator/link_state.h"
 #include "allocator/placer.h"
+#include "check/checker.h"
 
 namespace laas::allocator {
 
@@ -76,6 +77,8 @@ class Cluster {
   // Re-installs a known placement (reloading saved state): hosts and links must be free and
   // satisfy the LaaS conditions (the independent checker's rules).
   Outcome add_explicit(const std::string& name, int requested, const Placement& placement);
+  // What add_explicit() would say, without doing it.
+  Outcome check_explicit(const std::string& name, int requested, const Placement& placement) const;
   // Places a tenant on the hosts an administrator chose; links are chosen to satisfy the LaaS
   // conditions, or the request is refused saying which condition fails.
   Outcome add_on_hosts(const std::string& name, const std::vector<HostId>& hosts, bool dry_run,
@@ -105,7 +108,15 @@ class Cluster {
   const Tenant* find(const std::string& name) const;
   const std::map<std::string, Tenant>& tenants() const { return tenants_; }
 
+  // On a rail-optimized fabric (issue 21), each leaf's rail ([leaf]; empty: one rail): the
+  // LaaS conditions are then checked rail by rail (check::TenantView::leaf_rail).
+  void set_leaf_rails(std::vector<int> leaf_rail) { leaf_rail_ = std::move(leaf_rail); }
+  const std::vector<int>& leaf_rails() const { return leaf_rail_; }
+
  private:
+  // What the independent checker is given of a placement.
+  check::TenantView shape_view(const std::string& name, const std::vector<HostId>& hosts,
+                               const std::vector<LinkId>& links) const;
   Outcome validate_new(const std::string& name, int hosts) const;
   bool undo_cleared(Tenant& t, std::vector<std::string>& log);
   bool try_repair(Tenant& t, LinkId broken, std::vector<std::string>& log);
@@ -121,6 +132,7 @@ class Cluster {
   std::function<std::string(LinkId)> namer_;
   std::vector<TenantIndex> free_indices_;
   TenantIndex next_index_ = 0;
+  std::vector<int> leaf_rail_;
 };
 
 // Tenant names travel into partitions.conf, Slurm and OpenStack files: keep them to

@@ -719,7 +719,7 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   Budget budget{small ? options_.small_across_budget : options_.across_budget};
   LaasSearch search(state, hosts, dirty, budget, options_.pod_budget, options_.shallow_pass);
   std::optional<Placement> found;
-  if (hosts <= tree.hosts_per_leaf()) found = search.one_leaf();
+  if (options_.one_leaf && hosts <= tree.hosts_per_leaf()) found = search.one_leaf();
   if (!found && hosts <= tree.hosts_per_leaf() * tree.leaves_per_pod()) found = search.one_pod();
   // Partly used leaves across pods before wholly free ones: whole leaves (and the level-2
   // columns above them) stay for the tenants that can only be placed on them. Measured on the

@@ -12,6 +12,9 @@ std::string Shape::text() const {
     if (s.r > 0) t += "+" + std::to_string(s.r);
     return t;
   };
+  if (rails > 1)
+    return (pods.q ? level(pods) + " groups per pod, " : std::string()) + level(leaves) +
+           " servers per leaf on each of " + std::to_string(rails) + " rails";
   if (pods.q == 0) return level(leaves) + " hosts per leaf";
   return level(pods) + " whole leaves per pod, " + level(leaves) + " hosts per leaf";
 }

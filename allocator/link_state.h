@@ -35,6 +35,8 @@ struct ShapeLevel {
 struct Shape {
   ShapeLevel leaves;
   ShapeLevel pods;
+  // > 1: a rail-optimized placement (issue 21), `leaves` counted on each of `rails` rails.
+  int rails = 0;
   std::string text() const;  // e.g. "2x4+2" or "pods 3x2+1 of whole leaves"
 };
 

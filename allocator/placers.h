@@ -53,6 +53,9 @@ class LaasPlacer : public Placer {
     long pod_budget = 20000;   // one within-pod FLAP (never reached on the benchmarks)
     bool shallow_pass = true;  // across pods, a shallow pass before the exhaustive one
     bool remember = true;      // remember refusals until a release (see above)
+    // false: never a tenant on one leaf without up-links (the rail projection places those
+    // itself, with the up-links its other rails need).
+    bool one_leaf = true;
   };
   LaasPlacer() = default;
   explicit LaasPlacer(Options options) : options_(options) {}

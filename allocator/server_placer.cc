@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "allocator/placer.h"
+#include "allocator/rail_projection.h"
 
 namespace laas::allocator {
 
@@ -35,8 +36,14 @@ PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<
   if (free_total < count)
     return {std::nullopt, "only " + std::to_string(free_total) +
                               " whole servers are free (all their ports free and up)"};
+  // Per rail, Theorem 1 with a remainder (N = Q*D + R servers on every rail), inside a pod or
+  // across pods: the rail projection.
+  auto on_rails = place_on_rail_projection(state, servers, count);
+  if (on_rails.placement) return on_rails;
   std::string last_reason;
-  // Fewest groups first: q groups of count/q servers each.
+  // Where the projection does not apply (groups spanning pods, leaves shared by two groups):
+  // the same number of servers from every group used, fewest groups
+  // first: q groups of count/q servers each.
   for (int q = 1; q <= count; ++q) {
     if (count % q) continue;
     const int k = count / q;
@@ -74,7 +81,8 @@ PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<
   return {std::nullopt, std::to_string(count) +
                             " whole servers do not fit: a tenant takes the same number of "
                             "servers from each rail group it uses (free servers per group: " +
-                            groups + ")" + (last_reason.empty() ? "" : "; " + last_reason)};
+                            groups + ")" + (last_reason.empty() ? "" : "; " + last_reason) +
+                            "; rail by rail: " + on_rails.reason};
 }
 
 namespace {

@@ -67,7 +67,10 @@ class TenantShape {
                                    " of the tenant's up-links but none of its hosts");
     if (pods_.size() <= 1) {
       if (!l2_.empty()) add("needless-l2-links", "a tenant inside one pod holds level-2 up-links");
-      if (hosts_per_leaf_.size() > 1) check_one_pod();
+      if (rails_used() > 1)
+        check_rails();
+      else if (hosts_per_leaf_.size() > 1)
+        check_one_pod(hosts_per_leaf_);
     } else {
       check_across_pods();
     }
@@ -79,17 +82,72 @@ class TenantShape {
     found_.push_back({t_.name, rule, detail});
   }
 
-  void check_one_pod() {
-    const Counted shape = theorem1(hosts_per_leaf_);
+  int rail_of(int leaf) const {
+    return t_.leaf_rail && leaf < static_cast<int>(t_.leaf_rail->size()) ? (*t_.leaf_rail)[leaf]
+                                                                         : 0;
+  }
+  int rails_used() const {
+    std::set<int> rails;
+    for (const auto& [leaf, n] : hosts_per_leaf_) rails.insert(rail_of(leaf));
+    return static_cast<int>(rails.size());
+  }
+
+  // Theorems 1-2 on each rail's leaves; then across rails: every rail's full leaves use one
+  // column set, and the remainder leaves of any two rails share a column, or a port on one
+  // rail's remainder leaf could not reach a port on another's over the tenant's links.
+  void check_rails() {
+    std::map<int, std::map<int, int>> per_rail;
+    for (const auto& [leaf, n] : hosts_per_leaf_) per_rail[rail_of(leaf)][leaf] = n;
+    const ColumnSet* common = nullptr;
+    int common_rail = -1;
+    std::vector<std::pair<int, const ColumnSet*>> remainders;  // (leaf, its columns)
+    for (const auto& [rail, counts] : per_rail) {
+      const size_t before = found_.size();
+      const Rail one = check_one_pod(counts);
+      if (found_.size() != before) return;
+      if (!one.common) continue;
+      if (!common) {
+        common = one.common;
+        common_rail = rail;
+      } else if (*one.common != *common) {
+        add("theorem2-rails", "rail " + std::to_string(rail) + " uses up-link columns " +
+                                  describe(*one.common) + ", rail " + std::to_string(common_rail) +
+                                  " " + describe(*common));
+        return;
+      }
+      if (one.remainder >= 0) remainders.push_back({one.remainder, &l1_[one.remainder]});
+    }
+    for (size_t i = 0; i < remainders.size(); ++i)
+      for (size_t j = i + 1; j < remainders.size(); ++j) {
+        const ColumnSet& a = *remainders[i].second;
+        const ColumnSet& b = *remainders[j].second;
+        if (std::none_of(a.begin(), a.end(), [&](int c) { return b.count(c) > 0; }))
+          add("rail-unreachable", "remainder " + tree_.switch_name(1, remainders[i].first) +
+                                      " uses columns " + describe(a) + ", remainder " +
+                                      tree_.switch_name(1, remainders[j].first) + " " +
+                                      describe(b) + ": no column in common");
+      }
+  }
+
+  // What check_one_pod found of the leaves it checked: their full leaves' common column set
+  // (nullptr: none) and the remainder leaf (-1: none).
+  struct Rail {
+    const ColumnSet* common = nullptr;
+    int remainder = -1;
+  };
+
+  Rail check_one_pod(const std::map<int, int>& hosts_per_leaf) {
+    Rail out;
+    const Counted shape = theorem1(hosts_per_leaf);
     if (!shape.ok) {
       std::ostringstream counts;
-      for (const auto& [leaf, n] : hosts_per_leaf_) counts << " " << n;
+      for (const auto& [leaf, n] : hosts_per_leaf) counts << " " << n;
       add("theorem1",
           "hosts per leaf are" + counts.str() + ": all leaves but one must hold the same number");
-      return;
+      return out;
     }
     const ColumnSet* common = nullptr;
-    for (const auto& [leaf, n] : hosts_per_leaf_) {
+    for (const auto& [leaf, n] : hosts_per_leaf) {
       if (leaf == shape.r_unit) continue;
       const ColumnSet& cols = l1_[leaf];
       if (!common) {
@@ -97,7 +155,7 @@ class TenantShape {
       } else if (cols != *common) {
         add("theorem2", tree_.switch_name(1, leaf) + " uses up-link columns " + describe(cols) +
                             ", other leaves " + describe(*common));
-        return;
+        return out;
       }
       if (static_cast<int>(cols.size()) < tree_.columns_needed(1, n))
         add("too-few-links", tree_.switch_name(1, leaf) + " has " + std::to_string(n) +
@@ -106,7 +164,7 @@ class TenantShape {
     }
     if (shape.r_unit >= 0 && common) {
       const ColumnSet& r_cols = l1_[shape.r_unit];
-      const int r = hosts_per_leaf_.at(shape.r_unit);
+      const int r = hosts_per_leaf.at(shape.r_unit);
       if (!std::includes(common->begin(), common->end(), r_cols.begin(), r_cols.end()))
         add("theorem2", "remainder " + tree_.switch_name(1, shape.r_unit) + " uses columns " +
                             describe(r_cols) + ", not a subset of " + describe(*common));
@@ -115,6 +173,9 @@ class TenantShape {
                                  " tenant hosts but " + std::to_string(r_cols.size()) +
                                  " tenant up-links");
     }
+    out.common = common;
+    out.remainder = shape.r_unit;
+    return out;
   }
 
   // A tenant spanning pods: Theorems 1-2 over all its leaves at once (one R leaf in the whole
@@ -123,7 +184,10 @@ class TenantShape {
   // The paper's approximated scheme (whole leaves, the same columns on every FBG_2) is the
   // special case where every leaf holds all its up-links.
   void check_across_pods() {
-    check_one_pod();
+    if (rails_used() > 1)
+      check_rails();
+    else
+      check_one_pod(hosts_per_leaf_);
     for (const auto& [sw, cols] : l2_)
       if (!pods_.count(tree_.pod_of_level2(sw)))
         add("link-off-tenant",

@@ -26,6 +26,11 @@ struct TenantView {
   bool isolated = true;        // false: bare-metal tenant, only host exclusivity applies
   std::vector<LinkId> idle{};  // held but not routed over (retired by repairs): still exclusive
   std::vector<RepairView> repairs{};
+  // [leaf] its rail, on a rail-optimized fabric (issue 21: leaves serving rail r of a group of
+  // multi-HCA servers); nullptr or one rail: the tree is one rail. Inside one pod, a tenant on
+  // several rails is checked rail by rail (Theorem 1 with one remainder leaf per rail, Theorem 2
+  // on each rail), its rails over the same columns so that every port reaches every other.
+  const std::vector<int>* leaf_rail = nullptr;
 };
 
 struct Violation {

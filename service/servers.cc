@@ -22,6 +22,8 @@ void TenantService::group_servers() {
       cas[h] = view_->fabric.nodes[node].ca_guid;
   }
   servers_ = topology::group_servers(view_->tree, names, cas, config_.servers);
+  // Rail by rail: a tenant's servers are checked per rail (one remainder leaf on each).
+  if (cluster_) cluster_->set_leaf_rails(topology::rail_of_leaf(view_->tree, servers_));
 }
 
 std::vector<topology::HostId> TenantService::whole_servers(

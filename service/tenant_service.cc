@@ -857,16 +857,30 @@ json TenantService::add(const json& params, const Caller& caller) {
       fail(error::kBadRequest, "host_list has " + std::to_string(units) +
                                    (servers_.multi_port() ? " servers" : " hosts") + " but '" +
                                    count_field + "' says " + std::to_string(hosts));
-    outcome = cluster_->add_on_hosts(name, chosen, true, &planned);
+    // Named servers are placed rail by rail among themselves; where that fails, the host
+    // list as given, whose refusal names the host or condition at fault.
+    std::optional<allocator::Placement> on_rails;
+    if (servers_.multi_port()) {
+      std::vector<std::vector<topology::HostId>> named_ports;
+      for (int s : named) named_ports.push_back(servers_.ports[s]);
+      on_rails = allocator::place_servers(cluster_->state(), named_ports, units).placement;
+    }
+    if (on_rails) {
+      planned = *on_rails;
+      outcome = cluster_->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
+    } else {
+      outcome = cluster_->add_on_hosts(name, chosen, true, &planned);
+    }
   } else if (servers_.multi_port()) {
-    // Whole servers, the same number from each rail group used (allocator::place_servers).
+    // Whole servers, rail by rail (allocator::place_servers).
     if (hosts <= 0)
       fail(error::kBadRequest, std::string("field '") + count_field + "' must be at least 1");
     const auto placed = allocator::place_servers(cluster_->state(), servers_.ports, hosts);
     if (!placed.placement)
       fail(error::kRefused, "tenant '" + name + "' of " + std::to_string(hosts) +
                                 " servers refused: " + placed.reason);
-    outcome = cluster_->add_on_hosts(name, placed.placement->hosts, true, &planned);
+    planned = *placed.placement;
+    outcome = cluster_->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
   } else {
     outcome = cluster_->plan(name, hosts, &planned);
   }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "check/checker.h"
+#include "topology/servers.h"
 
 namespace laas::sim {
 
@@ -17,6 +18,7 @@ AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std
                       int check_every, int max_problems) {
   AuditReport rep;
   bool isolated = true;
+  std::vector<int> leaf_rail;  // from the header's rails=R (laas-sim --rails)
   std::map<long long, Held> live;
   std::string line;
   int lineno = 0;
@@ -28,13 +30,25 @@ AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std
   };
   auto check_now = [&] {
     std::vector<check::TenantView> views;
-    for (auto& [id, h] : live) views.push_back({std::to_string(id), h.hosts, h.links, isolated});
+    for (auto& [id, h] : live) {
+      views.push_back({std::to_string(id), h.hosts, h.links, isolated});
+      if (!leaf_rail.empty()) views.back().leaf_rail = &leaf_rail;
+    }
     for (auto& v : check::check_all(tree, views, {})) problem(check::to_string(v));
   };
   while (std::getline(in, line)) {
     ++lineno;
     if (line.rfind("# laas-sim log", 0) == 0) {
       if (line.find("isolated=0") != std::string::npos) isolated = false;
+      if (auto at = line.find(" rails="); at != std::string::npos) {
+        try {
+          const int rails = std::stoi(line.substr(at + 7));
+          if (rails > 1)
+            leaf_rail = topology::rail_of_leaf(tree, topology::rail_servers(tree, rails));
+        } catch (const std::exception& e) {
+          problem(std::string("header: rails: ") + e.what());
+        }
+      }
       continue;
     }
     if (line.empty() || line[0] == '#') continue;
@@ -74,8 +88,9 @@ AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std
         problem("tenant holds fewer hosts than requested");
       if (!live.emplace(id, h).second) problem("ADD of a tenant already present");
       if (isolated) {
-        for (auto& v : check::check_tenant_shape(tree, {std::to_string(id), h.hosts, h.links}))
-          problem(check::to_string(v));
+        check::TenantView view{std::to_string(id), h.hosts, h.links};
+        if (!leaf_rail.empty()) view.leaf_rail = &leaf_rail;
+        for (auto& v : check::check_tenant_shape(tree, view)) problem(check::to_string(v));
       }
     } else {
       ++rep.removes;

@@ -66,9 +66,11 @@ std::vector<std::pair<int, double>> load_size_pdf(const std::string& path) {
 }
 
 void write_log_header(std::ostream& out, const FatTree& tree, const std::string& algorithm,
-                      bool isolating) {
+                      bool isolating, int rails) {
   out << "# laas-sim log topology=" << tree.spec().text() << " algorithm=" << algorithm
-      << " isolated=" << (isolating ? 1 : 0) << "\n"
+      << " isolated=" << (isolating ? 1 : 0);
+  if (rails > 1) out << " rails=" << rails;
+  out << "\n"
       << "# ADD|REM time id requested hosts N h... links M l...\n";
 }
 

@@ -27,8 +27,10 @@ std::vector<std::pair<int, double>> load_size_pdf(const std::string& path);
 // preceded by a "# laas-sim log" header naming the topology and algorithm. Hosts and links
 // are the ids of topology/fat_tree.h.
 TransactionSink log_sink(std::ostream& out);
+// rails > 1: a rail-optimized tree as laas-topogen --rails builds it ("rails=R" in the header,
+// so that laas-sim audit checks placements rail by rail).
 void write_log_header(std::ostream& out, const FatTree& tree, const std::string& algorithm,
-                      bool isolating);
+                      bool isolating, int rails = 1);
 
 void write_tenant_csv(std::ostream& out, const Workload& w, const SimResult& r);
 

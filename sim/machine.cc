@@ -128,6 +128,7 @@ void Machine::after_transaction(int idx, bool add) {
   if (add) {
     const Placement& p = placements_[idx];
     check::TenantView v{std::to_string(request(idx).id), p.hosts, p.links, placer_->isolates()};
+    if (!check_.leaf_rail.empty()) v.leaf_rail = &check_.leaf_rail;
     auto bad = placer_->isolates() ? check::check_tenant_shape(*tree_, v)
                                    : std::vector<check::Violation>{};
     if (static_cast<int>(p.hosts.size()) < request(idx).size) {
@@ -147,6 +148,7 @@ void Machine::full_check(const std::string& when) {
     if (!is_running_[i]) continue;
     views.push_back(check::TenantView{std::to_string((*work_)[i].id), placements_[i].hosts,
                                       placements_[i].links, placer_->isolates()});
+    if (!check_.leaf_rail.empty()) views.back().leaf_rail = &check_.leaf_rail;
     if (static_cast<int>(placements_[i].hosts.size()) < (*work_)[i].size) {
       throw CheckFailure("after " + when + ": tenant " + views.back().name +
                          " holds fewer hosts than requested");

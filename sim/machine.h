@@ -44,6 +44,8 @@ struct CheckOptions {
   // every placement, host/link exclusivity re-derived on every placement, check_all every N
   // transactions and at the end.
   int every = 0;
+  // [leaf] its rail on a rail-optimized tree (--rails): placements are checked rail by rail.
+  std::vector<int> leaf_rail;
 };
 
 struct TenantRecord {

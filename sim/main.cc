@@ -323,11 +323,13 @@ int main(int argc, char** argv) {
     o.policy_options.backfill_depth = depth;
     o.policy_options.skip_larger_after_failure = !exhaustive;
     o.check.every = check ? std::max(1, check_every) : 0;
+    if (rails > 1)
+      o.check.leaf_rail = topology::rail_of_leaf(tree, topology::rail_servers(tree, rails));
     std::ofstream log;
     TransactionSink sink;
     if (!log_path.empty()) {
       log = open_out(log_path);
-      write_log_header(log, tree, algorithm, placer->isolates());
+      write_log_header(log, tree, algorithm, placer->isolates(), rails);
       sink = log_sink(log);
     }
     SimResult r = simulate(tree, *placer, w, o, sink);

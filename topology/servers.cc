@@ -67,6 +67,20 @@ std::vector<std::pair<int, int>> leaf_rails(const FatTree& tree, const Servers& 
   return out;
 }
 
+std::vector<int> rail_of_leaf(const FatTree& tree, const Servers& servers) {
+  if (!servers.multi_port()) return {};
+  std::vector<int> rail(tree.num_leaves(), 0);
+  for (const auto& ports : servers.ports) {
+    std::vector<int> leaves;
+    for (HostId h : ports) leaves.push_back(tree.leaf_of_host(h));
+    std::sort(leaves.begin(), leaves.end());
+    leaves.erase(std::unique(leaves.begin(), leaves.end()), leaves.end());
+    if (leaves.size() < 2) continue;
+    for (size_t i = 0; i < leaves.size(); ++i) rail[leaves[i]] = static_cast<int>(i);
+  }
+  return rail;
+}
+
 Servers rail_servers(const FatTree& tree, int rails) {
   if (rails < 1 || (rails > 1 && (tree.height() < 2 || tree.m(2) % rails != 0)))
     throw SpecError("the leaves of a pod cannot be split into " + std::to_string(rails) +

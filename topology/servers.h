@@ -51,6 +51,11 @@ Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_
 // multi-port server is a group of its own, rail 0.
 std::vector<std::pair<int, int>> leaf_rails(const FatTree& tree, const Servers& servers);
 
+// Each leaf's rail, as the rail placement and the checker count rails: a multi-port server's
+// ports sit on distinct leaves, and the i-th of them in leaf order is on rail i. A leaf with no
+// multi-port server is rail 0. Empty when no server has several ports.
+std::vector<int> rail_of_leaf(const FatTree& tree, const Servers& servers);
+
 // The servers of a rail-optimized tree as laas-topogen --rails writes it: leaf i serves rail
 // i % rails of server group i / rails, and slot k of a group's leaves is one server. Throws
 // SpecError when a pod's leaves cannot be split into `rails` rails.

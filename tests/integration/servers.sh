@@ -13,7 +13,7 @@ KIND=${1:-rails4}
 laas_setup "servers_$KIND"
 export SIM_HOST=${SM_NODE:-SW_L2_0}
 case "$KIND" in
-rails4) SPEC="xgft(2;8,8;1,4)" RAILS=4 TOPO=(--rails 4) SIZES=(a:6 b:4 c:4) LATER=(d:2) ;;
+rails4) SPEC="xgft(2;8,8;1,4)" RAILS=4 TOPO=(--rails 4) SIZES=(a:5 b:6 c:3) LATER=(d:2) ;;
 dual) SPEC="xgft(2;8,2;1,4)" RAILS=2 TOPO=(--rails 2 --dual-port) SIZES=(a:3 b:2 c:2) LATER=(d:2) ;;
 *) die "unknown kind '$KIND' (rails4, dual)" ;;
 esac

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "allocator/cluster.h"
 
 using laas::check::check_all;
@@ -149,4 +151,78 @@ TEST(CheckerAcrossPods, PartialLeavesFollowTheoremsPerFbg2) {
   std::sort(uneven.hosts.begin(), uneven.hosts.end());
   std::sort(uneven.links.begin(), uneven.links.end());
   EXPECT_FALSE(check_all(tree, {uneven}, {}).empty());
+}
+
+// Issue 21: on a rail-optimized tree (leaf i is rail i % 2 here) a tenant's ports on each rail
+// form their own placement: one remainder leaf per rail is legal, two on one rail are not, and
+// rails that share no column cannot reach each other.
+namespace {
+
+struct RailCase {
+  FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
+  std::vector<int> rail{0, 1, 0, 1, 0, 1, 0, 1};
+  // Servers 4 + 2 on each rail: leaves 0 and 1 (group 0) hold 4, leaves 2 and 3 hold 2.
+  TenantView tenant() const {
+    TenantView t{"r", {}, {}, true};
+    for (int leaf : {0, 1})
+      for (int s = 0; s < 4; ++s) t.hosts.push_back(tree.host_at(leaf, s));
+    for (int leaf : {2, 3})
+      for (int s = 0; s < 2; ++s) t.hosts.push_back(tree.host_at(leaf, s));
+    for (int leaf : {0, 1})
+      for (int c = 0; c < 4; ++c) t.links.push_back(tree.l1_link(leaf, c));
+    for (int leaf : {2, 3})
+      for (int c = 0; c < 2; ++c) t.links.push_back(tree.l1_link(leaf, c));
+    t.leaf_rail = &rail;
+    return t;
+  }
+};
+
+}  // namespace
+
+TEST(CheckerRails, OneRemainderPerRailIsLegal) {
+  RailCase r;
+  EXPECT_TRUE(laas::check::check_tenant_shape(r.tree, r.tenant()).empty());
+  // Without the rails the same tenant has two remainder leaves: refused, as on any tree.
+  auto flat = r.tenant();
+  flat.leaf_rail = nullptr;
+  EXPECT_TRUE(has_rule(laas::check::check_tenant_shape(r.tree, flat), "theorem1"));
+}
+
+TEST(CheckerRails, CatchesTwoRemaindersOnOneRail) {
+  RailCase r;
+  auto t = r.tenant();
+  t.hosts.push_back(r.tree.host_at(4, 0));  // a third leaf of rail 0 holding 1
+  t.links.push_back(r.tree.l1_link(4, 0));
+  EXPECT_TRUE(has_rule(laas::check::check_tenant_shape(r.tree, t), "theorem1"));
+}
+
+TEST(CheckerRails, CatchesRailsOnDifferentColumns) {
+  RailCase r;
+  auto t = r.tenant();
+  t.links.clear();
+  // Both rails' full leaves on columns 0-3; rail 0's remainder on 0-1, rail 1's on 2-3.
+  for (int leaf : {0, 1})
+    for (int c = 0; c < 4; ++c) t.links.push_back(r.tree.l1_link(leaf, c));
+  t.links.push_back(r.tree.l1_link(2, 0));
+  t.links.push_back(r.tree.l1_link(2, 1));
+  t.links.push_back(r.tree.l1_link(3, 2));  // rail 1's remainder on columns 2-3
+  t.links.push_back(r.tree.l1_link(3, 3));
+  std::sort(t.links.begin(), t.links.end());
+  EXPECT_TRUE(has_rule(laas::check::check_tenant_shape(r.tree, t), "rail-unreachable"));
+}
+
+TEST(CheckerRails, CatchesFullLeavesOfRailsOnDifferentColumns) {
+  FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
+  std::vector<int> rail{0, 1, 0, 1, 0, 1, 0, 1};
+  // 2 servers on each of 2 groups: rail 0 over columns {0,1}, rail 1 over {2,3}.
+  TenantView t{"r", {}, {}, true};
+  for (int leaf : {0, 1, 2, 3})
+    for (int s = 0; s < 2; ++s) t.hosts.push_back(tree.host_at(leaf, s));
+  for (int leaf : {0, 2})
+    for (int c : {0, 1}) t.links.push_back(tree.l1_link(leaf, c));
+  for (int leaf : {1, 3})
+    for (int c : {2, 3}) t.links.push_back(tree.l1_link(leaf, c));
+  std::sort(t.links.begin(), t.links.end());
+  t.leaf_rail = &rail;
+  EXPECT_TRUE(has_rule(laas::check::check_tenant_shape(tree, t), "theorem2-rails"));
 }

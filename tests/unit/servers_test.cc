@@ -10,6 +10,7 @@
 
 #include "allocator/link_state.h"
 #include "allocator/placer.h"
+#include "check/checker.h"
 #include "service/tenant_service.h"
 #include "service/topology_view.h"
 #include "temp_files.h"
@@ -143,14 +144,19 @@ TEST(PlaceServers, WholeServersTheSameNumberFromEachRailGroup) {
   ASSERT_TRUE(b.placement) << b.reason;
   state.assign(1, *b.placement);
   EXPECT_TRUE(split_servers(state, r.servers).empty());
-  // 3 servers left (1 + 2): 3 from one group does not fit, 1 from each of 3 groups neither.
+  // 3 servers left (1 + 2): no group holds 3 and 3 groups of 1 do not exist, but per rail
+  // 2 + 1 does (the remainder leaf's columns among the full leaf's).
   auto c = allocator::place_servers(state, r.servers.ports, 3);
-  EXPECT_FALSE(c.placement);
-  EXPECT_NE(c.reason.find("the same number of servers from each rail group"), std::string::npos)
-      << c.reason;
-  auto d = allocator::place_servers(state, r.servers.ports, 9);
+  ASSERT_TRUE(c.placement) << c.reason;
+  const auto rails = topology::rail_of_leaf(*r.rec.tree, r.servers);
+  check::TenantView view{"c", c.placement->hosts, c.placement->links, true};
+  view.leaf_rail = &rails;
+  EXPECT_TRUE(check::check_tenant_shape(*r.rec.tree, view).empty());
+  state.assign(2, *c.placement);
+  EXPECT_TRUE(split_servers(state, r.servers).empty());
+  auto d = allocator::place_servers(state, r.servers.ports, 1);
   EXPECT_FALSE(d.placement);
-  EXPECT_NE(d.reason.find("only 3 whole servers are free"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("only 0 whole servers are free"), std::string::npos) << d.reason;
   // Every leaf of a tenant holds the same number of its ports (Theorem 1 on every rail).
   for (const auto* p : {&*a.placement, &*b.placement}) {
     std::map<int, int> per_leaf;
@@ -165,13 +171,49 @@ TEST(PlaceServers, SpreadsOverGroupsWhenOneIsTooSmall) {
   auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
   ASSERT_TRUE(r.rec.ok());
   allocator::LinkState state(*r.rec.tree);
-  auto p = allocator::place_servers(state, r.servers.ports, 6);  // 4 a group: 3 + 3
+  // 4 servers a group: Theorem 1 per rail, 4 + 2 (one full and one remainder leaf per rail).
+  auto p = allocator::place_servers(state, r.servers.ports, 6);
   ASSERT_TRUE(p.placement) << p.reason;
   EXPECT_EQ(p.placement->hosts.size(), 24u);
   std::map<int, int> per_leaf;
   for (HostId h : p.placement->hosts) ++per_leaf[r.rec.tree->leaf_of_host(h)];
   EXPECT_EQ(per_leaf.size(), 8u);
-  for (const auto& [leaf, n] : per_leaf) EXPECT_EQ(n, 3) << leaf;
+  std::multiset<int> counts;
+  for (const auto& [leaf, n] : per_leaf) counts.insert(n);
+  EXPECT_EQ(counts, (std::multiset<int>{2, 2, 2, 2, 4, 4, 4, 4}));
+  EXPECT_EQ(p.placement->shape.text(), "1x4+2 servers per leaf on each of 4 rails");
+  // Legal rail by rail, and every port's leaf shares columns with every other's.
+  const auto rails = topology::rail_of_leaf(*r.rec.tree, r.servers);
+  check::TenantView view{"t", p.placement->hosts, p.placement->links, true};
+  view.leaf_rail = &rails;
+  EXPECT_TRUE(check::check_tenant_shape(*r.rec.tree, view).empty());
+}
+
+// What the equal-share rule could not place: 5 servers of groups of 4 (5 is prime, and no group
+// holds 5). Per rail 4 + 1, and a tenant inside one group still gets up-links for its rails.
+TEST(PlaceServers, RemainderPerRailAndUpLinksInsideOneGroup) {
+  auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
+  ASSERT_TRUE(r.rec.ok());
+  allocator::LinkState state(*r.rec.tree);
+  const auto rails = topology::rail_of_leaf(*r.rec.tree, r.servers);
+  auto legal = [&](const allocator::Placement& p) {
+    check::TenantView view{"t", p.hosts, p.links, true};
+    view.leaf_rail = &rails;
+    return check::check_tenant_shape(*r.rec.tree, view);
+  };
+  auto five = allocator::place_servers(state, r.servers.ports, 5);
+  ASSERT_TRUE(five.placement) << five.reason;
+  EXPECT_EQ(five.placement->hosts.size(), 20u);
+  EXPECT_TRUE(legal(*five.placement).empty());
+  state.assign(0, *five.placement);
+  auto two = allocator::place_servers(state, r.servers.ports, 2);
+  ASSERT_TRUE(two.placement) << two.reason;
+  std::set<int> leaves;
+  for (HostId h : two.placement->hosts) leaves.insert(r.rec.tree->leaf_of_host(h));
+  EXPECT_EQ(leaves.size(), 4u);                // one group, its 4 rails
+  EXPECT_EQ(two.placement->links.size(), 8u);  // 2 columns on each rail leaf
+  EXPECT_TRUE(legal(*two.placement).empty());
+  EXPECT_TRUE(split_servers(state, r.servers).empty());
 }
 
 TEST(PlaceServers, TheSplitCheckCatchesAServerSplitBetweenTenants) {
