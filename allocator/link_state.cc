@@ -13,8 +13,8 @@ std::string Shape::text() const {
     return t;
   };
   if (rails > 1)
-    return (pods.q ? level(pods) + " groups per pod, " : std::string()) + level(leaves) +
-           " servers per leaf on each of " + std::to_string(rails) + " rails";
+    return level(leaves) + " servers per leaf on each of " + std::to_string(rails) + " rails" +
+           (pods.q ? ", across pods" : "");
   if (pods.q == 0) return level(leaves) + " hosts per leaf";
   return level(pods) + " whole leaves per pod, " + level(leaves) + " hosts per leaf";
 }

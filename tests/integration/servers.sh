@@ -2,6 +2,8 @@
 # servers.sh KIND: servers with several ports under the real OpenSM (issue 21).
 #   rails4: 2 groups of 8 GPU servers with 4 HCAs each, HCA r on the group's rail-r leaf, 4
 #           spines joining the rails (xgft(2;8,8;1,4), 64 HCAs);
+#   rails3: the same on a 3-level tree, 2 pods of 2 groups of 4 servers with 4 HCAs each
+#           (xgft(3;4,8,2;1,4,4)): a tenant of 10 servers spans the pods, 2x4+2 on each rail;
 #   dual:   8 servers, each one HCA with 2 cabled ports on two leaves (xgft(2;8,2;1,4)).
 # Tenants added and removed with laasctl --servers get whole servers (every port of each, on
 # every rail), never a server split between tenants; the audit of the tables read back passes
@@ -14,8 +16,9 @@ laas_setup "servers_$KIND"
 export SIM_HOST=${SM_NODE:-SW_L2_0}
 case "$KIND" in
 rails4) SPEC="xgft(2;8,8;1,4)" RAILS=4 TOPO=(--rails 4) SIZES=(a:5 b:6 c:3) LATER=(d:2) ;;
+rails3) SPEC="xgft(3;4,8,2;1,4,4)" RAILS=4 TOPO=(--rails 4) SIZES=(a:10 b:3 c:2) LATER=(d:1) ;;
 dual) SPEC="xgft(2;8,2;1,4)" RAILS=2 TOPO=(--rails 2 --dual-port) SIZES=(a:3 b:2 c:2) LATER=(d:2) ;;
-*) die "unknown kind '$KIND' (rails4, dual)" ;;
+*) die "unknown kind '$KIND' (rails4, rails3, dual)" ;;
 esac
 "$LAAS_TOPOGEN" "$SPEC" "${TOPO[@]}" -o fabric.net
 start_fabric fabric.net
