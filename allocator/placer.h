@@ -38,13 +38,12 @@ class Placer {
 PlaceResult place_on_hosts(const LinkState& state, std::vector<HostId> hosts);
 
 // Whole servers (issue 21): `servers[s]` lists server s's host ports (one a rail leaf, for a
-// multi-HCA or dual-port server). Places `count` servers, all their ports or none, choosing
-// servers whose ports sit on the same leaves (a rail group: the servers cabled to the same
-// rail leaves) and the same number in every group used, so that every leaf of the tenant holds
-// the same number of its ports and every rail's share is a placement of Theorems 1-2 over the
-// same spines; the links are chosen as place_on_hosts does. A group holds one server per slot
-// of its leaves: the fewest groups that fit are tried first, the fullest groups first, so that
-// wholly free groups stay free for larger tenants.
+// multi-HCA or dual-port server). Places `count` servers, all their ports or none, so that the
+// tenant's ports on every rail are a placement of Theorems 1-2 over the same spines: first on
+// the rail projection (rail_projection.h; one remainder leaf per rail, inside a pod or across
+// pods), else -- groups the projection cannot take -- the same number of servers from every
+// rail group used (a rail group: the servers cabled to the same leaves), links chosen as
+// place_on_hosts does, the fewest and fullest groups first.
 PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<HostId>>& servers,
                           int count);
 
