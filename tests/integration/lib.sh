@@ -55,6 +55,9 @@ stop_opensm() {
 
 laas_teardown() {
   local rc=$?
+  local pid
+  # Helpers a test started in the background (LAAS_EXTRA_PIDS), e.g. a parser server.
+  for pid in ${LAAS_EXTRA_PIDS:-}; do kill "$pid" 2>/dev/null || true; done
   stop_opensm
   if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
     kill -TERM "$SIM_PID" 2>/dev/null || true

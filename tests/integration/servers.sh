@@ -77,6 +77,38 @@ for r in $(seq 0 $((RAILS - 1))); do
 done
 audit_layout 1
 log "$(grep -cx '.*' held.servers) servers held whole by ${#SIZES[@]} tenants; audit clean: $(grep -m1 -E 'paths traced' audit.1)"
+
+# OpenStack by server: the exported aggregate commands, each parsed by python-openstackclient's
+# own parser (tests/openstack/fake_openstack.py), leave every tenant's aggregate holding
+# exactly its servers' names, one compute host a server.
+openstack_by_server() {
+  local here t
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../openstack" && pwd)
+  if ! /usr/bin/python3 -c 'import openstackclient' 2>/dev/null; then
+    log "OpenStack check skipped: python3-openstackclient is not installed"
+    return 0
+  fi
+  mkdir -p os/bin
+  ln -sf "$here/fake_openstack.py" os/bin/openstack
+  export FAKE_OPENSTACK_STATE=$WORK/os/state.json FAKE_OPENSTACK_LOG=$WORK/os/log
+  export FAKE_OPENSTACK_SOCKET=$WORK/os/parser.sock
+  ctl --json tenant list | jq '{projects: (map({key: .name, value: ("p-" + .name)}) | from_entries)}' \
+    >"$FAKE_OPENSTACK_STATE"
+  "$here/fake_openstack.py" --serve &
+  LAAS_EXTRA_PIDS="${LAAS_EXTRA_PIDS:-} $!"
+  for _ in $(seq 1 100); do [ -S "$FAKE_OPENSTACK_SOCKET" ] && break; sleep 0.1; done
+  [ -S "$FAKE_OPENSTACK_SOCKET" ] || die "the OpenStack parser server did not start"
+  ctl export openstack >os/add.sh || die "export openstack failed"
+  PATH="$WORK/os/bin:$PATH" bash os/add.sh >os/run.out 2>&1 ||
+    die "the exported OpenStack script failed: $(tail -3 os/run.out) (log: $(tail -3 os/log))"
+  for t in $(ctl --json tenant list | jq -r '.[].name'); do
+    [ "$(jq -r --arg a "laas-$t" '.aggregates[$a].hosts | sort | join(" ")' "$FAKE_OPENSTACK_STATE")" = \
+      "$(jq -r '[.servers[].name] | sort | join(" ")' "show.$t")" ] ||
+      die "aggregate laas-$t holds $(jq -c --arg a "laas-$t" '.aggregates[$a].hosts' "$FAKE_OPENSTACK_STATE"), not tenant $t's servers $(jq -c '[.servers[].name]' "show.$t")"
+  done
+  log "OpenStack: $(wc -l <os/log) commands parsed by openstackclient; each aggregate holds its tenant's servers ($(jq -r '[.aggregates[] | .hosts | length] | map(tostring) | join(", ")' "$FAKE_OPENSTACK_STATE") hosts)"
+}
+openstack_by_server
 # More than the free servers: refused, nothing changes.
 cp state/state.json state.before
 rc=0
