@@ -16,18 +16,17 @@ struct RailGroup {
   std::vector<std::pair<int, int>> servers;  // (slot on the rail-0 leaf, server)
 };
 
-// The rail count: the port count most multi-port servers have (ties: the larger).
+}  // namespace
+
 int rail_count(const std::vector<std::vector<HostId>>& servers) {
   std::map<int, int> by_ports;
   for (const auto& ports : servers)
-    if (ports.size() > 1) ++by_ports[static_cast<int>(ports.size())];
+    if (!ports.empty()) ++by_ports[static_cast<int>(ports.size())];
   int rails = 0, seen = 0;
   for (const auto& [ports, n] : by_ports)
     if (n >= seen) rails = ports, seen = n;
   return rails;
 }
-
-}  // namespace
 
 PlaceResult place_on_rail_projection(const LinkState& state,
                                      const std::vector<std::vector<HostId>>& servers, int count) {

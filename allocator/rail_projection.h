@@ -19,6 +19,11 @@
 
 namespace laas::allocator {
 
+// The rail count of a set of servers: the port count most of them have (ties: the larger). A
+// tenant counted in servers gets servers of this count only; others (single-port storage or
+// management hosts on rail leaves) are placed only when named.
+int rail_count(const std::vector<std::vector<HostId>>& servers);
+
 // `count` whole servers of `servers` placed on the rail projection, or nullopt with `reason`.
 // Servers whose port count differs from the rail count (single-port management or storage servers
 // on rail leaves), or whose groups disagree about a leaf, are not placed by it.

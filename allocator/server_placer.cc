@@ -12,12 +12,14 @@ PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<
                           int count) {
   const FatTree& tree = state.tree();
   if (count <= 0) return {std::nullopt, "the number of servers must be positive"};
-  // Rail groups: servers whose ports are cabled to the same leaves; their free servers.
+  // Rail groups: servers whose ports are cabled to the same leaves; their free servers. Only
+  // servers of the rail count: a GPU tenant asking for servers never gets a storage host.
+  const int rails = rail_count(servers);
   std::map<std::vector<int>, std::vector<int>> free_in_group;
   int free_total = 0;
   for (int s = 0; s < static_cast<int>(servers.size()); ++s) {
     const auto& ports = servers[s];
-    if (ports.empty()) continue;
+    if (static_cast<int>(ports.size()) != rails) continue;
     bool free = true;
     std::vector<int> leaves;
     for (HostId h : ports) {
@@ -34,8 +36,9 @@ PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<
     }
   }
   if (free_total < count)
-    return {std::nullopt, "only " + std::to_string(free_total) +
-                              " whole servers are free (all their ports free and up)"};
+    return {std::nullopt, "only " + std::to_string(free_total) + " whole servers of " +
+                              std::to_string(rails) +
+                              " port(s) are free (all their ports free and up)"};
   // Per rail, Theorem 1 with a remainder (N = Q*D + R servers on every rail), inside a pod or
   // across pods: the rail projection.
   auto on_rails = place_on_rail_projection(state, servers, count);

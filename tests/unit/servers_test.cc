@@ -156,7 +156,8 @@ TEST(PlaceServers, WholeServersTheSameNumberFromEachRailGroup) {
   EXPECT_TRUE(split_servers(state, r.servers).empty());
   auto d = allocator::place_servers(state, r.servers.ports, 1);
   EXPECT_FALSE(d.placement);
-  EXPECT_NE(d.reason.find("only 0 whole servers are free"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find("only 0 whole servers of 4 port(s) are free"), std::string::npos)
+      << d.reason;
   // Every leaf of a tenant holds the same number of its ports (Theorem 1 on every rail).
   for (const auto* p : {&*a.placement, &*b.placement}) {
     std::map<int, int> per_leaf;
@@ -214,6 +215,51 @@ TEST(PlaceServers, RemainderPerRailAndUpLinksInsideOneGroup) {
   EXPECT_EQ(two.placement->links.size(), 8u);  // 2 columns on each rail leaf
   EXPECT_TRUE(legal(*two.placement).empty());
   EXPECT_TRUE(split_servers(state, r.servers).empty());
+}
+
+// A mixed rail fabric: slot 3 of group 0's rail leaves holds four single-port storage hosts,
+// not a GPU server. The rail placement takes only 4-port servers (the storage hosts are no
+// rail group's), the partly populated group still serves tenants that fit it.
+TEST(PlaceServers, MixedRailLeavesSinglePortHostsStayOutOfRailGroups) {
+  auto r = recognize_rails("xgft(2;4,8;1,4)", 4, false);
+  ASSERT_TRUE(r.rec.ok());
+  auto& servers = r.servers;
+  const int gpu3 = servers.find("srv3");
+  ASSERT_GE(gpu3, 0);
+  const auto ports = servers.ports[gpu3];
+  ASSERT_EQ(ports.size(), 4u);
+  servers.ports[gpu3] = {ports[0]};
+  servers.names[gpu3] = "stor0";
+  for (int i = 1; i < 4; ++i) {
+    servers.names.push_back("stor" + std::to_string(i));
+    servers.ports.push_back({ports[i]});
+    servers.server_of[ports[i]] = servers.count() - 1;
+  }
+  const std::set<HostId> storage(ports.begin(), ports.end());
+  const auto rails = topology::rail_of_leaf(*r.rec.tree, servers);
+  allocator::LinkState state(*r.rec.tree);
+  auto legal = [&](const allocator::Placement& p) {
+    check::TenantView view{"t", p.hosts, p.links, true};
+    view.leaf_rail = &rails;
+    return check::check_tenant_shape(*r.rec.tree, view).empty();
+  };
+  int tenant = 0;
+  for (int count : {4, 3, 1}) {
+    auto p = allocator::place_servers(state, servers.ports, count);
+    if (count == 1) {
+      // The 7 GPU servers are held; the 4 free storage hosts are no GPU server. Refused.
+      EXPECT_FALSE(p.placement);
+      EXPECT_NE(p.reason.find("only 0 whole servers of 4 port(s) are free"), std::string::npos)
+          << p.reason;
+      continue;
+    }
+    ASSERT_TRUE(p.placement) << count << ": " << p.reason;
+    EXPECT_EQ(p.placement->hosts.size(), 4u * count);
+    for (HostId h : p.placement->hosts) EXPECT_FALSE(storage.count(h)) << "took a storage port";
+    EXPECT_TRUE(legal(*p.placement));
+    state.assign(tenant++, *p.placement);
+  }
+  EXPECT_TRUE(split_servers(state, servers).empty());
 }
 
 TEST(PlaceServers, TheSplitCheckCatchesAServerSplitBetweenTenants) {
