@@ -42,7 +42,7 @@ const char* to_string(FindingKind kind) {
     case FindingKind::kExemption:
       return "management-exemption";
     case FindingKind::kFreeHostReachable:
-      return "tenant-reaches-free-host";
+      return "free-host-reachable";
     case FindingKind::kDegradedUnreachable:
       return "degraded-unreachable";
     case FindingKind::kManagementPartitioned:
@@ -55,8 +55,8 @@ const char* to_string(FindingKind kind) {
 
 bool is_violation(FindingKind kind) {
   return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable &&
-         kind != FindingKind::kExemption && kind != FindingKind::kFreeHostReachable &&
-         kind != FindingKind::kDegradedUnreachable && kind != FindingKind::kManagementPartitioned;
+         kind != FindingKind::kExemption && kind != FindingKind::kDegradedUnreachable &&
+         kind != FindingKind::kManagementPartitioned;
 }
 
 long AuditReport::violations() const {
@@ -64,8 +64,7 @@ long AuditReport::violations() const {
   for (const auto& [name, n] : counts) {
     bool violation = true;
     for (auto k : {FindingKind::kSharedLeaf, FindingKind::kFreeUnreachable, FindingKind::kExemption,
-                   FindingKind::kFreeHostReachable, FindingKind::kDegradedUnreachable,
-                   FindingKind::kManagementPartitioned})
+                   FindingKind::kDegradedUnreachable, FindingKind::kManagementPartitioned})
       if (name == to_string(k)) violation = false;
     if (violation) total += n;
   }
@@ -276,14 +275,15 @@ class Auditor {
       const std::string dname = f_.nodes[dnode].name;
       const std::string tenant = class_name(cls);
       for (int leaf = 0; leaf < t_.num_leaves(); ++leaf) {
-        // intra: hosts of d's own class (tenant or free) other than d; allowed: anyone who may
-        // reach d (intra, management hosts or an SM on this leaf, anyone if d is management);
-        // other: hosts that may not reach d.
+        // intra: hosts of d's own tenant other than d; allowed: anyone who may reach d (intra,
+        // management hosts or an SM on this leaf, anyone if d is management); other: hosts that
+        // may not reach d -- for a free d every host but management (free hosts are
+        // quarantined, issue 23).
         bool intra = false, other = false, any = false;
         for (int c : leaf_classes_[leaf]) {
           any = true;
           if (c == kMgmtClass || cls == kMgmtClass) continue;
-          if (c == cls)
+          if (c == cls && cls != kFreeClass)
             intra = intra || leaf != ld || count_class_on_leaf(leaf, cls) > 1;
           else
             other = true;
@@ -580,8 +580,8 @@ class Auditor {
                 class_name(x == kMgmtClass ? y : x), sname, dname, r.where);
           continue;
         }
-        if (x == y) {
-          if (x >= 0) ++intra;
+        if (x == y && x != kFreeClass) {
+          ++intra;
           if (!r.delivered) {
             // A degraded tenant's pair with no path on its own links that are up is dropped by
             // design (never routed over another owner's links): a note, as in the LFT walk.
@@ -619,8 +619,10 @@ class Auditor {
                              : "passes " + f_.nodes[leaf].name + ", then " + r.where));
           else
             ++cross_dropped_first;
-        } else if (r.delivered) {
-          add(FindingKind::kFreeHostReachable, class_name(x), sname, dname, "delivered");
+        } else if (r.delivered || r.left_first_switch) {
+          // A free host is quarantined: its port is reached from management only.
+          add(FindingKind::kFreeHostReachable, class_name(x), sname, dname,
+              r.delivered ? "delivered" : "passes " + f_.nodes[leaf].name + ", then " + r.where);
         }
       }
       // Every switch (management destinations).

@@ -54,14 +54,15 @@ enum class FindingKind {
   kCrossRoute,               // routing lets a host reach another tenant's / a free host
   kSharedLeaf,               // (info) only through a shared leaf: needs partition keys
   kManagementUnreachable,    // a management destination/source cannot reach/be reached
-  kFreeUnreachable,          // (info) free hosts with no route (no free path of free links)
+  kFreeUnreachable,          // (info, unused since issue 23: free hosts need not reach each other)
   kBalanceWorseThanPrivate,  // a tenant's worst shift congestion exceeds its private routing's
   // With SL2VL tables:
   kCrossTenantSurvives,  // a packet from one owner to another tenant's host passes its first switch
   kSharedCable,          // a cable carries the own traffic of two owners
   kSl2VlMismatch,        // an (in, out) pair dropped where the plan passes, or the reverse
   kExemption,            // (info) a cross-owner (in, out) pair passed for management traffic
-  kFreeHostReachable,    // (info) a tenant host reaches a free host (free hosts are no tenant)
+  kFreeHostReachable,    // a host other than management reaches a free host (issue 23: free hosts
+                         // are quarantined, reached from management only)
   // (info) two hosts of one tenant cannot reach each other, and could not even if the tenant
   // were routed alone on the links it holds that are up: a tenant degraded by a fault
   kDegradedUnreachable,

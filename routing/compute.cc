@@ -63,7 +63,6 @@ class Engine {
       choose_management_links();
       route_switches();
       route_ordinary_hosts();
-      route_free_hosts();
     }
     for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) route_tenant(t);
   }
@@ -153,6 +152,9 @@ class Engine {
     const std::vector<ColumnSet>* src_block = nullptr;  // [leaf]
     const std::vector<ColumnSet>* src_extra = nullptr;  // [leaf] fallback up-columns
     bool l2_fallback = false;  // level-2 switches with no way up use their main owner's links
+    // Where this job finds no way (no allowed column at the destination or a source leaf),
+    // keep the entry an earlier job wrote instead of writing kNoRoute.
+    bool keep_on_miss = false;
   };
 
   bool allowed(int cls, LinkId l, int owner) const {
@@ -323,6 +325,7 @@ class Engine {
         row[dests[i]] = static_cast<std::uint8_t>(down_port(1, t_.slot_of_host(dests[i]), 0));
     }
     if (n1 == 0) {  // nothing above ld can reach it; source leaves get no route
+      if (job.keep_on_miss) return;
       for (int ls : *job.leaves)
         if (ls != ld)
           for (int i = 0; i < nd; ++i) {
@@ -408,6 +411,7 @@ class Engine {
       const int n = static_cast<int>(cand.size());
       for (int i = 0; i < nd; ++i) {
         if (n == 0) {
+          if (job.keep_on_miss) continue;
           row[dests[i]] = kNoRoute;
           if (job.cls >= 0) note_unreachable(job.cls, ls, dests[i]);
           continue;
@@ -462,6 +466,7 @@ class Engine {
     mgmt_cols_.assign(leaves, ColumnSet());
     block_.assign(leaves, ColumnSet());
     not_mgmt_.assign(leaves, ColumnSet());
+    beside_mgmt_.assign(leaves, ColumnSet());
     single_owner_.assign(leaves, kNobody);
     for (int leaf = 0; leaf < leaves; ++leaf) {
       bool others = false, mixed = false;
@@ -492,6 +497,8 @@ class Engine {
         ++open;
       }
       if (others) block_[leaf] = mgmt_cols_[leaf];
+      for (int c = 0; c < up1_; ++c)
+        if (!mgmt_cols_[leaf].test(c)) beside_mgmt_[leaf].set(c);
     }
     owner_cols_.assign(leaves, ColumnSet());
     for (int leaf = 0; leaf < leaves; ++leaf)
@@ -572,31 +579,20 @@ class Engine {
             od.push_back(h);
             ok.push_back(h);
           }
+        if (owner == kFree) {
+          // Free hosts are quarantined (issue 23): only management leaves route to them, over
+          // their management up-links (sl2vl.h rule 3 keeps everyone else off those), then on
+          // over any link; the job below moves them onto open links wherever those lead there.
+          Job any{kManagement, &od, &ok, &mgmt_leaves, &l2};
+          any.src_block = &beside_mgmt_;
+          route_leaf(ld, any, sc);
+        }
         Job job{kOpenOr, &od, &ok, &mgmt_leaves, &l2};
         job.owner = owner;
         job.src_block = &not_mgmt_;
+        job.keep_on_miss = owner == kFree;
         route_leaf(ld, job, sc);
       }
-    });
-  }
-
-  // Free hosts reach free hosts over links nobody holds (not the management up-links).
-  void route_free_hosts() {
-    std::vector<int> free_leaves, l2(t_.num_switches(2));
-    for (int i = 0; i < t_.num_switches(2); ++i) l2[i] = i;
-    std::vector<std::vector<HostId>> by_leaf(t_.num_leaves());
-    for (HostId h = 0; h < t_.num_hosts(); ++h)
-      if (host_class_[h] == kFree) by_leaf[t_.leaf_of_host(h)].push_back(h);
-    for (int i = 0; i < t_.num_leaves(); ++i)
-      if (!by_leaf[i].empty()) free_leaves.push_back(i);
-    for_each_leaf(static_cast<int>(free_leaves.size()), [&](int i, LeafScratch& sc) {
-      const int ld = free_leaves[i];
-      Job job{kFree, &by_leaf[ld], &by_leaf[ld], &free_leaves, &l2};
-      job.src_block = &block_;
-      // A shared management leaf's entry serves its management hosts too: when no other
-      // open up-link leads there, the management up-links keep them reaching free hosts.
-      job.src_extra = &block_;
-      route_leaf(ld, job, sc);
     });
   }
 
@@ -860,10 +856,11 @@ class Engine {
   std::vector<char> mgmt_leaf_;
   std::vector<int> unreachable_ = std::vector<int>(req_.tenants.size(), 0);
   std::vector<ColumnSet> mgmt_cols_, block_, not_mgmt_;  // [leaf]
-  std::vector<int> single_owner_;                        // [leaf]
-  std::vector<int> l2_owner_;                            // [level-2 switch]
-  std::vector<ColumnSet> owner_cols_;                    // [leaf] up-columns of single_owner_
-  std::vector<std::vector<std::pair<int, int>>> into_;   // [switch] (from switch, arc)
+  std::vector<ColumnSet> beside_mgmt_;  // [leaf] every up-column but the management up-links
+  std::vector<int> single_owner_;       // [leaf]
+  std::vector<int> l2_owner_;           // [level-2 switch]
+  std::vector<ColumnSet> owner_cols_;   // [leaf] up-columns of single_owner_
+  std::vector<std::vector<std::pair<int, int>>> into_;  // [switch] (from switch, arc)
 
   std::map<std::pair<int, int>, ClassMasks> masks_;  // (map: references stay valid)
   std::mutex masks_mu_;

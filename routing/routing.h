@@ -8,11 +8,12 @@
 //  - a tenant host's routes at the switches its own links reach use only the tenant's links,
 //    spread D-mod-K by the destination's rank among the tenant's hosts, and depend only on that
 //    tenant's placement and the faulty links (no churn when other tenants come and go);
-//  - a leaf has an entry for host d only if some host on it may reach d (same tenant, both free,
-//    or a management host on the leaf / an SM on the leaf switch): leaves gate what enters;
-//  - free hosts reach free hosts over links nobody holds, where a minimal path of such links
-//    exists; management destinations (switches, management hosts) are reached by everyone, and
-//    every non-leaf switch routes to every host, over all non-faulty links;
+//  - a leaf has an entry for host d only if some host on it may reach d (same tenant, or a
+//    management host on the leaf / an SM on the leaf switch): leaves gate what enters;
+//  - free hosts are quarantined (issue 23): reached from management only, never from tenants or
+//    from each other, so a host being re-imaged between tenants is nobody's; management
+//    destinations (switches, management hosts) are reached by everyone, and every non-leaf
+//    switch routes to every host, over all non-faulty links;
 //  - outside tenants' own routes, a destination keeps the route it has in a fabric without
 //    tenants while that route stays usable (the others spread over what is usable), so a
 //    tenant change rewrites few entries beyond the tenant's own and its hosts' gating.

@@ -56,9 +56,9 @@ std::vector<std::vector<PortOwner>> port_owners(const Sl2VlInput& in) {
   }
   for (HostId h = 0; h < t.num_hosts(); ++h) {
     const int c = host_owner[h];
-    const PortOwner o = c >= 0    ? PortOwner{PortClass::kTenant, c}
-                        : c == -1 ? PortOwner{PortClass::kFreeHost, -1}
-                                  : PortOwner{PortClass::kManagement, -1};
+    const PortOwner o = c >= 0    ? PortOwner{PortClass::kTenant, c, true}
+                        : c == -1 ? PortOwner{PortClass::kFreeHost, -1, true}
+                                  : PortOwner{PortClass::kManagement, -1, true};
     set(t.host_peer(h), o);
   }
   return owners;
@@ -68,8 +68,9 @@ namespace {
 
 // The base rule: may traffic entering through `in` leave through `out`?
 bool crosses(const PortOwner& in, const PortOwner& out) {
-  if (out.cls != PortClass::kTenant) return false;
   if (in.cls == PortClass::kManagement) return false;
+  if (out.cls == PortClass::kFreeHost) return in.host;
+  if (out.cls != PortClass::kTenant) return false;
   return !(in.cls == PortClass::kTenant && in.tenant == out.tenant);
 }
 
@@ -133,24 +134,37 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
   std::set<std::tuple<int, int, int>> exempt;
   std::map<std::tuple<int, int, int>, int> exempt_tenant;
   std::set<std::pair<int, int>> mgmt_links;
-  for (int ti = 0; ti < static_cast<int>(in.tenants.size()); ++ti)
-    for (HostId d : in.tenants[ti].hosts) {
-      if (d < 0 || d >= t.num_hosts() || emb.host_node[d] < 0) continue;
-      const topology::Lid lid = f.lid_of(emb.host_node[d]);
-      for (const auto& [start, start_in] : sources)
-        walk_route(lft, f, start, start_in, lid, -1, [&](int node, int inp, int out, int hop) {
-          if (owners[node].empty() || out >= static_cast<int>(owners[node].size()) ||
-              inp >= static_cast<int>(owners[node].size()))
-            return;
-          if (crosses(owners[node][inp], owners[node][out])) {
-            exempt.insert({node, inp, out});
-            exempt_tenant[{node, inp, out}] = owners[node][out].tenant;
-          }
-          const int level = emb.node_model[node].first;
-          if (hop == 0 && level == 1 && owners[node][out].cls == PortClass::kOpenLink)
-            mgmt_links.insert({node, out});
-        });
-    }
+  // Management traffic to tenants' and to free hosts: free hosts are reached from management
+  // only, so a management leaf's up-links towards them are management up-links too (rule 3).
+  std::vector<HostId> destinations;
+  for (const auto& placement : in.tenants)
+    destinations.insert(destinations.end(), placement.hosts.begin(), placement.hosts.end());
+  for (HostId h = 0; h < t.num_hosts(); ++h) {
+    const auto ref = t.host_peer(h);
+    const int node = emb.switch_node[0][ref.index];
+    if (node < 0) continue;
+    const int port = emb.port_map[0][ref.index][ref.port];
+    if (port > 0 && port < static_cast<int>(owners[node].size()) &&
+        owners[node][port].cls == PortClass::kFreeHost)
+      destinations.push_back(h);
+  }
+  for (HostId d : destinations) {
+    if (d < 0 || d >= t.num_hosts() || emb.host_node[d] < 0) continue;
+    const topology::Lid lid = f.lid_of(emb.host_node[d]);
+    for (const auto& [start, start_in] : sources)
+      walk_route(lft, f, start, start_in, lid, -1, [&](int node, int inp, int out, int hop) {
+        if (owners[node].empty() || out >= static_cast<int>(owners[node].size()) ||
+            inp >= static_cast<int>(owners[node].size()))
+          return;
+        if (crosses(owners[node][inp], owners[node][out])) {
+          exempt.insert({node, inp, out});
+          exempt_tenant[{node, inp, out}] = owners[node][out].tenant;
+        }
+        const int level = emb.node_model[node].first;
+        if (hop == 0 && level == 1 && owners[node][out].cls == PortClass::kOpenLink)
+          mgmt_links.insert({node, out});
+      });
+  }
 
   // Management traffic to switches: where it leaves a switch-to-switch link for a tenant's
   // link (the last hop into a switch whose cables are all held), the pair passes too. Traced from

@@ -11,6 +11,9 @@
 //  - management: port 0 of every switch and the leaf ports of management hosts (trusted sources).
 //
 // Policy (docs/architecture.md, "First-hop drop"):
+//  0. output a free host's leaf port, input another host's leaf port that is not management:
+//     drop (issue 23: free hosts are quarantined; traffic from above is management's, as leaves
+//     without management hosts have no route to free hosts);
 //  1. output owned by tenant Y, input neither Y nor management: drop (every SL -> VL15), unless
 //  2. the pair is an exemption: a hop where management traffic addressed to Y's hosts leaves an
 //     open link for one of Y's ports. Such a pair is safe because the only packets with a
@@ -40,7 +43,8 @@ enum class PortClass : std::uint8_t { kNone, kManagement, kFreeHost, kOpenLink, 
 
 struct PortOwner {
   PortClass cls = PortClass::kNone;
-  int tenant = -1;  // for kTenant
+  int tenant = -1;    // for kTenant
+  bool host = false;  // a host's leaf port (not compared: the owner is who, not what)
   bool operator==(const PortOwner& o) const { return cls == o.cls && tenant == o.tenant; }
 };
 

@@ -148,15 +148,16 @@ TEST_F(AuditFixture, CatchesImbalance) {
   EXPECT_FALSE(r.ok());
 }
 
-TEST_F(AuditFixture, CatchesFreeRouteOnTenantLink) {
+TEST_F(AuditFixture, CatchesARouteToAFreeHost) {
   // Tenant "x" holds columns 0,1 of leaves 0,1; the other hosts there and their links are free.
   tenants = {{"x", placement(tree, {0, 1, 4, 5}, {{0, {0, 1}}, {1, {0, 1}}})}};
   route();
   EXPECT_TRUE(run().ok()) << dump(run());
-  // Free host 2 (leaf 0) to free host 6 (leaf 1) through tenant "x"'s column 0.
-  entry(1, 0, 6) = static_cast<std::uint8_t>(tree.up_port(1, 0));
+  // Leaf 0 (x and free hosts 2, 3) given a route to free host 6 on leaf 1: free hosts are
+  // quarantined (issue 23), nobody on leaf 0 may reach it.
+  entry(1, 0, 6) = static_cast<std::uint8_t>(tree.up_port(1, 2));
   const AuditReport r = run();
-  EXPECT_GT(r.count(FindingKind::kFreeRouteOnTenantLink), 0) << dump(r);
+  EXPECT_GT(r.count(FindingKind::kCrossRoute), 0) << dump(r);
   EXPECT_FALSE(r.ok());
 }
 

@@ -348,10 +348,10 @@ TEST(RoutingCompute, ManagementAndGating) {
   EXPECT_EQ(m.port(1, 3, 24), kNoRoute);
   // Leaf 7 holds the management host: it reaches everyone.
   EXPECT_NE(m.port(1, 7, 0), kNoRoute);
-  // Free hosts (leaves 5..7) reach each other over free links only.
-  EXPECT_NE(m.port(1, 5, 24), kNoRoute);
-  const int up = m.port(1, 5, 24);
-  ASSERT_LE(up, 4);
+  // Free hosts (leaves 5..7) are quarantined (issue 23): no leaf without management routes to
+  // a free host elsewhere; the management leaf and the spines do.
+  EXPECT_EQ(m.port(1, 5, 24), kNoRoute);
+  EXPECT_NE(m.port(1, 7, 24), kNoRoute);
 }
 
 }  // namespace

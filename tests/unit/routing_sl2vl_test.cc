@@ -149,6 +149,43 @@ TEST_F(Sl2VlFixture, AuditCatchesOneWrongPair) {
   EXPECT_GT(r.count(FindingKind::kCrossTenantSurvives), 0) << dump(r);
 }
 
+// Issue 23: free hosts are quarantined. Leaf 3 holds c (24-27) and free hosts 28-31: c's
+// hosts and the other free hosts are dropped at the free port; leaves without management have
+// no route to a free host elsewhere; management reaches them all.
+TEST_F(Sl2VlFixture, FreeHostsAreReachedFromManagementOnly) {
+  const int l3 = leaf(3);
+  EXPECT_EQ(plan.tables.mask(l3, host_port(24), host_port(28)), kAllSls);
+  EXPECT_EQ(plan.tables.mask(l3, host_port(29), host_port(28)), kAllSls);
+  EXPECT_EQ(plan.tables.mask(l3, 0, host_port(28)), 0);
+  const topology::Lid free28 = fabric.lid_of(emb.host_node[28]);
+  const topology::Lid free4 = fabric.lid_of(emb.host_node[4]);
+  EXPECT_EQ(tables[leaf(2)][free28], kNoRoute);  // a, b and c only: no way to a free host
+  EXPECT_EQ(tables[leaf(3)][free4], kNoRoute);   // c and free hosts: none either
+  EXPECT_NE(tables[leaf(0)][free28], kNoRoute);  // the management host's leaf
+  const AuditReport r = run(plan.tables);
+  EXPECT_TRUE(r.ok()) << dump(r);
+  EXPECT_EQ(r.count(FindingKind::kFreeHostReachable), 0);
+}
+
+TEST_F(Sl2VlFixture, AuditCatchesATenantReachingAFreeHost) {
+  Sl2VlTables wrong = plan.tables;
+  wrong.set(leaf(3), host_port(24), host_port(28), 0);
+  const AuditReport r = run(wrong);
+  EXPECT_FALSE(r.ok());
+  EXPECT_GT(r.count(FindingKind::kFreeHostReachable), 0) << dump(r);
+  EXPECT_GT(r.count(FindingKind::kSl2VlMismatch), 0) << dump(r);
+}
+
+TEST_F(Sl2VlFixture, AuditCatchesARouteToAFreeHostPastTheFirstSwitch) {
+  // Leaf 2 (a, b, c) given a route to free host 28 over an open up-link: c's host 23 there
+  // would reach it past its first switch.
+  const topology::Lid free28 = fabric.lid_of(emb.host_node[28]);
+  tables[leaf(2)][free28] = static_cast<std::uint8_t>(up_port(2, 3));
+  const AuditReport r = run(plan_sl2vl(input()).tables);
+  EXPECT_FALSE(r.ok());
+  EXPECT_GT(r.count(FindingKind::kFreeHostReachable), 0) << dump(r);
+}
+
 TEST_F(Sl2VlFixture, AuditCatchesADropThatCutsATenant) {
   Sl2VlTables wrong = plan.tables;
   wrong.set(leaf(2), host_port(20), up_port(2, 4), kAllSls);
