@@ -550,6 +550,7 @@ class Auditor {
     std::vector<int> cable_owner(t_.total_links(), kNoOwner);
     std::vector<char> cable_bad(t_.total_links(), 0);
     long pairs = 0, cross = 0, cross_dropped_first = 0, intra = 0, mgmt = 0;
+    long to_free = 0, to_free_dropped_first = 0;  // non-management hosts to free hosts
     std::vector<Hop> hops;
     std::vector<HostId> sources = present;
     const int cap = opt_.max_pair_sources;
@@ -619,10 +620,14 @@ class Auditor {
                              : "passes " + f_.nodes[leaf].name + ", then " + r.where));
           else
             ++cross_dropped_first;
-        } else if (r.delivered || r.left_first_switch) {
+        } else {
           // A free host is quarantined: its port is reached from management only.
-          add(FindingKind::kFreeHostReachable, class_name(x), sname, dname,
-              r.delivered ? "delivered" : "passes " + f_.nodes[leaf].name + ", then " + r.where);
+          ++to_free;
+          if (!r.delivered && !r.left_first_switch)
+            ++to_free_dropped_first;
+          else
+            add(FindingKind::kFreeHostReachable, class_name(x), sname, dname,
+                r.delivered ? "delivered" : "passes " + f_.nodes[leaf].name + ", then " + r.where);
         }
       }
       // Every switch (management destinations).
@@ -652,6 +657,8 @@ class Auditor {
     rep_.figures["cross_tenant_pairs"] = cross;
     rep_.figures["cross_tenant_dropped_at_first_switch"] = cross_dropped_first;
     rep_.figures["intra_tenant_pairs"] = intra;
+    rep_.figures["pairs_to_free_hosts"] = to_free;
+    rep_.figures["pairs_to_free_hosts_dropped_at_first_switch"] = to_free_dropped_first;
     rep_.figures["management_pairs"] = mgmt;
     rep_.figures["cables_with_two_owners"] = shared;
   }
