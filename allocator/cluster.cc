@@ -141,6 +141,15 @@ std::vector<HostId> Cluster::reserve(const std::vector<HostId>& hosts) {
   return skipped;
 }
 
+void Cluster::unreserve(const std::vector<HostId>& hosts) {
+  Placement p;
+  for (HostId h : hosts)
+    if (h >= 0 && h < tree().num_hosts() && state_.host_owner(h) == kReserved &&
+        std::find(p.hosts.begin(), p.hosts.end(), h) == p.hosts.end())
+      p.hosts.push_back(h);
+  state_.release(kReserved, p);
+}
+
 const Tenant* Cluster::find(const std::string& name) const {
   auto it = tenants_.find(name);
   return it == tenants_.end() ? nullptr : &it->second;

@@ -104,6 +104,8 @@ class Cluster {
   // Keeps hosts out of every placement (the SM's host, configured management ports). Hosts
   // already held by a tenant are skipped and returned.
   std::vector<HostId> reserve(const std::vector<HostId>& hosts);
+  // Returns reserved hosts to the free pool (a drained host resumed); others are left alone.
+  void unreserve(const std::vector<HostId>& hosts);
 
   const Tenant* find(const std::string& name) const;
   const std::map<std::string, Tenant>& tenants() const { return tenants_; }

@@ -142,6 +142,27 @@ int main(int argc, char** argv) {
   auto* show = tenant->add_subcommand("show", "hosts (name, GUID, LID) and links of a tenant");
   show->add_option("NAME", name, "tenant name")->required();
 
+  auto* host = app.add_subcommand(
+      "host", "host states: free, allocated, drained, draining, down, management");
+  host->require_subcommand(1);
+  std::vector<std::string> host_names;
+  std::string host_state, drain_reason;
+  auto* host_list = host->add_subcommand("list", "every host with its state, tenant and drain");
+  host_list->add_option("--state", host_state, "only hosts in this state")
+      ->check(CLI::IsMember({"free", "allocated", "drained", "draining", "down", "management"}));
+  auto* host_show = host->add_subcommand("show", "one host (or every port of a server)");
+  host_show->add_option("HOST", name, "host name, port GUID or server name")->required();
+  auto* host_drain = host->add_subcommand(
+      "drain",
+      "take hosts out of service: a free host is never placed again until resumed; a tenant's "
+      "host leaves service when its tenant is removed");
+  host_drain->add_option("HOST", host_names, "host names, port GUIDs or server names")->required();
+  host_drain->add_option("--reason", drain_reason, "why (shown by host list and in the log)")
+      ->required();
+  auto* host_resume = host->add_subcommand(
+      "resume", "return drained hosts to service (after the resume_check of laas.yaml, if any)");
+  host_resume->add_option("HOST", host_names, "host names, port GUIDs or server names")->required();
+
   auto* topology = app.add_subcommand("topology", "the fabric as LaaS sees it");
   topology->require_subcommand(1);
   bool color = isatty(1);
@@ -325,6 +346,52 @@ int main(int argc, char** argv) {
       if ((rc = request(o, "tenant.get", {{"name", name}}, result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
       print_tenant(result);
+      return 0;
+    }
+    if (host_list->parsed()) {
+      json params = json::object();
+      if (!host_state.empty()) params["state"] = host_state;
+      if ((rc = request(o, "host.list", params, result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      std::cout << std::left << std::setw(24) << "HOST" << std::setw(20) << "GUID" << std::setw(6)
+                << "LID" << std::setw(12) << "STATE"
+                << "TENANT / DRAIN\n";
+      for (const auto& h : result) {
+        std::string note = h.value("tenant", "");
+        if (h.contains("drain"))
+          note += (note.empty() ? "" : "; ") + h["drain"].value("reason", "") + " (" +
+                  h["drain"].value("by", "") + ", " + h["drain"].value("at", "") + ")";
+        std::cout << std::left << std::setw(24) << h.value("name", "") << std::setw(20)
+                  << h.value("guid", "") << std::setw(6) << h.value("lid", 0) << std::setw(12)
+                  << h.value("state", "") << note << "\n";
+      }
+      return 0;
+    }
+    if (host_show->parsed()) {
+      if ((rc = request(o, "host.get", {{"name", name}}, result))) return rc;
+      std::cout << result.dump(2) << "\n";
+      return 0;
+    }
+    if (host_drain->parsed()) {
+      if ((rc =
+               request(o, "host.drain", {{"hosts", host_names}, {"reason", drain_reason}}, result)))
+        return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      for (const auto& h : result["hosts"])
+        std::cout << h.value("name", "") << ": " << h.value("state", "")
+                  << (h.value("state", "") == "draining"
+                          ? " (held by tenant " + h.value("tenant", "") +
+                                "; out of service when it is removed)"
+                          : "")
+                  << "\n";
+      return 0;
+    }
+    if (host_resume->parsed()) {
+      if ((rc = request(o, "host.resume", {{"hosts", host_names}}, result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      std::cout << "resumed:";
+      for (const auto& n : result["resumed"]) std::cout << " " << n.get<std::string>();
+      std::cout << "\n";
       return 0;
     }
     if (topo_show->parsed()) {

@@ -55,6 +55,14 @@ Config load_config(const std::string& path) {
         c.state_dir = v.as<std::string>();
       } else if (key == "state_must_exist") {
         c.state_must_exist = v.as<bool>();
+      } else if (key == "resume_check") {
+        c.resume_check = v.IsNull() ? "" : v.as<std::string>();
+        if (!c.resume_check.empty() && c.resume_check.front() != '/')
+          throw std::invalid_argument("must be an absolute path");
+      } else if (key == "resume_check_timeout_s") {
+        c.resume_check_timeout_s = v.as<int>();
+        if (c.resume_check_timeout_s < 1 || c.resume_check_timeout_s > 3600)
+          throw std::invalid_argument("must be between 1 and 3600");
       } else if (key == "placer") {
         c.placer = v.as<std::string>();
       } else if (key == "topology") {

@@ -18,6 +18,10 @@ struct Config {
   // takes the state over only when state.json is there, since an unmounted share looks like
   // an empty directory and an empty state would route every tenant away.
   bool state_must_exist = false;
+  // A command a drained host must pass before `laasctl host resume` returns it to the free pool
+  // (`CMD HOST_NAME PORT_GUID`, exit 0 = pass; an absolute path); empty: none.
+  std::string resume_check;
+  int resume_check_timeout_s = 120;
   // Port GUIDs of management hosts: never allocated, reachable from everyone.
   std::vector<std::uint64_t> management;
   // When set (e.g. "xgft(2;4,8;1,4)"), a fabric recognized as anything else is refused.

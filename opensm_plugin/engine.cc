@@ -46,6 +46,8 @@ service::ServiceConfig service_config(const Config& c) {
   s.state_dir = c.state_dir;
   s.algorithm = c.placer;
   s.state_must_exist = c.state_must_exist;
+  s.resume_check = c.resume_check;
+  s.resume_check_timeout_ms = c.resume_check_timeout_s * 1000;
   s.exports.partitions_base_file = c.partitions_base;
   if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;
   s.exports.slurm_node_names = c.slurm_node_names;

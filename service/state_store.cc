@@ -245,6 +245,21 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
       if (p.requested <= 0 || p.hosts.empty()) fail("tenant '" + p.name + "' holds no hosts");
       state.tenants.push_back(std::move(p));
     }
+    if (doc.contains("drained")) {
+      std::set<topology::Guid> drained;
+      for (const auto& d : doc.at("drained")) {
+        PersistedDrain one;
+        one.guid = parse_guid(d.at("guid").get<std::string>());
+        if (one.guid == 0) fail("a drained host has port GUID 0");
+        if (!drained.insert(one.guid).second)
+          fail("host " + guid_hex(one.guid) + " is drained twice");
+        one.reason = d.at("reason").get<std::string>();
+        one.name = d.value("name", "");
+        one.by = d.value("by", "");
+        one.at = d.value("at", "");
+        state.drained.push_back(std::move(one));
+      }
+    }
   } catch (const nlohmann::json::exception& e) {
     fail(std::string("missing or mistyped field (") + e.what() + ")");
   } catch (const std::invalid_argument& e) {
@@ -296,6 +311,15 @@ std::string serialize_state(const PersistedState& state) {
       }
     }
     doc["tenants"].push_back(std::move(tenant));
+  }
+  if (!state.drained.empty()) {
+    auto& drained = doc["drained"] = nlohmann::json::array();
+    for (const auto& d : state.drained)
+      drained.push_back({{"guid", guid_hex(d.guid)},
+                         {"name", d.name},
+                         {"reason", d.reason},
+                         {"by", d.by},
+                         {"at", d.at}});
   }
   return doc.dump(1) + "\n";
 }

@@ -51,6 +51,19 @@ struct PersistedRepair {  // see allocator::Repair
   }
 };
 
+// A host taken out of service by an administrator (issue 23), by its port GUID: a drained free
+// host is never placed; a drained tenant host leaves service when its tenant releases it.
+struct PersistedDrain {
+  topology::Guid guid = 0;
+  std::string name;    // as last seen, for the reader
+  std::string reason;  // why (required)
+  std::string by;      // who ("uid 0")
+  std::string at;      // when (UTC, ISO 8601)
+  bool operator==(const PersistedDrain& o) const {
+    return guid == o.guid && name == o.name && reason == o.reason && by == o.by && at == o.at;
+  }
+};
+
 struct PersistedTenant {
   std::string name;
   int requested = 0;
@@ -88,10 +101,11 @@ struct PersistedState {
   std::string master{};
   std::vector<topology::Guid> sm_ports{};
   std::vector<topology::Guid> management{};
+  std::vector<PersistedDrain> drained{};  // issue 23
   bool operator==(const PersistedState& o) const {
     return topology == o.topology && generation == o.generation && tenants == o.tenants &&
            term == o.term && master == o.master && sm_ports == o.sm_ports &&
-           management == o.management;
+           management == o.management && drained == o.drained;
   }
 };
 

@@ -14,6 +14,7 @@
 #include "export/routing_chains.h"
 #include "export/slurm.h"
 #include "service/request_error.h"
+#include "service/request_params.h"
 
 namespace laas::service {
 namespace {
@@ -34,33 +35,6 @@ const char* code_of(allocator::Status s) {
       return error::kDuplicate;
   }
   return error::kInternal;
-}
-
-// Typed parameter access with errors that name the field.
-std::string get_string(const json& params, const char* field) {
-  if (!params.contains(field))
-    fail(error::kBadRequest, std::string("missing field '") + field + "'");
-  if (!params[field].is_string())
-    fail(error::kBadRequest, std::string("field '") + field + "' must be a string");
-  return params[field].get<std::string>();
-}
-
-int get_int(const json& params, const char* field) {
-  if (!params.contains(field))
-    fail(error::kBadRequest, std::string("missing field '") + field + "'");
-  if (!params[field].is_number_integer())
-    fail(error::kBadRequest, std::string("field '") + field + "' must be an integer");
-  const auto v = params[field].get<long long>();
-  if (v < -1000000000LL || v > 1000000000LL)
-    fail(error::kBadRequest, std::string("field '") + field + "' is out of range");
-  return static_cast<int>(v);
-}
-
-bool get_bool(const json& params, const char* field, bool fallback) {
-  if (!params.contains(field)) return fallback;
-  if (!params[field].is_boolean())
-    fail(error::kBadRequest, std::string("field '") + field + "' must be true or false");
-  return params[field].get<bool>();
 }
 
 // Optional names given with a new tenant for the exports, checked with the exporters' rules.
@@ -88,17 +62,6 @@ std::string read_text(const std::string& path, bool* exists) {
   std::stringstream text;
   if (in) text << in.rdbuf();
   return text.str();
-}
-
-// Host names (node descriptions) that several hosts share, with their GUIDs. A host's own
-// root sets its node description, so a shared name cannot be trusted to mean one host.
-std::map<std::string, std::vector<topology::Guid>> shared_host_names(const TopologyView& view) {
-  std::map<std::string, std::vector<topology::Guid>> by_name;
-  for (topology::HostId h = 0; h < view.tree.num_hosts(); ++h)
-    if (const auto guid = view.host_guid(h)) by_name[view.host_name(h)].push_back(guid);
-  for (auto it = by_name.begin(); it != by_name.end();)
-    it = it->second.size() > 1 ? std::next(it) : by_name.erase(it);
-  return by_name;
 }
 
 }  // namespace
@@ -235,6 +198,8 @@ void TenantService::rebuild_cluster() {
   // A management port keeps its whole server out of tenants' hands.
   auto skipped = cluster_->reserve(whole_servers(view_->management_hosts));
   (void)skipped;
+  // Drained hosts stay out of service; those a tenant holds leave when it releases them.
+  cluster_->reserve(whole_servers(drained_hosts()));
   unplaced_.clear();
   if (!blocked_.empty()) return;
   for (const auto& t : persisted_.tenants) {
@@ -383,7 +348,8 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
     master = sm.may_change_tenants() && holds_term();
   }
   if (!master) {
-    if (method == "tenant.add" || method == "tenant.remove" || method == "tenant.plan") {
+    if (method == "tenant.add" || method == "tenant.remove" || method == "tenant.plan" ||
+        method == "host.drain" || method == "host.resume") {
       std::string fenced;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -462,6 +428,10 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
     return add(dry, caller);
   }
   if (method == "tenant.remove") return remove(params, caller);
+  if (method == "host.list") return host_list(params);
+  if (method == "host.get") return host_show(params);
+  if (method == "host.drain") return drain(params, caller);
+  if (method == "host.resume") return resume(params, caller);
   if (method == "audit") {
     if (!audit_) fail(error::kUnavailable, "no audit is available in this process");
     return audit_();
@@ -474,7 +444,7 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
   fail(error::kBadRequest,
        "unknown method '" + method +
            "'; methods: status, topology, tenant.add, tenant.remove, tenant.list, tenant.get, "
-           "tenant.plan, audit, export");
+           "tenant.plan, host.list, host.get, host.drain, host.resume, audit, export");
 }
 
 json TenantService::status() const {
@@ -505,6 +475,7 @@ json TenantService::status() const {
     // Parts of the intended tree that are down now (issue 10).
     s["down_links"] = view_->down_links();
     s["down_switches"] = view_->down_switches();
+    s["host_states"] = host_states();  // issue 23
   } else {
     s["topology"] = nullptr;
     s["topology_error"] = topology_error_;
@@ -816,35 +787,11 @@ json TenantService::add(const json& params, const Caller& caller) {
     // An explicit placement: hosts by name or GUID, links chosen to satisfy Theorem 2.
     if (!params["host_list"].is_array())
       fail(error::kBadRequest, "field 'host_list' must be an array of host names or GUIDs");
-    std::vector<topology::HostId> chosen;
-    const auto shared = shared_host_names(*view_);
-    for (const auto& item : params["host_list"]) {
-      if (!item.is_string()) fail(error::kBadRequest, "host_list entries must be strings");
-      const auto text = item.get<std::string>();
-      // A server's name stands for all its ports.
-      if (const int s = servers_.multi_port() ? servers_.find(text) : -1; s >= 0) {
-        chosen.insert(chosen.end(), servers_.ports[s].begin(), servers_.ports[s].end());
-        continue;
-      }
-      // A GUID always names one port; a node description only when no other host shares it.
-      std::optional<topology::HostId> h;
-      try {
-        h = view_->host_by_guid(parse_guid(text));
-      } catch (const std::invalid_argument&) {
-      }
-      if (!h) {
-        if (auto it = shared.find(text); it != shared.end()) {
-          std::string guids;
-          for (auto g : it->second) guids += (guids.empty() ? "" : ", ") + guid_hex(g);
-          fail(error::kRefused, "host name '" + text + "' is the node description of " +
-                                    std::to_string(it->second.size()) + " hosts (" + guids +
-                                    "); name the host by its port GUID");
-        }
-        h = view_->host_by_name(text);
-      }
-      if (!h) fail(error::kBadRequest, "host '" + text + "' is not a host of this fabric");
-      chosen.push_back(*h);
-    }
+    std::vector<topology::HostId> chosen = resolve_hosts(params["host_list"], "host_list");
+    for (auto h : chosen)
+      if (const auto* d = drain_of(h))
+        fail(error::kRefused, "host " + host_label(h) + " is drained (" + d->reason + ", " + d->by +
+                                  ", " + d->at + "): `laasctl host resume` it first");
     chosen = whole_servers(chosen);  // every port of a named server's port too
     std::vector<int> named;
     for (auto h : chosen) named.push_back(servers_.server_of[h]);
@@ -878,7 +825,7 @@ json TenantService::add(const json& params, const Caller& caller) {
     const auto placed = allocator::place_servers(cluster_->state(), servers_.ports, hosts);
     if (!placed.placement)
       fail(error::kRefused, "tenant '" + name + "' of " + std::to_string(hosts) +
-                                " servers refused: " + placed.reason);
+                                " servers refused: " + placed.reason + drained_note());
     planned = *placed.placement;
     outcome = cluster_->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
   } else {
@@ -886,7 +833,9 @@ json TenantService::add(const json& params, const Caller& caller) {
   }
   // The Cluster counts host ports: a tenant of N servers asked for all their ports.
   if (servers_.multi_port()) hosts = static_cast<int>(planned.hosts.size());
-  if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
+  if (!outcome.ok())
+    fail(code_of(outcome.status),
+         outcome.message + (outcome.status == allocator::Status::kRefused ? drained_note() : ""));
   if (dry_run) {
     allocator::Tenant preview{name, hosts, -1, planned};
     json r = tenant_json(preview);
@@ -958,6 +907,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
   unplaced_.erase(name);
+  if (before && view_) cluster_->reserve(whole_servers(drained_hosts()));  // drained ones leave
   if (before && view_) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).
     const auto lines = cluster_->reconcile();

@@ -46,6 +46,10 @@ struct ServiceConfig {
   std::map<std::string, std::string> servers;
   int default_wait_ms = 30000;
   ExportConfig exports;
+  // A command an administrator requires a drained host to pass before it returns to the free
+  // pool (issue 23): run as `resume_check HOST_NAME PORT_GUID`, exit 0 = pass. Empty: none.
+  std::string resume_check;
+  int resume_check_timeout_ms = 120000;
 };
 
 struct Caller {
@@ -147,6 +151,19 @@ class TenantService {
   void rebuild_cluster();
   // Servers (service/servers.cc, issue 21).
   void group_servers();  // mu_ held; servers_ from view_
+  // Host states (issue 23; service/host_states.cc). mu_ held unless said otherwise.
+  std::vector<topology::HostId> resolve_hosts(const nlohmann::json& names, const char* field) const;
+  const PersistedDrain* drain_of(topology::HostId h) const;
+  std::string host_label(topology::HostId h) const;
+  std::vector<topology::HostId> drained_hosts() const;  // present in this fabric
+  std::string drained_note() const;                     // "; N host(s) are drained: ..." or ""
+  nlohmann::json host_states() const;                   // {state: count} over every host
+  nlohmann::json host_json(topology::HostId h,
+                           const std::map<allocator::TenantIndex, std::string>& tenants) const;
+  nlohmann::json host_list(const nlohmann::json& params) const;               // takes mu_
+  nlohmann::json host_show(const nlohmann::json& params) const;               // takes mu_
+  nlohmann::json drain(const nlohmann::json& params, const Caller& caller);   // takes mu_
+  nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
   nlohmann::json servers_json(const allocator::Tenant& t) const;
   // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.

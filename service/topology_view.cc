@@ -117,4 +117,15 @@ bool TopologyView::link_present(topology::LinkId link) const {
   return !std::binary_search(embedding.missing_links.begin(), embedding.missing_links.end(), link);
 }
 
+// Host names (node descriptions) that several hosts share, with their GUIDs. A host's own
+// root sets its node description, so a shared name cannot be trusted to mean one host.
+std::map<std::string, std::vector<topology::Guid>> shared_host_names(const TopologyView& view) {
+  std::map<std::string, std::vector<topology::Guid>> by_name;
+  for (topology::HostId h = 0; h < view.tree.num_hosts(); ++h)
+    if (const auto guid = view.host_guid(h)) by_name[view.host_name(h)].push_back(guid);
+  for (auto it = by_name.begin(); it != by_name.end();)
+    it = it->second.size() > 1 ? std::next(it) : by_name.erase(it);
+  return by_name;
+}
+
 }  // namespace laas::service

@@ -71,4 +71,8 @@ struct TopologyView {
   std::string fingerprint_;
 };
 
+// Host names (node descriptions) that several hosts share, with their GUIDs. A host's own
+// root sets its node description, so a shared name cannot be trusted to mean one host.
+std::map<std::string, std::vector<topology::Guid>> shared_host_names(const TopologyView& view);
+
 }  // namespace laas::service

@@ -1,0 +1,362 @@
+// TenantService and host states (issue 23), as a scheduler's node states: free, allocated,
+// drained (out of service, with reason, who and when), draining (drained while a tenant still
+// holds it: it leaves service when the tenant releases it), down (absent from the fabric) and
+// management. Drains are kept in state.json by port GUID, so they survive restarts and SM
+// failover; a drained host is reserved in the allocator (never placed) and, being no tenant's,
+// routed as a free host (reached from management only).
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "service/request_params.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Runs `command HOST GUID` (no shell: a host's node description is set by its own root), its
+// output captured, killed after `timeout_ms`. Returns the exit status (-1: could not run or
+// timed out; `output` says which).
+int run_check(const std::string& command, const std::string& host, const std::string& guid,
+              int timeout_ms, std::string* output) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    *output = "pipe failed";
+    return -1;
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    *output = "fork failed";
+    return -1;
+  }
+  if (pid == 0) {
+    dup2(pipe_fds[1], 1);
+    dup2(pipe_fds[1], 2);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, 0);
+    execl(command.c_str(), command.c_str(), host.c_str(), guid.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool timed_out = false;
+  char buf[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{pipe_fds[0], POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    const ssize_t n = read(pipe_fds[0], buf, sizeof buf);
+    if (n <= 0) break;
+    if (output->size() < 4096) output->append(buf, static_cast<size_t>(n));
+  }
+  close(pipe_fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    *output = "no answer within " + std::to_string(timeout_ms) + " ms (killed)";
+    return -1;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  *output += "killed by signal " + std::to_string(WTERMSIG(status));
+  return -1;
+}
+
+}  // namespace
+
+std::vector<topology::HostId> TenantService::resolve_hosts(const json& names,
+                                                           const char* field) const {
+  if (!names.is_array() || names.empty())
+    fail(error::kBadRequest,
+         std::string("field '") + field + "' must be a non-empty array of host names or GUIDs");
+  std::vector<topology::HostId> chosen;
+  const auto shared = shared_host_names(*view_);
+  for (const auto& item : names) {
+    if (!item.is_string())
+      fail(error::kBadRequest, std::string(field) + " entries must be strings");
+    const auto text = item.get<std::string>();
+    // A server's name stands for all its ports.
+    if (const int s = servers_.multi_port() ? servers_.find(text) : -1; s >= 0) {
+      chosen.insert(chosen.end(), servers_.ports[s].begin(), servers_.ports[s].end());
+      continue;
+    }
+    // A GUID always names one port; a node description only when no other host shares it.
+    std::optional<topology::HostId> h;
+    try {
+      h = view_->host_by_guid(parse_guid(text));
+    } catch (const std::invalid_argument&) {
+    }
+    if (!h) {
+      if (auto it = shared.find(text); it != shared.end()) {
+        std::string guids;
+        for (auto g : it->second) guids += (guids.empty() ? "" : ", ") + guid_hex(g);
+        fail(error::kRefused, "host name '" + text + "' is the node description of " +
+                                  std::to_string(it->second.size()) + " hosts (" + guids +
+                                  "); name the host by its port GUID");
+      }
+      h = view_->host_by_name(text);
+    }
+    if (!h) fail(error::kBadRequest, "host '" + text + "' is not a host of this fabric");
+    chosen.push_back(*h);
+  }
+  return chosen;
+}
+
+const PersistedDrain* TenantService::drain_of(topology::HostId h) const {
+  const auto guid = view_ ? view_->host_guid(h) : 0;
+  if (!guid) return nullptr;
+  for (const auto& d : persisted_.drained)
+    if (d.guid == guid) return &d;
+  return nullptr;
+}
+
+std::string TenantService::host_label(topology::HostId h) const {
+  const std::string name = ids_ ? ids_->host(h).name : view_->host_name(h);
+  return "'" + (name.empty() ? view_->tree.host_name(h) : name) + "' (" +
+         guid_hex(view_->host_guid(h)) + ")";
+}
+
+std::vector<topology::HostId> TenantService::drained_hosts() const {
+  std::vector<topology::HostId> out;
+  if (!view_) return out;
+  for (const auto& d : persisted_.drained)
+    if (const auto h = view_->host_by_guid(d.guid)) out.push_back(*h);
+  return out;
+}
+
+std::string TenantService::drained_note() const {
+  const auto hosts = drained_hosts();
+  if (hosts.empty()) return "";
+  std::string names;
+  for (size_t i = 0; i < hosts.size() && i < 8; ++i)
+    names += (names.empty() ? "" : ", ") + host_label(hosts[i]);
+  if (hosts.size() > 8) names += ", ...";
+  return "; " + std::to_string(hosts.size()) + " host(s) are drained (out of service): " + names;
+}
+
+json TenantService::host_json(topology::HostId h,
+                              const std::map<allocator::TenantIndex, std::string>& tenants) const {
+  const auto& emb = view_->embedding;
+  const bool down =
+      std::find(emb.missing_hosts.begin(), emb.missing_hosts.end(), h) != emb.missing_hosts.end();
+  const bool management = std::find(view_->management_hosts.begin(), view_->management_hosts.end(),
+                                    h) != view_->management_hosts.end();
+  const auto owner = cluster_ ? cluster_->state().host_owner(h) : allocator::kFree;
+  const auto tenant = tenants.find(owner);
+  const auto* drained = drain_of(h);
+  const auto id = ids_ ? ids_->host(h) : PersistedHost{};
+  json j = {{"name", id.name.empty() ? view_->host_name(h) : id.name},
+            {"guid", guid_hex(view_->host_guid(h))},
+            {"lid", view_->host_lid(h)},
+            {"leaf", ids_ ? ids_->switch_name(1, view_->tree.leaf_of_host(h)) : ""},
+            {"port", id.port},
+            {"down", down}};
+  if (servers_.multi_port()) j["server"] = servers_.names[servers_.server_of[h]];
+  std::string state;
+  if (management)
+    state = "management";
+  else if (tenant != tenants.end())
+    state = drained ? "draining" : "allocated";
+  else if (drained)
+    state = "drained";
+  else if (down)
+    state = "down";
+  else
+    state = "free";
+  j["state"] = state;
+  if (tenant != tenants.end()) j["tenant"] = tenant->second;
+  if (drained) j["drain"] = {{"reason", drained->reason}, {"by", drained->by}, {"at", drained->at}};
+  return j;
+}
+
+json TenantService::host_states() const {
+  json counts = {{"free", 0},     {"allocated", 0}, {"drained", 0},
+                 {"draining", 0}, {"down", 0},      {"management", 0}};
+  if (!view_) return counts;
+  std::map<allocator::TenantIndex, std::string> tenants;
+  if (cluster_)
+    for (const auto& [name, t] : cluster_->tenants()) tenants[t.index] = name;
+  for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h)
+    if (view_->host_guid(h)) {
+      auto& n = counts[host_json(h, tenants)["state"].get<std::string>()];
+      n = n.get<int>() + 1;
+    }
+  return counts;
+}
+
+json TenantService::host_list(const json& params) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  require_topology();
+  std::string only;
+  if (params.contains("state")) only = get_string(params, "state");
+  static const std::set<std::string> states = {"free",     "allocated", "drained",
+                                               "draining", "down",      "management"};
+  if (!only.empty() && !states.count(only))
+    fail(error::kBadRequest,
+         "field 'state' must be one of free, allocated, drained, draining, "
+         "down, management");
+  std::map<allocator::TenantIndex, std::string> tenants;
+  if (cluster_)
+    for (const auto& [name, t] : cluster_->tenants()) tenants[t.index] = name;
+  json out = json::array();
+  for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h) {
+    if (!view_->host_guid(h)) continue;  // a slot never seen: no host there
+    json j = host_json(h, tenants);
+    if (only.empty() || j["state"] == only) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json TenantService::host_show(const json& params) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  require_topology();
+  const auto hosts = resolve_hosts(json::array({get_string(params, "name")}), "name");
+  std::map<allocator::TenantIndex, std::string> tenants;
+  if (cluster_)
+    for (const auto& [name, t] : cluster_->tenants()) tenants[t.index] = name;
+  if (hosts.size() == 1) return host_json(hosts.front(), tenants);
+  json ports = json::array();  // a server: every port
+  for (auto h : hosts) ports.push_back(host_json(h, tenants));
+  return {{"server", get_string(params, "name")}, {"ports", ports}};
+}
+
+json TenantService::drain(const json& params, const Caller& caller) {
+  const std::string reason = get_string(params, "reason");
+  if (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 200)
+    fail(error::kBadRequest, "field 'reason' must say why, in 1 to 200 characters");
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!caller.may_write)
+    fail(error::kPermission, "uid " + std::to_string(caller.uid) +
+                                 " may read but not drain hosts (root or the laas group)");
+  require_topology();
+  if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
+  const auto hosts = whole_servers(resolve_hosts(params["hosts"], "hosts"));
+  for (auto h : hosts)
+    if (std::find(view_->management_hosts.begin(), view_->management_hosts.end(), h) !=
+        view_->management_hosts.end())
+      fail(error::kRefused,
+           "host " + host_label(h) + " is a management host: never placed, nothing to drain");
+  const auto saved = persisted_.drained;
+  const std::string by = "uid " + std::to_string(caller.uid), at = utc_now();
+  json changed = json::array();
+  for (auto h : hosts) {
+    if (drain_of(h)) continue;  // drained already: the first reason stands
+    const auto id = ids_ ? ids_->host(h) : PersistedHost{};
+    persisted_.drained.push_back({view_->host_guid(h), id.name, reason, by, at});
+    changed.push_back(id.name.empty() ? guid_hex(view_->host_guid(h)) : id.name);
+  }
+  if (!changed.empty()) {
+    ++persisted_.generation;
+    std::string not_durable;
+    try {
+      commit(&not_durable);
+    } catch (const RequestError& e) {
+      persisted_.drained = saved;
+      --persisted_.generation;
+      fail(e.code.c_str(), "hosts not drained: " + e.message);
+    }
+    if (!not_durable.empty())
+      log_(LogLevel::kWarning, "laas: drain saved but not synced: " + not_durable);
+    cluster_->reserve(whole_servers(drained_hosts()));  // held ones leave with their tenant
+    log_(LogLevel::kInfo, "laas: " + by + " drained " + changed.dump() + ": " + reason);
+  }
+  std::map<allocator::TenantIndex, std::string> tenants;
+  for (const auto& [name, t] : cluster_->tenants()) tenants[t.index] = name;
+  json out = json::array();
+  for (auto h : hosts) out.push_back(host_json(h, tenants));
+  return {{"drained", changed}, {"hosts", out}};
+}
+
+json TenantService::resume(const json& params, const Caller& caller) {
+  std::vector<std::pair<std::string, std::string>> to_check;  // (name, GUID)
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!caller.may_write)
+      fail(error::kPermission, "uid " + std::to_string(caller.uid) +
+                                   " may read but not resume hosts (root or the laas group)");
+    require_topology();
+    if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
+    for (auto h : whole_servers(resolve_hosts(params["hosts"], "hosts"))) {
+      if (!drain_of(h)) fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
+      const auto id = ids_ ? ids_->host(h) : PersistedHost{};
+      to_check.push_back({id.name, guid_hex(view_->host_guid(h))});
+    }
+  }
+  // The administrator's check runs outside the lock: it may take minutes (a burn-in).
+  if (!config_.resume_check.empty())
+    for (const auto& [name, guid] : to_check) {
+      std::string output;
+      const int rc =
+          run_check(config_.resume_check, name, guid, config_.resume_check_timeout_ms, &output);
+      if (rc != 0) {
+        while (!output.empty() && (output.back() == '\n' || output.back() == ' '))
+          output.pop_back();
+        fail(error::kRefused,
+             "host '" + name + "' (" + guid + ") failed the resume check " + config_.resume_check +
+                 (rc > 0 ? " (exit " + std::to_string(rc) + ")" : "") + ": " +
+                 (output.empty() ? "no output" : output.substr(0, 400)) + "; it stays drained");
+      }
+    }
+  std::unique_lock<std::mutex> lock(mu_);
+  require_topology();
+  const auto saved = persisted_.drained;
+  std::vector<topology::HostId> resumed;
+  json names = json::array();
+  for (const auto& [name, guid] : to_check) {
+    const auto g = parse_guid(guid);
+    const auto it = std::find_if(persisted_.drained.begin(), persisted_.drained.end(),
+                                 [&](const PersistedDrain& d) { return d.guid == g; });
+    if (it == persisted_.drained.end()) continue;  // resumed meanwhile by another request
+    persisted_.drained.erase(it);
+    if (const auto h = view_->host_by_guid(g)) resumed.push_back(*h);
+    names.push_back(name.empty() ? guid : name);
+  }
+  if (!names.empty()) {
+    ++persisted_.generation;
+    std::string not_durable;
+    try {
+      commit(&not_durable);
+    } catch (const RequestError& e) {
+      persisted_.drained = saved;
+      --persisted_.generation;
+      fail(e.code.c_str(), "hosts not resumed: " + e.message);
+    }
+    if (!not_durable.empty())
+      log_(LogLevel::kWarning, "laas: resume saved but not synced: " + not_durable);
+    cluster_->unreserve(resumed);
+    log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " resumed " + names.dump() +
+                              (config_.resume_check.empty() ? "" : " (resume check passed)"));
+  }
+  return {{"resumed", names}};
+}
+
+}  // namespace laas::service
