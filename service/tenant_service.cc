@@ -198,8 +198,6 @@ void TenantService::rebuild_cluster() {
   // A management port keeps its whole server out of tenants' hands.
   auto skipped = cluster_->reserve(whole_servers(view_->management_hosts));
   (void)skipped;
-  // Drained hosts stay out of service; those a tenant holds leave when it releases them.
-  cluster_->reserve(whole_servers(drained_hosts()));
   unplaced_.clear();
   if (!blocked_.empty()) return;
   for (const auto& t : persisted_.tenants) {
@@ -226,6 +224,9 @@ void TenantService::rebuild_cluster() {
       log_(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
     }
   }
+  // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
+  // releases them.
+  cluster_->reserve(whole_servers(drained_hosts()));
   for (const auto& line : cluster_->reconcile()) log_(LogLevel::kInfo, "laas: " + line);
   // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
   // hosts seen (for the standbys): record them -- only the holder of the shared state's term.

@@ -86,6 +86,10 @@ TEST_F(HostStates, ADrainedTenantHostLeavesServiceWithItsTenant) {
   const auto first = call("tenant.get", {{"name", "a"}})["result"]["hosts"][0]["name"];
   ASSERT_TRUE(call("host.drain", {{"hosts", {first}}, {"reason", "firmware"}})["ok"]);
   EXPECT_EQ(state_of(first), "draining");
+  // A restart while it drains: the tenant keeps it (restored before drained hosts are reserved).
+  service = make();
+  EXPECT_EQ(state_of(first), "draining");
+  EXPECT_EQ(call("tenant.list")["result"][0].value("state", ""), "routed");
   ASSERT_TRUE(call("tenant.remove", {{"name", "a"}})["ok"]);
   EXPECT_EQ(state_of(first), "drained");
   // A restart (kill -9 and a new process) keeps it drained, and out of every placement.
