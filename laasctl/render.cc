@@ -125,6 +125,7 @@ std::string render_allocation_map(const AllocationMap& map, bool color) {
     if (owner.empty()) return std::string(".");
     if (owner == "@faulty" || owner.rfind("@down", 0) == 0) return std::string("X");
     if (owner == "@management") return std::string("m");
+    if (owner == "@drained") return std::string("~");
     const int i = index[owner];
     std::string s(1, letter(i));
     return color ? kPalette[i % 8] + s + "\033[0m" : s;
@@ -170,7 +171,8 @@ std::string render_allocation_map(const AllocationMap& map, bool color) {
   }
   out << "\n";
   for (const auto& [name, i] : index) out << "  " << cell(name) << " = " << name << "\n";
-  out << "  . = free, m = management (never allocated), X = down or faulty\n";
+  out << "  . = free, m = management (never allocated), ~ = drained (out of service), X = down or "
+         "faulty\n";
   if (!map.down.empty()) {
     out << "\ndown now:\n";
     for (const auto& d : map.down) out << "  " << d << "\n";

@@ -522,7 +522,10 @@ json TenantService::topology_info(const json& params) const {
     json hosts = json::array(), links = json::array();
     json down = json::array(), faulty = json::array(), link_owners = json::array();
     for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
-      hosts.push_back(owner(state.host_owner(tree.host_at(leaf, s))));
+      const auto h = tree.host_at(leaf, s);
+      // A drained host no tenant holds (issue 23); one a tenant holds still shows its tenant.
+      const bool out_of_service = state.host_owner(h) == allocator::kReserved && drain_of(h);
+      hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
     for (int c = 0; c < tree.up_columns(1); ++c) {

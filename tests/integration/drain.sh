@@ -55,6 +55,9 @@ for t in b c; do
     die "tenant $t holds a drained host"
 done
 audit_layout drained
+ctl topology show --no-color >map.txt || die "topology show failed"
+[ "$(grep -c '~' map.txt)" -ge 2 ] && grep -q '~ = drained' map.txt ||
+  die "topology show does not mark the drained hosts: $(head -5 map.txt)"
 log "30 free hosts placed around 2 drained ones; audit clean: $(grep -m1 'paths traced' audit.drained)"
 
 ctl host resume comp-3 "$first" >/dev/null || die "resume failed"
