@@ -100,6 +100,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   auto* status = app.add_subcommand("status", "service, fabric and state summary");
+  auto* metrics = app.add_subcommand(
+      "metrics", "Prometheus text exposition: tenants, hosts, links, capacity, routing, changes");
 
   auto* tenant = app.add_subcommand("tenant", "add, remove, list and show tenants");
   tenant->require_subcommand(1);
@@ -346,6 +348,11 @@ int main(int argc, char** argv) {
       if ((rc = request(o, "tenant.get", {{"name", name}}, result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
       print_tenant(result);
+      return 0;
+    }
+    if (metrics->parsed()) {
+      if ((rc = request(o, "metrics", json::object(), result))) return rc;
+      std::cout << result.value("text", "");
       return 0;
     }
     if (host_list->parsed()) {

@@ -59,6 +59,10 @@ Config load_config(const std::string& path) {
         c.resume_check = v.IsNull() ? "" : v.as<std::string>();
         if (!c.resume_check.empty() && c.resume_check.front() != '/')
           throw std::invalid_argument("must be an absolute path");
+      } else if (key == "metrics_file") {
+        c.metrics_file = v.IsNull() ? "" : v.as<std::string>();
+        if (!c.metrics_file.empty() && c.metrics_file.front() != '/')
+          throw std::invalid_argument("must be an absolute path");
       } else if (key == "resume_check_timeout_s") {
         c.resume_check_timeout_s = v.as<int>();
         if (c.resume_check_timeout_s < 1 || c.resume_check_timeout_s > 3600)

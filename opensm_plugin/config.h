@@ -22,6 +22,8 @@ struct Config {
   // (`CMD HOST_NAME PORT_GUID`, exit 0 = pass; an absolute path); empty: none.
   std::string resume_check;
   int resume_check_timeout_s = 120;
+  // Prometheus metrics for node_exporter's textfile collector, kept current; empty: none.
+  std::string metrics_file;
   // Port GUIDs of management hosts: never allocated, reachable from everyone.
   std::vector<std::uint64_t> management;
   // When set (e.g. "xgft(2;4,8;1,4)"), a fabric recognized as anything else is refused.

@@ -47,6 +47,7 @@ service::ServiceConfig service_config(const Config& c) {
   s.algorithm = c.placer;
   s.state_must_exist = c.state_must_exist;
   s.resume_check = c.resume_check;
+  s.metrics_file = c.metrics_file;
   s.resume_check_timeout_ms = c.resume_check_timeout_s * 1000;
   s.exports.partitions_base_file = c.partitions_base;
   if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;

@@ -77,6 +77,10 @@ class Engine {
                      const std::vector<Guid>& sm_ports = {});
   // The tables of the last successful route() reached the switches.
   void on_routing_done();
+  // A routing run's wall time and the LFT blocks it left to send, for the metrics.
+  void record_routing_run(double seconds, long lft_blocks) {
+    service_.record_routing(seconds, lft_blocks);
+  }
 
   // Audits tables read from the switches (LID-indexed, per fabric node) against the tenants
   // of the last routing run: the routing audit's JSON report plus "violations" and

@@ -452,6 +452,7 @@ int build_fwd_tables(void* context) {
                 outcome.ms_compute, outcome.ms_tables, outcome.ms_save, ms(t_end - t_fill).count(),
                 filled, blocks, switches_sent);
   log_line(osm, OSM_LOG_INFO, timing);
+  plugin->engine->record_routing_run(ms(t_end - t0).count() / 1000.0, static_cast<long>(blocks));
   return 0;
 }
 

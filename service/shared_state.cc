@@ -65,6 +65,7 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
   unplaced_.clear();
   cluster_.reset();
   ids_.reset();
+  ++takeovers_;
   char line[512];
   std::snprintf(
       line, sizeof line,

@@ -299,6 +299,7 @@ void TenantService::on_routing_done(std::uint64_t generation) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     routed_generation_ = std::max(routed_generation_, generation);
+    write_metrics_file();
   }
   routed_cv_.notify_all();
 }
@@ -341,6 +342,32 @@ json TenantService::handle(const json& request, const Caller& caller) {
 }
 
 json TenantService::dispatch(const std::string& method, const json& params, const Caller& caller) {
+  static const std::set<std::string> changes = {"tenant.add", "tenant.remove", "host.drain",
+                                                "host.resume"};
+  if (!changes.count(method) || get_bool(params, "dry_run", false))
+    return dispatch_request(method, params, caller);
+  // Changes are counted and timed for the metrics, and the metrics file follows them.
+  const auto t0 = std::chrono::steady_clock::now();
+  bool ok = false;
+  auto done = [&] {
+    std::lock_guard<std::mutex> lock(mu_);
+    note_change(method.c_str() + method.find('.') + 1,
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok);
+    write_metrics_file();
+  };
+  try {
+    json result = dispatch_request(method, params, caller);
+    ok = true;
+    done();
+    return result;
+  } catch (...) {
+    done();
+    throw;
+  }
+}
+
+json TenantService::dispatch_request(const std::string& method, const json& params,
+                                     const Caller& caller) {
   // Only the master changes tenants; the others answer from the shared state (issue 22).
   const SmRole sm = role();
   bool master;
@@ -435,7 +462,16 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
   if (method == "host.resume") return resume(params, caller);
   if (method == "audit") {
     if (!audit_) fail(error::kUnavailable, "no audit is available in this process");
-    return audit_();
+    json report = audit_();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (report.contains("violations") && report["violations"].is_number_integer())
+      last_audit_violations_ = report["violations"].get<int>();
+    write_metrics_file();
+    return report;
+  }
+  if (method == "metrics") {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {{"text", metrics_text()}};
   }
   if (method == "export") {
     if (export_) return export_(params);
@@ -445,7 +481,7 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
   fail(error::kBadRequest,
        "unknown method '" + method +
            "'; methods: status, topology, tenant.add, tenant.remove, tenant.list, tenant.get, "
-           "tenant.plan, host.list, host.get, host.drain, host.resume, audit, export");
+           "tenant.plan, host.list, host.get, host.drain, host.resume, metrics, audit, export");
 }
 
 json TenantService::status() const {

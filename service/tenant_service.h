@@ -16,6 +16,7 @@
 
 #include "allocator/cluster.h"
 #include "export/records.h"
+#include "service/metrics.h"
 #include "service/physical_ids.h"
 #include "service/sm_role.h"
 #include "service/state_store.h"
@@ -50,6 +51,9 @@ struct ServiceConfig {
   // pool (issue 23): run as `resume_check HOST_NAME PORT_GUID`, exit 0 = pass. Empty: none.
   std::string resume_check;
   int resume_check_timeout_ms = 120000;
+  // Prometheus textfile (issue 23): kept current after every routing run and change, for
+  // node_exporter's textfile collector. Empty: only `laasctl metrics`.
+  std::string metrics_file;
 };
 
 struct Caller {
@@ -106,6 +110,8 @@ class TenantService {
   void on_topology_error(const std::string& reason);
   RoutingSnapshot snapshot() const;
   void on_routing_done(std::uint64_t generation);
+  // A routing run's duration and the LFT blocks it left to send (for the metrics).
+  void record_routing(double seconds, long lft_blocks);
 
   // Request side: one NDJSON request object in, one response object out. Never throws.
   nlohmann::json handle(const nlohmann::json& request, const Caller& caller);
@@ -120,6 +126,8 @@ class TenantService {
  private:
   nlohmann::json dispatch(const std::string& method, const nlohmann::json& params,
                           const Caller& caller);
+  nlohmann::json dispatch_request(const std::string& method, const nlohmann::json& params,
+                                  const Caller& caller);
   nlohmann::json status() const;
   nlohmann::json topology_info(const nlohmann::json& params) const;
   nlohmann::json down_parts() const;  // mu_ held; parts down now (issue 10)
@@ -164,6 +172,10 @@ class TenantService {
   nlohmann::json host_show(const nlohmann::json& params) const;               // takes mu_
   nlohmann::json drain(const nlohmann::json& params, const Caller& caller);   // takes mu_
   nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
+  // Metrics (issue 23; service/service_metrics.cc).
+  std::string metrics_text() const;  // mu_ held
+  void write_metrics_file();         // mu_ held; logs (once per failure streak) when it cannot
+  void note_change(const char* op, double seconds, bool ok);  // mu_ held
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
   nlohmann::json servers_json(const allocator::Tenant& t) const;
   // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
@@ -205,6 +217,13 @@ class TenantService {
   std::string blocked_;                          // corrupt or inconsistent state
   std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
   std::uint64_t routed_generation_ = 0;
+  // Counters for the metrics (mu_).
+  long routing_runs_ = 0, lft_blocks_sent_ = 0, takeovers_ = 0;
+  std::map<std::string, long> changes_;  // "add ok", "remove refused", ...
+  Histogram routing_seconds_{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
+  Histogram change_seconds_{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
+  int last_audit_violations_ = -1;  // -1: no audit run yet
+  bool metrics_file_failing_ = false;
   bool loaded_ = false;
   bool interrupted_ = false;
   std::function<SmRole()> role_provider_;

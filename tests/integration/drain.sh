@@ -8,8 +8,29 @@
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup drain
+export LAAS_YAML_EXTRA="metrics_file: $WORK/laas.prom"
 start_demo
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+command -v promtool >/dev/null || die "promtool is missing (Debian's prometheus, scripts/deps.sh)"
+# metrics TAG: the textfile node_exporter would read, parsed by Prometheus' own parser (promtool),
+# agrees with laasctl status; `laasctl metrics` prints the same families.
+metric() { awk -v m="$1" '$1 == m { print $2 }' "metrics.$2"; }
+metrics() {
+  local tag=$1 st
+  cp laas.prom "metrics.$tag"
+  promtool check metrics <"metrics.$tag" >"promtool.$tag" 2>&1 ||
+    die "promtool refuses the metrics ($tag): $(head -3 "promtool.$tag")"
+  ctl --json status >"status.$tag"
+  for s in free allocated drained draining management; do
+    st=$(jq -r ".host_states.$s" "status.$tag")
+    [ "$(metric "laas_hosts{state=\"$s\"}" "$tag")" = "$st" ] ||
+      die "$tag: laas_hosts{state=\"$s\"} is $(metric "laas_hosts{state=\"$s\"}" "$tag"), status says $st"
+  done
+  [ "$(metric 'laas_tenants{state="routed"}' "$tag")" = "$(jq .tenants "status.$tag")" ] ||
+    die "$tag: laas_tenants{state=\"routed\"} differs from status"
+  ctl metrics | grep -q '^# TYPE laas_routing_duration_seconds histogram' || die "laasctl metrics"
+  log "$tag: metrics parsed by promtool, host and tenant counts equal laasctl status"
+}
 state_of() { ctl --json host show "$1" | jq -r .state; }
 restart_hard() {
   local applied
@@ -22,16 +43,19 @@ restart_hard() {
 
 ctl host drain comp-3 --reason "DIMM errors, ticket 4711" >/dev/null || die "drain comp-3 failed"
 [ "$(state_of comp-3)" = drained ] || die "comp-3 is $(state_of comp-3), not drained"
+metrics drained1
 ctl tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
 first=$(ctl --json tenant show a | jq -r '.hosts[0].name')
 ctl host drain "$first" --reason "firmware update" >/dev/null || die "drain $first failed"
 [ "$(state_of "$first")" = draining ] || die "$first is $(state_of "$first"), not draining"
 grep -q "laas: uid 0 drained \[\"comp-3\"\]: DIMM errors" osm.log || die "the drain is not logged"
+metrics draining
 
 restart_hard
 [ "$(state_of comp-3)" = drained ] || die "after kill -9 comp-3 is $(state_of comp-3)"
 [ "$(state_of "$first")" = draining ] || die "after kill -9 $first is $(state_of "$first")"
 log "kill -9: comp-3 drained, $first draining (held by a)"
+metrics restarted
 
 ctl tenant remove a >/dev/null || die "tenant remove a failed"
 [ "$(state_of "$first")" = drained ] || die "$first is $(state_of "$first") after its tenant left"
@@ -55,6 +79,9 @@ for t in b c; do
     die "tenant $t holds a drained host"
 done
 audit_layout drained
+metrics placed
+[ "$(metric 'laas_changes_total{op="add",result="refused"}' placed)" -ge 1 ] ||
+  die "the refused add is not counted"
 ctl topology show --no-color >map.txt || die "topology show failed"
 [ "$(grep -c '~' map.txt)" -ge 2 ] && grep -q '~ = drained' map.txt ||
   die "topology show does not mark the drained hosts: $(head -5 map.txt)"
@@ -65,4 +92,5 @@ ctl host resume comp-3 "$first" >/dev/null || die "resume failed"
 free_after=$(ctl --json host list --state free | jq length)
 [ "$free_after" -eq $((free - 24 + 2)) ] || die "$free_after free hosts after the resume, $((free - 24 + 2)) expected"
 audit_layout resumed
+metrics resumed
 log "PASS drain: drained hosts never placed, survive kill -9, leave with their tenant, resume"

@@ -1,0 +1,168 @@
+// TenantService's metrics (issue 23): what the cluster's monitoring should see of LaaS --
+// tenants, hosts and links by state and owner, the capacity left, routing runs and tenant
+// changes, faults and repairs, the last audit, take-overs -- in Prometheus text exposition
+// (service/metrics.h), answered by `laasctl metrics` and kept in a node_exporter textfile.
+#include "allocator/placer.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+namespace {
+
+MetricFamily gauge(const std::string& name, const std::string& help, double value) {
+  return {name, help, "gauge", {{{}, value}}};
+}
+
+}  // namespace
+
+void TenantService::record_routing(double seconds, long lft_blocks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++routing_runs_;
+  lft_blocks_sent_ += lft_blocks;
+  routing_seconds_.observe(seconds);
+}
+
+void TenantService::note_change(const char* op, double seconds, bool ok) {
+  ++changes_[std::string(op) + (ok ? " ok" : " refused")];
+  change_seconds_.observe(seconds);
+}
+
+std::string TenantService::metrics_text() const {
+  std::vector<MetricFamily> f;
+  f.push_back(gauge("laas_state_generation",
+                    "Generation of the tenant state (rises at every change)",
+                    static_cast<double>(persisted_.generation)));
+  f.push_back(gauge("laas_state_term",
+                    "Term of the shared tenant state (rises at every SM take-over)",
+                    static_cast<double>(persisted_.term)));
+  f.push_back(gauge("laas_holds_state", "1 when this SM holds the tenant state (the master)",
+                    term_held_ ? 1 : 0));
+  f.push_back({"laas_takeovers_total",
+               "Times this SM took the tenant state over as master",
+               "counter",
+               {{{}, static_cast<double>(takeovers_)}}});
+
+  MetricFamily tenants{"laas_tenants", "Tenants by state", "gauge", {}};
+  int routed = 0, degraded = 0, repairs = 0;
+  MetricFamily tenant_hosts{"laas_tenant_hosts", "Host ports a tenant holds", "gauge", {}};
+  MetricFamily tenant_links{
+      "laas_tenant_links", "Dedicated links a tenant routes over", "gauge", {}};
+  MetricFamily tenant_degraded{"laas_tenant_degraded",
+                               "1 when a tenant runs on fewer links or hosts than it holds",
+                               "gauge",
+                               {}};
+  if (cluster_)
+    for (const auto& [name, t] : cluster_->tenants()) {
+      const bool bad = cluster_->health(t).degraded();
+      degraded += bad;
+      routed += !bad;
+      repairs += static_cast<int>(t.repairs.size());
+      tenant_hosts.samples.push_back({{{"tenant", name}}, double(t.placement.hosts.size())});
+      tenant_links.samples.push_back({{{"tenant", name}}, double(t.placement.links.size())});
+      tenant_degraded.samples.push_back({{{"tenant", name}}, bad ? 1.0 : 0.0});
+    }
+  tenants.samples = {{{{"state", "routed"}}, double(routed)},
+                     {{{"state", "degraded"}}, double(degraded)},
+                     {{{"state", "not_placed"}}, double(unplaced_.size())}};
+  f.push_back(std::move(tenants));
+  f.push_back(std::move(tenant_hosts));
+  f.push_back(std::move(tenant_links));
+  f.push_back(std::move(tenant_degraded));
+  f.push_back(gauge("laas_repairs", "Columns replaced online around faulty links", repairs));
+
+  if (view_ && cluster_) {
+    MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
+    const nlohmann::json counts = host_states();
+    for (auto it = counts.begin(); it != counts.end(); ++it)
+      hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});
+    f.push_back(std::move(hosts));
+    const auto& tree = view_->tree;
+    const auto& state = cluster_->state();
+    MetricFamily links{"laas_links", "Switch-to-switch links by level and state", "gauge", {}};
+    for (int level = 1; level < tree.height(); ++level) {
+      double held = 0, free = 0, faulty = 0;
+      for (int l = 0; l < tree.total_links(); ++l) {
+        if (tree.link_level(l) != level) continue;
+        if (state.link_faulty(l))
+          ++faulty;
+        else if (state.link_owner(l) >= 0)
+          ++held;
+        else
+          ++free;
+      }
+      const std::string lv = std::to_string(level);
+      links.samples.push_back({{{"level", lv}, {"state", "allocated"}}, held});
+      links.samples.push_back({{{"level", lv}, {"state", "free"}}, free});
+      links.samples.push_back({{{"level", lv}, {"state", "faulty"}}, faulty});
+    }
+    f.push_back(std::move(links));
+    f.push_back({"laas_down",
+                 "Parts of the intended tree absent from the fabric now",
+                 "gauge",
+                 {{{{"part", "host"}}, double(view_->down_hosts())},
+                  {{{"part", "link"}}, double(view_->down_links())},
+                  {{{"part", "switch"}}, double(view_->down_switches())}}});
+    // The largest tenant a request would be placed for now: a binary search over the placer
+    // (placements of Theorems 1-2 are nearly, not strictly, monotone in size: an estimate).
+    int lo = 0, hi = state.free_hosts();
+    const bool by_server = servers_.multi_port();
+    if (by_server) hi = servers_.count();
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      bool fits;
+      if (by_server) {
+        fits = allocator::place_servers(state, servers_.ports, mid).placement.has_value();
+      } else {
+        allocator::Placement p;
+        fits = cluster_->plan("zz-capacity-probe", mid, &p).ok();
+      }
+      (fits ? lo : hi) = fits ? mid : mid - 1;
+    }
+    f.push_back(gauge("laas_largest_tenant",
+                      by_server ? "The largest tenant a request would be placed for now (servers)"
+                                : "The largest tenant a request would be placed for now (hosts)",
+                      lo));
+  }
+
+  f.push_back({"laas_routing_runs_total",
+               "Routing runs of the laas engine",
+               "counter",
+               {{{}, double(routing_runs_)}}});
+  f.push_back({"laas_lft_blocks_sent_total",
+               "LFT blocks the routing runs left OpenSM to send to the switches",
+               "counter",
+               {{{}, double(lft_blocks_sent_)}}});
+  f.push_back(routing_seconds_.family("laas_routing_duration_seconds",
+                                      "Duration of a routing run of the laas engine"));
+  MetricFamily changes{"laas_changes_total",
+                       "Tenant and host changes requested, by operation and outcome",
+                       "counter",
+                       {}};
+  for (const auto& [key, n] : changes_) {
+    const auto space = key.find(' ');
+    changes.samples.push_back(
+        {{{"op", key.substr(0, space)}, {"result", key.substr(space + 1)}}, double(n)});
+  }
+  f.push_back(std::move(changes));
+  f.push_back(change_seconds_.family("laas_change_duration_seconds",
+                                     "Duration of a tenant or host change request"));
+  if (last_audit_violations_ >= 0)
+    f.push_back(gauge("laas_audit_violations",
+                      "Violations found by the last audit of the live tables (laasctl audit)",
+                      last_audit_violations_));
+  return exposition(f);
+}
+
+void TenantService::write_metrics_file() {
+  if (config_.metrics_file.empty()) return;
+  try {
+    write_file_atomically(config_.metrics_file, metrics_text(), 0644);
+    metrics_file_failing_ = false;
+  } catch (const std::exception& e) {
+    if (!metrics_file_failing_)
+      log_(LogLevel::kWarning, std::string("laas: cannot write the metrics file: ") + e.what());
+    metrics_file_failing_ = true;
+  }
+}
+
+}  // namespace laas::service
