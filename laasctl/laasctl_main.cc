@@ -170,6 +170,8 @@ int main(int argc, char** argv) {
   bool color = isatty(1);
   auto* topo_show = topology->add_subcommand("show", "leaf x up-link allocation map");
   topo_show->add_flag("--color,!--no-color", color, "colour tenants");
+  bool svg = false;
+  topo_show->add_flag("--svg", svg, "the map as an SVG document (tenants in colours)");
 
   auto* audit = app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
 
@@ -404,7 +406,9 @@ int main(int argc, char** argv) {
     if (topo_show->parsed()) {
       if ((rc = request(o, "topology", json::object(), result))) return rc;
       if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
-      std::cout << laas::ctl::render_allocation_map(laas::ctl::map_from_json(result), color);
+      const auto map = laas::ctl::map_from_json(result);
+      std::cout << (svg ? laas::ctl::render_allocation_svg(map)
+                        : laas::ctl::render_allocation_map(map, color));
       return 0;
     }
     if (audit->parsed()) {

@@ -1,0 +1,169 @@
+// The allocation map as SVG (issue 23): the same rows as the text map -- leaves (rail by rail
+// on a rail-optimized tree) with their hosts and up-links, level-2 switches with theirs -- one
+// square per host or link in its tenant's colour, free ones white, management grey, drained
+// hatched, down or faulty crossed red; every square has a tooltip; a legend names the tenants.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "laasctl/render.h"
+
+namespace laas::ctl {
+namespace {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Tenant colours: golden-angle hues, so neighbours in name order never look alike.
+std::string tenant_colour(int i) {
+  std::ostringstream out;
+  out << "hsl(" << (i * 137) % 360 << "," << (i % 2 ? 55 : 70) << "%," << (i % 3 ? 55 : 45) << "%)";
+  return out.str();
+}
+
+constexpr int kCell = 14, kGap = 2, kRow = kCell + 4, kFont = 12;
+
+}  // namespace
+
+std::string render_allocation_svg(const AllocationMap& map) {
+  std::map<std::string, int> index;
+  for (const auto* rows : {&map.leaves, &map.level2})
+    for (const auto& row : *rows)
+      for (const auto* cells : {&row.hosts, &row.up_links})
+        for (const auto& o : *cells) {
+          std::string name = o.rfind("@down:", 0) == 0 ? o.substr(6) : o;
+          if (!name.empty() && name[0] != '@') index.emplace(name, 0);
+        }
+  int next = 0;
+  for (auto& [name, i] : index) i = next++;
+
+  std::vector<const MapRow*> rows;
+  for (const auto& row : map.leaves) rows.push_back(&row);
+  const bool railed = std::any_of(rows.begin(), rows.end(), [](auto* r) { return r->rail > 0; });
+  if (railed)
+    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
+      return std::make_pair(a->rail, a->rail_group) < std::make_pair(b->rail, b->rail_group);
+    });
+  size_t name_chars = 8, hosts = 0, ups = 0;
+  for (const auto* rs : {&map.leaves, &map.level2})
+    for (const auto& r : *rs) {
+      name_chars = std::max(name_chars, r.name.size());
+      hosts = std::max(hosts, r.hosts.size());
+      ups = std::max(ups, r.up_links.size());
+    }
+  const int name_w = static_cast<int>(name_chars) * 7 + 12;
+  const int hosts_x = name_w, ups_x = hosts_x + static_cast<int>(hosts) * (kCell + kGap) + 24;
+  const int width = std::max(ups_x + static_cast<int>(ups) * (kCell + kGap) + 16, 520);
+
+  std::ostringstream body;
+  int y = 44;
+  auto cell = [&](int x, int yy, const std::string& owner, const std::string& what) {
+    std::string fill = "#ffffff", tip = what + ": free", extra;
+    std::string name = owner.rfind("@down:", 0) == 0 ? owner.substr(6) : owner;
+    const bool down = owner == "@faulty" || owner.rfind("@down", 0) == 0;
+    if (owner == "@management") {
+      fill = "#9e9e9e";
+      tip = what + ": management";
+    } else if (owner == "@drained") {
+      fill = "url(#drained)";
+      tip = what + ": drained (out of service)";
+    } else if (!name.empty() && name[0] != '@') {
+      fill = tenant_colour(index[name]);
+      tip = what + ": tenant " + name;
+    }
+    if (down) {
+      tip += owner == "@faulty" ? " (faulty)" : " (down)";
+      if (fill == "#ffffff") fill = "#ffe0e0";
+      extra = "<path d=\"M" + std::to_string(x + 2) + " " + std::to_string(yy + 2) + "l" +
+              std::to_string(kCell - 4) + " " + std::to_string(kCell - 4) + "m0 -" +
+              std::to_string(kCell - 4) + "l-" + std::to_string(kCell - 4) + " " +
+              std::to_string(kCell - 4) + "\" stroke=\"#d00000\" stroke-width=\"2\"/>";
+    }
+    body << "<rect x=\"" << x << "\" y=\"" << yy << "\" width=\"" << kCell << "\" height=\""
+         << kCell << "\" fill=\"" << fill << "\" stroke=\"#707070\"><title>" << xml_escape(tip)
+         << "</title></rect>" << extra << "\n";
+  };
+  auto draw_row = [&](const MapRow& row) {
+    body << "<text x=\"4\" y=\"" << y + kFont << "\">" << xml_escape(row.name) << "</text>\n";
+    for (size_t i = 0; i < row.hosts.size(); ++i)
+      cell(hosts_x + static_cast<int>(i) * (kCell + kGap), y, row.hosts[i],
+           row.name + " host " + std::to_string(i + 1));
+    for (size_t i = 0; i < row.up_links.size(); ++i)
+      cell(ups_x + static_cast<int>(i) * (kCell + kGap), y, row.up_links[i],
+           row.name + " up-link " + std::to_string(i + 1));
+    y += kRow;
+  };
+  auto heading = [&](const std::string& text) {
+    y += 6;
+    body << "<text x=\"4\" y=\"" << y + kFont << "\" font-weight=\"bold\">" << xml_escape(text)
+         << "</text>\n";
+    y += kRow;
+  };
+  body << "<text x=\"" << hosts_x << "\" y=\"" << y << "\" font-weight=\"bold\">hosts</text>"
+       << "<text x=\"" << ups_x << "\" y=\"" << y << "\" font-weight=\"bold\">up-links</text>\n";
+  y += 6;
+  int shown_rail = -1;
+  for (const MapRow* r : rows) {
+    if (railed && r->rail != shown_rail) {
+      shown_rail = r->rail;
+      heading("rail " + std::to_string(r->rail));
+    }
+    draw_row(*r);
+  }
+  if (!map.level2.empty()) {
+    heading("level-2 switches");
+    for (const auto& row : map.level2) draw_row(row);
+  }
+  y += 10;
+  auto swatch = [&](const std::string& fill, const std::string& label) {
+    body << "<rect x=\"4\" y=\"" << y << "\" width=\"" << kCell << "\" height=\"" << kCell
+         << "\" fill=\"" << fill << "\" stroke=\"#707070\"/><text x=\"" << kCell + 10 << "\" y=\""
+         << y + kFont << "\">" << xml_escape(label) << "</text>\n";
+    y += kRow;
+  };
+  for (const auto& [name, i] : index) swatch(tenant_colour(i), "tenant " + name);
+  swatch("#ffffff", "free");
+  swatch("#9e9e9e", "management (never allocated)");
+  swatch("url(#drained)", "drained (out of service)");
+  swatch("#ffe0e0", "down or faulty (crossed)");
+  for (const auto& d : map.down) {
+    body << "<text x=\"4\" y=\"" << y + kFont << "\" fill=\"#d00000\">down: " << xml_escape(d)
+         << "</text>\n";
+    y += kRow;
+  }
+
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << y + 8
+      << "\" viewBox=\"0 0 " << width << " " << y + 8 << "\" font-family=\"monospace\" font-size=\""
+      << kFont << "\">\n"
+      << "<defs><pattern id=\"drained\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\">"
+      << "<rect width=\"6\" height=\"6\" fill=\"#e0e0e0\"/>"
+      << "<path d=\"M0 6L6 0\" stroke=\"#303030\" stroke-width=\"1.5\"/></pattern></defs>\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
+      << "<text x=\"4\" y=\"18\" font-weight=\"bold\">" << xml_escape(map.summary) << "</text>\n"
+      << body.str() << "</svg>\n";
+  return out.str();
+}
+
+}  // namespace laas::ctl
