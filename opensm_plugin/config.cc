@@ -59,6 +59,14 @@ Config load_config(const std::string& path) {
         c.resume_check = v.IsNull() ? "" : v.as<std::string>();
         if (!c.resume_check.empty() && c.resume_check.front() != '/')
           throw std::invalid_argument("must be an absolute path");
+      } else if (key == "link_error_threshold") {
+        const auto n = v.as<long long>();
+        if (n < 0) throw std::invalid_argument("must be >= 0 (0: never isolate)");
+        c.link_error_threshold = static_cast<std::uint64_t>(n);
+      } else if (key == "link_error_clean_readings") {
+        c.link_error_clean_readings = v.as<int>();
+        if (c.link_error_clean_readings < 1 || c.link_error_clean_readings > 1000)
+          throw std::invalid_argument("must be between 1 and 1000");
       } else if (key == "metrics_file") {
         c.metrics_file = v.IsNull() ? "" : v.as<std::string>();
         if (!c.metrics_file.empty() && c.metrics_file.front() != '/')

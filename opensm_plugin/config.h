@@ -24,6 +24,10 @@ struct Config {
   int resume_check_timeout_s = 120;
   // Prometheus metrics for node_exporter's textfile collector, kept current; empty: none.
   std::string metrics_file;
+  // With OpenSM's perfmgr: port errors in one reading that isolate a link as a fault (0:
+  // never), and the clean readings after which it returns.
+  std::uint64_t link_error_threshold = 0;
+  int link_error_clean_readings = 3;
   // Port GUIDs of management hosts: never allocated, reachable from everyone.
   std::vector<std::uint64_t> management;
   // When set (e.g. "xgft(2;4,8;1,4)"), a fabric recognized as anything else is refused.

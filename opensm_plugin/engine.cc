@@ -48,6 +48,8 @@ service::ServiceConfig service_config(const Config& c) {
   s.state_must_exist = c.state_must_exist;
   s.resume_check = c.resume_check;
   s.metrics_file = c.metrics_file;
+  s.link_error_threshold = c.link_error_threshold;
+  s.link_error_clean_readings = c.link_error_clean_readings;
   s.resume_check_timeout_ms = c.resume_check_timeout_s * 1000;
   s.exports.partitions_base_file = c.partitions_base;
   if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;
@@ -366,6 +368,10 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   req.management_hosts.assign(mgmt.begin(), mgmt.end());
   req.management_switches = mgmt_switches;
   req.faulty_links = emb.missing_links;
+  // Links isolated for their error counters (issue 23) are faults to the routing too.
+  for (auto l : snap.isolated_links)
+    if (std::find(req.faulty_links.begin(), req.faulty_links.end(), l) == req.faulty_links.end())
+      req.faulty_links.push_back(l);
   req.threads = config_.routing_threads;
   for (topology::HostId h : mgmt) {
     const int node = emb.host_node[h];

@@ -719,7 +719,7 @@ void report_failover(Plugin* plugin) {
 
 // OpenSM reports UCAST_ROUTING_DONE once the new tables have reached the switches: the line
 // tests and operators wait for before reading tables back.
-void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
+void report(void* data, osm_epi_event_id_t event, void* event_data) {
   auto* plugin = static_cast<Plugin*>(data);
   if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
     if (plugin->pkey_mgr && plugin->partitions_pending.exchange(false)) apply_partitions(plugin);
@@ -732,6 +732,21 @@ void report(void* data, osm_epi_event_id_t event, void* /*event_data*/) {
   } else if (event == OSM_EVENT_ID_SUBNET_UP) {
     log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
     settle_new_switches(plugin->osm);
+  } else if (event == OSM_EVENT_ID_PORT_ERRORS && event_data) {
+    // The performance manager's reading of one port (perfmgr TRUE), differences since the
+    // last one, GUID in host order: the health of the tenants' links (issue 23).
+    const auto* pe = static_cast<const osm_epi_pe_event_t*>(event_data);
+    laas::service::PortCounters d;
+    d.symbol_errors = pe->symbol_err_cnt;
+    d.link_error_recovery = pe->link_err_recover;
+    d.link_downed = pe->link_downed;
+    d.rcv_errors = pe->rcv_err;
+    d.rcv_remote_physical_errors = pe->rcv_rem_phys_err;
+    d.local_link_integrity_errors = pe->link_integrity;
+    d.excessive_buffer_overruns = pe->buffer_overrun;
+    d.xmit_discards = pe->xmit_discards;
+    d.xmit_wait = pe->xmit_wait;
+    plugin->engine->service().on_port_counters(pe->port_id.node_guid, pe->port_id.port_num, d);
   }
 }
 

@@ -69,6 +69,35 @@ std::string TenantService::metrics_text() const {
   f.push_back(std::move(tenant_links));
   f.push_back(std::move(tenant_degraded));
   f.push_back(gauge("laas_repairs", "Columns replaced online around faulty links", repairs));
+  // Port counters of the performance manager (perfmgr TRUE), summed over a tenant's links and
+  // host ports since this SM started.
+  if (cluster_ && ids_ && !health_.totals().empty()) {
+    MetricFamily errors{"laas_tenant_port_errors_total",
+                        "Port errors (symbol, link recovery and downed, receive, integrity, "
+                        "overrun) on a tenant's links and host ports",
+                        "counter",
+                        {}};
+    MetricFamily discards{"laas_tenant_port_xmit_discards_total",
+                          "Packets discarded on a tenant's links and host ports",
+                          "counter",
+                          {}};
+    MetricFamily wait{"laas_tenant_port_xmit_wait_total",
+                      "PortXmitWait ticks (congestion) on a tenant's links and host ports",
+                      "counter",
+                      {}};
+    for (const auto& [name, t] : cluster_->tenants()) {
+      const auto h = link_health_json(t);
+      errors.samples.push_back({{{"tenant", name}}, h["errors"].get<double>()});
+      discards.samples.push_back({{{"tenant", name}}, h["xmit_discards"].get<double>()});
+      wait.samples.push_back({{{"tenant", name}}, h["xmit_wait"].get<double>()});
+    }
+    f.push_back(std::move(errors));
+    f.push_back(std::move(discards));
+    f.push_back(std::move(wait));
+  }
+  f.push_back(gauge("laas_isolated_links",
+                    "Links isolated as faults for their error counters (link_error_threshold)",
+                    static_cast<double>(isolated_links().size())));
 
   if (view_ && cluster_) {
     MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};

@@ -67,7 +67,10 @@ std::string read_text(const std::string& path, bool* exists) {
 }  // namespace
 
 TenantService::TenantService(ServiceConfig config, Logger log)
-    : config_(std::move(config)), log_(std::move(log)), store_(config_.state_dir) {
+    : config_(std::move(config)),
+      log_(std::move(log)),
+      store_(config_.state_dir),
+      health_(config_.link_error_threshold, config_.link_error_clean_readings) {
   allocator::make_placer(config_.algorithm);  // fail early on a bad algorithm name
   try {
     state_stamp_ = stamp_of(store_.path());
@@ -132,6 +135,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
                                            &view_->known());
       group_servers();
+      index_ports();
       return;
     }
     view_ = std::move(view);
@@ -188,13 +192,14 @@ void TenantService::rebuild_cluster() {
                                        &view_->known());
   cluster_->set_link_namer([this](topology::LinkId l) { return ids_->link_name(l); });
   group_servers();
+  index_ports();
   const auto& emb = view_->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   if (last_faults_spec_ != view_->tree.spec().text()) last_faults_ = {};
   log_fault_changes(*ids_, view_->tree, last_faults_, faults, log_);
   last_faults_ = faults;
   last_faults_spec_ = view_->tree.spec().text();
-  cluster_->set_faults(faults);
+  cluster_->set_faults(current_faults());  // with the links isolated for their errors
   // A management port keeps its whole server out of tenants' hands.
   auto skipped = cluster_->reserve(whole_servers(view_->management_hosts));
   (void)skipped;
@@ -292,6 +297,7 @@ RoutingSnapshot TenantService::snapshot() const {
   s.blocked = blocked_;
   if (cluster_)
     for (const auto& [name, t] : cluster_->tenants()) s.tenants.emplace_back(name, t.placement);
+  s.isolated_links = isolated_links();
   return s;
 }
 
@@ -701,6 +707,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     }
   }
   if (servers_.multi_port()) out["servers"] = servers_json(t);
+  if (!health_.totals().empty()) out["link_health"] = link_health_json(t);
   out.update(extra);
   return out;
 }

@@ -16,6 +16,7 @@
 
 #include "allocator/cluster.h"
 #include "export/records.h"
+#include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
 #include "service/sm_role.h"
@@ -54,6 +55,9 @@ struct ServiceConfig {
   // Prometheus textfile (issue 23): kept current after every routing run and change, for
   // node_exporter's textfile collector. Empty: only `laasctl metrics`.
   std::string metrics_file;
+  // Port errors (OpenSM's perfmgr) in one reading that isolate a link as a fault; 0: never.
+  std::uint64_t link_error_threshold = 0;
+  int link_error_clean_readings = 3;  // clean readings after which it returns
 };
 
 struct Caller {
@@ -70,6 +74,7 @@ struct RoutingSnapshot {
   std::vector<std::pair<std::string, allocator::Placement>> tenants;
   std::uint64_t generation = 0;
   std::string blocked;
+  std::vector<topology::LinkId> isolated_links;  // over the error threshold: route around them
 };
 
 class TenantService {
@@ -112,6 +117,9 @@ class TenantService {
   void on_routing_done(std::uint64_t generation);
   // A routing run's duration and the LFT blocks it left to send (for the metrics).
   void record_routing(double seconds, long lft_blocks);
+  // A reading of OpenSM's performance manager for one switch port (differences since the
+  // last one; service/port_counters.cc).
+  void on_port_counters(topology::Guid switch_guid, int port, const PortCounters& delta);
 
   // Request side: one NDJSON request object in, one response object out. Never throws.
   nlohmann::json handle(const nlohmann::json& request, const Caller& caller);
@@ -172,6 +180,11 @@ class TenantService {
   nlohmann::json host_show(const nlohmann::json& params) const;               // takes mu_
   nlohmann::json drain(const nlohmann::json& params, const Caller& caller);   // takes mu_
   nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
+  // Port counters (issue 23; service/port_counters.cc). mu_ held.
+  void index_ports();  // port_link_, port_host_ from ids_
+  std::vector<topology::LinkId> isolated_links() const;
+  allocator::Faults current_faults() const;  // the fabric's and the isolated links
+  nlohmann::json link_health_json(const allocator::Tenant& t) const;
   // Metrics (issue 23; service/service_metrics.cc).
   std::string metrics_text() const;  // mu_ held
   void write_metrics_file();         // mu_ held; logs (once per failure streak) when it cannot
@@ -223,6 +236,9 @@ class TenantService {
   Histogram routing_seconds_{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
   Histogram change_seconds_{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
   int last_audit_violations_ = -1;  // -1: no audit run yet
+  LinkHealth health_;
+  std::map<PortKey, topology::LinkId> port_link_;  // either end of a link
+  std::map<PortKey, topology::HostId> port_host_;  // a host's leaf port
   bool metrics_file_failing_ = false;
   bool loaded_ = false;
   bool interrupted_ = false;

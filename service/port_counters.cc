@@ -1,0 +1,112 @@
+// TenantService and the performance manager's port counters (issue 23): each reading is added
+// to its switch port; a tenant's links and host ports sum to its link health (tenant show, the
+// metrics); a link whose errors in one reading reach `link_error_threshold` is isolated as a
+// fault -- its tenant is repaired onto a free column as for a cable down (issue 10), routes
+// avoid it -- until it stays clean for `link_error_clean_readings` readings.
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+void TenantService::index_ports() {
+  port_link_.clear();
+  port_host_.clear();
+  if (!view_ || !ids_) return;
+  const auto& tree = view_->tree;
+  for (topology::LinkId l = 0; l < tree.total_links(); ++l) {
+    const auto lower = ids_->link(l);
+    port_link_[{lower.switch_guid, lower.port}] = l;
+    const auto [upper, port] = ids_->link_upper(l);
+    port_link_[{ids_->switch_guid(upper.first, upper.second), port}] = l;
+  }
+  for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
+    const auto id = ids_->host(h);
+    if (id.leaf_guid) port_host_[{id.leaf_guid, id.port}] = h;
+  }
+}
+
+std::vector<topology::LinkId> TenantService::isolated_links() const {
+  std::vector<topology::LinkId> out;
+  for (const auto& port : health_.isolated_ports())
+    if (auto it = port_link_.find(port); it != port_link_.end()) out.push_back(it->second);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+allocator::Faults TenantService::current_faults() const {
+  const auto& emb = view_->embedding;
+  allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
+  for (auto l : isolated_links()) faults.links.push_back(l);
+  return faults;
+}
+
+void TenantService::on_port_counters(topology::Guid switch_guid, int port,
+                                     const PortCounters& delta) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::uint64_t errors = delta.errors();
+    if (!health_.add({switch_guid, port}, delta) || !view_ || !cluster_) return;
+    const auto link = port_link_.find({switch_guid, port});
+    const std::string where = link != port_link_.end()
+                                  ? "link " + ids_->link_name(link->second)
+                                  : "port " + guid_hex(switch_guid) + "/" + std::to_string(port);
+    if (health_.isolated({switch_guid, port}))
+      log_(LogLevel::kWarning, "laas: fault: " + where + " had " + std::to_string(errors) +
+                                   " errors in one performance-manager reading (threshold " +
+                                   std::to_string(health_.threshold()) + "): isolated as a fault");
+    else
+      log_(LogLevel::kInfo, "laas: fault cleared: " + where + " clean for " +
+                                std::to_string(config_.link_error_clean_readings) +
+                                " readings: back in service");
+    if (link == port_link_.end()) return;  // a host's port: nothing to route around
+    cluster_->set_faults(current_faults());
+    const auto lines = cluster_->reconcile();
+    for (const auto& line : lines) log_(LogLevel::kInfo, "laas: " + line);
+    if (!lines.empty()) save_placed("the repairs around an isolated link");
+  }
+  if (reroute_) reroute_();
+}
+
+json TenantService::link_health_json(const allocator::Tenant& t) const {
+  std::vector<PortKey> ports;
+  auto link_ports = [&](topology::LinkId l) {
+    const auto lower = ids_->link(l);
+    ports.push_back({lower.switch_guid, lower.port});
+    const auto [upper, port] = ids_->link_upper(l);
+    ports.push_back({ids_->switch_guid(upper.first, upper.second), port});
+  };
+  for (auto l : t.placement.links) link_ports(l);
+  for (auto l : t.placement.idle) link_ports(l);
+  for (auto h : t.placement.hosts) {
+    const auto id = ids_->host(h);
+    ports.push_back({id.leaf_guid, id.port});
+  }
+  PortCounters sum;
+  json bad = json::array();
+  for (const auto& key : ports) {
+    const auto it = health_.totals().find(key);
+    const bool isolated = health_.isolated(key);
+    if (it == health_.totals().end() && !isolated) continue;
+    const PortCounters c = it == health_.totals().end() ? PortCounters{} : it->second;
+    sum.add(c);
+    if (c.errors() == 0 && c.xmit_discards == 0 && !isolated) continue;
+    const auto link = port_link_.find(key);
+    bad.push_back({{"port", link != port_link_.end()
+                                ? ids_->link_name(link->second)
+                                : guid_hex(key.first) + "/" + std::to_string(key.second)},
+                   {"errors", c.errors()},
+                   {"symbol_errors", c.symbol_errors},
+                   {"link_downed", c.link_downed},
+                   {"rcv_errors", c.rcv_errors},
+                   {"xmit_discards", c.xmit_discards},
+                   {"xmit_wait", c.xmit_wait},
+                   {"isolated", isolated}});
+  }
+  return {{"errors", sum.errors()},         {"symbol_errors", sum.symbol_errors},
+          {"link_downed", sum.link_downed}, {"xmit_discards", sum.xmit_discards},
+          {"xmit_wait", sum.xmit_wait},     {"ports_with_errors", bad}};
+}
+
+}  // namespace laas::service
