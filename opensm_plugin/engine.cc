@@ -368,10 +368,15 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   req.management_hosts.assign(mgmt.begin(), mgmt.end());
   req.management_switches = mgmt_switches;
   req.faulty_links = emb.missing_links;
-  // Links isolated for their error counters (issue 23) are faults to the routing too.
+  // Links isolated for their error counters (issue 23) are faults to the routing too, and
+  // allocations.json names them for the audit.
   for (auto l : snap.isolated_links)
     if (std::find(req.faulty_links.begin(), req.faulty_links.end(), l) == req.faulty_links.end())
       req.faulty_links.push_back(l);
+  if (!snap.isolated_links.empty())
+    alloc.isolated_links = make_record("isolated", 0, {{}, snap.isolated_links, {}, {}}, tree, emb,
+                                       fabric, layout_ ? &*layout_ : nullptr)
+                               .links;
   req.threads = config_.routing_threads;
   for (topology::HostId h : mgmt) {
     const int node = emb.host_node[h];

@@ -121,6 +121,7 @@ std::string to_json(const Allocations& a) {
             {"sm_port_guid", format_guid(a.sm_port_guid)},
             {"management", std::move(management)},
             {"tenants", std::move(tenants)}};
+  if (!a.isolated_links.empty()) root["isolated_links"] = links_json(a.isolated_links);
   if (!a.sm_ports.empty()) {
     json ports = json::array();
     for (Guid g : a.sm_ports) ports.push_back(format_guid(g));
@@ -142,6 +143,10 @@ Allocations allocations_from_json(const std::string& text) {
     if (root.contains("sm_ports"))
       for (const auto& g : root.at("sm_ports"))
         a.sm_ports.push_back(parse_guid(g.get<std::string>()));
+    if (root.contains("isolated_links"))
+      for (const auto& l : root.at("isolated_links"))
+        a.isolated_links.push_back(
+            {endpoint_from(l.at("switch"), true), endpoint_from(l.at("peer"), true)});
     for (const auto& t : root.at("tenants")) {
       TenantRecord r;
       r.name = t.at("name").get<std::string>();
@@ -276,6 +281,8 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
   input.tables = &tables;
   input.faulty_links = rec.embedding.missing_links;
   const service::PhysicalIds ids(*rec.tree, rec.embedding, fabric);
+  for (const auto& l : alloc.isolated_links)
+    if (const auto id = ids.link_at(l.lower.guid, l.lower.port)) input.faulty_links.push_back(*id);
   for (const auto& [name, record] : alloc.tenants) {
     routing::AuditTenant t;
     t.name = name;

@@ -65,6 +65,9 @@ struct Allocations {
   // Every SM's port recorded in the shared state (issue 22): management on every SM, so the
   // audit exempts them all, as the routing does. Ports absent from the fabric are skipped.
   std::vector<Guid> sm_ports{};
+  // Links isolated as faults for their error counters (issue 23): the routing avoids them, so
+  // the audit counts them as faulty too.
+  std::vector<LinkRecord> isolated_links{};
 };
 
 // JSON (see conf/laas.yaml and docs): {"version":1,"topology":..,"tenants":[{name, requested,

@@ -722,7 +722,10 @@ class Auditor {
       if (l >= t_.height()) continue;
       for (int c = 0; c < t_.up_columns(l); ++c) {
         const LinkId link = l == 1 ? t_.l1_link(i, c) : t_.l2_link(i, c);
-        if (std::binary_search(emb_.missing_links.begin(), emb_.missing_links.end(), link))
+        // Absent, or faulty as the input says (a link isolated for its errors, issue 23).
+        if (std::binary_search(emb_.missing_links.begin(), emb_.missing_links.end(), link) ||
+            std::find(in_.faulty_links.begin(), in_.faulty_links.end(), link) !=
+                in_.faulty_links.end())
           continue;
         const auto p = t_.parent_of(l, i, c);
         if (seen.insert({p.level, p.index}).second) stack.push_back({p.level, p.index});
