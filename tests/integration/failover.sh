@@ -54,6 +54,13 @@ cmp -s state.p2.before state/state.json || die "state.json changed after request
 [ "$(tenant_names 2)" = "a b " ] || die "the standby lists '$(tenant_names 2)', expected 'a b '"
 log "2: the standby refused add and remove (exit 3: $(head -c 200 refused.err | tr '\n' ' ')), state.json unchanged"
 
+# A host drained at the master (issue 23) stays drained at the SM that takes over.
+drained=$(ctl 1 --json host list --state free | jq -r '.[0].name')
+ctl 1 host drain "$drained" --reason "failover test" >/dev/null || die "host drain at SM 1 failed"
+rc=0
+ctl 2 host resume "$drained" >refused.out 2>refused.err || rc=$?
+[ $rc -eq 3 ] || die "host resume at the standby: exit $rc, expected 3: $(cat refused.err)"
+
 # --- 1. kill -9 of the master: the standby routes a and b with the same tables. ---------------
 audit_layout p1.before
 ctl 1 --json tenant show a >show.a.1
@@ -89,6 +96,9 @@ for t in a b; do
   cmp -s "show.$t.1" "show.$t.2" || die "tenant $t changed across the failover: $(diff "show.$t.1" "show.$t.2" | head)"
 done
 [ "$(role_of 2)" = master ] || die "SM 2's status says role '$(role_of 2)' after the failover"
+[ "$(ctl 2 --json host show "$drained" | jq -r .state)" = drained ] ||
+  die "$drained is not drained at SM 2 after the failover: $(ctl 2 --json host show "$drained")"
+ctl 2 host resume "$drained" >/dev/null || die "host resume at the new master failed"
 log "1: all $(grep -c '^0x' lfts.p1.after) LFT entries identical$([ "${AUDIT_SL2VL:-0}" = 1 ] &&
   echo ", SL2VL identical"), audit clean"
 
