@@ -107,6 +107,17 @@ AllocationMap map_from_json(const nlohmann::json& j) {
   }
 }
 
+std::vector<const MapRow*> leaves_in_order(const AllocationMap& map, bool* railed) {
+  std::vector<const MapRow*> rows;
+  for (const auto& row : map.leaves) rows.push_back(&row);
+  *railed = std::any_of(rows.begin(), rows.end(), [](auto* r) { return r->rail > 0; });
+  if (*railed)
+    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
+      return std::make_pair(a->rail, a->rail_group) < std::make_pair(b->rail, b->rail_group);
+    });
+  return rows;
+}
+
 std::string render_allocation_map(const AllocationMap& map, bool color) {
   // Tenants get letters in name order, so the legend is stable between calls.
   std::map<std::string, int> index;
@@ -141,13 +152,8 @@ std::string render_allocation_map(const AllocationMap& map, bool color) {
   out << pad("leaf") << "hosts" << std::string(host_col - 5, ' ') << "up-links\n";
   // Rail by rail when the leaves are rails (servers with a port on each): a tenant's servers
   // then show as the same columns of hosts on every rail.
-  std::vector<const MapRow*> rows;
-  for (const auto& row : map.leaves) rows.push_back(&row);
-  const bool railed = std::any_of(rows.begin(), rows.end(), [](auto* r) { return r->rail > 0; });
-  if (railed)
-    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
-      return std::make_pair(a->rail, a->rail_group) < std::make_pair(b->rail, b->rail_group);
-    });
+  bool railed = false;
+  const auto rows = leaves_in_order(map, &railed);
   int shown_rail = -1;
   for (const MapRow* r : rows) {
     const MapRow& row = *r;

@@ -34,6 +34,10 @@ AllocationMap map_from_json(const nlohmann::json& topology);
 // tenant letters, '.' free, 'm' management, 'X' down or faulty; a legend maps letters to names.
 std::string render_allocation_map(const AllocationMap& map, bool color);
 
+// The leaf rows in drawing order: rail by rail (then rail group) on a rail-optimized tree, where
+// a tenant's servers show as the same host columns on every rail; else as given.
+std::vector<const MapRow*> leaves_in_order(const AllocationMap& map, bool* railed);
+
 // The same map as an SVG document (issue 23): a square per host and up-link in its tenant's
 // colour, with tooltips and a legend, for a wiki page or a dashboard.
 std::string render_allocation_svg(const AllocationMap& map);

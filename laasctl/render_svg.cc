@@ -57,13 +57,8 @@ std::string render_allocation_svg(const AllocationMap& map) {
   int next = 0;
   for (auto& [name, i] : index) i = next++;
 
-  std::vector<const MapRow*> rows;
-  for (const auto& row : map.leaves) rows.push_back(&row);
-  const bool railed = std::any_of(rows.begin(), rows.end(), [](auto* r) { return r->rail > 0; });
-  if (railed)
-    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
-      return std::make_pair(a->rail, a->rail_group) < std::make_pair(b->rail, b->rail_group);
-    });
+  bool railed = false;
+  const auto rows = leaves_in_order(map, &railed);
   size_t name_chars = 8, hosts = 0, ups = 0;
   for (const auto* rs : {&map.leaves, &map.level2})
     for (const auto& r : *rs) {

@@ -249,6 +249,23 @@ json TenantService::host_show(const json& params) const {
   return {{"server", get_string(params, "name")}, {"ports", ports}};
 }
 
+// Saves a change of persisted_.drained (a new generation) or, when it cannot, restores `saved`
+// and fails the request: the drains in memory and on disk never differ.
+void TenantService::commit_drains(const std::vector<PersistedDrain>& saved, const char* done) {
+  ++persisted_.generation;
+  std::string not_durable;
+  try {
+    commit(&not_durable);
+  } catch (const RequestError& e) {
+    persisted_.drained = saved;
+    --persisted_.generation;
+    fail(e.code.c_str(), std::string("hosts not ") + done + ": " + e.message);
+  }
+  if (!not_durable.empty())
+    log_(LogLevel::kWarning, std::string("laas: hosts ") + done +
+                                 " but the state may not survive a crash: " + not_durable);
+}
+
 json TenantService::drain(const json& params, const Caller& caller) {
   const std::string reason = get_string(params, "reason");
   if (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 200)
@@ -275,17 +292,7 @@ json TenantService::drain(const json& params, const Caller& caller) {
     changed.push_back(id.name.empty() ? guid_hex(view_->host_guid(h)) : id.name);
   }
   if (!changed.empty()) {
-    ++persisted_.generation;
-    std::string not_durable;
-    try {
-      commit(&not_durable);
-    } catch (const RequestError& e) {
-      persisted_.drained = saved;
-      --persisted_.generation;
-      fail(e.code.c_str(), "hosts not drained: " + e.message);
-    }
-    if (!not_durable.empty())
-      log_(LogLevel::kWarning, "laas: drain saved but not synced: " + not_durable);
+    commit_drains(saved, "drained");
     cluster_->reserve(whole_servers(drained_hosts()));  // held ones leave with their tenant
     log_(LogLevel::kInfo, "laas: " + by + " drained " + changed.dump() + ": " + reason);
   }
@@ -341,17 +348,7 @@ json TenantService::resume(const json& params, const Caller& caller) {
     names.push_back(name.empty() ? guid : name);
   }
   if (!names.empty()) {
-    ++persisted_.generation;
-    std::string not_durable;
-    try {
-      commit(&not_durable);
-    } catch (const RequestError& e) {
-      persisted_.drained = saved;
-      --persisted_.generation;
-      fail(e.code.c_str(), "hosts not resumed: " + e.message);
-    }
-    if (!not_durable.empty())
-      log_(LogLevel::kWarning, "laas: resume saved but not synced: " + not_durable);
+    commit_drains(saved, "resumed");
     cluster_->unreserve(resumed);
     log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " resumed " + names.dump() +
                               (config_.resume_check.empty() ? "" : " (resume check passed)"));

@@ -176,9 +176,10 @@ class TenantService {
   nlohmann::json host_states() const;                   // {state: count} over every host
   nlohmann::json host_json(topology::HostId h,
                            const std::map<allocator::TenantIndex, std::string>& tenants) const;
-  nlohmann::json host_list(const nlohmann::json& params) const;               // takes mu_
-  nlohmann::json host_show(const nlohmann::json& params) const;               // takes mu_
-  nlohmann::json drain(const nlohmann::json& params, const Caller& caller);   // takes mu_
+  nlohmann::json host_list(const nlohmann::json& params) const;              // takes mu_
+  nlohmann::json host_show(const nlohmann::json& params) const;              // takes mu_
+  nlohmann::json drain(const nlohmann::json& params, const Caller& caller);  // takes mu_
+  void commit_drains(const std::vector<PersistedDrain>& saved, const char* done);
   nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
   // Port counters (issue 23; service/port_counters.cc). mu_ held.
   void index_ports();  // port_link_, port_host_ from ids_

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <filesystem>
 
+#include "demo_views.h"
 #include "service/sm_role.h"
 #include "service/state_store.h"
 #include "service/tenant_service.h"
@@ -19,11 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<const TopologyView> demo_view() {
-  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
-  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
-  return std::make_shared<TopologyView>(tree, fabric, emb);
-}
+using laas::test::demo_view;
 
 json req(const std::string& method, json params = json::object()) {
   params["wait"] = false;

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "demo_views.h"
 #include "service/tenant_service.h"
 #include "temp_files.h"
 #include "topology/embedding.h"
@@ -15,11 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-std::shared_ptr<const TopologyView> demo_view() {
-  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
-  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
-  return std::make_shared<TopologyView>(tree, fabric, emb);
-}
+using laas::test::demo_view;
 
 const Caller kAdmin{0, true};
 const Caller kReader{1000, false};

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <thread>
 
+#include "demo_views.h"
 #include "service/socket_server.h"
 #include "service/tenant_service.h"
 #include "temp_files.h"
@@ -17,11 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::shared_ptr<const TopologyView> demo_view(const std::string& spec = "xgft(2;4,8;1,4)") {
-  auto tree = laas::topology::FatTree::parse(spec);
-  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
-  return std::make_shared<TopologyView>(tree, fabric, emb);
-}
+using laas::test::demo_view;
 
 using TempDir = laas::test::TempDir;
 
