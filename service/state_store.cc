@@ -423,4 +423,12 @@ PersistedState StateStore::take_over(const std::string& master, topology::Guid s
   return state;
 }
 
+std::string read_text(const std::string& path, bool* exists) {
+  std::ifstream in(path);
+  if (exists) *exists = static_cast<bool>(in);
+  std::stringstream text;
+  if (in) text << in.rdbuf();
+  return text.str();
+}
+
 }  // namespace laas::service

@@ -174,6 +174,8 @@ class NotDurableError : public std::runtime_error {
 // Throws NotDurableError when only the last step failed, std::runtime_error (the old file
 // intact) otherwise; both name the path.
 void write_file_atomically(const std::string& path, const std::string& content, unsigned mode);
+// A file's whole text; `exists` (may be null) says whether it could be opened ("" if not).
+std::string read_text(const std::string& path, bool* exists);
 // Its two halves, for a writer that decides late whether the new content stands: stage_file
 // writes and syncs `path`.tmp (std::runtime_error, nothing left behind, when it cannot);
 // publish_staged_file renames it over `path` and syncs the directory (errors as above);

@@ -1,0 +1,151 @@
+// TenantService and the rest of the cluster: the managed partitions.conf (generated from the
+// tenants, written atomically, applied by OpenSM) and the export formats (`laasctl export`).
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "export/names.h"
+#include "export/openstack.h"
+#include "export/partitions.h"
+#include "export/routing_chains.h"
+#include "export/slurm.h"
+#include "service/request_params.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+std::string TenantService::partitions_text() const {
+  std::vector<exports::TenantRecord> records;
+  if (cluster_) {
+    json all = json::array();
+    for (const auto& [name, t] : cluster_->tenants()) all.push_back(tenant_json(t));
+    records = exports::tenants_from_json(all);
+    for (auto& r : records)
+      for (const auto& p : persisted_.tenants)
+        if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+  }
+  exports::PartitionOptions options;
+  const auto base = partitions_base();
+  options.base_text = base.text;
+  options.base_name = base.name;
+  // Management hosts (and the SM's port) are full members of every tenant partition: they
+  // serve every tenant.
+  options.management = {{"SELF", exports::Membership::kFull}};
+  if (view_)
+    for (auto h : view_->management_hosts)
+      options.management.push_back({guid_hex(view_->host_guid(h)), exports::Membership::kFull});
+  return exports::generate_partitions(records, options);
+}
+
+// The administrator's partitions: partitions_base when set, else the managed file itself
+// (everything outside LaaS's markers is kept), else none.
+TenantService::PartitionsBase TenantService::partitions_base() const {
+  PartitionsBase b;
+  const auto& base = config_.exports.partitions_base_file;
+  const auto& managed = config_.exports.managed_partitions_file;
+  bool exists = false;
+  if (!base.empty()) {
+    b.text = read_text(base, &exists);
+    b.name = base;
+    if (!exists) fail(error::kUnavailable, "cannot read the base partitions file " + base);
+  } else if (!managed.empty()) {
+    const std::string text = read_text(managed, &exists);
+    if (exists) {
+      b.text = text;
+      b.name = managed;
+    }
+  }
+  return b;
+}
+
+// Writes the managed partitions.conf when its content changes. A generation error leaves the
+// previous file in place: OpenSM would otherwise fall back to "everyone full member".
+bool TenantService::refresh_managed_partitions() {
+  const auto& path = config_.exports.managed_partitions_file;
+  if (path.empty() || !view_) return false;
+  try {
+    const std::string text = partitions_text();
+    if (text == last_partitions_) return false;
+    write_file_atomically(path, text, 0644);
+    last_partitions_ = text;
+    log_(LogLevel::kInfo, "laas: wrote " + path + " (" +
+                              std::to_string(cluster_ ? cluster_->tenants().size() : 0) +
+                              " tenant partitions)");
+    return true;
+  } catch (const RequestError& e) {
+    log_(LogLevel::kError, "laas: " + path + " not updated: " + e.message);
+  } catch (const std::exception& e) {
+    log_(LogLevel::kError, "laas: " + path + " not updated: " + e.what());
+  }
+  return false;
+}
+
+json TenantService::export_files(const json& params) const {
+  const std::string format = get_string(params, "format");
+  require_topology();
+  json all = json::array();
+  if (params.contains("tenant")) {
+    const std::string only = get_string(params, "tenant");
+    const auto* t = cluster_->find(only);
+    if (!t) fail(error::kNotFound, "no tenant named '" + only + "'");
+    all.push_back(tenant_json(*t));
+  } else {
+    for (const auto& [name, t] : cluster_->tenants()) all.push_back(tenant_json(t));
+  }
+  const bool removal = get_bool(params, "remove", false);
+  try {
+    auto records = exports::tenants_from_json(all);
+    for (auto& r : records)
+      for (const auto& p : persisted_.tenants)
+        if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+    // Schedulers see servers: one node (or compute host) a server, whatever its ports.
+    if (format == "slurm" || format == "openstack") one_host_per_server(records);
+    const auto& cfg = config_.exports;
+    if (format == "partitions") return {{"format", format}, {"content", partitions_text()}};
+    if (format == "routing-chains") {
+      const auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+      const auto files = exports::generate_routing_chains(records, &tree, {});
+      return {{"format", format},
+              {"files",
+               {{exports::kPortGroupsFile, files.port_groups},
+                {exports::kTopologiesFile, files.topologies},
+                {exports::kChainsFile, files.chains}}},
+              {"content", "# ---- pgrp_policy_file ----\n" + files.port_groups +
+                              "# ---- topo_policy_file ----\n" + files.topologies +
+                              "# ---- rch_policy_file ----\n" + files.chains}};
+    }
+    if (format == "slurm" || format == "slurm-topology") {
+      exports::SlurmOptions options;
+      options.node_names = cfg.slurm_node_names;
+      options.magnetic = get_bool(params, "magnetic", false);
+      options.partitions = get_bool(params, "slurm_partitions", false);
+      // Every tenant listed: reservations of departed tenants go.
+      options.prune = !params.contains("tenant");
+      if (format == "slurm-topology") {
+        auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+        one_leaf_per_server(tree);
+        return {{"format", format}, {"content", exports::generate_slurm_topology(tree, options)}};
+      }
+      return {{"format", format},
+              {"content", removal ? exports::generate_slurm_release(records, options)
+                                  : exports::generate_slurm_reservations(records, options)}};
+    }
+    if (format == "openstack") {
+      exports::OpenStackOptions options;
+      options.projects = cfg.openstack_projects;
+      options.host_names = cfg.openstack_hosts;
+      return {{"format", format},
+              {"content", removal ? exports::generate_openstack_remove(records, options)
+                                  : exports::generate_openstack_add(records, options)}};
+    }
+  } catch (const exports::ExportError& e) {
+    fail(error::kRefused, e.what());
+  }
+  fail(error::kBadRequest, "unknown export format '" + format +
+                               "'; formats: partitions, routing-chains, slurm, slurm-topology, "
+                               "openstack");
+}
+
+}  // namespace laas::service

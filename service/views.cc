@@ -1,0 +1,300 @@
+// TenantService's read views: the status summary, the allocation map (`topology`), a
+// tenant as `tenant show` prints it and its health under faults. Nothing here changes state.
+#include <algorithm>
+#include <set>
+
+#include "service/request_params.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+json TenantService::status() const {
+  const SmRole sm = role();
+  std::lock_guard<std::mutex> lock(mu_);
+  json s = {{"state_file", store_.path()},
+            {"sm", role_json(sm)},
+            {"term", persisted_.term},
+            {"generation", persisted_.generation},
+            {"routed_generation", routed_generation_},
+            {"tenants", cluster_ ? cluster_->tenants().size() : persisted_.tenants.size()},
+            {"tenants_not_placed", unplaced_.size()},
+            {"algorithm", config_.algorithm}};
+  if (view_) {
+    s["topology"] = view_->tree.spec().text();
+    s["hosts"] = view_->tree.num_hosts();
+    s["free_hosts"] = cluster_->state().free_hosts();
+    s["faulty_links"] = cluster_->state().faulty_links();
+    s["down_hosts"] = cluster_->state().down_hosts();
+    s["missing_switches"] = view_->embedding.missing_switches.size();
+    int degraded = 0, repairs = 0;
+    for (const auto& [name, t] : cluster_->tenants()) {
+      degraded += cluster_->health(t).degraded();
+      repairs += static_cast<int>(t.repairs.size());
+    }
+    s["tenants_degraded"] = degraded;
+    s["repairs"] = repairs;
+    // Parts of the intended tree that are down now (issue 10).
+    s["down_links"] = view_->down_links();
+    s["down_switches"] = view_->down_switches();
+    s["host_states"] = host_states();  // issue 23
+  } else {
+    s["topology"] = nullptr;
+    s["topology_error"] = topology_error_;
+  }
+  if (!blocked_.empty()) s["blocked"] = blocked_;
+  if (view_) {
+    json shared = json::array();
+    for (const auto& [name, guids] : shared_host_names(*view_)) {
+      json list = json::array();
+      for (auto g : guids) list.push_back(guid_hex(g));
+      shared.push_back({{"name", name}, {"guids", list}});
+    }
+    if (!shared.empty()) s["duplicate_host_names"] = shared;
+  }
+  return s;
+}
+
+void TenantService::require_topology() const {
+  if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
+  if (!view_ || !cluster_)
+    fail(error::kUnavailable, "no fat-tree is recognized: " + topology_error_);
+}
+
+json TenantService::topology_info(const json& params) const {
+  (void)params;
+  std::lock_guard<std::mutex> lock(mu_);
+  require_topology();
+  const auto& tree = view_->tree;
+  const auto& state = cluster_->state();
+  json leaves = json::array();
+  // Owners by tenant name, so a client can draw the paper's leaf x spine table.
+  std::map<allocator::TenantIndex, std::string> name_of;
+  for (const auto& [name, t] : cluster_->tenants()) name_of[t.index] = name;
+  auto owner = [&](allocator::TenantIndex i) -> json {
+    if (i == allocator::kFree) return nullptr;
+    if (i == allocator::kReserved) return "@management";
+    return name_of[i];
+  };
+  // Rail-optimized trees (issue 21): each leaf's rail group and rail, for a map drawn rail by rail.
+  const auto rails = servers_.multi_port() ? topology::leaf_rails(tree, servers_)
+                                           : std::vector<std::pair<int, int>>{};
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
+    json hosts = json::array(), links = json::array();
+    json down = json::array(), faulty = json::array(), link_owners = json::array();
+    for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
+      const auto h = tree.host_at(leaf, s);
+      // A drained host no tenant holds (issue 23); one a tenant holds still shows its tenant.
+      const bool out_of_service = state.host_owner(h) == allocator::kReserved && drain_of(h);
+      hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
+      down.push_back(state.host_down(tree.host_at(leaf, s)));
+    }
+    for (int c = 0; c < tree.up_columns(1); ++c) {
+      const auto l = tree.l1_link(leaf, c);
+      links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
+      faulty.push_back(state.link_faulty(l));
+      link_owners.push_back(owner(state.link_owner(l)));
+    }
+    leaves.push_back({{"name", ids_->switch_name(1, leaf)},
+                      {"guid", guid_hex(ids_->switch_guid(1, leaf))},
+                      {"hosts", hosts},
+                      {"hosts_down", down},
+                      {"up_links", links},
+                      {"up_links_faulty", faulty},
+                      {"up_links_owner", link_owners}});
+    if (!rails.empty()) {
+      leaves.back()["rail_group"] = rails[leaf].first;
+      leaves.back()["rail"] = rails[leaf].second;
+    }
+  }
+  json spines = json::array();
+  if (tree.height() == 3)
+    for (int sw = 0; sw < tree.num_switches(2); ++sw) {
+      json links = json::array(), faulty = json::array(), link_owners = json::array();
+      for (int c = 0; c < tree.up_columns(2); ++c) {
+        const auto l = tree.l2_link(sw, c);
+        links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
+        faulty.push_back(state.link_faulty(l));
+        link_owners.push_back(owner(state.link_owner(l)));
+      }
+      spines.push_back({{"name", ids_->switch_name(2, sw)},
+                        {"up_links", links},
+                        {"up_links_faulty", faulty},
+                        {"up_links_owner", link_owners}});
+    }
+  return {{"topology", tree.spec().text()},
+          {"hosts", tree.num_hosts()},
+          {"free_hosts", state.free_hosts()},
+          {"l1_links", tree.num_links(1)},
+          {"l1_allocated", state.allocated_links(1)},
+          {"l2_links", tree.height() == 3 ? tree.num_links(2) : 0},
+          {"l2_allocated", tree.height() == 3 ? state.allocated_links(2) : 0},
+          {"faulty_links", state.faulty_links()},
+          {"down_hosts", state.down_hosts()},
+          {"leaves", leaves},
+          {"level2", spines},
+          {"down", down_parts()}};
+}
+
+// One line per part of the intended tree that is down, with the tenant holding it.
+json TenantService::down_parts() const {
+  const auto& tree = view_->tree;
+  const auto& emb = view_->embedding;
+  const auto& state = cluster_->state();
+  std::map<allocator::TenantIndex, std::string> name_of;
+  for (const auto& [name, t] : cluster_->tenants()) name_of[t.index] = name;
+  auto held = [&](allocator::TenantIndex i) -> std::string {
+    if (i == allocator::kFree) return "";
+    if (i == allocator::kReserved) return " (management)";
+    return " (held by " + name_of[i] + ")";
+  };
+  json out = json::array();
+  for (const auto& [l, i] : emb.missing_switches)
+    out.push_back("switch " + view_->switch_node(l, i).name);
+  for (auto h : emb.missing_hosts)
+    out.push_back("host " + view_->host_name(h) + held(state.host_owner(h)));
+  for (auto l : emb.missing_links) {
+    const auto lo = tree.link_lower(l);
+    const auto up = tree.link_upper(l);
+    out.push_back("link " + view_->switch_node(lo.level, lo.index).name + " port " +
+                  std::to_string(view_->physical_port(lo.level, lo.index, lo.port)) + " - " +
+                  view_->switch_node(up.level, up.index).name + " port " +
+                  std::to_string(view_->physical_port(up.level, up.index, up.port)) +
+                  held(state.link_owner(l)));
+  }
+  return out;
+}
+
+json TenantService::tenant_json(const allocator::Tenant& t) const {
+  json hosts = json::array(), links = json::array();
+  const PersistedTenant* record = persisted(t.name);
+  for (auto h : t.placement.hosts) {
+    PersistedHost id = ids_->host(h);
+    const bool down = cluster_ && cluster_->state().host_down(h);
+    if (!id.guid && record)  // down: the GUID and name last seen on its slot
+      for (const auto& was : record->hosts)
+        if (was.leaf_guid == id.leaf_guid && was.port == id.port) {
+          id.guid = was.guid;
+          id.name = was.name;
+        }
+    json host = {{"name", id.name.empty() ? view_->host_name(h) : id.name},
+                 {"guid", guid_hex(id.guid)},
+                 {"lid", view_->host_lid(h)},
+                 {"leaf", {{"guid", guid_hex(id.leaf_guid)}, {"port", id.port}}}};
+    if (down) host["down"] = true;
+    hosts.push_back(std::move(host));
+  }
+  for (auto l : t.placement.links) {
+    const auto lo = view_->tree.link_lower(l);
+    const auto [upper, upper_port] = ids_->link_upper(l);
+    json link = {{"switch",
+                  {{"name", ids_->switch_name(lo.level, lo.index)},
+                   {"guid", guid_hex(ids_->switch_guid(lo.level, lo.index))},
+                   {"port", ids_->link(l).port}}},
+                 {"peer",
+                  {{"name", ids_->switch_name(upper.first, upper.second)},
+                   {"guid", guid_hex(ids_->switch_guid(upper.first, upper.second))},
+                   {"port", upper_port}}}};
+    if (cluster_ && cluster_->state().link_faulty(l)) link["faulty"] = true;
+    links.push_back(std::move(link));
+  }
+  const auto& s = t.placement.shape;
+  std::uint16_t pkey = record ? record->pkey : 0;
+  json extra = json::object();
+  if (record) {
+    if (!record->slurm_accounts.empty()) extra["slurm_accounts"] = record->slurm_accounts;
+    if (!record->slurm_users.empty()) extra["slurm_users"] = record->slurm_users;
+    if (!record->openstack_project.empty()) extra["openstack_project"] = record->openstack_project;
+  }
+  char pkey_hex[8];
+  std::snprintf(pkey_hex, sizeof pkey_hex, "0x%04x", pkey);
+  json out = {{"name", t.name},
+              {"pkey", pkey ? json(pkey_hex) : json(nullptr)},
+              {"requested", t.requested},
+              {"state", "routed"},
+              {"hosts", hosts},
+              {"links", links},
+              {"shape",
+               {{"text", s.text()},
+                {"leaves", {{"q", s.leaves.q}, {"d", s.leaves.d}, {"r", s.leaves.r}}},
+                {"pods", {{"q", s.pods.q}, {"d", s.pods.d}, {"r", s.pods.r}}}}}};
+  if (t.index >= 0 && cluster_ && cluster_->find(t.name)) {
+    out["health"] = health_json(t);
+    if (cluster_->health(t).degraded()) {
+      out["state"] = "degraded";
+      out["reason"] = health_text(t);
+    }
+  }
+  if (servers_.multi_port()) out["servers"] = servers_json(t);
+  if (!health_.totals().empty()) out["link_health"] = link_health_json(t);
+  out.update(extra);
+  return out;
+}
+
+// Everything about one tenant's faults, for tenant show / list (fields listed in the report of
+// issue 10): down hosts, faulty links it routes over, host pairs without a dedicated path,
+// repairs in force, links held idle.
+json TenantService::health_json(const allocator::Tenant& t) const {
+  const auto h = cluster_->health(t);
+  const auto& tree = view_->tree;
+  auto host_name = [&](topology::HostId id) {
+    const PersistedHost p = ids_->host(id);
+    if (!p.name.empty()) return p.name;
+    if (const auto* record = persisted(t.name))
+      for (const auto& was : record->hosts)
+        if (was.leaf_guid == p.leaf_guid && was.port == p.port && !was.name.empty())
+          return was.name;
+    return view_->host_name(id);
+  };
+  json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
+  for (auto id : h.down_hosts) down.push_back(host_name(id));
+  for (auto l : h.faulty_links) faulty.push_back(ids_->link_name(l));
+  constexpr size_t kMaxPairs = 64;
+  size_t total = 0;
+  for (const auto& [a, b] : h.lost_leaf_pairs)
+    for (auto x : t.placement.hosts) {
+      if (tree.leaf_of_host(x) != a) continue;
+      for (auto y : t.placement.hosts) {
+        if (tree.leaf_of_host(y) != b) continue;
+        if (++total <= kMaxPairs) pairs.push_back({host_name(x), host_name(y)});
+      }
+    }
+  for (const auto& r : t.repairs) {
+    json retired = json::array(), added = json::array();
+    for (auto l : r.retired) retired.push_back(ids_->link_name(l));
+    for (auto l : r.added) added.push_back(ids_->link_name(l));
+    repairs.push_back({{"retired", retired}, {"added", added}});
+  }
+  return {{"degraded", h.degraded()},
+          {"down_hosts", down},
+          {"faulty_links", faulty},
+          {"lost_pairs", pairs},
+          {"lost_pairs_total", total},
+          {"repairs", repairs},
+          {"idle_links", t.placement.idle.size()}};
+}
+
+std::string TenantService::health_text(const allocator::Tenant& t) const {
+  const json h = health_json(t);
+  std::string out;
+  auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
+  for (const auto& name : h["down_hosts"]) add("host " + name.get<std::string>() + " down");
+  for (const auto& name : h["faulty_links"]) add("link " + name.get<std::string>() + " faulty");
+  const auto total = h["lost_pairs_total"].get<size_t>();
+  if (total > 0) {
+    std::string pairs;
+    size_t shown = 0;
+    for (const auto& p : h["lost_pairs"]) {
+      if (++shown > 4) break;
+      pairs +=
+          (pairs.empty() ? "" : ", ") + p[0].get<std::string>() + "<->" + p[1].get<std::string>();
+    }
+    add(std::to_string(total) + " host pair(s) without a dedicated path (" + pairs +
+        (total > 4 ? ", ..." : "") + ")");
+  }
+  if (out.empty()) return "routed";
+  return "degraded: " + out;
+}
+
+}  // namespace laas::service
