@@ -249,6 +249,19 @@ json TenantService::host_show(const json& params) const {
   return {{"server", get_string(params, "name")}, {"ports", ports}};
 }
 
+// The hosts a drain or resume names (every port of a named server), once the caller may
+// change them and the fabric is known.
+std::vector<topology::HostId> TenantService::hosts_to_change(const json& params,
+                                                             const Caller& caller,
+                                                             const char* verb) const {
+  if (!caller.may_write)
+    fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " + verb +
+                                 " hosts (root or the laas group)");
+  require_topology();
+  if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
+  return whole_servers(resolve_hosts(params["hosts"], "hosts"));
+}
+
 // Saves a change of persisted_.drained (a new generation) or, when it cannot, restores `saved`
 // and fails the request: the drains in memory and on disk never differ.
 void TenantService::commit_drains(const std::vector<PersistedDrain>& saved, const char* done) {
@@ -271,12 +284,7 @@ json TenantService::drain(const json& params, const Caller& caller) {
   if (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 200)
     fail(error::kBadRequest, "field 'reason' must say why, in 1 to 200 characters");
   std::unique_lock<std::mutex> lock(mu_);
-  if (!caller.may_write)
-    fail(error::kPermission, "uid " + std::to_string(caller.uid) +
-                                 " may read but not drain hosts (root or the laas group)");
-  require_topology();
-  if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
-  const auto hosts = whole_servers(resolve_hosts(params["hosts"], "hosts"));
+  const auto hosts = hosts_to_change(params, caller, "drain");
   for (auto h : hosts)
     if (std::find(view_->management_hosts.begin(), view_->management_hosts.end(), h) !=
         view_->management_hosts.end())
@@ -307,12 +315,7 @@ json TenantService::resume(const json& params, const Caller& caller) {
   std::vector<std::pair<std::string, std::string>> to_check;  // (name, GUID)
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!caller.may_write)
-      fail(error::kPermission, "uid " + std::to_string(caller.uid) +
-                                   " may read but not resume hosts (root or the laas group)");
-    require_topology();
-    if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
-    for (auto h : whole_servers(resolve_hosts(params["hosts"], "hosts"))) {
+    for (auto h : hosts_to_change(params, caller, "resume")) {
       if (!drain_of(h)) fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
       const auto id = ids_ ? ids_->host(h) : PersistedHost{};
       to_check.push_back({id.name, guid_hex(view_->host_guid(h))});

@@ -9,27 +9,29 @@ namespace laas::service {
 
 using nlohmann::json;
 
-void TenantService::index_ports() {
+// Built on first use after a new view, not at every routing run: only perfmgr readings and
+// isolated links need it.
+const std::map<PortKey, topology::LinkId>& TenantService::port_links() const {
+  if (ports_indexed_) return port_link_;
   port_link_.clear();
-  port_host_.clear();
-  if (!view_ || !ids_) return;
-  const auto& tree = view_->tree;
-  for (topology::LinkId l = 0; l < tree.total_links(); ++l) {
+  if (!view_ || !ids_) return port_link_;
+  for (topology::LinkId l = 0; l < view_->tree.total_links(); ++l) {
     const auto lower = ids_->link(l);
     port_link_[{lower.switch_guid, lower.port}] = l;
     const auto [upper, port] = ids_->link_upper(l);
     port_link_[{ids_->switch_guid(upper.first, upper.second), port}] = l;
   }
-  for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
-    const auto id = ids_->host(h);
-    if (id.leaf_guid) port_host_[{id.leaf_guid, id.port}] = h;
-  }
+  ports_indexed_ = true;
+  return port_link_;
 }
 
 std::vector<topology::LinkId> TenantService::isolated_links() const {
   std::vector<topology::LinkId> out;
-  for (const auto& port : health_.isolated_ports())
-    if (auto it = port_link_.find(port); it != port_link_.end()) out.push_back(it->second);
+  const auto ports = health_.isolated_ports();
+  if (ports.empty()) return out;
+  const auto& links = port_links();
+  for (const auto& port : ports)
+    if (auto it = links.find(port); it != links.end()) out.push_back(it->second);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
@@ -48,8 +50,9 @@ void TenantService::on_port_counters(topology::Guid switch_guid, int port,
     std::lock_guard<std::mutex> lock(mu_);
     const std::uint64_t errors = delta.errors();
     if (!health_.add({switch_guid, port}, delta) || !view_ || !cluster_) return;
-    const auto link = port_link_.find({switch_guid, port});
-    const std::string where = link != port_link_.end()
+    const auto& links = port_links();
+    const auto link = links.find({switch_guid, port});
+    const std::string where = link != links.end()
                                   ? "link " + ids_->link_name(link->second)
                                   : "port " + guid_hex(switch_guid) + "/" + std::to_string(port);
     if (health_.isolated({switch_guid, port}))
@@ -60,7 +63,7 @@ void TenantService::on_port_counters(topology::Guid switch_guid, int port,
       log_(LogLevel::kInfo, "laas: fault cleared: " + where + " clean for " +
                                 std::to_string(config_.link_error_clean_readings) +
                                 " readings: back in service");
-    if (link == port_link_.end()) return;  // a host's port: nothing to route around
+    if (link == links.end()) return;  // a host's port: nothing to route around
     cluster_->set_faults(current_faults());
     const auto lines = cluster_->reconcile();
     for (const auto& line : lines) log_(LogLevel::kInfo, "laas: " + line);
@@ -92,8 +95,8 @@ json TenantService::link_health_json(const allocator::Tenant& t) const {
     const PortCounters c = it == health_.totals().end() ? PortCounters{} : it->second;
     sum.add(c);
     if (c.errors() == 0 && c.xmit_discards == 0 && !isolated) continue;
-    const auto link = port_link_.find(key);
-    bad.push_back({{"port", link != port_link_.end()
+    const auto link = port_links().find(key);
+    bad.push_back({{"port", link != port_links().end()
                                 ? ids_->link_name(link->second)
                                 : guid_hex(key.first) + "/" + std::to_string(key.second)},
                    {"errors", c.errors()},

@@ -27,6 +27,34 @@ void TenantService::note_change(const char* op, double seconds, bool ok) {
   change_seconds_.observe(seconds);
 }
 
+// The largest tenant a request would be placed for now: a binary search over the placer
+// (placements of Theorems 1-2 are nearly, not strictly, monotone in size: an estimate). It
+// costs a dozen searches, so it is kept until the allocation changes, not redone at every
+// routing run that changes nothing.
+int TenantService::largest_tenant() const {
+  const auto& state = cluster_->state();
+  const std::vector<long> key = {static_cast<long>(persisted_.generation), state.free_hosts(),
+                                 state.faulty_links(), state.down_hosts(),
+                                 static_cast<long>(cluster_->tenants().size())};
+  if (largest_key_ == key) return largest_;
+  const bool by_server = servers_.multi_port();
+  int lo = 0, hi = by_server ? servers_.count() : state.free_hosts();
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    bool fits;
+    if (by_server) {
+      fits = allocator::place_servers(state, servers_.ports, mid).placement.has_value();
+    } else {
+      allocator::Placement p;
+      fits = cluster_->plan("zz-capacity-probe", mid, &p).ok();
+    }
+    (fits ? lo : hi) = fits ? mid : mid - 1;
+  }
+  largest_key_ = key;
+  largest_ = lo;
+  return lo;
+}
+
 std::string TenantService::metrics_text() const {
   std::vector<MetricFamily> f;
   f.push_back(gauge("laas_state_generation",
@@ -131,22 +159,8 @@ std::string TenantService::metrics_text() const {
                  {{{{"part", "host"}}, double(view_->down_hosts())},
                   {{{"part", "link"}}, double(view_->down_links())},
                   {{{"part", "switch"}}, double(view_->down_switches())}}});
-    // The largest tenant a request would be placed for now: a binary search over the placer
-    // (placements of Theorems 1-2 are nearly, not strictly, monotone in size: an estimate).
-    int lo = 0, hi = state.free_hosts();
     const bool by_server = servers_.multi_port();
-    if (by_server) hi = servers_.count();
-    while (lo < hi) {
-      const int mid = (lo + hi + 1) / 2;
-      bool fits;
-      if (by_server) {
-        fits = allocator::place_servers(state, servers_.ports, mid).placement.has_value();
-      } else {
-        allocator::Placement p;
-        fits = cluster_->plan("zz-capacity-probe", mid, &p).ok();
-      }
-      (fits ? lo : hi) = fits ? mid : mid - 1;
-    }
+    const int lo = largest_tenant();
     f.push_back(gauge("laas_largest_tenant",
                       by_server ? "The largest tenant a request would be placed for now (servers)"
                                 : "The largest tenant a request would be placed for now (hosts)",

@@ -125,7 +125,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
                                            &view_->known());
       group_servers();
-      index_ports();
+      ports_indexed_ = false;  // a new view: port_links() re-indexes
       return;
     }
     view_ = std::move(view);
@@ -182,7 +182,7 @@ void TenantService::rebuild_cluster() {
                                        &view_->known());
   cluster_->set_link_namer([this](topology::LinkId l) { return ids_->link_name(l); });
   group_servers();
-  index_ports();
+  ports_indexed_ = false;  // a new view: port_links() re-indexes
   const auto& emb = view_->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   if (last_faults_spec_ != view_->tree.spec().text()) last_faults_ = {};

@@ -180,14 +180,17 @@ class TenantService {
   nlohmann::json host_show(const nlohmann::json& params) const;              // takes mu_
   nlohmann::json drain(const nlohmann::json& params, const Caller& caller);  // takes mu_
   void commit_drains(const std::vector<PersistedDrain>& saved, const char* done);
+  std::vector<topology::HostId> hosts_to_change(const nlohmann::json& params, const Caller& caller,
+                                                const char* verb) const;
   nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
   // Port counters (issue 23; service/port_counters.cc). mu_ held.
-  void index_ports();  // port_link_, port_host_ from ids_
+  const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
   std::vector<topology::LinkId> isolated_links() const;
   allocator::Faults current_faults() const;  // the fabric's and the isolated links
   nlohmann::json link_health_json(const allocator::Tenant& t) const;
   // Metrics (issue 23; service/service_metrics.cc).
   std::string metrics_text() const;  // mu_ held
+  int largest_tenant() const;        // mu_ held; cluster_ set
   void write_metrics_file();         // mu_ held; logs (once per failure streak) when it cannot
   void note_change(const char* op, double seconds, bool ok);  // mu_ held
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
@@ -238,8 +241,10 @@ class TenantService {
   Histogram change_seconds_{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
   int last_audit_violations_ = -1;  // -1: no audit run yet
   LinkHealth health_;
-  std::map<PortKey, topology::LinkId> port_link_;  // either end of a link
-  std::map<PortKey, topology::HostId> port_host_;  // a host's leaf port
+  mutable std::map<PortKey, topology::LinkId> port_link_;  // see port_links()
+  mutable bool ports_indexed_ = false;                     // port_link_ is for view_/ids_
+  mutable std::vector<long> largest_key_;                  // what largest_ was computed for
+  mutable int largest_ = 0;
   bool metrics_file_failing_ = false;
   bool loaded_ = false;
   bool interrupted_ = false;

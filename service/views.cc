@@ -77,6 +77,12 @@ json TenantService::topology_info(const json& params) const {
     if (i == allocator::kReserved) return "@management";
     return name_of[i];
   };
+  // An up-link's three cells: as drawn (faulty or its owner), faulty, and its owner.
+  auto up_link = [&](topology::LinkId l, json& cells, json& faulty, json& owners) {
+    cells.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
+    faulty.push_back(state.link_faulty(l));
+    owners.push_back(owner(state.link_owner(l)));
+  };
   // Rail-optimized trees (issue 21): each leaf's rail group and rail, for a map drawn rail by rail.
   const auto rails = servers_.multi_port() ? topology::leaf_rails(tree, servers_)
                                            : std::vector<std::pair<int, int>>{};
@@ -90,12 +96,8 @@ json TenantService::topology_info(const json& params) const {
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
-    for (int c = 0; c < tree.up_columns(1); ++c) {
-      const auto l = tree.l1_link(leaf, c);
-      links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
-      faulty.push_back(state.link_faulty(l));
-      link_owners.push_back(owner(state.link_owner(l)));
-    }
+    for (int c = 0; c < tree.up_columns(1); ++c)
+      up_link(tree.l1_link(leaf, c), links, faulty, link_owners);
     leaves.push_back({{"name", ids_->switch_name(1, leaf)},
                       {"guid", guid_hex(ids_->switch_guid(1, leaf))},
                       {"hosts", hosts},
@@ -112,12 +114,8 @@ json TenantService::topology_info(const json& params) const {
   if (tree.height() == 3)
     for (int sw = 0; sw < tree.num_switches(2); ++sw) {
       json links = json::array(), faulty = json::array(), link_owners = json::array();
-      for (int c = 0; c < tree.up_columns(2); ++c) {
-        const auto l = tree.l2_link(sw, c);
-        links.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
-        faulty.push_back(state.link_faulty(l));
-        link_owners.push_back(owner(state.link_owner(l)));
-      }
+      for (int c = 0; c < tree.up_columns(2); ++c)
+        up_link(tree.l2_link(sw, c), links, faulty, link_owners);
       spines.push_back({{"name", ids_->switch_name(2, sw)},
                         {"up_links", links},
                         {"up_links_faulty", faulty},
