@@ -205,15 +205,16 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
     auto out = engine.route(broken, 0);
     EXPECT_TRUE(out.ok) << out.error;
   }
-  // Two leaves cabled to each other: not a fat-tree.
-  disconnect(broken, emb.switch_node[0][0], 1);
-  disconnect(broken, emb.switch_node[0][1], 1);
-  broken.connect(emb.switch_node[0][0], 1, emb.switch_node[0][1], 1);
+  // A leaf cabled to itself: not a fat-tree.
+  const int leaf = emb.switch_node[0][0];
+  const int spare = static_cast<int>(broken.nodes[leaf].ports.size());
+  broken.nodes[leaf].ports.resize(spare + 2);
+  broken.connect(leaf, spare, leaf, spare + 1);
   Engine engine(config_in(dir), quiet());
   auto out = engine.route(broken, 0);
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.not_fat_tree);
-  EXPECT_NE(out.error.find("both have hosts"), std::string::npos) << out.error;
+  EXPECT_NE(out.error.find("loop cable"), std::string::npos) << out.error;
 
   dir.write("state.json", "{ truncated");
   Engine corrupt(config_in(dir), quiet());

@@ -11,6 +11,18 @@
 
 namespace laas::topology {
 
+struct AttachedHost {
+  int node = -1;  // the channel adapter's fabric node
+  int port = 0;   // its cabled port
+  int level = 0;  // the tree switch it is cabled to: level (1 = leaf) and index
+  int index = -1;
+  int switch_port = 0;  // that switch's physical port
+};
+
+struct ExtraCable {
+  int node = -1, port = 0, peer = -1, peer_port = 0;  // node < peer, or the same node twice
+};
+
 // The intended tree is kept whatever is down: absent parts are listed, never a reason to
 // re-derive a smaller tree. Identities are physical -- switch node GUIDs and port numbers --
 // so a missing cable never renames another (issue 10).
@@ -31,6 +43,12 @@ struct Embedding {
   std::vector<LinkId> missing_links;                  // sorted; the allocator treats them as faulty
   std::vector<HostId> missing_hosts;                  // sorted
   std::vector<std::pair<int, int>> missing_switches;  // sorted (level, index)
+  // Cables outside the tree (issue 24): a channel adapter cabled to a tree switch at a port the
+  // tree does not use (a storage or gateway host on a spine, an SM host's second cable) is an
+  // attached host, routed like a destination on that switch; any other cable (between two
+  // switches, to a switch outside the tree) is extra and never carries a route.
+  std::vector<AttachedHost> attached;
+  std::vector<ExtraCable> extra_cables;
 };
 
 // A fabric cabled exactly like the model (names comp-N / SW_L<l>_<i>, ports as laas-topogen

@@ -70,6 +70,58 @@ void finish_absent(const FatTree& tree, const Fabric& f, Embedding& emb) {
   }
 }
 
+// The (node, port) ends the embedding's hosts and present links use.
+std::set<std::pair<int, int>> tree_ends(const FatTree& tree, const Embedding& emb) {
+  std::set<std::pair<int, int>> used;
+  for (HostId h = 0; h < tree.num_hosts(); ++h) {
+    if (emb.host_node[h] < 0) continue;
+    const PortRef leaf = tree.host_peer(h);
+    used.insert({emb.switch_node[0][leaf.index], emb.port_map[0][leaf.index][leaf.port]});
+    used.insert({emb.host_node[h], emb.host_port[h]});
+  }
+  std::set<LinkId> missing(emb.missing_links.begin(), emb.missing_links.end());
+  for (LinkId link = 0; link < tree.total_links(); ++link) {
+    if (missing.count(link)) continue;
+    for (const PortRef& r : {tree.link_lower(link), tree.link_upper(link)})
+      used.insert(
+          {emb.switch_node[r.level - 1][r.index], emb.port_map[r.level - 1][r.index][r.port]});
+  }
+  return used;
+}
+
+// Lists the cables the tree does not use (issue 24): adapters on tree switches are attached
+// hosts, the rest extra cables. A switch cabled to itself is refused: the error, else "".
+std::string find_outside(const FatTree& tree, const Fabric& f, Embedding& emb) {
+  emb.attached.clear();
+  emb.extra_cables.clear();
+  const auto used = tree_ends(tree, emb);
+  for (int i = 0; i < static_cast<int>(f.nodes.size()); ++i) {
+    const auto& ports = f.nodes[i].ports;
+    for (int p = 1; p < static_cast<int>(ports.size()); ++p) {
+      const int q = ports[p].peer_node;
+      const int qp = ports[p].peer_port;
+      if (q < 0 || used.count({i, p})) continue;
+      if (q == i) {
+        if (p < qp)
+          return "a loop cable joins ports " + std::to_string(p) + " and " + std::to_string(qp) +
+                 " of " + describe(f, i) + ": a switch cabled to itself is not routed";
+        continue;
+      }
+      const bool ca_here = !f.nodes[i].is_switch;
+      const int sw = ca_here ? q : i;
+      const int ca = ca_here ? i : q;
+      const auto [level, index] = emb.node_model[sw];
+      if (f.nodes[sw].is_switch && !f.nodes[ca].is_switch && level >= 1 &&
+          emb.node_model[ca].first < 0) {
+        if (ca_here) emb.attached.push_back({ca, p, level, index, qp});
+        continue;
+      }
+      if (i < q) emb.extra_cables.push_back({i, p, q, qp});
+    }
+  }
+  return "";
+}
+
 void find_sm(const Fabric& f, Guid sm_port_guid, Recognition& r) {
   if (sm_port_guid == 0) return;
   for (int i = 0; i < static_cast<int>(f.nodes.size()); ++i)
@@ -113,7 +165,7 @@ class Recognizer {
     std::vector<int> out;
     const auto& ports = f_.nodes[node].ports;
     for (int p = 1; p < static_cast<int>(ports.size()); ++p)
-      if (ports[p].peer_node == peer) out.push_back(p);
+      if (ports[p].peer_node == peer && !ignored_.count({node, p})) out.push_back(p);
     return out;
   }
   std::vector<int> switch_peers(int node) const {
@@ -121,9 +173,16 @@ class Recognizer {
     const auto& ports = f_.nodes[node].ports;
     for (int p = 1; p < static_cast<int>(ports.size()); ++p) {
       const int q = ports[p].peer_node;
-      if (q >= 0 && f_.nodes[q].is_switch) s.insert(q);
+      if (q >= 0 && f_.nodes[q].is_switch && !ignored_.count({node, p})) s.insert(q);
     }
     return {s.begin(), s.end()};
+  }
+  // A cable outside the tree: every step after ranking ignores it (find_outside lists it).
+  void ignore_cables(int a, int b) {
+    for (int p : ports_to(a, b)) {
+      ignored_.insert({a, p});
+      ignored_.insert({b, f_.nodes[a].ports[p].peer_port});
+    }
   }
   int pod_of_node(int node) const {
     for (size_t k = 0; k < pod_l2_.size(); ++k)
@@ -137,6 +196,7 @@ class Recognizer {
   const int n_;
   const FatTreeSpec* target_;  // declared shape, or null for the largest consistent tree
   std::string error_;
+  std::set<std::pair<int, int>> ignored_;   // (node, port) ends of cables outside the tree
   std::vector<int> level_;                  // per node: 0 CA or off-tree, 1.. switch level
   std::vector<std::vector<int>> by_level_;  // [level-1] -> nodes
   std::vector<std::vector<int>> hosts_of_;  // per node (leaves): CAs
@@ -164,10 +224,22 @@ bool Recognizer::classify() {
     if (cabled > 1)
       return fail(describe(f_, i) + " has " + std::to_string(cabled) +
                   " cabled ports; hosts with several fabric ports are not supported");
-    if (!f_.nodes[peer].is_switch)
-      return fail(describe(f_, i) + " is cabled directly to " + describe(f_, peer));
+    if (!f_.nodes[peer].is_switch) continue;  // two adapters cabled together: outside the tree
     hosts_of_[peer].push_back(i);
   }
+  // A storage or gateway host on a spine makes that spine carry hosts too. A leaf's switch
+  // neighbours carry no hosts; a switch most of whose neighbours are switches with more hosts
+  // than it has is above them: its hosts are attached to the tree, not slots of it.
+  std::vector<int> demoted;
+  for (int i = 0; i < n_; ++i) {
+    if (!f_.nodes[i].is_switch || hosts_of_[i].empty()) continue;
+    const auto peers = switch_peers(i);
+    int above = 0;
+    for (int q : peers)
+      if (q != i && hosts_of_[q].size() > hosts_of_[i].size()) ++above;
+    if (2 * above > static_cast<int>(peers.size())) demoted.push_back(i);
+  }
+  for (int i : demoted) hosts_of_[i].clear();
   return true;
 }
 
@@ -200,14 +272,14 @@ bool Recognizer::rank_levels() {
       continue;  // an uncabled switch is not part of the fabric
     }
     for (int t : peers) {
+      if (t == i)
+        return fail("a loop cable joins two ports of " + describe(f_, i) +
+                    ": a switch cabled to itself is not routed (remove the cable)");
       const int d = level_[t] - level_[i];
       if (d == 1 || d == -1) continue;
-      if (level_[i] == 1 && level_[t] == 1)
-        return fail(describe(f_, i) + " and " + describe(f_, t) +
-                    " both have hosts and are cabled to each other");
-      return fail(describe(f_, i) + " (level " + std::to_string(level_[i]) + ") is cabled to " +
-                  describe(f_, t) + " (level " + std::to_string(level_[t]) +
-                  "): a fat-tree only cables adjacent levels");
+      // Two leaves, or two switches of one level, cabled together (a miscabled port while a
+      // leaf is installed): a cable outside the tree, never used by a route.
+      ignore_cables(i, t);
     }
   }
   if (height_ < 2)
@@ -670,6 +742,10 @@ Recognition Recognizer::run(Guid sm_port_guid) {
     FatTree tree(spec);
     build_maps(tree, r.embedding);
     finish_absent(tree, f_, r.embedding);
+    if (std::string loop = find_outside(tree, f_, r.embedding); !loop.empty()) {
+      r.error = loop;
+      return r;
+    }
     const std::string bad = verify_embedding(tree, r.embedding, f_);
     if (!bad.empty()) {
       r.error = "the fabric looks like " + spec.text() + " but " + bad;
@@ -777,6 +853,7 @@ std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition
     emb.node_model[ca] = {0, host};
   }
   finish_absent(tree, fabric, emb);
+  if (std::string loop = find_outside(tree, fabric, emb); !loop.empty()) return loop;
   const std::string bad = verify_embedding(tree, emb, fabric);
   if (!bad.empty()) return bad;
   r.tree.emplace(std::move(tree));
@@ -908,6 +985,23 @@ std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fa
              where(up.level, up.index, up.port) + " has no cable";
     used.insert({a, pa});
     used.insert({b, pb});
+  }
+  // Cables outside the tree must be listed as such (find_outside).
+  for (const auto& a : emb.attached) {
+    const int sw = a.level >= 1 && a.level <= tree.height() && a.index >= 0 &&
+                           a.index < tree.num_switches(a.level)
+                       ? emb.switch_node[a.level - 1][a.index]
+                       : -1;
+    if (!cable(a.node, a.port, sw, a.switch_port) || fabric.nodes[a.node].is_switch)
+      return "an attached host is not cabled where the embedding says";
+    used.insert({a.node, a.port});
+    used.insert({sw, a.switch_port});
+  }
+  for (const auto& c : emb.extra_cables) {
+    if (!cable(c.node, c.port, c.peer, c.peer_port))
+      return "an extra cable is not cabled where the embedding says";
+    used.insert({c.node, c.port});
+    used.insert({c.peer, c.peer_port});
   }
   for (int i = 0; i < n; ++i) {
     const auto& ports = fabric.nodes[i].ports;

@@ -12,8 +12,12 @@
 // plugin's layout.json, GUIDs and physical ports from the first recognition), a declared spec
 // (laas.yaml `topology:`), or the largest consistent tree the cabling shows (m1 = the most
 // hosts seen on a leaf, and so on). Absent hosts, cables and switches are listed in the
-// Embedding (missing_*), never a reason to refuse. Anything that is not a fat-tree -- extra
-// cables, nodes off the tree, hosts on two levels, more than three levels -- is refused.
+// Embedding (missing_*), never a reason to refuse. Cables outside the tree are not either
+// (issue 24): an adapter on a tree switch's unused port (storage on a spine, an SM host cabled
+// twice) is an attached host, a cable between two leaves or switches of one level an extra
+// cable (Embedding::attached, extra_cables); a switch most of whose neighbours carry more hosts
+// than it does is above them. Refused: a switch cabled to itself (a loop cable), hosts on more
+// than three levels of switches, disjoint groups, and whatever the declared spec cannot hold.
 #pragma once
 
 #include <optional>

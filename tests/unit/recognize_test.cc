@@ -143,16 +143,43 @@ TEST(Recognize, FindsTheSmPort) {
   EXPECT_EQ(r.sm_host, -1);
 }
 
-TEST(Recognize, RejectsLeafToLeafCable) {
+TEST(Recognize, LeafToLeafCableIsOutsideTheTree) {
   const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = build_model_fabric(tree);
-  // Swap a leaf's up-link for a cable to another leaf.
+  // Swap a leaf's up-link for a cable to another leaf (issue 24: a miscabled port).
   disconnect(fabric, emb.switch_node[0][0], 1);
   disconnect(fabric, emb.switch_node[0][1], 1);
   fabric.connect(emb.switch_node[0][0], 1, emb.switch_node[0][1], 1);
   const Recognition r = recognize(fabric);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.tree->spec().text(), tree.spec().text());
+  ASSERT_EQ(r.embedding.extra_cables.size(), 1u);
+  EXPECT_EQ(r.embedding.missing_links.size(), 2u);
+  EXPECT_TRUE(r.embedding.attached.empty());
+  EXPECT_EQ(verify_embedding(*r.tree, r.embedding, fabric), "");
+  // The self-check catches an extra cable that is not listed.
+  Embedding unlisted = r.embedding;
+  unlisted.extra_cables.clear();
+  EXPECT_NE(verify_embedding(*r.tree, unlisted, fabric).find("not part of the tree"),
+            std::string::npos);
+}
+
+TEST(Recognize, LoopCableIsRefused) {
+  const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = build_model_fabric(tree);
+  const Layout layout = layout_of(tree, emb, fabric);
+  const int leaf = emb.switch_node[0][2];
+  const int spare = static_cast<int>(fabric.nodes[leaf].ports.size());
+  fabric.nodes[leaf].ports.resize(spare + 2);
+  fabric.connect(leaf, spare, leaf, spare + 1);
+  Recognition r = recognize(fabric);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error.find("both have hosts"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("loop cable"), std::string::npos) << r.error;
+  RecognizeOptions o;
+  o.layout = &layout;
+  r = recognize(fabric, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error.find("loop cable"), std::string::npos) << r.error;
 }
 
 TEST(Recognize, MissingHostIsAbsentNotARefusal) {
@@ -168,11 +195,12 @@ TEST(Recognize, MissingHostIsAbsentNotARefusal) {
   EXPECT_TRUE(r.embedding.missing_links.empty());
 }
 
-TEST(Recognize, RejectsHostOnSpineAndExtraSwitch) {
+TEST(Recognize, HostOnSpineIsAttachedAndExtraSwitchRefused) {
   const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
-  {
+  for (bool recorded : {false, true}) {
     auto [fabric, emb] = build_model_fabric(tree);
-    // A storage node on a spine: the spine becomes a "leaf" cabled to leaves.
+    const Layout layout = layout_of(tree, emb, fabric);
+    // A storage node on a spine (issue 24): attached to the tree, not a leaf slot.
     FabricNode ca;
     ca.guid = 0x999;
     ca.port_guid = 0x99a;
@@ -181,9 +209,20 @@ TEST(Recognize, RejectsHostOnSpineAndExtraSwitch) {
     const int id = fabric.add_node(ca);
     fabric.nodes[emb.switch_node[1][0]].ports.resize(10);
     fabric.connect(id, 1, emb.switch_node[1][0], 9);
-    const Recognition r = recognize(fabric);
-    ASSERT_FALSE(r.ok());
-    EXPECT_NE(r.error.find("both have hosts"), std::string::npos) << r.error;
+    RecognizeOptions o;
+    if (recorded) o.layout = &layout;
+    const Recognition r = recognize(fabric, o);
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.tree->spec().text(), tree.spec().text());
+    EXPECT_EQ(r.source, recorded ? TreeSource::kLayout : TreeSource::kCabling);
+    ASSERT_EQ(r.embedding.attached.size(), 1u);
+    const AttachedHost& a = r.embedding.attached[0];
+    EXPECT_EQ(a.node, id);
+    EXPECT_EQ(a.level, 2);
+    EXPECT_EQ(a.index, 0);
+    EXPECT_EQ(a.switch_port, 9);
+    EXPECT_TRUE(r.embedding.missing_hosts.empty());
+    EXPECT_EQ(r.embedding.host_node, emb.host_node);
   }
   {
     auto [fabric, emb] = build_model_fabric(tree);
@@ -236,7 +275,7 @@ TEST(Recognize, RejectsSingleSwitchAndIbsimExamples) {
       "Hca 2 \"Hca4\"\n[1] \"Switch2\"[2]\n");
   r = recognize(read_ibnetdiscover(two));
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error.find("both have hosts"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("single switch level"), std::string::npos) << r.error;
 }
 
 TEST(Recognize, NetfileRoundTrip) {
@@ -424,19 +463,35 @@ TEST(Recognize, ParallelPairKeepsIdentityWithoutARecord) {
   EXPECT_EQ(r.embedding.port_map, emb.port_map);
 }
 
-TEST(Recognize, NotAFatTreeIsRefusedEvenWithARecord) {
+TEST(Recognize, ExtraCableKeepsTheRecordedTree) {
   const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = build_model_fabric(tree);
   const Layout layout = layout_of(tree, emb, fabric);
-  disconnect(fabric, emb.switch_node[0][0], 1);
-  disconnect(fabric, emb.switch_node[0][1], 1);
-  fabric.connect(emb.switch_node[0][0], 1, emb.switch_node[0][1], 1);
+  // A second cable between a leaf and a spine on spare ports, and an SM host's second port on
+  // a spare leaf port: both outside the recorded tree, neither a reason to refuse it.
+  const int leaf = emb.switch_node[0][0], spine = emb.switch_node[1][1];
+  const int lp = static_cast<int>(fabric.nodes[leaf].ports.size());
+  const int sp = static_cast<int>(fabric.nodes[spine].ports.size());
+  fabric.nodes[leaf].ports.resize(lp + 2);
+  fabric.nodes[spine].ports.resize(sp + 1);
+  fabric.connect(leaf, lp, spine, sp);
+  FabricNode second;
+  second.guid = second.port_guid = 0x5e55;
+  second.name = fabric.nodes[emb.host_node[0]].name;
+  second.ports.resize(3);
+  const int id = fabric.add_node(second);
+  fabric.connect(id, 2, leaf, lp + 1);
   RecognizeOptions o;
   o.layout = &layout;
   const Recognition r = recognize(fabric, o);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error.find("both have hosts"), std::string::npos) << r.error;
-  EXPECT_NE(r.error.find("does not fit"), std::string::npos) << r.error;
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.source, TreeSource::kLayout);
+  EXPECT_EQ(r.embedding.port_map, emb.port_map);
+  ASSERT_EQ(r.embedding.extra_cables.size(), 1u);
+  ASSERT_EQ(r.embedding.attached.size(), 1u);
+  EXPECT_EQ(r.embedding.attached[0].level, 1);
+  EXPECT_EQ(r.embedding.attached[0].switch_port, lp + 1);
+  EXPECT_TRUE(r.embedding.missing_links.empty());
 }
 
 TEST(Recognize, DeclaredSpecMustFitTheCabling) {
