@@ -483,10 +483,18 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
 
   std::vector<std::string> parts;
   if (!base.empty()) parts.push_back(base);
-  if (!has_default)
+  if (!has_default) {
+    // Management hosts and shared services (storage, login) serve everyone in the default
+    // partition too: without them there, ALL_CAS=limited would cut them off (issue 24).
+    std::string def = kDefaultPartition;
+    std::string extra;
+    for (const auto& m : management)
+      if (m.rfind("SELF=", 0) != 0) extra += ", " + m;
+    def.insert(def.rfind(" ;"), extra);
     parts.push_back(std::string("# Default partition added by LaaS (no P_Key 0x7fff rule was "
                                 "given)\n") +
-                    kDefaultPartition);
+                    def);
+  }
   std::string block =
       std::string(kBeginMarker) + " (generated; edits between these markers are overwritten)\n";
   for (std::size_t i = 0; i < tenants.size(); ++i) {

@@ -99,10 +99,13 @@ Config load_config(const std::string& path) {
                     : key == "servers"         ? c.servers
                                                : c.openstack_projects;
         for (const auto& e : v) map[e.first.as<std::string>()] = e.second.as<std::string>();
-      } else if (key == "management") {
+      } else if (key == "management" || key == "shared_services") {
         if (!v.IsSequence() && !v.IsNull())
           throw std::invalid_argument("expected a list of port GUIDs");
-        for (const auto& g : v) c.management.push_back(parse_guid(g.as<std::string>()));
+        auto& list = key == "management" ? c.management : c.shared_services;
+        for (const auto& g : v) list.push_back(parse_guid(g.as<std::string>()));
+      } else if (key == "fail_open") {
+        c.fail_open = v.as<bool>();
       } else {
         throw std::invalid_argument("unknown key");
       }

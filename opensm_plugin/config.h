@@ -30,6 +30,13 @@ struct Config {
   int link_error_clean_readings = 3;
   // Port GUIDs of management hosts: never allocated, reachable from everyone.
   std::vector<std::uint64_t> management;
+  // Port GUIDs of shared services (storage, gateways) every tenant must reach: the same rules as
+  // management, on a leaf slot or cabled anywhere else on a tree switch (issue 24).
+  std::vector<std::uint64_t> shared_services;
+  // What to do while tenants exist and the fabric cannot be recognized or the tenant state
+  // cannot be read: false (the default) keeps every tenant's routes and nothing else changes
+  // (fail closed); true lets OpenSM's next routing engine route the fabric (fail open).
+  bool fail_open = false;
   // When set (e.g. "xgft(2;4,8;1,4)"), a fabric recognized as anything else is refused.
   std::string topology;
   // How often the plugin looks at tenants.yaml and asks OpenSM to re-route when it changed

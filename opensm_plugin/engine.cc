@@ -282,13 +282,24 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   std::map<Guid, topology::HostId> host_by_guid;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
     if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
-  for (Guid g : config_.management) {
-    auto it = host_by_guid.find(g);
-    if (it == host_by_guid.end())
-      out.warnings.push_back("management port " + format_guid(g) + " is not a host of the tree");
-    else
-      mgmt.insert(it->second);
-  }
+  // Hosts cabled outside the tree's slots (issue 24): a leaf with one routes like a management
+  // leaf (its attached hosts reach every host, as management does); those configured as
+  // management or shared services join every tenant partition.
+  std::set<Guid> attached_ports;
+  for (const auto& a : emb.attached) attached_ports.insert(fabric.nodes[a.node].port_guid);
+  std::vector<Guid> outside_members;
+  for (const auto* list : {&config_.management, &config_.shared_services})
+    for (Guid g : *list) {
+      auto it = host_by_guid.find(g);
+      if (it != host_by_guid.end())
+        mgmt.insert(it->second);
+      else if (attached_ports.count(g))
+        outside_members.push_back(g);
+      else
+        out.warnings.push_back(
+            std::string(list == &config_.management ? "management port " : "shared service port ") +
+            format_guid(g) + " is not cabled to the tree");
+    }
   std::vector<std::pair<int, int>> mgmt_switches;
   std::vector<int> mgmt_switch_nodes;
   if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch) {
@@ -307,6 +318,14 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
         mgmt_switches.push_back(emb.node_model[n]);
         mgmt_switch_nodes.push_back(static_cast<int>(n));
       }
+  }
+  for (const auto& a : emb.attached) {
+    if (a.level != 1 || emb.switch_node[0][a.index] < 0) continue;
+    const std::pair<int, int> leaf{1, a.index};
+    if (std::find(mgmt_switches.begin(), mgmt_switches.end(), leaf) != mgmt_switches.end())
+      continue;
+    mgmt_switches.push_back(leaf);
+    mgmt_switch_nodes.push_back(emb.switch_node[0][a.index]);
   }
   std::sort(mgmt_switches.begin(), mgmt_switches.end());
   std::sort(mgmt_switch_nodes.begin(), mgmt_switch_nodes.end());
@@ -327,9 +346,12 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   }
 
   const auto t_place = Clock::now();
-  auto view = std::make_shared<const service::TopologyView>(
+  auto fresh = std::make_shared<service::TopologyView>(
       tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()),
       layout_ ? *layout_ : topology::Layout{});
+  std::sort(outside_members.begin(), outside_members.end());
+  fresh->outside_members = std::move(outside_members);
+  std::shared_ptr<const service::TopologyView> view = fresh;
   view_ = view;
   // The service logs one line per fault seen and cleared (log_fault_changes).
   service_.on_topology(view);

@@ -34,6 +34,10 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
         lid[tables.endpoint_of_switch(level, i)] =
             need(embedding.switch_node[level - 1][i], tree.switch_name(level, i));
   }
+  for (const auto& a : embedding.attached) {
+    const topology::Lid l = fabric.lid_of(a.node);
+    if (l > max_lid) max_lid = l;
+  }
   LidTables out(fabric.nodes.size());
   for (int level = 1; level <= tree.height(); ++level) {
     for (int i = 0; i < tree.num_switches(level); ++i) {
@@ -51,6 +55,20 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
                              " has no physical port");
         lft[lid[e]] = static_cast<std::uint8_t>(ports[p]);
       }
+    }
+  }
+  for (const auto& a : embedding.attached) {
+    const topology::Lid l = fabric.lid_of(a.node);
+    const int at = embedding.switch_node.at(a.level - 1).at(a.index);
+    if (l == 0 || at < 0) continue;  // no LID yet, or its switch is absent
+    const topology::Lid via = lid[tables.endpoint_of_switch(a.level, a.index)];
+    for (std::size_t node = 0; node < out.size(); ++node) {
+      LidTable& lft = out[node];
+      if (lft.empty()) continue;
+      if (static_cast<int>(node) == at)
+        lft[l] = static_cast<std::uint8_t>(a.switch_port);
+      else if (via != 0)
+        lft[l] = lft[via];
     }
   }
   return out;

@@ -130,6 +130,10 @@ using LidTables = std::vector<LidTable>;  // [fabric node]
 
 // Every table has max LID + 1 entries (kNoRoute where nothing is routed; LID 0 unused). Throws
 // RoutingError if the embedding does not match the tree or an endpoint has no LID.
+// Hosts attached outside the tree's slots (Embedding::attached, issue 24) take the routes of
+// the switch they are cabled to, and that switch forwards them on their port: traffic to a
+// storage host on a spine goes where management traffic to the spine goes, over links no
+// tenant holds wherever they lead there. Their own traffic follows their switch's entries.
 LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
                         const FatTree& tree, const ModelTables& tables);
 

@@ -36,6 +36,9 @@ std::string TenantService::partitions_text() const {
   if (view_)
     for (auto h : view_->management_hosts)
       options.management.push_back({guid_hex(view_->host_guid(h)), exports::Membership::kFull});
+  if (view_)
+    for (auto g : view_->outside_members)
+      options.management.push_back({guid_hex(g), exports::Membership::kFull});
   return exports::generate_partitions(records, options);
 }
 

@@ -117,8 +117,8 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
     const auto& now = view->embedding;
     if (view_ && cluster_ && !sm_ports_dirty_ && view_->fingerprint() == view->fingerprint() &&
         view_->management_hosts == view->management_hosts &&
-        was.missing_links == now.missing_links && was.missing_hosts == now.missing_hosts &&
-        was.missing_switches == now.missing_switches) {
+        view_->outside_members == view->outside_members && was.missing_links == now.missing_links &&
+        was.missing_hosts == now.missing_hosts && was.missing_switches == now.missing_switches) {
       // Same cabling, same faults: the placed tenants stand as they are; the new view may carry
       // new LIDs.
       view_ = std::move(view);

@@ -26,6 +26,9 @@ struct TopologyView {
   topology::Fabric fabric;
   topology::Embedding embedding;
   std::vector<topology::HostId> management_hosts;  // never allocated to tenants
+  // Port GUIDs of management hosts and shared services cabled outside the tree's slots
+  // (Embedding::attached, issue 24): full members of every tenant partition, like those above.
+  std::vector<topology::Guid> outside_members;
 
   // GUID of the host's cabled port; for an absent host the GUID last seen in its slot (0 when
   // never seen).
