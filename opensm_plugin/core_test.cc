@@ -383,3 +383,119 @@ TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
   ASSERT_TRUE(out.ok) << out.error;
   for (const auto& w : out.warnings) ADD_FAILURE() << w;
 }
+
+namespace {
+
+json call(Engine& engine, const std::string& method) {
+  const json r = engine.service().handle({{"v", 1}, {"method", method}}, {0, true});
+  return r.value("result", json::object());
+}
+
+void add_loop_cable(topology::Fabric& f, int node) {
+  const int spare = static_cast<int>(f.nodes[node].ports.size());
+  f.nodes[node].ports.resize(spare + 2);
+  f.connect(node, spare, node, spare + 1);
+}
+
+}  // namespace
+
+// Issue 24: while tenants exist, a fabric that cannot be recognized keeps the last good tables
+// (and says why); the state made unreadable routes the tenants last routed; both recover.
+TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n");
+  Engine engine(config_in(dir), quiet());
+  const auto good = engine.route(fabric, sm);
+  ASSERT_TRUE(good.ok) << good.error;
+  EXPECT_TRUE(good.fail_closed.empty());
+
+  topology::Fabric looped = fabric;
+  add_loop_cable(looped, emb.switch_node[0][3]);
+  auto out = engine.route(looped, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_NE(out.fail_closed.find("loop cable"), std::string::npos) << out.fail_closed;
+  EXPECT_EQ(out.tables, good.tables);
+  EXPECT_NE(call(engine, "status")["fail_closed"].get<std::string>().find("not recognized"),
+            std::string::npos);
+  EXPECT_NE(call(engine, "metrics")["text"].get<std::string>().find("laas_fail_closed 1"),
+            std::string::npos);
+  EXPECT_THROW(engine.audit(looped, out.tables, sm), std::runtime_error);
+
+  out = engine.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_TRUE(out.fail_closed.empty());
+  EXPECT_EQ(out.tables, good.tables);
+  EXPECT_FALSE(call(engine, "status").contains("fail_closed"));
+  EXPECT_NE(call(engine, "metrics")["text"].get<std::string>().find("laas_fail_closed 0"),
+            std::string::npos);
+  EXPECT_EQ(engine.audit(fabric, out.tables, sm)["violations"], 0);
+
+  // A restart on an unreadable state: the tenants of allocations.json are routed as before.
+  const std::string state = dir.path() + "/state.json";
+  std::rename(state.c_str(), (state + ".good").c_str());
+  dir.write("state.json", "{ truncated");
+  Engine restarted(config_in(dir), quiet());
+  out = restarted.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_NE(out.fail_closed.find("tenant state cannot be read"), std::string::npos)
+      << out.fail_closed;
+  EXPECT_EQ(out.tables, good.tables);
+  const auto report = restarted.audit(fabric, out.tables, sm);
+  EXPECT_GT(report["violations"].get<long>(), 0) << report.dump();
+  EXPECT_TRUE(report.contains("fail_closed"));
+
+  // Fail open, when the administrator chose it: the next engine routes.
+  Config open = config_in(dir);
+  open.fail_open = true;
+  Engine opened(open, quiet());
+  out = opened.route(fabric, sm);
+  EXPECT_FALSE(out.ok);
+  EXPECT_NE(out.error.find("fail_open"), std::string::npos) << out.error;
+  // Without tenants anywhere there is nothing to keep: the next engine routes.
+  TempDir empty;
+  Engine nothing(config_in(empty), quiet());
+  out = nothing.route(looped, sm);
+  EXPECT_FALSE(out.ok);
+  EXPECT_TRUE(out.fail_closed.empty());
+}
+
+// Issue 24: a storage host on a spine is reached by every host over the spine's routes, and the
+// tenants' own routes do not change.
+TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n");
+  Config c = config_in(dir);
+  c.shared_services = {0x5107};
+  Engine engine(c, quiet());
+  const auto before = engine.route(fabric, sm);
+  ASSERT_TRUE(before.ok) << before.error;
+  topology::FabricNode storage;
+  storage.guid = 0x5106;
+  storage.port_guid = 0x5107;
+  storage.name = "storage1";
+  storage.ports.resize(2);
+  storage.ports[1].lid = 200;
+  const int spine = emb.switch_node[1][2];
+  const int id = fabric.add_node(storage);
+  fabric.nodes[spine].ports.resize(12);
+  fabric.connect(id, 1, spine, 11);
+  const auto after = engine.route(fabric, sm);
+  ASSERT_TRUE(after.ok) << after.error;
+  const topology::Lid spine_lid = fabric.lid_of(spine);
+  for (size_t n = 0; n < fabric.nodes.size(); ++n) {
+    if (!fabric.nodes[n].is_switch) continue;
+    const auto& t = after.tables[n];
+    ASSERT_GT(t.size(), 200u);
+    EXPECT_EQ(t[200], static_cast<int>(n) == spine ? 11 : t[spine_lid]) << n;
+    // Every other entry is as it was.
+    EXPECT_TRUE(std::equal(before.tables[n].begin(), before.tables[n].end(), t.begin()));
+  }
+  const auto report = engine.audit(fabric, after.tables, sm);
+  EXPECT_EQ(report["violations"], 0) << report.dump();
+}

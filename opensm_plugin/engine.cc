@@ -263,7 +263,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     service_.on_topology_error(rec.error);
     out.not_fat_tree = true;
     out.error = rec.error;
-    return out;
+    return fail_closed(fabric, "the fabric is not recognized: " + rec.error, out);
   }
   const topology::FatTree& tree = *rec.tree;
   const auto& emb = rec.embedding;
@@ -356,12 +356,20 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   // The service logs one line per fault seen and cleared (log_fault_changes).
   service_.on_topology(view);
   feed_tenants_file(out);
-  const service::RoutingSnapshot snap = service_.snapshot();
+  service::RoutingSnapshot snap = service_.snapshot();
   out.ms_place = ms_since(t_place);
+  std::string closed;
   if (!snap.blocked.empty()) {
     out.error = "tenant state is unusable (" + snap.blocked +
                 "); refusing to route tenants until it is repaired or removed";
-    return out;
+    if (config_.fail_open)
+      out.error += " (fail_open is set in laas.yaml: the next routing engine routes the fabric)";
+    if (config_.fail_open || !tenants_known()) return out;
+    // Fail closed: the tenants last routed keep their links (and nobody else gets them) until
+    // the state can be read again; changes are refused meanwhile.
+    closed = "the tenant state cannot be read (" + snap.blocked + ")";
+    snap.tenants = last_routed_tenants(*view, out);
+    out.error.clear();
   }
   if (!emb.missing_links.empty() || !emb.missing_hosts.empty() || !emb.missing_switches.empty())
     out.info.push_back("down: " + std::to_string(emb.missing_hosts.size()) + " host(s), " +
@@ -465,11 +473,116 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   }
   out.ok = true;
   out.ms_total = ms_since(t0);
+  if (!closed.empty()) {
+    out.fail_closed = closed + "; routing the " + std::to_string(req.tenants.size()) +
+                      " tenant(s) last routed, changes refused until it is repaired";
+    fail_closed_ = out.fail_closed;
+    service_.set_fail_closed(fail_closed_);
+  } else {
+    if (!fail_closed_.empty())
+      out.info.push_back(
+          "recovered: routing from the fabric and the tenant state again "
+          "(was failing closed: " +
+          fail_closed_ + ")");
+    fail_closed_.clear();
+    service_.set_fail_closed("");
+  }
+  remember_good(fabric, out);
   out.info.push_back("routed " + tree.spec().text() + " (" + std::to_string(tree.num_hosts()) +
                      " hosts, " + std::to_string(req.tenants.size()) + " tenants, " +
                      std::to_string(mgmt.size()) + " management hosts, generation " +
                      std::to_string(snap.generation) + ")");
   return out;
+}
+
+bool Engine::tenants_known() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!routed_.tenants.empty()) return true;
+  }
+  if (!service_.tenant_names().empty()) return true;
+  try {
+    const auto previous = load_allocations(config_.allocations_file());
+    return previous && !previous->tenants.empty();
+  } catch (const std::exception&) {
+    return true;  // something was routed and cannot be read back: assume tenants
+  }
+}
+
+std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_tenants(
+    const service::TopologyView& view, RouteOutcome& out) const {
+  Allocations last;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    last = routed_;
+  }
+  if (last.tenants.empty()) {
+    try {
+      if (auto previous = load_allocations(config_.allocations_file())) last = *previous;
+    } catch (const std::exception& e) {
+      out.warnings.push_back(std::string("cannot read the tenants last routed: ") + e.what());
+    }
+  }
+  std::vector<std::pair<std::string, allocator::Placement>> tenants;
+  for (const auto& [name, record] : last.tenants) {
+    allocator::Placement p;
+    std::string why;
+    if (to_placement(record, view.tree, view.embedding, view.fabric, &p, &why))
+      tenants.emplace_back(name, std::move(p));
+    else
+      out.warnings.push_back("tenant " + name + " last routed is not on this fabric: " + why +
+                             "; its hosts are not routed (free hosts reach nobody)");
+  }
+  return tenants;
+}
+
+RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::string& why,
+                                  RouteOutcome& out) {
+  if (config_.fail_open) {
+    out.error += " (fail_open is set in laas.yaml: the next routing engine routes the fabric)";
+    return out;
+  }
+  if (!tenants_known()) return out;  // nothing to keep: the next engine may route the fabric
+  out.tables.assign(fabric.nodes.size(), {});
+  routing::Sl2VlTables sl2vl(fabric.nodes.size());
+  size_t kept = 0, unknown = 0;
+  for (size_t n = 0; n < fabric.nodes.size(); ++n) {
+    const auto& node = fabric.nodes[n];
+    if (!node.is_switch) continue;
+    auto it = good_lfts_.find(node.guid);
+    if (it == good_lfts_.end()) {
+      ++unknown;
+      continue;
+    }
+    out.tables[n] = it->second;
+    ++kept;
+    auto s = good_sl2vl_.find(node.guid);
+    if (s != good_sl2vl_.end() && s->second.first == static_cast<int>(node.ports.size())) {
+      sl2vl.ports[n] = s->second.first;
+      sl2vl.drops[n] = s->second.second;
+    }
+  }
+  out.sl2vl = std::move(sl2vl);
+  out.fail_closed =
+      why + "; the last good tables stay on " + std::to_string(kept) + " switch(es)" +
+      (unknown ? ", " + std::to_string(unknown) + " switch(es) never routed get no routes"
+               : std::string()) +
+      " until it is fixed";
+  fail_closed_ = out.fail_closed;
+  service_.set_fail_closed(fail_closed_);
+  out.ok = true;
+  return out;
+}
+
+void Engine::remember_good(const topology::Fabric& fabric, const RouteOutcome& out) {
+  good_lfts_.clear();
+  good_sl2vl_.clear();
+  for (size_t n = 0; n < fabric.nodes.size() && n < out.tables.size(); ++n) {
+    if (!fabric.nodes[n].is_switch || out.tables[n].empty()) continue;
+    good_lfts_[fabric.nodes[n].guid] = out.tables[n];
+    if (n < out.sl2vl.drops.size() && !out.sl2vl.drops[n].empty())
+      good_sl2vl_[fabric.nodes[n].guid] = {out.sl2vl.ports[n], out.sl2vl.drops[n]};
+  }
 }
 
 topology::Recognition Engine::recognize_now(const topology::Fabric& fabric,
@@ -538,7 +651,11 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
                              const routing::Mfts* mfts,
                              const std::map<std::uint16_t, std::vector<Guid>>* members) {
   const auto rec = recognize_now(fabric, sm_port_guid);
-  if (!rec.ok()) throw std::runtime_error("the fabric is not a fat-tree: " + rec.error);
+  if (!rec.ok())
+    throw std::runtime_error("the fabric is not a fat-tree: " + rec.error +
+                             (service_.fail_closed().empty()
+                                  ? std::string()
+                                  : "; failing closed: " + service_.fail_closed()));
   Allocations alloc;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -568,6 +685,12 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     if (!mreport.ok()) j["ok"] = false;
   }
   j["tenants"] = input.tenants.size();
+  if (const std::string closed = service_.fail_closed(); !closed.empty()) {
+    // The tables may be isolated, but the system is not working as configured: say so.
+    j["fail_closed"] = closed;
+    j["violations"] = j["violations"].get<long>() + 1;
+    j["ok"] = false;
+  }
   j["topology"] = rec.tree->spec().text();
   j["sl2vl_checked"] = sl2vl != nullptr;
   return j;

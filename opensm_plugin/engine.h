@@ -48,6 +48,9 @@ struct RouteOutcome {
   bool multicast_changed = false;
   // This run took the shared tenant state over (the first run as master, issue 22).
   bool took_over = false;
+  // Non-empty: the fabric or the tenant state could not be used, tenants exist and the tables
+  // are the last good ones (or route the last routed tenants): why (issue 24, fail closed).
+  std::string fail_closed;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 
@@ -109,6 +112,16 @@ class Engine {
   void keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
                    RouteOutcome& out);
   std::string layout_file() const { return config_.state_dir + "/layout.json"; }
+  // Fail closed (issue 24): with tenants known and fail_open unset, `out` gets the last good
+  // tables (by switch GUID; switches never routed get none: OpenSM leaves them without
+  // routes) and is ok; otherwise `out` is returned as the refusal it is.
+  RouteOutcome& fail_closed(const topology::Fabric& fabric, const std::string& why,
+                            RouteOutcome& out);
+  bool tenants_known() const;
+  // The tenants last routed (memory, else allocations.json), placed on this view.
+  std::vector<std::pair<std::string, allocator::Placement>> last_routed_tenants(
+      const service::TopologyView& view, RouteOutcome& out) const;
+  void remember_good(const topology::Fabric& fabric, const RouteOutcome& out);
 
   Config config_;
   service::TenantService service_;
@@ -118,6 +131,10 @@ class Engine {
   bool layout_unreadable_ = false;                     // never overwrite a file we could not read
   std::string layout_error_;                           // logged at the next routing run
   std::string last_source_note_;                       // logged when it changes
+  // The last tables that routed the tenants as they are, by switch GUID (routing thread only).
+  std::map<Guid, routing::LidTable> good_lfts_;
+  std::map<Guid, std::pair<int, std::vector<std::uint16_t>>> good_sl2vl_;  // ports, drops
+  std::string fail_closed_;  // why the last run failed closed (routing thread only)
   std::atomic<std::thread::id> routing_thread_{};
   mutable std::mutex mu_;  // guards the fields below
   FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;

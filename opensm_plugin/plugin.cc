@@ -391,6 +391,8 @@ int build_fwd_tables(void* context) {
   const auto t_fill = std::chrono::steady_clock::now();
   for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
   for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
+  if (!outcome.fail_closed.empty())
+    log_line(osm, OSM_LOG_ERROR, "failing closed: " + outcome.fail_closed);
   if (!outcome.ok) {
     if (outcome.not_fat_tree)
       log_line(osm, OSM_LOG_INFO, "fabric is not a fat-tree: " + outcome.error + fallback);

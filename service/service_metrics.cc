@@ -65,6 +65,10 @@ std::string TenantService::metrics_text() const {
                     static_cast<double>(persisted_.term)));
   f.push_back(gauge("laas_holds_state", "1 when this SM holds the tenant state (the master)",
                     term_held_ ? 1 : 0));
+  f.push_back(gauge("laas_fail_closed",
+                    "1 while the fabric or the tenant state cannot be used and routing keeps the "
+                    "last good tenant routes (see laasctl status for why)",
+                    fail_closed_.empty() ? 0 : 1));
   f.push_back({"laas_takeovers_total",
                "Times this SM took the tenant state over as master",
                "counter",

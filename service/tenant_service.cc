@@ -279,6 +279,18 @@ void TenantService::on_topology_error(const std::string& reason) {
   view_.reset();
 }
 
+void TenantService::set_fail_closed(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fail_closed_ == reason) return;
+  fail_closed_ = reason;
+  write_metrics_file();
+}
+
+std::string TenantService::fail_closed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fail_closed_;
+}
+
 RoutingSnapshot TenantService::snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   RoutingSnapshot s;

@@ -113,6 +113,10 @@ class TenantService {
   // Routing side (the SM's sweeper thread).
   void on_topology(std::shared_ptr<const TopologyView> view);
   void on_topology_error(const std::string& reason);
+  // Why routing fails closed (issue 24), empty when it does not: shown by status, the metrics
+  // and the audit. Set by the routing engine at every run.
+  void set_fail_closed(const std::string& reason);
+  std::string fail_closed() const;
   RoutingSnapshot snapshot() const;
   void on_routing_done(std::uint64_t generation);
   // A routing run's duration and the LFT blocks it left to send (for the metrics).
@@ -232,6 +236,7 @@ class TenantService {
   std::string last_faults_spec_;
   PersistedState persisted_;
   std::string blocked_;                          // corrupt or inconsistent state
+  std::string fail_closed_;                      // why routing keeps the last good tenants
   std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
   std::uint64_t routed_generation_ = 0;
   // Counters for the metrics (mu_).

@@ -44,6 +44,7 @@ json TenantService::status() const {
     s["topology_error"] = topology_error_;
   }
   if (!blocked_.empty()) s["blocked"] = blocked_;
+  if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
   if (view_) {
     json shared = json::array();
     for (const auto& [name, guids] : shared_host_names(*view_)) {
