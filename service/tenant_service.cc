@@ -661,6 +661,12 @@ json TenantService::remove(const json& params, const Caller& caller) {
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
   unplaced_.erase(name);
+  // Its quarantined slots (issue 24) are free now: a newcomer there is a free host like any other.
+  const auto quarantined = quarantine_.size();
+  quarantine_.erase(std::remove_if(quarantine_.begin(), quarantine_.end(),
+                                   [&](const QuarantinedHost& q) { return q.tenant == name; }),
+                    quarantine_.end());
+  if (quarantine_.size() != quarantined && cluster_) cluster_->set_faults(current_faults());
   if (before && view_) cluster_->reserve(whole_servers(drained_hosts()));  // drained ones leave
   if (before && view_) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).

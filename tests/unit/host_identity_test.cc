@@ -196,3 +196,17 @@ TEST_F(HostIdentity, TheRecordedHostComingBackIsTheTenantsAgain) {
   EXPECT_EQ(call("tenant.get", {{"name", "a"}})["result"]["state"], "routed");
   EXPECT_EQ(slurp(dir.path + "/state.json").find("0x000000000000dead"), std::string::npos);
 }
+
+// The tenant leaves: its quarantined slot is free, the newcomer a free host another tenant may
+// get (its GUID is then recorded for that tenant).
+TEST_F(HostIdentity, ATenantsRemovalFreesItsQuarantinedSlot) {
+  const std::string dead = "0x000000000000dead";
+  ASSERT_TRUE(call("tenant.remove", {{"name", "a"}})["ok"]);
+  EXPECT_TRUE(service->snapshot().quarantined.empty());
+  EXPECT_EQ(call("host.get", {{"name", dead}})["result"]["state"], "free");
+  EXPECT_EQ(call("status")["result"]["host_states"]["quarantined"], 0);
+  auto r = call("tenant.add", {{"name", "c"}, {"host_list", {dead}}});
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["result"]["hosts"][0]["guid"], dead);
+  EXPECT_NE(slurp(dir.path + "/state.json").find(dead), std::string::npos);
+}
