@@ -387,7 +387,7 @@ std::vector<topology::HostId> TenantService::resolve_slots(const json& names) co
     if (colon != std::string::npos && colon + 1 < text.size() &&
         text.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
       const std::string leaf = text.substr(0, colon);
-      const int port = std::stoi(text.substr(colon + 1));
+      const int port = text.size() - colon > 4 ? -1 : std::stoi(text.substr(colon + 1));
       std::optional<topology::HostId> h;
       for (int i = 0; i < view_->tree.num_leaves() && !h; ++i) {
         bool match = ids_->switch_name(1, i) == leaf;

@@ -180,9 +180,12 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     PersistedHost id = ids_->host(h);
     const auto* quarantined = quarantine_of(h);
     const bool down = cluster_ && cluster_->state().host_down(h);
-    if ((!id.guid || quarantined) && record)  // down or quarantined: the GUID recorded
+    // The GUID recorded for the slot is the tenant's host (issue 24): for a host that is down
+    // (not the one the layout last saw there) and for a quarantined slot.
+    if (record)
       for (const auto& was : record->hosts)
-        if (was.leaf_guid == id.leaf_guid && was.port == id.port) {
+        if (was.leaf_guid == id.leaf_guid && was.port == id.port &&
+            (!id.guid || (was.guid && (was.guid != id.guid || !ids_->host_present(h))))) {
           id.guid = was.guid;
           id.name = was.name;
         }

@@ -210,3 +210,24 @@ TEST_F(HostIdentity, ATenantsRemovalFreesItsQuarantinedSlot) {
   EXPECT_EQ(r["result"]["hosts"][0]["guid"], dead);
   EXPECT_NE(slurp(dir.path + "/state.json").find(dead), std::string::npos);
 }
+
+// The newcomer unplugged again: the layout remembers its GUID for the slot, but the slot is
+// the recorded host's -- in tenant show, partitions.conf and state.json.
+TEST_F(HostIdentity, ANewcomerThatLeftIsNeverNamedForTheSlot) {
+  const std::string dead = "0x000000000000dead";
+  auto tree = FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  fabric.nodes[emb.host_node[0]].port_guid = kNewcomer;
+  const auto seen = laas::topology::layout_of(tree, emb, fabric, nullptr);
+  emb.host_node[0] = -1;
+  emb.host_port[0] = 0;
+  emb.missing_hosts = {0};
+  service = make(std::make_shared<TopologyView>(tree, fabric, emb,
+                                                std::vector<laas::topology::HostId>{}, seen));
+  EXPECT_TRUE(service->snapshot().quarantined.empty());  // nothing there to quarantine
+  const auto a = call("tenant.get", {{"name", "a"}})["result"];
+  EXPECT_EQ(a["hosts"][0]["guid"], recorded) << a.dump();
+  EXPECT_EQ(a["hosts"][0]["down"], true);
+  EXPECT_EQ(slurp(dir.path + "/partitions.conf").find(dead), std::string::npos);
+  EXPECT_EQ(slurp(dir.path + "/state.json").find(dead), std::string::npos);
+}
