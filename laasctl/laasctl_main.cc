@@ -145,13 +145,14 @@ int main(int argc, char** argv) {
   show->add_option("NAME", name, "tenant name")->required();
 
   auto* host = app.add_subcommand(
-      "host", "host states: free, allocated, drained, draining, down, management");
+      "host", "host states: free, allocated, drained, draining, down, management, quarantined");
   host->require_subcommand(1);
   std::vector<std::string> host_names;
   std::string host_state, drain_reason;
   auto* host_list = host->add_subcommand("list", "every host with its state, tenant and drain");
   host_list->add_option("--state", host_state, "only hosts in this state")
-      ->check(CLI::IsMember({"free", "allocated", "drained", "draining", "down", "management"}));
+      ->check(CLI::IsMember(
+          {"free", "allocated", "drained", "draining", "down", "management", "quarantined"}));
   auto* host_show = host->add_subcommand("show", "one host (or every port of a server)");
   host_show->add_option("HOST", name, "host name, port GUID or server name")->required();
   auto* host_drain = host->add_subcommand(
@@ -164,6 +165,17 @@ int main(int argc, char** argv) {
   auto* host_resume = host->add_subcommand(
       "resume", "return drained hosts to service (after the resume_check of laas.yaml, if any)");
   host_resume->add_option("HOST", host_names, "host names, port GUIDs or server names")->required();
+  auto* host_accept = host->add_subcommand(
+      "accept",
+      "record the port GUID now in a tenant's slot as the tenant's host (a replaced server): "
+      "until then it is quarantined, with no routes and no P_Key");
+  host_accept
+      ->add_option("HOST", host_names,
+                   "host names, port GUIDs (seen or recorded), server names or LEAF:PORT slots")
+      ->required();
+  bool accept_dry_run = false, accept_no_wait = false;
+  host_accept->add_flag("--dry-run", accept_dry_run, "say what would be accepted, change nothing");
+  host_accept->add_flag("--no-wait", accept_no_wait, "reply once the state is saved");
 
   auto* topology = app.add_subcommand("topology", "the fabric as LaaS sees it");
   topology->require_subcommand(1);
@@ -246,6 +258,17 @@ int main(int argc, char** argv) {
         std::cout << "fabric:     " << result["topology"].get<std::string>() << ", "
                   << result.value("hosts", 0) << " hosts, " << result.value("free_hosts", 0)
                   << " free, " << result.value("faulty_links", 0) << " faulty links\n";
+      if (result.contains("quarantined_hosts") && !result["quarantined_hosts"].empty()) {
+        std::cout << "quarantined: " << result["quarantined_hosts"].size()
+                  << " host(s) in tenants' slots with another port GUID than recorded (no routes, "
+                     "no P_Key; laasctl host accept):\n";
+        for (const auto& q : result["quarantined_hosts"])
+          std::cout << "            tenant " << q.value("tenant", "") << ", " << q.value("leaf", "")
+                    << " port " << q.value("port", 0) << ": " << q["seen"].value("guid", "") << " '"
+                    << q["seen"].value("name", "") << "', recorded "
+                    << q["recorded"].value("guid", "") << " '" << q["recorded"].value("name", "")
+                    << "'\n";
+      }
       if (result.contains("down_hosts"))
         std::cout << "down:       " << result.value("down_hosts", 0) << " hosts, "
                   << result.value("down_links", 0) << " links, " << result.value("down_switches", 0)
@@ -370,6 +393,10 @@ int main(int argc, char** argv) {
         if (h.contains("drain"))
           note += (note.empty() ? "" : "; ") + h["drain"].value("reason", "") + " (" +
                   h["drain"].value("by", "") + ", " + h["drain"].value("at", "") + ")";
+        if (h.contains("recorded"))  // issue 24
+          note += (note.empty() ? "" : "; ") + std::string("not the recorded ") +
+                  h["recorded"].value("guid", "") + " '" + h["recorded"].value("name", "") +
+                  "' (laasctl host accept)";
         std::cout << std::left << std::setw(24) << h.value("name", "") << std::setw(20)
                   << h.value("guid", "") << std::setw(6) << h.value("lid", 0) << std::setw(12)
                   << h.value("state", "") << note << "\n";
@@ -401,6 +428,24 @@ int main(int argc, char** argv) {
       std::cout << "resumed:";
       for (const auto& n : result["resumed"]) std::cout << " " << n.get<std::string>();
       std::cout << "\n";
+      return 0;
+    }
+    if (host_accept->parsed()) {
+      json params = {{"hosts", host_names}};
+      if (accept_dry_run) params["dry_run"] = true;
+      if (accept_no_wait)
+        params["wait"] = false;
+      else
+        params["timeout_ms"] = laas::ctl::server_wait_ms(o.timeout_s * 1000);
+      if ((rc = request(o, "host.accept", params, result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      for (const auto& a : result["accepted"])
+        std::cout << (accept_dry_run ? "would accept " : "accepted ") << a.value("guid", "") << " '"
+                  << a.value("name", "") << "' as tenant " << a.value("tenant", "") << "'s host on "
+                  << a.value("leaf", "") << " port " << a.value("port", 0) << " (was "
+                  << a["was"].value("guid", "") << " '" << a["was"].value("name", "") << "')\n";
+      if (result.contains("routed") && !result["routed"].get<bool>())
+        std::cerr << "laasctl: saved, but OpenSM has not re-routed yet\n";
       return 0;
     }
     if (topo_show->parsed()) {

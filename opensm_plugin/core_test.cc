@@ -345,6 +345,70 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
   EXPECT_TRUE(no_qos.sl2vl.drops.empty());
 }
 
+// Issue 24: another port GUID in tenant A's slot is routed like an absent host -- no switch
+// has an entry for its LID, every other entry is unchanged -- allocations.json names the slot,
+// the audit of the same tables reports it (and a route to it), and `host.accept` restores the
+// tables exactly.
+TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n");
+  Engine engine(config_in(dir), quiet());
+  const auto before = engine.route(fabric, sm);
+  ASSERT_TRUE(before.ok) << before.error;
+  const auto alloc = load_allocations(dir.path() + "/allocations.json");
+  const Guid recorded = alloc->tenants.at("A").hosts[1].guid;
+  int node = -1;
+  for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
+    if (fabric.nodes[n].port_guid == recorded) node = static_cast<int>(n);
+  ASSERT_GE(node, 0);
+  const auto lid = fabric.lid_of(node);
+  fabric.nodes[node].port_guid = fabric.nodes[node].guid = 0xdead;
+  fabric.nodes[node].name = "intruder";
+  const auto after = engine.route(fabric, sm);
+  ASSERT_TRUE(after.ok) << after.error;
+  long entries = 0;
+  for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
+    if (after.tables[n].empty()) continue;
+    ++entries;
+    EXPECT_EQ(after.tables[n][lid], routing::kNoRoute) << fabric.nodes[n].name;
+    auto expected = before.tables[n];
+    expected[lid] = routing::kNoRoute;
+    EXPECT_EQ(after.tables[n], expected) << fabric.nodes[n].name;
+  }
+  EXPECT_EQ(entries, 12);
+  EXPECT_NE(before.tables[emb.switch_node[1][0]][lid], routing::kNoRoute);
+  const auto q = load_allocations(dir.path() + "/allocations.json");
+  ASSERT_EQ(q->quarantined.size(), 1u);
+  EXPECT_EQ(q->quarantined[0].tenant, "A");
+  EXPECT_EQ(q->quarantined[0].seen.guid, 0xdeadu);
+  EXPECT_EQ(q->quarantined[0].recorded.guid, recorded);
+  EXPECT_EQ(q->tenants.at("A").hosts[1].guid, recorded);  // the slot is A's host, not the newcomer
+  EXPECT_EQ(allocations_from_json(to_json(*q)).quarantined[0].seen.lid, lid);
+  auto report = engine.audit(fabric, after.tables, sm, &after.sl2vl);
+  EXPECT_EQ(report["violations"], 1) << report.dump(1);
+  EXPECT_EQ(report["counts"]["unaccepted-host"], 1) << report.dump(1);
+  EXPECT_EQ(report["figures"]["quarantined_lid_entries_checked"], 12) << report.dump(1);
+  report = engine.audit(fabric, before.tables, sm);  // the tables that route the newcomer
+  long routing = 0;  // the spines and the leaves that gate A's hosts
+  for (const auto& t : before.tables) routing += !t.empty() && t[lid] != routing::kNoRoute;
+  EXPECT_GE(routing, 5);
+  EXPECT_EQ(report["counts"]["quarantined-host-routed"], routing) << report.dump(1);
+  // Accepted: the tables are those of before, the audit clean.
+  const json r = engine.service().handle(
+      {{"v", 1}, {"method", "host.accept"}, {"params", {{"hosts", {"intruder"}}, {"wait", false}}}},
+      service::Caller{0, true});
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  const auto accepted = engine.route(fabric, sm);
+  ASSERT_TRUE(accepted.ok) << accepted.error;
+  EXPECT_EQ(accepted.tables, before.tables);
+  EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->quarantined.empty());
+  report = engine.audit(fabric, accepted.tables, sm, &accepted.sl2vl);
+  EXPECT_TRUE(report["ok"].get<bool>()) << report.dump(1);
+}
+
 }  // namespace
 }  // namespace laas::plugin
 // Tenants dropped from tenants.yaml while OpenSM was down used to stay for ever: the file was

@@ -76,13 +76,18 @@ std::string error_of(const json& response) {
 // The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
 // `mgmt_switch_nodes`: the fabric nodes of the switches an SM runs on (every SM's, so that
 // the exemptions do not move at failover).
+// `emb`: the recognized embedding without the quarantined slots (issue 24).
 routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
                                     const topology::Recognition& rec,
+                                    const topology::Embedding& emb,
                                     const routing::RoutingRequest& req,
-                                    const std::vector<int>& mgmt_switch_nodes, RouteOutcome& out) {
+                                    const std::vector<int>& mgmt_switch_nodes,
+                                    const std::vector<topology::HostId>& quarantined,
+                                    RouteOutcome& out) {
   routing::Sl2VlInput in;
   in.fabric = &fabric;
-  in.embedding = &rec.embedding;
+  in.embedding = &emb;
+  in.quarantined_hosts = quarantined;
   in.tree = &*rec.tree;
   in.tables = &out.tables;
   for (const auto& t : req.tenants) in.tenants.push_back(t.placement);
@@ -377,6 +382,20 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
                        std::to_string(emb.missing_switches.size()) +
                        " switch(es) of the tree; links down are treated as faulty");
 
+  // Tenants' slots holding an unaccepted port GUID (issue 24) stay in their placements (their
+  // routes and everyone else's are unchanged) but are routed like absent hosts: no switch has
+  // an entry for the newcomer, its port is a free one for the first-hop drop, and it is in no
+  // multicast tree.
+  std::vector<topology::HostId> quarantined;
+  for (const auto& q : snap.quarantined) quarantined.push_back(q.host);
+  const topology::Embedding hidden =
+      quarantined.empty() ? topology::Embedding{} : routing::without_hosts(emb, quarantined);
+  const topology::Embedding& remb = quarantined.empty() ? emb : hidden;
+  if (!quarantined.empty())
+    out.warnings.push_back(std::to_string(quarantined.size()) +
+                           " host(s) quarantined: another port GUID than recorded in a tenant's "
+                           "slot, unrouted until `laasctl host accept` (laasctl host list)");
+
   routing::RoutingRequest req;
   Allocations alloc;
   alloc.topology = tree.spec().text();
@@ -395,6 +414,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     shapes_[name] = record.shape;
     alloc.tenants[name] = std::move(record);
   }
+  record_quarantine(alloc, snap.quarantined, emb, fabric);
   req.management_hosts.assign(mgmt.begin(), mgmt.end());
   req.management_switches = mgmt_switches;
   req.faulty_links = emb.missing_links;
@@ -438,8 +458,9 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     out.ms_compute = ms_since(t_compute);
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
     const auto t_tables = Clock::now();
-    out.tables = routing::to_lid_tables(fabric, emb, tree, result.tables);
-    if (with_sl2vl) out.sl2vl = first_hop_drop(fabric, rec, req, mgmt_switch_nodes, out);
+    out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables);
+    if (with_sl2vl)
+      out.sl2vl = first_hop_drop(fabric, rec, remb, req, mgmt_switch_nodes, quarantined, out);
     out.ms_tables = ms_since(t_tables);
   } catch (const std::exception& e) {
     out.error = std::string("routing failed: ") + e.what();
@@ -461,8 +482,18 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   }
   if (!save_error.empty()) out.warnings.push_back("cannot write allocations: " + save_error);
   // Multicast trees are built between routing runs (joins), from what this run routed.
+  auto mcast_tenants = req.tenants;  // quarantined newcomers are no tenant's members
+  for (auto& t : mcast_tenants)
+    t.placement.hosts.erase(std::remove_if(t.placement.hosts.begin(), t.placement.hosts.end(),
+                                           [&](topology::HostId h) {
+                                             return std::find(quarantined.begin(),
+                                                              quarantined.end(),
+                                                              h) != quarantined.end();
+                                           }),
+                            t.placement.hosts.end());
   auto mcast = std::make_shared<const McastContext>(
-      tree, fabric, emb, routing::McastPolicy{req.tenants, req.management_hosts, req.faulty_links});
+      tree, fabric, remb,
+      routing::McastPolicy{std::move(mcast_tenants), req.management_hosts, req.faulty_links});
   {
     std::lock_guard<std::mutex> lock(mu_);
     out.multicast_changed = mcast_ && !same_policy(mcast_->policy, mcast->policy);
@@ -671,8 +702,8 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     if (members) {
       std::map<Guid, topology::HostId> host_of;
       for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
-        if (rec.embedding.node_model[n].first == 0)
-          host_of[fabric.nodes[n].port_guid] = rec.embedding.node_model[n].second;
+        if (input.embedding->node_model[n].first == 0)  // quarantined newcomers are not
+          host_of[fabric.nodes[n].port_guid] = input.embedding->node_model[n].second;
       for (const auto& [mlid, guids] : *members) {
         auto& hosts = membership[mlid];
         for (Guid g : guids)

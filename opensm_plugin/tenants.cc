@@ -122,6 +122,14 @@ std::string to_json(const Allocations& a) {
             {"management", std::move(management)},
             {"tenants", std::move(tenants)}};
   if (!a.isolated_links.empty()) root["isolated_links"] = links_json(a.isolated_links);
+  if (!a.quarantined.empty()) {
+    json list = json::array();
+    for (const auto& q : a.quarantined)
+      list.push_back({{"tenant", q.tenant},
+                      {"recorded", endpoint_json(q.recorded, false, false)},
+                      {"seen", endpoint_json(q.seen, false, true)}});
+    root["quarantined"] = std::move(list);
+  }
   if (!a.sm_ports.empty()) {
     json ports = json::array();
     for (Guid g : a.sm_ports) ports.push_back(format_guid(g));
@@ -147,6 +155,11 @@ Allocations allocations_from_json(const std::string& text) {
       for (const auto& l : root.at("isolated_links"))
         a.isolated_links.push_back(
             {endpoint_from(l.at("switch"), true), endpoint_from(l.at("peer"), true)});
+    if (root.contains("quarantined"))
+      for (const auto& q : root.at("quarantined"))
+        a.quarantined.push_back({q.at("tenant").get<std::string>(),
+                                 endpoint_from(q.at("recorded"), false),
+                                 endpoint_from(q.at("seen"), false)});
     for (const auto& t : root.at("tenants")) {
       TenantRecord r;
       r.name = t.at("name").get<std::string>();
@@ -271,6 +284,25 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
   return placement_of(record, ids, out, why);
 }
 
+void record_quarantine(Allocations& a, const std::vector<service::QuarantinedHost>& quarantined,
+                       const topology::Embedding& emb, const topology::Fabric& fabric) {
+  for (const auto& q : quarantined) {
+    QuarantineRecord r;
+    r.tenant = q.tenant;
+    r.recorded = {q.recorded_name, q.recorded_guid, 0, 0, q.leaf_guid, q.port};
+    const int node = emb.host_node.at(q.host);
+    r.seen = {q.seen_name, q.seen_guid, 0, node < 0 ? 0 : fabric.lid_of(node)};
+    if (auto it = a.tenants.find(q.tenant); it != a.tenants.end())
+      for (auto& h : it->second.hosts)
+        if (h.slot_switch == q.leaf_guid && h.slot_port == q.port) {
+          h.name = q.recorded_name.empty() ? h.name : q.recorded_name;
+          h.guid = q.recorded_guid;
+          h.lid = 0;
+        }
+    a.quarantined.push_back(std::move(r));
+  }
+}
+
 routing::AuditInput audit_input(const topology::Recognition& rec, const topology::Fabric& fabric,
                                 const routing::LidTables& tables, const Allocations& alloc,
                                 const std::vector<Guid>& extra_management) {
@@ -283,6 +315,35 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
   const service::PhysicalIds ids(*rec.tree, rec.embedding, fabric);
   for (const auto& l : alloc.isolated_links)
     if (const auto id = ids.link_at(l.lower.guid, l.lower.port)) input.faulty_links.push_back(*id);
+  // Issue 24: quarantined slots stay their tenants' hosts, audited as absent ones; the
+  // newcomer's LID (as the fabric has it now) must be in no switch's table.
+  std::vector<topology::HostId> hidden;
+  for (const auto& q : alloc.quarantined) {
+    const auto h = q.recorded.slot_switch
+                       ? ids.host_at(q.recorded.slot_switch, q.recorded.slot_port)
+                       : std::nullopt;
+    if (!h)
+      throw std::runtime_error("quarantined slot of tenant " + q.tenant + " (" + q.recorded.name +
+                               ") is not in the fabric");
+    const int node = rec.embedding.host_node[*h];
+    routing::AuditQuarantine a;
+    a.host = *h;
+    a.lid = node < 0 ? 0 : fabric.lid_of(node);
+    a.tenant = q.tenant;
+    a.name = node < 0 ? q.seen.name : fabric.nodes[node].name;
+    a.detail = "tenant '" + q.tenant + "': slot " + format_guid(q.recorded.slot_switch) + " port " +
+               std::to_string(q.recorded.slot_port) + " holds " +
+               format_guid(node < 0 ? q.seen.guid : fabric.nodes[node].port_guid) + " (" + a.name +
+               "), not the recorded " + format_guid(q.recorded.guid) + " (" + q.recorded.name +
+               "): not accepted (`laasctl host accept`)";
+    input.quarantined.push_back(std::move(a));
+    hidden.push_back(*h);
+  }
+  if (!hidden.empty()) {
+    input.owned_embedding =
+        std::make_shared<const topology::Embedding>(routing::without_hosts(rec.embedding, hidden));
+    input.embedding = input.owned_embedding.get();
+  }
   for (const auto& [name, record] : alloc.tenants) {
     routing::AuditTenant t;
     t.name = name;

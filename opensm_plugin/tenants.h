@@ -14,6 +14,7 @@
 
 #include "allocator/link_state.h"
 #include "routing/audit.h"
+#include "service/host_identity.h"
 #include "topology/embedding.h"
 #include "topology/fabric.h"
 #include "topology/fat_tree.h"
@@ -57,6 +58,14 @@ struct TenantRecord {
   std::vector<LinkRecord> idle{};  // held but retired by a repair (issue 10)
 };
 
+// A tenant's slot holding a port GUID the tenant has not accepted (issue 24): the slot stays the
+// tenant's host (its record in the tenant names the recorded GUID), the newcomer is unrouted.
+struct QuarantineRecord {
+  std::string tenant;
+  Endpoint recorded;  // the tenant's host as recorded: name, port GUID, slot
+  Endpoint seen;      // what the slot holds now: name, port GUID, LID
+};
+
 struct Allocations {
   std::string topology;              // the recognized tree's spec text
   Guid sm_port_guid = 0;             // the SM's port (a switch's port 0 or a host's port)
@@ -68,6 +77,7 @@ struct Allocations {
   // Links isolated as faults for their error counters (issue 23): the routing avoids them, so
   // the audit counts them as faulty too.
   std::vector<LinkRecord> isolated_links{};
+  std::vector<QuarantineRecord> quarantined{};  // issue 24
 };
 
 // JSON (see conf/laas.yaml and docs): {"version":1,"topology":..,"tenants":[{name, requested,
@@ -90,6 +100,12 @@ TenantRecord make_record(const std::string& name, int requested,
 bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
                   allocator::Placement* out, std::string* why);
+
+// Issue 24: names the quarantined slots in `a` (a.quarantined) and makes their tenants' records
+// name the host recorded for the slot (no LID), not the newcomer. `emb` is the recognized
+// embedding (the newcomers present in it).
+void record_quarantine(Allocations& a, const std::vector<service::QuarantinedHost>& quarantined,
+                       const topology::Embedding& emb, const topology::Fabric& fabric);
 
 // The audit's input: tables on a recognized fabric, the tenants of `alloc`; the SM's port,
 // alloc.management and `extra_management` (port or node GUIDs) are management endpoints.

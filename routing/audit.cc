@@ -49,6 +49,10 @@ const char* to_string(FindingKind kind) {
       return "management-partitioned";
     case FindingKind::kServerSplit:
       return "server-split";
+    case FindingKind::kUnacceptedHost:
+      return "unaccepted-host";
+    case FindingKind::kQuarantinedHostRouted:
+      return "quarantined-host-routed";
   }
   return "unknown";
 }
@@ -121,6 +125,7 @@ class Auditor {
   }
 
   void run() {
+    check_quarantine();
     check_servers();
     check_hosts();
     check_management();
@@ -231,6 +236,29 @@ class Auditor {
   }
 
   int leaf_node(int leaf) const { return emb_.switch_node[0][leaf]; }
+
+  // Issue 24: every quarantined slot is reported, and no switch may have an entry for the
+  // newcomer's LID (OpenSM's "no route", 0xFF, everywhere).
+  void check_quarantine() {
+    long checked = 0;
+    for (const auto& q : in_.quarantined) {
+      add(FindingKind::kUnacceptedHost, q.tenant, q.name, "", q.detail);
+      if (q.lid == 0) continue;
+      for (std::size_t n = 0; n < f_.nodes.size(); ++n) {
+        const auto& table = lft_[n];
+        if (!f_.nodes[n].is_switch || table.empty()) continue;
+        ++checked;
+        if (q.lid < table.size() && table[q.lid] != kNoRoute)
+          add(FindingKind::kQuarantinedHostRouted, q.tenant, f_.nodes[n].name, q.name,
+              f_.nodes[n].name + " routes LID " + std::to_string(q.lid) + " (" + q.name +
+                  ", quarantined) to port " + std::to_string(table[q.lid]));
+      }
+    }
+    if (!in_.quarantined.empty()) {
+      rep_.figures["quarantined_hosts"] = static_cast<long>(in_.quarantined.size());
+      rep_.figures["quarantined_lid_entries_checked"] = checked;
+    }
+  }
   bool present(HostId h) const { return emb_.host_node[h] >= 0; }
 
   // Every server is wholly one tenant's or no tenant's: its ports grouped by name as the
@@ -400,6 +428,7 @@ class Auditor {
     for (const auto& t : in_.tenants) si.tenants.push_back(t.placement);
     si.management_hosts = in_.management_hosts;
     si.management_nodes = in_.management_nodes;
+    for (const auto& q : in_.quarantined) si.quarantined_hosts.push_back(q.host);
     return si;
   }
 
@@ -856,7 +885,21 @@ AuditReport audit(const AuditInput& input, const AuditOptions& options) {
   if (!input.fabric || !input.embedding || !input.tree || !input.tables)
     throw std::invalid_argument("audit: fabric, embedding, tree and tables are required");
   AuditReport report;
-  Auditor(input, options, report).run();
+  // Quarantined slots are audited as absent hosts of their tenants.
+  std::vector<HostId> hide;
+  for (const auto& q : input.quarantined)
+    if (q.host >= 0 && q.host < static_cast<HostId>(input.embedding->host_node.size()) &&
+        input.embedding->host_node[q.host] >= 0)
+      hide.push_back(q.host);
+  if (hide.empty()) {
+    Auditor(input, options, report).run();
+    return report;
+  }
+  AuditInput hidden = input;
+  hidden.owned_embedding =
+      std::make_shared<const topology::Embedding>(without_hosts(*input.embedding, hide));
+  hidden.embedding = hidden.owned_embedding.get();
+  Auditor(hidden, options, report).run();
   return report;
 }
 

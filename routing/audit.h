@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +19,16 @@ namespace laas::routing {
 struct AuditTenant {
   std::string name;
   allocator::Placement placement;
+};
+
+// A tenant's slot holding a port GUID the tenant has not accepted (issue 24): the slot is the
+// tenant's, but no switch may route to the newcomer, and the audit reports it until accepted.
+struct AuditQuarantine {
+  HostId host = -1;       // the slot's model host
+  topology::Lid lid = 0;  // the newcomer's LID (0: it has none)
+  std::string tenant;     // whose slot
+  std::string name;       // the newcomer, as the fabric names it
+  std::string detail;     // the slot, the recorded and the seen GUIDs
 };
 
 struct AuditInput {
@@ -34,6 +45,12 @@ struct AuditInput {
   // SL2VL tables (read back): when given, every (source host, destination) pair is traced
   // with them too, and they are compared with the first-hop drop plan (sl2vl.h).
   const Sl2VlTables* sl2vl = nullptr;
+  // Quarantined slots (issue 24): audited as absent hosts of their tenants (the embedding is
+  // taken without them when it still shows them), each reported (`unaccepted-host`), and every
+  // switch's entry for the newcomer's LID must be empty (`quarantined-host-routed`).
+  std::vector<AuditQuarantine> quarantined{};
+  // Keeps `embedding` alive when the input's maker built it (plugin::audit_input).
+  std::shared_ptr<const topology::Embedding> owned_embedding{};
 };
 
 struct AuditOptions {
@@ -72,6 +89,10 @@ enum class FindingKind {
   // A server (topology/servers.h) whose ports are not all its tenant's: one port held by a
   // tenant, another free, management or another tenant's (issue 21)
   kServerSplit,
+  // A tenant's slot holds a port GUID the tenant has not accepted (issue 24: `host accept`)
+  kUnacceptedHost,
+  // A switch routes to a quarantined newcomer's LID (issue 24: nobody may reach it)
+  kQuarantinedHostRouted,
 };
 
 const char* to_string(FindingKind kind);

@@ -1,8 +1,25 @@
+#include <algorithm>
 #include <string>
 
 #include "routing/routing.h"
 
 namespace laas::routing {
+
+topology::Embedding without_hosts(const topology::Embedding& embedding,
+                                  const std::vector<HostId>& hosts) {
+  topology::Embedding out = embedding;
+  for (HostId h : hosts) {
+    if (h < 0 || h >= static_cast<HostId>(out.host_node.size()) || out.host_node[h] < 0) continue;
+    if (out.host_node[h] < static_cast<int>(out.node_model.size()))
+      out.node_model[out.host_node[h]] = {-1, -1};
+    out.host_node[h] = -1;
+    if (h < static_cast<HostId>(out.host_port.size())) out.host_port[h] = 0;
+    if (std::find(out.missing_hosts.begin(), out.missing_hosts.end(), h) == out.missing_hosts.end())
+      out.missing_hosts.push_back(h);
+  }
+  std::sort(out.missing_hosts.begin(), out.missing_hosts.end());
+  return out;
+}
 
 LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
                         const FatTree& tree, const ModelTables& tables) {

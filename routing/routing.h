@@ -128,6 +128,12 @@ RoutingResult compute(const FatTree& tree, const std::vector<TenantRoutes>& tena
 using LidTable = std::vector<std::uint8_t>;
 using LidTables = std::vector<LidTable>;  // [fabric node]
 
+// The embedding with `hosts` absent (host_node -1, listed in missing_hosts): what a tenant's slot
+// holding an unaccepted port GUID is to the tables (issue 24): no switch routes to it, like a
+// host that is down, while its tenant keeps the slot in its placement.
+topology::Embedding without_hosts(const topology::Embedding& embedding,
+                                  const std::vector<HostId>& hosts);
+
 // Every table has max LID + 1 entries (kNoRoute where nothing is routed; LID 0 unused). Throws
 // RoutingError if the embedding does not match the tree or an endpoint has no LID.
 // Hosts attached outside the tree's slots (Embedding::attached, issue 24) take the routes of

@@ -81,6 +81,10 @@ struct Sl2VlInput {
   std::vector<allocator::Placement> tenants;  // tenant index = position
   std::vector<HostId> management_hosts;
   std::vector<int> management_nodes;  // fabric nodes that source management traffic (the SM's)
+  // Tenants' slots holding an unaccepted port GUID (issue 24): their leaf ports are free host
+  // ports whatever the placements say, so the newcomer's packets die at its leaf (rule 1) and
+  // no other host's enter its port (rule 0).
+  std::vector<HostId> quarantined_hosts{};
 };
 
 struct Exemption {

@@ -181,9 +181,12 @@ json TenantService::host_json(topology::HostId h,
             {"port", id.port},
             {"down", down}};
   if (servers_.multi_port()) j["server"] = servers_.names[servers_.server_of[h]];
+  const auto* quarantined = quarantine_of(h);
   std::string state;
   if (management)
     state = "management";
+  else if (quarantined)
+    state = "quarantined";  // issue 24: another port GUID than the tenant's in its slot
   else if (tenant != tenants.end())
     state = drained ? "draining" : "allocated";
   else if (drained)
@@ -195,12 +198,15 @@ json TenantService::host_json(topology::HostId h,
   j["state"] = state;
   if (tenant != tenants.end()) j["tenant"] = tenant->second;
   if (drained) j["drain"] = {{"reason", drained->reason}, {"by", drained->by}, {"at", drained->at}};
+  if (quarantined)
+    j["recorded"] = {{"guid", guid_hex(quarantined->recorded_guid)},
+                     {"name", quarantined->recorded_name}};
   return j;
 }
 
 json TenantService::host_states() const {
-  json counts = {{"free", 0},     {"allocated", 0}, {"drained", 0},
-                 {"draining", 0}, {"down", 0},      {"management", 0}};
+  json counts = {{"free", 0}, {"allocated", 0},  {"drained", 0},    {"draining", 0},
+                 {"down", 0}, {"management", 0}, {"quarantined", 0}};
   if (!view_) return counts;
   std::map<allocator::TenantIndex, std::string> tenants;
   if (cluster_)
@@ -218,12 +224,12 @@ json TenantService::host_list(const json& params) const {
   require_topology();
   std::string only;
   if (params.contains("state")) only = get_string(params, "state");
-  static const std::set<std::string> states = {"free",     "allocated", "drained",
-                                               "draining", "down",      "management"};
+  static const std::set<std::string> states = {"free", "allocated",  "drained",    "draining",
+                                               "down", "management", "quarantined"};
   if (!only.empty() && !states.count(only))
     fail(error::kBadRequest,
          "field 'state' must be one of free, allocated, drained, draining, "
-         "down, management");
+         "down, management, quarantined");
   std::map<allocator::TenantIndex, std::string> tenants;
   if (cluster_)
     for (const auto& [name, t] : cluster_->tenants()) tenants[t.index] = name;
@@ -357,6 +363,144 @@ json TenantService::resume(const json& params, const Caller& caller) {
                               (config_.resume_check.empty() ? "" : " (resume check passed)"));
   }
   return {{"resumed", names}};
+}
+
+// ---- Identity is the host, not the slot (issue 24) -------------------------------------
+
+const QuarantinedHost* TenantService::quarantine_of(topology::HostId h) const {
+  for (const auto& q : quarantine_)
+    if (q.host == h) return &q;
+  return nullptr;
+}
+
+// Host names, port GUIDs (the one seen in a slot, or the one recorded for it), server names, and
+// slots as "LEAF:PORT" (the leaf by name or node GUID, its physical port).
+std::vector<topology::HostId> TenantService::resolve_slots(const json& names) const {
+  if (!names.is_array() || names.empty())
+    fail(error::kBadRequest,
+         "field 'hosts' must be a non-empty array of host names, GUIDs, servers or LEAF:PORT");
+  std::vector<topology::HostId> out;
+  for (const auto& item : names) {
+    if (!item.is_string()) fail(error::kBadRequest, "hosts entries must be strings");
+    const auto text = item.get<std::string>();
+    const auto colon = text.rfind(':');
+    if (colon != std::string::npos && colon + 1 < text.size() &&
+        text.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+      const std::string leaf = text.substr(0, colon);
+      const int port = text.size() - colon > 4 ? -1 : std::stoi(text.substr(colon + 1));
+      std::optional<topology::HostId> h;
+      for (int i = 0; i < view_->tree.num_leaves() && !h; ++i) {
+        bool match = ids_->switch_name(1, i) == leaf;
+        try {
+          match = match || ids_->switch_guid(1, i) == parse_guid(leaf);
+        } catch (const std::invalid_argument&) {
+        }
+        if (match) h = ids_->host_at(ids_->switch_guid(1, i), port);
+      }
+      if (!h)
+        fail(error::kBadRequest, "'" + text + "' is not a host slot (LEAF:PORT) of this tree");
+      out.push_back(*h);
+      continue;
+    }
+    std::optional<topology::HostId> recorded;  // a tenant's host by the GUID recorded for it
+    try {
+      const auto g = parse_guid(text);
+      for (const auto& q : quarantine_)
+        if (q.recorded_guid == g) recorded = q.host;
+    } catch (const std::invalid_argument&) {
+    }
+    if (recorded) {
+      out.push_back(*recorded);
+      continue;
+    }
+    const auto hosts = resolve_hosts(json::array({text}), "hosts");
+    out.insert(out.end(), hosts.begin(), hosts.end());
+  }
+  return out;
+}
+
+// Records the port GUID seen in quarantined slots as their tenant's host: saved (with the
+// tenant's partitions.conf) before the reply, then re-routed.
+json TenantService::accept(const json& params, const Caller& caller) {
+  const bool dry_run = get_bool(params, "dry_run", false);
+  const int wait = wait_ms(params);  // validated before anything is written
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!caller.may_write && !dry_run)
+    fail(error::kPermission, "uid " + std::to_string(caller.uid) +
+                                 " may read but not accept hosts (root or the laas group)");
+  require_topology();
+  if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
+  std::vector<QuarantinedHost> chosen;
+  for (auto h : whole_servers(resolve_slots(params["hosts"]))) {
+    const auto* q = quarantine_of(h);
+    if (!q) continue;
+    if (std::find(chosen.begin(), chosen.end(), *q) == chosen.end()) chosen.push_back(*q);
+  }
+  if (chosen.empty()) {
+    std::string names;
+    for (const auto& item : params["hosts"])
+      names += (names.empty() ? "" : ", ") + item.get<std::string>();
+    fail(error::kRefused, "not quarantined: " + names +
+                              " (no tenant's slot there holds another port GUID than the one "
+                              "recorded; `laasctl host list --state quarantined` lists them)");
+  }
+  // One port GUID is one tenant's host: a GUID recorded in another slot stays there.
+  for (const auto& q : chosen)
+    for (const auto& t : persisted_.tenants)
+      for (const auto& was : t.hosts)
+        if (was.guid == q.seen_guid && !(was.leaf_guid == q.leaf_guid && was.port == q.port))
+          fail(error::kRefused, "port " + guid_hex(q.seen_guid) + " is recorded as tenant '" +
+                                    t.name + "''s host in another slot (" +
+                                    guid_hex(was.leaf_guid) + " port " + std::to_string(was.port) +
+                                    "); not accepted");
+  json accepted = json::array();
+  for (const auto& q : chosen)
+    accepted.push_back({{"tenant", q.tenant},
+                        {"leaf", ids_->switch_name(1, view_->tree.leaf_of_host(q.host))},
+                        {"port", q.port},
+                        {"guid", guid_hex(q.seen_guid)},
+                        {"name", q.seen_name},
+                        {"was", {{"guid", guid_hex(q.recorded_guid)}, {"name", q.recorded_name}}}});
+  if (dry_run) return {{"accepted", accepted}, {"dry_run", true}};
+  const auto saved = persisted_.tenants;
+  const auto saved_quarantine = quarantine_;
+  for (const auto& q : chosen)
+    for (auto& t : persisted_.tenants)
+      if (t.name == q.tenant)
+        for (auto& was : t.hosts)
+          if (was.leaf_guid == q.leaf_guid && was.port == q.port) {
+            was.guid = q.seen_guid;
+            was.name = q.seen_name;
+          }
+  quarantine_.erase(std::remove_if(quarantine_.begin(), quarantine_.end(),
+                                   [&](const QuarantinedHost& q) {
+                                     return std::find(chosen.begin(), chosen.end(), q) !=
+                                            chosen.end();
+                                   }),
+                    quarantine_.end());
+  ++persisted_.generation;
+  bool partitions_changed = false;
+  std::string not_durable;
+  try {
+    partitions_changed = commit(&not_durable);
+  } catch (const RequestError& e) {
+    persisted_.tenants = saved;
+    quarantine_ = saved_quarantine;
+    --persisted_.generation;
+    fail(e.code.c_str(), "hosts not accepted: " + e.message);
+  }
+  cluster_->set_faults(current_faults());  // the slots are up for their tenants again
+  std::string what;
+  for (const auto& a : accepted)
+    what += (what.empty() ? "" : ", ") + a["guid"].get<std::string>() + " ('" +
+            a["name"].get<std::string>() + "') in tenant '" + a["tenant"].get<std::string>() +
+            "''s slot " + a["leaf"].get<std::string>() + " port " +
+            std::to_string(a["port"].get<int>()) + " (was " + a["was"]["guid"].get<std::string>() +
+            ")";
+  log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " accepted " + what);
+  return finish_change(lock, partitions_changed, not_durable,
+                       "the hosts ARE accepted (state.json records them)", {{"accepted", accepted}},
+                       wait);
 }
 
 }  // namespace laas::service

@@ -154,13 +154,19 @@ PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
                      shape.pods.q,   shape.pods.d,   shape.pods.r};
   for (auto h : t.placement.hosts) {
     PersistedHost id = ids.host(h);
-    // A host that is down keeps the port GUID and name last seen on its slot.
-    if (old && !id.guid)
+    // A host that is down keeps the port GUID and name last seen on its slot; a slot holding
+    // another port GUID than the one recorded keeps the recorded one (issue 24: the newcomer is
+    // quarantined until `laasctl host accept` records it).
+    if (old)
       for (const auto& was : old->hosts)
-        if (was.leaf_guid == id.leaf_guid && was.port == id.port) {
+        if (was.leaf_guid == id.leaf_guid && was.port == id.port && was.guid &&
+            (!id.guid || id.guid != was.guid || !ids.host_present(h))) {
           id.guid = was.guid;
           id.name = was.name;
         }
+    if (old && !id.guid)
+      for (const auto& was : old->hosts)
+        if (was.leaf_guid == id.leaf_guid && was.port == id.port) id.name = was.name;
     p.hosts.push_back(id);
   }
   for (auto l : t.intended_links()) p.links.push_back(ids.link(l));

@@ -71,7 +71,8 @@ std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds&
                                     std::string* missing);
 
 // The record to save for a placed tenant. `old` (its previous record, may be null) supplies the
-// port GUID and name of hosts that are down now, and the P_Key.
+// P_Key and the port GUID and name of every slot it recorded one for: of hosts that are down
+// now, and of slots where another port GUID is seen (issue 24: only `host accept` changes it).
 PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
                              const PersistedTenant* old);
 

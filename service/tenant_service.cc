@@ -189,7 +189,16 @@ void TenantService::rebuild_cluster() {
   log_fault_changes(*ids_, view_->tree, last_faults_, faults, log_);
   last_faults_ = faults;
   last_faults_spec_ = view_->tree.spec().text();
-  cluster_->set_faults(current_faults());  // with the links isolated for their errors
+  // Another port GUID in a tenant's slot is quarantined (issue 24): the slot stays the tenant's
+  // and counts as down for it until `laasctl host accept`.
+  quarantine_.clear();
+  if (blocked_.empty()) quarantine_ = find_quarantined(persisted_.tenants, *ids_);
+  for (const auto& q : quarantine_)
+    log_(LogLevel::kWarning,
+         "laas: quarantined: " +
+             describe(q, ids_->switch_name(1, view_->tree.leaf_of_host(q.host))) +
+             "; no routes and no P_Key until `laasctl host accept`");
+  cluster_->set_faults(current_faults());  // with the links isolated and the hosts quarantined
   // A management port keeps its whole server out of tenants' hands.
   auto skipped = cluster_->reserve(whole_servers(view_->management_hosts));
   (void)skipped;
@@ -202,16 +211,6 @@ void TenantService::rebuild_cluster() {
       unplaced_[t.name] = "not on the fabric: " + missing;
       log_(LogLevel::kWarning, "laas: tenant '" + t.name + "' is not routed: " + unplaced_[t.name]);
       continue;
-    }
-    for (size_t i = 0; i < t.hosts.size(); ++i) {
-      const auto& h = t.hosts[i];
-      const auto now = ids_->host(model->intended.hosts[i]).guid;
-      if (h.leaf_guid && h.guid && now && now != h.guid)
-        log_(LogLevel::kWarning,
-             "laas: tenant '" + t.name + "': the host on " +
-                 ids_->switch_name(1, view_->tree.leaf_of_host(model->intended.hosts[i])) +
-                 " port " + std::to_string(h.port) + " is now " + guid_hex(now) + " (was " +
-                 guid_hex(h.guid) + "); the slot stays the tenant's");
     }
     auto r = cluster_->restore(t.name, t.requested, model->intended, model->repairs);
     if (!r.ok()) {
@@ -277,6 +276,7 @@ void TenantService::on_topology_error(const std::string& reason) {
   cluster_.reset();
   ids_.reset();  // it refers into view_
   view_.reset();
+  quarantine_.clear();
 }
 
 void TenantService::set_fail_closed(const std::string& reason) {
@@ -300,6 +300,7 @@ RoutingSnapshot TenantService::snapshot() const {
   if (cluster_)
     for (const auto& [name, t] : cluster_->tenants()) s.tenants.emplace_back(name, t.placement);
   s.isolated_links = isolated_links();
+  if (cluster_) s.quarantined = quarantine_;
   return s;
 }
 
@@ -351,7 +352,7 @@ json TenantService::handle(const json& request, const Caller& caller) {
 
 json TenantService::dispatch(const std::string& method, const json& params, const Caller& caller) {
   static const std::set<std::string> changes = {"tenant.add", "tenant.remove", "host.drain",
-                                                "host.resume"};
+                                                "host.resume", "host.accept"};
   if (!changes.count(method) || get_bool(params, "dry_run", false))
     return dispatch_request(method, params, caller);
   // Changes are counted and timed for the metrics, and the metrics file follows them.
@@ -385,7 +386,7 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   }
   if (!master) {
     if (method == "tenant.add" || method == "tenant.remove" || method == "tenant.plan" ||
-        method == "host.drain" || method == "host.resume") {
+        method == "host.drain" || method == "host.resume" || method == "host.accept") {
       std::string fenced;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -468,6 +469,7 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   if (method == "host.get") return host_show(params);
   if (method == "host.drain") return drain(params, caller);
   if (method == "host.resume") return resume(params, caller);
+  if (method == "host.accept") return accept(params, caller);
   if (method == "audit") {
     if (!audit_) fail(error::kUnavailable, "no audit is available in this process");
     json report = audit_();
@@ -486,10 +488,12 @@ json TenantService::dispatch_request(const std::string& method, const json& para
     std::lock_guard<std::mutex> lock(mu_);
     return export_files(params);
   }
-  fail(error::kBadRequest,
-       "unknown method '" + method +
-           "'; methods: status, topology, tenant.add, tenant.remove, tenant.list, tenant.get, "
-           "tenant.plan, host.list, host.get, host.drain, host.resume, metrics, audit, export");
+  fail(
+      error::kBadRequest,
+      "unknown method '" + method +
+          "'; methods: status, topology, tenant.add, tenant.remove, tenant.list, tenant.get, "
+          "tenant.plan, host.list, host.get, host.drain, host.resume, host.accept, metrics, audit, "
+          "export");
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
@@ -669,6 +673,12 @@ json TenantService::remove(const json& params, const Caller& caller) {
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
   unplaced_.erase(name);
+  // Its quarantined slots (issue 24) are free now: a newcomer there is a free host like any other.
+  const auto quarantined = quarantine_.size();
+  quarantine_.erase(std::remove_if(quarantine_.begin(), quarantine_.end(),
+                                   [&](const QuarantinedHost& q) { return q.tenant == name; }),
+                    quarantine_.end());
+  if (quarantine_.size() != quarantined && cluster_) cluster_->set_faults(current_faults());
   if (before && view_) cluster_->reserve(whole_servers(drained_hosts()));  // drained ones leave
   if (before && view_) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).

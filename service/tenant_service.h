@@ -16,6 +16,7 @@
 
 #include "allocator/cluster.h"
 #include "export/records.h"
+#include "service/host_identity.h"
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
@@ -75,6 +76,9 @@ struct RoutingSnapshot {
   std::uint64_t generation = 0;
   std::string blocked;
   std::vector<topology::LinkId> isolated_links;  // over the error threshold: route around them
+  // Tenants' slots holding another port GUID than recorded (issue 24): held by their tenant
+  // (in its placement), but routed like absent hosts -- no switch has an entry for them.
+  std::vector<QuarantinedHost> quarantined;
 };
 
 class TenantService {
@@ -187,6 +191,11 @@ class TenantService {
   std::vector<topology::HostId> hosts_to_change(const nlohmann::json& params, const Caller& caller,
                                                 const char* verb) const;
   nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
+  // Issue 24 (service/host_states.cc): a quarantined slot by model host (nullptr: none), and
+  // `host accept`, which records the port GUID seen in tenants' slots as their host's.
+  const QuarantinedHost* quarantine_of(topology::HostId h) const;
+  std::vector<topology::HostId> resolve_slots(const nlohmann::json& names) const;
+  nlohmann::json accept(const nlohmann::json& params, const Caller& caller);  // takes mu_
   // Port counters (issue 23; service/port_counters.cc). mu_ held.
   const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
   std::vector<topology::LinkId> isolated_links() const;
@@ -238,6 +247,7 @@ class TenantService {
   std::string blocked_;                          // corrupt or inconsistent state
   std::string fail_closed_;                      // why routing keeps the last good tenants
   std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
+  std::vector<QuarantinedHost> quarantine_;      // on view_ (issue 24)
   std::uint64_t routed_generation_ = 0;
   // Counters for the metrics (mu_).
   long routing_runs_ = 0, lft_blocks_sent_ = 0, takeovers_ = 0;

@@ -39,6 +39,15 @@ json TenantService::status() const {
     s["down_links"] = view_->down_links();
     s["down_switches"] = view_->down_switches();
     s["host_states"] = host_states();  // issue 23
+    json quarantined = json::array();  // issue 24
+    for (const auto& q : quarantine_)
+      quarantined.push_back(
+          {{"tenant", q.tenant},
+           {"leaf", ids_->switch_name(1, view_->tree.leaf_of_host(q.host))},
+           {"port", q.port},
+           {"recorded", {{"guid", guid_hex(q.recorded_guid)}, {"name", q.recorded_name}}},
+           {"seen", {{"guid", guid_hex(q.seen_guid)}, {"name", q.seen_name}}}});
+    s["quarantined_hosts"] = quarantined;
   } else {
     s["topology"] = nullptr;
     s["topology_error"] = topology_error_;
@@ -170,18 +179,26 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
   const PersistedTenant* record = persisted(t.name);
   for (auto h : t.placement.hosts) {
     PersistedHost id = ids_->host(h);
+    const auto* quarantined = quarantine_of(h);
     const bool down = cluster_ && cluster_->state().host_down(h);
-    if (!id.guid && record)  // down: the GUID and name last seen on its slot
+    // The GUID recorded for the slot is the tenant's host (issue 24): for a host that is down
+    // (not the one the layout last saw there) and for a quarantined slot.
+    if (record)
       for (const auto& was : record->hosts)
-        if (was.leaf_guid == id.leaf_guid && was.port == id.port) {
+        if (was.leaf_guid == id.leaf_guid && was.port == id.port &&
+            (!id.guid || (was.guid && (was.guid != id.guid || !ids_->host_present(h))))) {
           id.guid = was.guid;
           id.name = was.name;
         }
     json host = {{"name", id.name.empty() ? view_->host_name(h) : id.name},
                  {"guid", guid_hex(id.guid)},
-                 {"lid", view_->host_lid(h)},
+                 {"lid", quarantined ? 0 : view_->host_lid(h)},
                  {"leaf", {{"guid", guid_hex(id.leaf_guid)}, {"port", id.port}}}};
     if (down) host["down"] = true;
+    // Issue 24: what is in the slot now is not the tenant's host (no P_Key, no routes).
+    if (quarantined)
+      host["quarantined"] = {{"guid", guid_hex(quarantined->seen_guid)},
+                             {"name", quarantined->seen_name}};
     hosts.push_back(std::move(host));
   }
   for (auto l : t.placement.links) {
@@ -238,6 +255,7 @@ json TenantService::health_json(const allocator::Tenant& t) const {
   const auto h = cluster_->health(t);
   const auto& tree = view_->tree;
   auto host_name = [&](topology::HostId id) {
+    if (const auto* q = quarantine_of(id); q && !q->recorded_name.empty()) return q->recorded_name;
     const PersistedHost p = ids_->host(id);
     if (!p.name.empty()) return p.name;
     if (const auto* record = persisted(t.name))
@@ -247,7 +265,14 @@ json TenantService::health_json(const allocator::Tenant& t) const {
     return view_->host_name(id);
   };
   json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
-  for (auto id : h.down_hosts) down.push_back(host_name(id));
+  json quarantined = json::array();  // issue 24: down for the tenant, a newcomer in the slot
+  for (auto id : h.down_hosts)
+    if (const auto* q = quarantine_of(id))
+      quarantined.push_back({{"name", host_name(id)},
+                             {"guid", guid_hex(q->recorded_guid)},
+                             {"seen", guid_hex(q->seen_guid)}});
+    else
+      down.push_back(host_name(id));
   for (auto l : h.faulty_links) faulty.push_back(ids_->link_name(l));
   constexpr size_t kMaxPairs = 64;
   size_t total = 0;
@@ -267,6 +292,7 @@ json TenantService::health_json(const allocator::Tenant& t) const {
   }
   return {{"degraded", h.degraded()},
           {"down_hosts", down},
+          {"quarantined_hosts", quarantined},
           {"faulty_links", faulty},
           {"lost_pairs", pairs},
           {"lost_pairs_total", total},
@@ -279,6 +305,9 @@ std::string TenantService::health_text(const allocator::Tenant& t) const {
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
   for (const auto& name : h["down_hosts"]) add("host " + name.get<std::string>() + " down");
+  for (const auto& q : h["quarantined_hosts"])
+    add("host " + q["name"].get<std::string>() + " quarantined (" + q["seen"].get<std::string>() +
+        " in its slot, not accepted)");
   for (const auto& name : h["faulty_links"]) add("link " + name.get<std::string>() + " faulty");
   const auto total = h["lost_pairs_total"].get<size_t>();
   if (total > 0) {

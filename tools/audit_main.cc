@@ -184,9 +184,10 @@ int main(int argc, char** argv) {
   if (owners || !sl2vl_of.empty()) {
     routing::Sl2VlInput si;
     si.fabric = &fabric;
-    si.embedding = &rec.embedding;
+    si.embedding = input.embedding;  // without quarantined slots (issue 24)
     si.tree = &tree;
     si.tables = &tables;
+    for (const auto& q : input.quarantined) si.quarantined_hosts.push_back(q.host);
     std::vector<std::string> names;
     for (const auto& t : input.tenants) {
       si.tenants.push_back(t.placement);

@@ -146,7 +146,8 @@ TEST(Failover, TheStandbyRefusesChangesNamingTheMasterAndWritesNothing) {
   const std::string before = slurp(dir.path + "/state.json");
   for (const auto& r : {b.call("tenant.add", {{"name", "y"}, {"hosts", 2}}),
                         b.call("tenant.remove", {{"name", "x"}}),
-                        b.call("tenant.plan", {{"name", "y"}, {"hosts", 2}})}) {
+                        b.call("tenant.plan", {{"name", "y"}, {"hosts", 2}}),
+                        b.call("host.accept", {{"hosts", {"comp-3"}}})}) {
     ASSERT_FALSE(r["ok"]) << r.dump();
     EXPECT_EQ(r["error"]["code"], error::kNotMaster);
     EXPECT_NE(r["error"]["message"].get<std::string>().find("0x0000000000000011 'comp-1' LID 2"),

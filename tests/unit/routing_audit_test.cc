@@ -163,6 +163,47 @@ TEST_F(AuditFixture, CatchesARouteToAFreeHost) {
 
 // ---- ibroute ----------------------------------------------------------------------------
 
+// Issue 24: tenant 4's slot of host 3 holds a newcomer (another port GUID). Routed like an
+// absent host (no switch has an entry for its LID) the audit reports the slot only; a single
+// switch routing the newcomer's LID is caught.
+TEST_F(AuditFixture, CatchesARouteToAQuarantinedHost) {
+  const HostId q = 3;
+  const topology::Lid lid = fabric.lid_of(emb.host_node[q]);
+  const auto full = tables;
+  tables =
+      to_lid_tables(fabric, without_hosts(emb, {q}), tree, compute(tree, tenants, {}, {}).tables);
+  AuditInput in;
+  in.fabric = &fabric;
+  in.embedding = &emb;
+  in.tree = &tree;
+  in.tables = &tables;
+  for (const auto& t : tenants) in.tenants.push_back({t.key, t.placement});
+  in.management_nodes.push_back(emb.switch_node[1][0]);
+  in.quarantined.push_back({q, lid, "4", "intruder", "slot SW_L1_0 port 4"});
+  AuditReport r = audit(in);
+  EXPECT_EQ(r.count(FindingKind::kUnacceptedHost), 1) << dump(r);
+  EXPECT_EQ(r.count(FindingKind::kQuarantinedHostRouted), 0) << dump(r);
+  EXPECT_EQ(r.violations(), 1) << dump(r);  // the slot itself, until accepted
+  EXPECT_EQ(r.figures.at("quarantined_lid_entries_checked"), 12);  // 8 leaves + 4 spines
+  EXPECT_TRUE(is_violation(FindingKind::kUnacceptedHost));
+  // The tenant's other routes are those of the full tables (only the newcomer's LID differs).
+  for (std::size_t n = 0; n < tables.size(); ++n)
+    for (std::size_t l = 0; l < tables[n].size(); ++l)
+      if (l != lid) {
+        EXPECT_EQ(tables[n][l], full[n][l]) << "node " << n << " LID " << l;
+      }
+  // One spine routes the newcomer: caught, naming the switch.
+  tables[emb.switch_node[1][2]][lid] = full[emb.switch_node[1][2]][lid];
+  r = audit(in);
+  ASSERT_EQ(r.count(FindingKind::kQuarantinedHostRouted), 1) << dump(r);
+  bool named = false;
+  for (const auto& f : r.findings)
+    named = named || (f.kind == FindingKind::kQuarantinedHostRouted &&
+                      f.source == fabric.nodes[emb.switch_node[1][2]].name);
+  EXPECT_TRUE(named) << dump(r);
+  EXPECT_EQ(to_json(r)["counts"]["quarantined-host-routed"], 1);
+}
+
 TEST(IbrouteReader, ParsesTheSample) {
   std::istringstream in(
       "Unicast lids [0x0-0x2c] of switch Lid 1 guid 0x0000000000200000 (SW_L2_0):\n"

@@ -128,7 +128,8 @@ TEST_F(ServiceTest, CorruptStateBlocksTenantRoutingAndSaysWhy) {
 }
 
 // Issue 10: hosts are identified by their slot (leaf switch GUID, port). A host replaced on its
-// slot stays the tenant's (logged); the state records the new port GUID.
+// slot keeps the slot for its tenant; issue 24: the new port GUID is quarantined (logged, the
+// tenant degraded) and the state keeps the recorded one until `host accept`.
 TEST_F(ServiceTest, ReplacedHostKeepsItsSlot) {
   ASSERT_TRUE(call("tenant.add", {{"name", "x"}, {"hosts", 6}})["ok"]);
   ASSERT_TRUE(call("tenant.add", {{"name", "y"}, {"hosts", 3}})["ok"]);
@@ -141,10 +142,12 @@ TEST_F(ServiceTest, ReplacedHostKeepsItsSlot) {
   fresh->on_topology(std::make_shared<TopologyView>(tree, fabric, emb));
   auto list = fresh->handle(req("tenant.list"), kAdmin)["result"];
   ASSERT_EQ(list.size(), 2u);
-  for (const auto& t : list) EXPECT_EQ(t["state"], "routed") << list.dump();
-  EXPECT_NE(slurp(dir.path + "/state.json").find("0x000000000000dead"), std::string::npos);
+  for (const auto& t : list)
+    EXPECT_EQ(t["state"], t["name"] == "x" ? "degraded" : "routed") << list.dump();
+  EXPECT_EQ(slurp(dir.path + "/state.json").find("0x000000000000dead"), std::string::npos);
+  EXPECT_EQ(fresh->snapshot().quarantined.size(), 1u);
   bool logged = false;
-  for (const auto& m : seen) logged = logged || m.find("is now 0x000000000000dead") != m.npos;
+  for (const auto& m : seen) logged = logged || m.find("holds 0x000000000000dead") != m.npos;
   EXPECT_TRUE(logged);
 }
 
