@@ -562,4 +562,18 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   }
   const auto report = engine.audit(fabric, after.tables, sm);
   EXPECT_EQ(report["violations"], 0) << report.dump();
+  EXPECT_EQ(report["figures"]["attached_hosts"], 1);
+  EXPECT_EQ(report["figures"]["attached_pairs"], report["figures"]["attached_pairs_delivered"]);
+  // The audit catches a leaf that sends its tenants' traffic to the storage host up the link
+  // another tenant holds (leaf 1 holds A and B; its link to spine 2 is B's), and a leaf with no
+  // route to it.
+  auto tampered = after.tables;
+  const int leaf1 = emb.switch_node[0][1];
+  tampered[leaf1][200] = static_cast<std::uint8_t>(emb.port_map[0][1][tree.up_port(1, 2)]);
+  auto bad = engine.audit(fabric, tampered, sm);
+  EXPECT_GT(bad["counts"].value("attached-host-route-crosses-tenant", 0), 0) << bad.dump();
+  tampered = after.tables;
+  tampered[emb.switch_node[0][0]][200] = 0xFF;
+  bad = engine.audit(fabric, tampered, sm);
+  EXPECT_GT(bad["counts"].value("attached-host-unreachable", 0), 0) << bad.dump();
 }

@@ -53,6 +53,12 @@ const char* to_string(FindingKind kind) {
       return "unaccepted-host";
     case FindingKind::kQuarantinedHostRouted:
       return "quarantined-host-routed";
+    case FindingKind::kAttachedUnreachable:
+      return "attached-host-unreachable";
+    case FindingKind::kAttachedCrossesTenant:
+      return "attached-host-route-crosses-tenant";
+    case FindingKind::kAttachedReplySharesLink:
+      return "attached-host-reply-shares-link";
   }
   return "unknown";
 }
@@ -60,7 +66,8 @@ const char* to_string(FindingKind kind) {
 bool is_violation(FindingKind kind) {
   return kind != FindingKind::kSharedLeaf && kind != FindingKind::kFreeUnreachable &&
          kind != FindingKind::kExemption && kind != FindingKind::kDegradedUnreachable &&
-         kind != FindingKind::kManagementPartitioned;
+         kind != FindingKind::kManagementPartitioned &&
+         kind != FindingKind::kAttachedReplySharesLink;
 }
 
 long AuditReport::violations() const {
@@ -68,7 +75,8 @@ long AuditReport::violations() const {
   for (const auto& [name, n] : counts) {
     bool violation = true;
     for (auto k : {FindingKind::kSharedLeaf, FindingKind::kFreeUnreachable, FindingKind::kExemption,
-                   FindingKind::kDegradedUnreachable, FindingKind::kManagementPartitioned})
+                   FindingKind::kDegradedUnreachable, FindingKind::kManagementPartitioned,
+                   FindingKind::kAttachedReplySharesLink})
       if (name == to_string(k)) violation = false;
     if (violation) total += n;
   }
@@ -129,6 +137,7 @@ class Auditor {
     check_servers();
     check_hosts();
     check_management();
+    check_attached();
     if (in_.sl2vl) {
       check_sl2vl_plan();
       check_host_pairs();
@@ -416,6 +425,61 @@ class Auditor {
                                   : mgmt_unreached(node, leaf_node(t_.leaf_of_host(d))),
               "", f_.nodes[node].name, f_.nodes[dnode].name, outcome_text(o));
       }
+  }
+
+  // Hosts attached outside the slots (storage on a spine, an SM host's second cable) serve
+  // everyone: every tenant and management host reaches them and is reached by them, and the
+  // traffic of a tenant's host uses its own links or links no tenant holds, never another's.
+  void check_attached() {
+    long pairs = 0, delivered = 0;
+    for (const auto& a : emb_.attached) {
+      const int at = emb_.switch_node[a.level - 1][a.index];
+      const topology::Lid lid = f_.lid_of(a.node);
+      if (at < 0 || lid == 0) continue;
+      const std::string name = f_.nodes[a.node].name;
+      std::vector<Hop> hops;
+      auto crossed = [&](int cls) -> std::string {
+        for (const auto& hop : hops) {
+          const LinkId l = port_link_[hop.node][hop.port];
+          if (l >= 0 && owner_[l] >= 0 && owner_[l] != cls) return in_.tenants[owner_[l]].name;
+        }
+        return "";
+      };
+      for (HostId h = 0; h < t_.num_hosts(); ++h) {
+        const int cls = host_class_[h];
+        const int hnode = emb_.host_node[h];
+        if (cls == kFreeClass || hnode < 0) continue;
+        const std::string tenant = class_name(cls);
+        for (bool towards : {true, false}) {
+          ++pairs;
+          const Outcome o = towards ? trace(leaf_node(t_.leaf_of_host(h)), lid, a.node, &hops)
+                                    : trace(at, f_.lid_of(hnode), hnode, &hops);
+          const std::string src = towards ? f_.nodes[hnode].name : name;
+          const std::string dst = towards ? name : f_.nodes[hnode].name;
+          if (o != Outcome::kDelivered) {
+            add(o == Outcome::kLoop ? FindingKind::kLoop : FindingKind::kAttachedUnreachable,
+                tenant, src, dst, outcome_text(o));
+            continue;
+          }
+          ++delivered;
+          if (cls < 0) continue;  // management crosses tenants' links (control traffic)
+          const std::string other = crossed(cls);
+          if (other.empty()) continue;
+          // Down from the host's own switch there is one way to each leaf; anything else is a
+          // route that could have avoided the other tenant's link.
+          const LinkId first = hops.empty() ? -1 : port_link_[hops[0].node][hops[0].port];
+          const bool forced = !towards && a.level == t_.height() && t_.p(a.level) == 1 &&
+                              first >= 0 && owner_[first] >= 0 && owner_[first] != cls;
+          add(forced ? FindingKind::kAttachedReplySharesLink : FindingKind::kAttachedCrossesTenant,
+              tenant, src, dst,
+              "over a link tenant " + other + " holds" +
+                  (forced ? " (the only way down from " + f_.nodes[at].name + ")" : ""));
+        }
+      }
+    }
+    rep_.figures["attached_hosts"] = static_cast<long>(emb_.attached.size());
+    rep_.figures["attached_pairs"] = pairs;
+    rep_.figures["attached_pairs_delivered"] = delivered;
   }
 
   // ---- SL2VL ---------------------------------------------------------------------------

@@ -93,6 +93,15 @@ enum class FindingKind {
   kUnacceptedHost,
   // A switch routes to a quarantined newcomer's LID (issue 24: nobody may reach it)
   kQuarantinedHostRouted,
+  // A host cabled outside the tree's slots (a storage host on a spine, issue 24) and a tenant or
+  // management host do not reach each other
+  kAttachedUnreachable,
+  // Traffic from a tenant's host to such a host crosses a link another tenant holds
+  kAttachedCrossesTenant,
+  // (info) Traffic from such a host on a spine to a tenant's host goes down a link another
+  // tenant holds: the only link from that spine to the host's leaf (no routing can avoid it;
+  // cable shared services to a leaf to keep it off tenants' links)
+  kAttachedReplySharesLink,
 };
 
 const char* to_string(FindingKind kind);
