@@ -358,6 +358,25 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   fresh->outside_members = std::move(outside_members);
   std::shared_ptr<const service::TopologyView> view = fresh;
   view_ = view;
+  {
+    // One line when what is cabled outside the tree changes (issue 24).
+    const auto outside = service::outside_tree_json(*view);
+    std::string line;
+    for (const auto& a : outside["attached_hosts"])
+      line += std::string(line.empty() ? "" : "; ") + a["name"].get<std::string>() + " (" +
+              a["guid"].get<std::string>() + ") on " + a["switch"].get<std::string>() + " port " +
+              std::to_string(a["switch_port"].get<int>()) +
+              (a["role"] == "shared" ? ", management/shared service"
+                                     : ", not listed: routed, in no tenant partition");
+    for (const auto& c : outside["extra_cables"])
+      line += std::string(line.empty() ? "" : "; ") + "extra cable " + c.get<std::string>() +
+              " (never routed over)";
+    if (line != last_outside_) {
+      out.info.push_back(line.empty() ? "nothing is cabled outside the tree any more"
+                                      : "outside the tree: " + line);
+      last_outside_ = line;
+    }
+  }
   // The service logs one line per fault seen and cleared (log_fault_changes).
   service_.on_topology(view);
   feed_tenants_file(out);

@@ -131,6 +131,7 @@ class Engine {
   bool layout_unreadable_ = false;                     // never overwrite a file we could not read
   std::string layout_error_;                           // logged at the next routing run
   std::string last_source_note_;                       // logged when it changes
+  std::string last_outside_;                           // what is outside the tree, logged
   // The last tables that routed the tenants as they are, by switch GUID (routing thread only).
   std::map<Guid, routing::LidTable> good_lfts_;
   std::map<Guid, std::pair<int, std::vector<std::uint16_t>>> good_sl2vl_;  // ports, drops

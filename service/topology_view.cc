@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "service/state_store.h"
+
 namespace laas::service {
 
 TopologyView::TopologyView(topology::FatTree t, topology::Fabric f, topology::Embedding e,
@@ -126,6 +128,33 @@ std::map<std::string, std::vector<topology::Guid>> shared_host_names(const Topol
   for (auto it = by_name.begin(); it != by_name.end();)
     it = it->second.size() > 1 ? std::next(it) : by_name.erase(it);
   return by_name;
+}
+
+nlohmann::json outside_tree_json(const TopologyView& view) {
+  const auto& emb = view.embedding;
+  const auto& fabric = view.fabric;
+  auto node_name = [&](int node) {
+    return fabric.nodes[node].name.empty() ? guid_hex(fabric.nodes[node].guid)
+                                           : fabric.nodes[node].name;
+  };
+  nlohmann::json attached = nlohmann::json::array();
+  for (const auto& a : emb.attached) {
+    const auto g = fabric.nodes[a.node].port_guid;
+    const bool member =
+        std::binary_search(view.outside_members.begin(), view.outside_members.end(), g);
+    attached.push_back({{"name", node_name(a.node)},
+                        {"guid", guid_hex(g)},
+                        {"port", a.port},
+                        {"switch", view.switch_node(a.level, a.index).name},
+                        {"switch_port", a.switch_port},
+                        {"level", a.level},
+                        {"role", member ? "shared" : "unlisted"}});
+  }
+  nlohmann::json extra = nlohmann::json::array();
+  for (const auto& c : emb.extra_cables)
+    extra.push_back(node_name(c.node) + " port " + std::to_string(c.port) + " - " +
+                    node_name(c.peer) + " port " + std::to_string(c.peer_port));
+  return {{"attached_hosts", attached}, {"extra_cables", extra}};
 }
 
 }  // namespace laas::service

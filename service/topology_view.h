@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -73,6 +74,11 @@ struct TopologyView {
   std::map<std::pair<topology::Guid, int>, topology::LinkId> link_by_port_;
   std::string fingerprint_;
 };
+
+// What is cabled outside the tree (issue 24), for status and the routing log: every attached
+// host (name, port GUID, switch and port, role: management, shared service or unlisted) and
+// every extra cable.
+nlohmann::json outside_tree_json(const TopologyView& view);
 
 // Host names (node descriptions) that several hosts share, with their GUIDs. A host's own
 // root sets its node description, so a shared name cannot be trusted to mean one host.

@@ -38,7 +38,10 @@ json TenantService::status() const {
     // Parts of the intended tree that are down now (issue 10).
     s["down_links"] = view_->down_links();
     s["down_switches"] = view_->down_switches();
-    s["host_states"] = host_states();  // issue 23
+    s["host_states"] = host_states();                // issue 23
+    const auto outside = outside_tree_json(*view_);  // issue 24
+    if (!outside["attached_hosts"].empty() || !outside["extra_cables"].empty())
+      s["outside_tree"] = outside;
     json quarantined = json::array();  // issue 24
     for (const auto& q : quarantine_)
       quarantined.push_back(
