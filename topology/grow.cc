@@ -309,7 +309,9 @@ std::string growth_summary(const Layout& from, const Layout& to) {
   auto part = [](int n, const char* one, const char* many) {
     return "+" + std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  std::string out = "grew the intended tree from " + from.spec + " to " + to.spec + ":";
+  std::string out = from.spec == to.spec
+                        ? "filled absent parts of the intended tree " + to.spec + ":"
+                        : "grew the intended tree from " + from.spec + " to " + to.spec + ":";
   std::string sep = " ";
   auto add = [&](int n, const char* one, const char* many) {
     if (!n) return;
