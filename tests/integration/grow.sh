@@ -8,10 +8,17 @@
 # plugin logs the growth, layout.json records xgft(2;4,5;1,5) with every recorded switch at its
 # old model index, every pre-existing switch's LFT entries for the tenants' host LIDs are
 # bit-identical, the audit is clean, and the 3-host tenant is now placed, on the new leaf.
+# DECLARED=1: laas.yaml declares `topology: xgft(2;4,5;1,5)`, so the recorded tree is the full
+# size from the start (the new leaf and spine absent) and the build-out fills its absent parts.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
-laas_setup grow
+laas_setup "grow${DECLARED:+_declared}"
 export SIM_HOST=SW_L2_0 QOS=1
+FIRST='xgft(2;4,4;1,4)' GREW='grew the intended tree from xgft(2;4,4;1,4) to xgft(2;4,5;1,5): +1 leaf, +1 spine'
+if [ "${DECLARED:-0}" = 1 ]; then
+  export LAAS_YAML_EXTRA='topology: "xgft(2;4,5;1,5)"'
+  FIRST='xgft(2;4,5;1,5)' GREW='filled absent parts of the intended tree xgft(2;4,5;1,5): +1 leaf, +1 spine'
+fi
 "$LAAS_TOPOGEN" "xgft(2;4,5;1,5)" -o fabric.net
 start_fabric_console fabric.net
 console 'Unlink "SW_L1_4"'
@@ -19,8 +26,8 @@ console 'Unlink "SW_L2_4"'
 start_opensm
 wait_log 'laas: forwarding tables applied' 1 45
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
-grep -q 'recorded the intended tree xgft(2;4,4;1,4)' osm.log ||
-  die "the first tree is not xgft(2;4,4;1,4): $(grep -m2 'intended tree' osm.log)"
+grep -qF "recorded the intended tree $FIRST" osm.log ||
+  die "the first tree is not $FIRST: $(grep -m2 'intended tree' osm.log)"
 cp state/layout.json layout.before.json
 
 ctl tenant add a --hosts 6 >/dev/null || die "tenant add a failed"
@@ -39,20 +46,20 @@ entries() {
 }
 entries lfts.before >entries.before
 switches_before=$(grep -c '^Unicast lids' lfts.before)
-log "xgft(2;4,4;1,4) recorded; tenants a (6 hosts), b (5), c (3) placed, $(wc -l <tenant.lids) host LIDs, $(wc -l <entries.before) LFT entries for them on $switches_before switches; a 3-host tenant is refused (2 hosts free); audit clean"
+log "$FIRST recorded; tenants a (6 hosts), b (5), c (3) placed, $(wc -l <tenant.lids) host LIDs, $(wc -l <entries.before) LFT entries for them on $switches_before switches; a 3-host tenant is refused (2 hosts free); audit clean"
 
 # Build-out: the new spine and leaf are cabled to the running fabric.
 console 'Relink "SW_L2_4"'
 console 'Relink "SW_L1_4"'
 console 'Unlink "SW_L1_4"[9]'
 heavy_sweep "a leaf and a spine added"
-wait_log 'grew the intended tree from xgft(2;4,4;1,4) to xgft(2;4,5;1,5): +1 leaf, +1 spine' 1 20
-grep -m1 'grew the intended tree' osm.log | sed 's/^.*laas: /  log: /'
+wait_log "$GREW" 1 20
+grep -m1 -F "$GREW" osm.log | sed 's/^.*laas: /  log: /'
 [ "$(jq -r .topology state/layout.json)" = 'xgft(2;4,5;1,5)' ] ||
   die "layout.json records $(jq -r .topology state/layout.json)"
 # Every recorded switch at its model index, with the physical ports it had.
 moved=$(jq -n --slurpfile a layout.before.json --slurpfile b state/layout.json '
-  [$a[0].switches[] as $o | ($b[0].switches[] | select(.level == $o.level and .index == $o.index)) as $n
+  [$a[0].switches[] | select(.guid != "0x0000000000000000") as $o | ($b[0].switches[] | select(.level == $o.level and .index == $o.index)) as $n
    | select($n.guid != $o.guid or (($o.ports - $n.ports) | length) != 0)] | length')
 [ "$moved" = 0 ] || die "$moved recorded switches moved or lost ports in layout.json"
 newsw() { jq -r ".switches[] | select(.level == $1 and .index == $2) | .name" state/layout.json; }
