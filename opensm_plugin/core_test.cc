@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/engine.h"
 #include "opensm_plugin/tenants.h"
 #include "topology/embedding.h"
+#include "topology/layout.h"
 
 using namespace laas;
 using namespace laas::plugin;
@@ -576,4 +578,104 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   tampered[emb.switch_node[0][0]][200] = 0xFF;
   bad = engine.audit(fabric, tampered, sm);
   EXPECT_GT(bad["counts"].value("attached-host-unreachable", 0), 0) << bad.dump();
+}
+
+// Issue 24, staged build-out: a leaf (partly populated) and a spine cabled to a running fabric
+// with tenants. Named to sort first, they still take the last model indices; the recorded tree
+// grows, layout.json is re-recorded, and every switch of the old tree keeps its entries for
+// the tenants' hosts bit for bit; the new leaf's hosts are placeable.
+TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
+  for (const bool sm_on_host : {false, true}) {
+    SCOPED_TRACE(sm_on_host ? "SM on a host" : "SM on a spine");
+    TempDir dir;
+    const auto big = topology::FatTree::parse("xgft(2;4,5;1,5)");
+    auto [full, emb] = topology::build_model_fabric(big);
+    const int new_leaf = emb.switch_node[0][4], new_spine = emb.switch_node[1][4];
+    full.nodes[new_leaf].name = "A-new-leaf";
+    full.nodes[new_spine].name = "A-new-spine";
+    // The new leaf's last slot stays empty: a partly populated leaf is growth too.
+    topology::Fabric grown = full;
+    disconnect(grown, new_leaf, big.down_port(1, 3, 0));
+    topology::Fabric before = grown;
+    for (int node : {new_leaf, new_spine})
+      for (size_t p = 1; p < before.nodes[node].ports.size(); ++p)
+        if (before.nodes[node].ports[p].peer_node >= 0)
+          disconnect(before, node, static_cast<int>(p));
+    const Guid sm = sm_on_host ? full.nodes[emb.host_node[0]].port_guid
+                               : full.nodes[emb.switch_node[1][0]].port_guid;
+    dir.write("tenants.yaml",
+              "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n- name: C\n  hosts: 3\n");
+    Engine engine(config_in(dir), quiet());
+    auto out = engine.route(before, sm);
+    ASSERT_TRUE(out.ok) << out.error;
+    const auto old_layout = topology::parse_layout([&] {
+      std::ifstream in(dir.path() + "/layout.json");
+      std::stringstream s;
+      s << in.rdbuf();
+      return s.str();
+    }());
+    EXPECT_EQ(old_layout.spec, "xgft(2;4,4;1,4)");
+    const auto a0 = load_allocations(dir.path() + "/allocations.json");
+    ASSERT_EQ(a0->tenants.size(), 3u);
+    const auto tables0 = out.tables;
+
+    out = engine.route(grown, sm);
+    ASSERT_TRUE(out.ok) << out.error;
+    bool logged = false;
+    for (const auto& line : out.info)
+      logged = logged || line.find(
+                             "grew the intended tree from xgft(2;4,4;1,4) to "
+                             "xgft(2;4,5;1,5): +1 leaf, +1 spine") == 0;
+    EXPECT_TRUE(logged) << ::testing::PrintToString(out.info);
+    std::ifstream in(dir.path() + "/layout.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto layout = topology::parse_layout(text.str());
+    EXPECT_EQ(layout.spec, "xgft(2;4,5;1,5)");
+    EXPECT_EQ(layout.switches[0][4].guid, full.nodes[new_leaf].guid);  // last, not first
+    EXPECT_EQ(layout.switches[1][4].guid, full.nodes[new_spine].guid);
+    for (int l = 0; l < 2; ++l)
+      for (int i = 0; i < 4; ++i)
+        EXPECT_EQ(layout.switches[l][i].guid, old_layout.switches[l][i].guid);
+    const auto a1 = load_allocations(dir.path() + "/allocations.json");
+    for (const auto& [name, t] : a0->tenants)
+      EXPECT_EQ(to_json(Allocations{"", 0, {}, {{name, a1->tenants.at(name)}}}),
+                to_json(Allocations{"", 0, {}, {{name, t}}}));
+    // Every switch of the old tree: its entries for every tenant host's LID.
+    long compared = 0, differ = 0;
+    for (const auto& [name, t] : a0->tenants)
+      for (const auto& h : t.hosts)
+        for (size_t n = 0; n < before.nodes.size(); ++n) {
+          if (!before.nodes[n].is_switch || tables0[n].empty()) continue;
+          ++compared;
+          if (out.tables[n].at(h.lid) != tables0[n].at(h.lid)) {
+            ++differ;
+            ADD_FAILURE() << before.nodes[n].name << " LID " << h.lid << ": "
+                          << int(tables0[n][h.lid]) << " -> " << int(out.tables[n][h.lid]);
+          }
+        }
+    std::cout << "[ figures  ] " << (sm_on_host ? "SM on a host: " : "SM on a spine: ") << compared
+              << " LFT entries of 8 old switches for 14 tenant hosts compared, " << differ
+              << " differ\n";
+    EXPECT_GT(compared, 14 * 8 - 1);
+    EXPECT_EQ(differ, 0);
+    for (const auto& w : out.warnings) ADD_FAILURE() << w;
+    const auto audit = engine.audit(grown, out.tables, sm, &out.sl2vl);
+    EXPECT_EQ(audit["violations"].get<long>(), 0) << audit.dump(1);
+    EXPECT_EQ(audit["topology"], "xgft(2;4,5;1,5)");
+
+    // The new capacity: a tenant on the new leaf's three hosts.
+    std::string names;
+    for (int slot = 0; slot < 3; ++slot)
+      names += (slot ? ", " : "") + full.nodes[emb.host_node[big.host_at(4, slot)]].name;
+    dir.write("tenants.yaml",
+              "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n- name: C\n  hosts: 3\n"
+              "- name: D\n  hosts: [" +
+                  names + "]\n");
+    out = engine.route(grown, sm);
+    ASSERT_TRUE(out.ok) << out.error;
+    const auto a2 = load_allocations(dir.path() + "/allocations.json");
+    ASSERT_EQ(a2->tenants.count("D"), 1u) << ::testing::PrintToString(out.warnings);
+    EXPECT_EQ(a2->tenants.at("D").hosts.size(), 3u);
+  }
 }

@@ -650,9 +650,13 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
   const auto& emb = rec.embedding;
   const bool complete =
       emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
-  topology::Layout now = topology::layout_of(*rec.tree, emb, fabric, layout_ ? &*layout_ : nullptr);
+  const topology::Layout* previous = rec.grown ? &*rec.grown : layout_ ? &*layout_ : nullptr;
+  topology::Layout now = topology::layout_of(*rec.tree, emb, fabric, previous);
   std::string why;
-  if (!layout_) {
+  if (rec.source == topology::TreeSource::kGrown && layout_) {
+    // Staged build-out (issue 24): the recorded switches keep their model indices and ports.
+    why = rec.growth + " (re-recorded in " + layout_file() + ")";
+  } else if (!layout_) {
     why = "recorded the intended tree " + now.spec + " in " + layout_file();
   } else if (rec.source == topology::TreeSource::kLayout) {
     // Same tree: only host identities may have changed (a host replaced in its slot).

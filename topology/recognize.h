@@ -30,8 +30,9 @@
 
 namespace laas::topology {
 
-enum class TreeSource { kLayout, kDeclared, kCabling };
-const char* source_name(TreeSource s);  // "layout", "declared", "cabling"
+// kGrown: the recorded layout, grown by switches cabled to it since (staged build-out).
+enum class TreeSource { kLayout, kDeclared, kCabling, kGrown };
+const char* source_name(TreeSource s);  // "layout", "declared", "cabling", "grown"
 
 struct Recognition {
   std::optional<FatTree> tree;  // set on success
@@ -41,6 +42,11 @@ struct Recognition {
   HostId sm_host = -1;  // the model host running the SM, -1 when the SM is on a switch
   TreeSource source = TreeSource::kCabling;
   std::string source_note;  // one line: where the intended tree came from (and why)
+  // kGrown: the grown layout (recorded switches at their model indices, host identities of the
+  // recorded slots kept) and one line saying what grew ("grew the intended tree from ... to
+  // ...: +1 leaf, +1 spine").
+  std::optional<Layout> grown;
+  std::string growth;
   bool ok() const { return tree.has_value(); }
 };
 
@@ -58,6 +64,20 @@ Recognition recognize(const Fabric& fabric, const RecognizeOptions& options);
 // Returns an error (and leaves `out` unspecified) when the fabric has a cable the layout does
 // not know.
 std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out);
+
+// Staged build-out (issue 24). `bigger` recognizes the fabric afresh (from the cabling or the
+// declared spec) where switches the recorded layout does not know are cabled to it. When it
+// contains the recorded tree -- every recorded switch it places is at the same level, in the
+// same pod and plane, at the same position relative to the other recorded switches -- returns
+// the grown layout: recorded switches keep their model indices and the physical ports of their
+// recorded model ports, host slots keep their identities, and new switches take the positions
+// the recorded layout never saw a switch in, then positions after the recorded ones, in the
+// order `bigger` gives them. Model ids, LIDs' slots and column numbers therefore do not move.
+// Otherwise nullopt and `why` says what does not fit (a recabling is not a growth).
+std::optional<Layout> grow_layout(const Layout& recorded, const Recognition& bigger,
+                                  const Fabric& fabric, std::string* why);
+// "grew the intended tree from A to B: +1 leaf, +1 spine" (switches `to` has and `from` lacks).
+std::string growth_summary(const Layout& from, const Layout& to);
 
 // Checks that `emb` places `tree` on `fabric`: every present host and every present model link
 // maps to a real cable between the mapped ports, absent parts are listed as missing, and every

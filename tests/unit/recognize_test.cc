@@ -562,3 +562,126 @@ TEST(NaturalLess, Numbers) {
   // Equal numerically: still a strict total order (by text).
   EXPECT_NE(natural_less("x1", "x01"), natural_less("x01", "x1"));
 }
+
+// Staged build-out (issue 24): switches cabled to the recorded tree grow it; recorded switches
+// keep their model indices and ports, new ones come after (named to sort first, they would
+// come first in a fresh recognition).
+namespace {
+
+struct Grown {
+  Fabric full, before;
+  Embedding model;
+};
+
+// The model fabric of `spec` with the given switches (level, index) renamed to sort first and
+// unplugged in `before`.
+Grown grown_fabric(const char* spec, const std::vector<std::pair<int, int>>& added) {
+  const FatTree tree = FatTree::parse(spec);
+  auto [full, model] = build_model_fabric(tree);
+  Grown g{full, full, model};
+  for (const auto& [l, i] : added) {
+    const int node = model.switch_node[l - 1][i];
+    g.full.nodes[node].name = "A-new-" + std::to_string(l) + "-" + std::to_string(i);
+    g.before.nodes[node].name = g.full.nodes[node].name;
+    unplug_switch(g.before, node);
+  }
+  return g;
+}
+
+}  // namespace
+
+TEST(RecognizeGrowth, APodAddedToAThreeLevelTreeKeepsEveryModelId) {
+  const Grown g = grown_fabric("xgft(3;2,2,3;1,2,2)", {{1, 4}, {1, 5}, {2, 4}, {2, 5}});
+  const Recognition first = recognize(g.before);
+  ASSERT_TRUE(first.ok()) << first.error;
+  ASSERT_EQ(first.tree->spec().text(), "xgft(3;2,2,2;1,2,2)");
+  const Layout layout = layout_of(*first.tree, first.embedding, g.before);
+  RecognizeOptions o;
+  o.layout = &layout;
+  const Recognition r = recognize(g.full, o);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.source, TreeSource::kGrown) << r.source_note;
+  EXPECT_EQ(r.tree->spec().text(), "xgft(3;2,2,3;1,2,2)");
+  EXPECT_EQ(r.growth,
+            "grew the intended tree from xgft(3;2,2,2;1,2,2) to xgft(3;2,2,3;1,2,2): +2 leaves, "
+            "+1 pod, +2 level-2 switches");
+  ASSERT_TRUE(r.grown.has_value());
+  // The model's own numbering, although the new switches' names sort first.
+  EXPECT_EQ(r.embedding.switch_node, g.model.switch_node);
+  EXPECT_EQ(r.embedding.port_map, g.model.port_map);
+  for (int l = 1; l <= 3; ++l)
+    for (int i = 0; i < first.tree->num_switches(l); ++i) {
+      EXPECT_EQ(r.embedding.switch_guid[l - 1][i], first.embedding.switch_guid[l - 1][i]);
+      // Top switches gain a down-port for the new pod, after the recorded ones.
+      const auto& was = first.embedding.port_map[l - 1][i];
+      const auto& now = r.embedding.port_map[l - 1][i];
+      ASSERT_GE(now.size(), was.size());
+      EXPECT_TRUE(std::equal(was.begin(), was.end(), now.begin())) << l << " " << i;
+    }
+  for (HostId h = 0; h < first.tree->num_hosts(); ++h)
+    EXPECT_EQ(r.embedding.host_node[h], first.embedding.host_node[h]);
+  EXPECT_TRUE(r.embedding.extra_cables.empty());
+  EXPECT_EQ(verify_embedding(*r.tree, r.embedding, g.full), "");
+  // Recorded, the grown layout is the tree from then on.
+  const Layout next = layout_of(*r.tree, r.embedding, g.full, &*r.grown);
+  o.layout = &next;
+  const Recognition again = recognize(g.full, o);
+  EXPECT_EQ(again.source, TreeSource::kLayout);
+  expect_same_embedding(again.embedding, r.embedding);
+}
+
+TEST(RecognizeGrowth, DeclaredFullSizeFillsAbsentParts) {
+  const Grown g = grown_fabric("xgft(2;4,5;1,5)", {{1, 4}, {2, 4}});
+  RecognizeOptions o;
+  o.declared = "xgft(2;4,5;1,5)";
+  const Recognition first = recognize(g.before, o);
+  ASSERT_TRUE(first.ok()) << first.error;
+  EXPECT_EQ(first.embedding.missing_switches.size(), 2u);
+  const Layout layout = layout_of(*first.tree, first.embedding, g.before);
+  o.layout = &layout;
+  const Recognition r = recognize(g.full, o);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.source, TreeSource::kGrown) << r.source_note;
+  EXPECT_EQ(r.growth,
+            "filled absent parts of the intended tree xgft(2;4,5;1,5): +1 leaf, +1 spine");
+  EXPECT_TRUE(r.embedding.missing_switches.empty());
+  EXPECT_TRUE(r.embedding.missing_links.empty());
+  EXPECT_EQ(r.embedding.switch_node, g.model.switch_node);
+  // A growth beyond the declared size is not adopted.
+  const Grown more = grown_fabric("xgft(2;4,6;1,6)", {{1, 5}, {2, 5}});
+  RecognizeOptions d;
+  d.declared = "xgft(2;4,5;1,5)";
+  Fabric five = more.full;
+  unplug_switch(five, more.model.switch_node[1][5]);
+  unplug_switch(five, more.model.switch_node[0][5]);
+  const Recognition small = recognize(five, d);
+  ASSERT_TRUE(small.ok()) << small.error;
+  const Layout recorded = layout_of(*small.tree, small.embedding, five);
+  d.layout = &recorded;
+  const Recognition big = recognize(more.full, d);
+  EXPECT_NE(big.source, TreeSource::kGrown);
+}
+
+TEST(RecognizeGrowth, ARecablingIsNotAGrowth) {
+  Grown g = grown_fabric("xgft(3;2,2,3;1,2,2)", {{1, 4}, {1, 5}, {2, 4}, {2, 5}});
+  const Recognition first = recognize(g.before);
+  ASSERT_TRUE(first.ok()) << first.error;
+  const Layout layout = layout_of(*first.tree, first.embedding, g.before);
+  // The new pod comes with recorded leaf 0 moved into it (its up-links swapped with new leaf 4).
+  Fabric& f = g.full;
+  const int a = g.model.switch_node[0][0], b = g.model.switch_node[0][4];
+  for (int p = 1; p <= 2; ++p) {
+    const auto pa = f.nodes[a].ports[p], pb = f.nodes[b].ports[p];
+    disconnect(f, a, p);
+    disconnect(f, b, p);
+    f.connect(a, p, pb.peer_node, pb.peer_port);
+    f.connect(b, p, pa.peer_node, pa.peer_port);
+  }
+  RecognizeOptions o;
+  o.layout = &layout;
+  const Recognition r = recognize(f, o);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.source, TreeSource::kLayout);
+  EXPECT_EQ(r.tree->spec().text(), "xgft(3;2,2,2;1,2,2)");
+  EXPECT_NE(r.source_note.find("not a growth"), std::string::npos) << r.source_note;
+}
