@@ -375,7 +375,7 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
   std::istringstream in(base);
   std::string line, out;
   int n = 0, begin_line = 0;
-  bool inside = false;
+  bool inside = false, own_default = false;
   while (std::getline(in, line)) {
     ++n;
     const std::string t = trim(line);
@@ -394,6 +394,17 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
       inside = false;
       continue;
     }
+    // The default partition LaaS added itself (one line after its comment) is regenerated:
+    // its management and shared-service members follow the fabric (issue 24).
+    if (!inside && t.rfind(kDefaultComment, 0) == 0) {
+      own_default = true;
+      continue;
+    }
+    if (own_default && t.rfind("Default=", 0) == 0 && t.back() == ';') {
+      own_default = false;
+      continue;
+    }
+    own_default = false;
     if (!inside) out += line + "\n";
   }
   if (inside)
@@ -491,9 +502,7 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
     for (const auto& m : management)
       if (m.rfind("SELF=", 0) != 0) extra += ", " + m;
     def.insert(def.rfind(" ;"), extra);
-    parts.push_back(std::string("# Default partition added by LaaS (no P_Key 0x7fff rule was "
-                                "given)\n") +
-                    def);
+    parts.push_back(std::string(kDefaultComment) + " (no P_Key 0x7fff rule was given)\n" + def);
   }
   std::string block =
       std::string(kBeginMarker) + " (generated; edits between these markers are overwritten)\n";

@@ -42,6 +42,8 @@ struct PartitionOptions {
 
 inline constexpr const char* kBeginMarker = "# BEGIN LaaS tenant partitions";
 inline constexpr const char* kEndMarker = "# END LaaS tenant partitions";
+// Heads the default partition LaaS adds; that one line is regenerated with every file.
+inline constexpr const char* kDefaultComment = "# Default partition added by LaaS";
 // Hosts are limited members of the default partition (they reach the SM and the switches, not
 // each other: tenants meet only in their own partitions); the SM's port and the switches are
 // full members. OpenSM applies members left to right and a later entry overwrites an earlier one

@@ -293,6 +293,9 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   std::set<Guid> attached_ports;
   for (const auto& a : emb.attached) attached_ports.insert(fabric.nodes[a.node].port_guid);
   std::vector<Guid> outside_members;
+  // The SM's own ports outside the slots (its host cabled twice) serve everyone too.
+  for (Guid g : service_.sm_ports())
+    if (attached_ports.count(g)) outside_members.push_back(g);
   for (const auto* list : {&config_.management, &config_.shared_services})
     for (Guid g : *list) {
       auto it = host_by_guid.find(g);
@@ -348,6 +351,19 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     for (topology::HostId h : std::vector<topology::HostId>(mgmt.begin(), mgmt.end()))
       for (topology::HostId p : servers.ports[servers.server_of[h]])
         if (emb.host_node[p] >= 0) mgmt.insert(p);
+    // And a port of a management server cabled outside the slots (an SM host cabled twice):
+    // the same adapter, or the same server name.
+    std::set<Guid> mgmt_cas;
+    std::set<std::string> mgmt_names;
+    for (topology::HostId h : mgmt) {
+      if (cas[h]) mgmt_cas.insert(cas[h]);
+      if (!names[h].empty()) mgmt_names.insert(names[h]);
+    }
+    for (const auto& a : emb.attached) {
+      const auto& node = fabric.nodes[a.node];
+      if ((node.ca_guid && mgmt_cas.count(node.ca_guid)) || mgmt_names.count(node.name))
+        outside_members.push_back(node.port_guid);
+    }
   }
 
   const auto t_place = Clock::now();
@@ -355,6 +371,8 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
       tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()),
       layout_ ? *layout_ : topology::Layout{});
   std::sort(outside_members.begin(), outside_members.end());
+  outside_members.erase(std::unique(outside_members.begin(), outside_members.end()),
+                        outside_members.end());
   fresh->outside_members = std::move(outside_members);
   std::shared_ptr<const service::TopologyView> view = fresh;
   view_ = view;
