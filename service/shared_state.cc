@@ -202,6 +202,7 @@ json TenantService::answer_from_shared_state(const std::string& method, const js
               {"topology", persisted_.topology.empty() ? json(nullptr) : json(persisted_.topology)},
               {"topology_error", why}};
     if (!blocked_.empty()) s["blocked"] = blocked_;
+    if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
     return s;
   }
   if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
