@@ -496,6 +496,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
     const auto t_tables = Clock::now();
     out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables);
+    routing::spread_lmc(fabric, lmc_, out.tables);
     if (with_sl2vl)
       out.sl2vl = first_hop_drop(fabric, rec, remb, req, mgmt_switch_nodes, quarantined, out);
     out.ms_tables = ms_since(t_tables);

@@ -78,6 +78,8 @@ class Engine {
   // included: with those recorded before, they are management hosts, the same on every SM.
   RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl = true,
                      const std::vector<Guid>& sm_ports = {});
+  // OpenSM's LMC (0: one LID per port): every LID of a port is routed like its base LID.
+  void set_lmc(int lmc) { lmc_ = lmc; }
   // The tables of the last successful route() reached the switches.
   void on_routing_done();
   // A routing run's wall time and the LFT blocks it left to send, for the metrics.
@@ -131,7 +133,8 @@ class Engine {
   bool layout_unreadable_ = false;                     // never overwrite a file we could not read
   std::string layout_error_;                           // logged at the next routing run
   std::string last_source_note_;                       // logged when it changes
-  std::string last_outside_;                           // what is outside the tree, logged
+  int lmc_ = 0;
+  std::string last_outside_;  // what is outside the tree, logged
   // The last tables that routed the tenants as they are, by switch GUID (routing thread only).
   std::map<Guid, routing::LidTable> good_lfts_;
   std::map<Guid, std::pair<int, std::vector<std::uint16_t>>> good_sl2vl_;  // ports, drops

@@ -61,6 +61,7 @@ struct Plugin {
   // start of that run, and when this SM was last seen out of the master's role, for the log
   // line that says how long the fabric went without tenant tables (sweeper thread only).
   bool took_over_pending = false;
+  bool lmc_logged = false;
   std::chrono::steady_clock::time_point took_over_run_start{}, took_over_last_standby{};
   std::unique_ptr<laas::service::SocketServer> socket;
   std::thread watcher;
@@ -369,12 +370,16 @@ int build_fwd_tables(void* context) {
   auto* plugin = static_cast<Plugin*>(context);
   osm_opensm_t* osm = plugin->osm;
   const auto fallback = "; falling back to the next routing engine";
-  if (osm->subn.opt.lmc > 0) {
-    log_line(
-        osm, OSM_LOG_ERROR,
-        "LMC " + std::to_string(osm->subn.opt.lmc) + " is not supported (use lmc 0)" + fallback);
-    return -1;
+  // LMC > 0: each port's extra LIDs take its base LID's route (one path per destination keeps
+  // tenants apart); said once, not refused (issue 24).
+  if (osm->subn.opt.lmc > 0 && !plugin->lmc_logged) {
+    log_line(osm, OSM_LOG_INFO,
+             "LMC " + std::to_string(osm->subn.opt.lmc) +
+                 ": every LID of a port is routed like its base LID (tenant isolation routes "
+                 "one path per destination)");
+    plugin->lmc_logged = true;
   }
+  plugin->engine->set_lmc(osm->subn.opt.lmc);
   using ms = std::chrono::duration<double, std::milli>;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<osm_switch_t*> switches;

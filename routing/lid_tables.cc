@@ -91,4 +91,21 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
   return out;
 }
 
+void spread_lmc(const topology::Fabric& fabric, int lmc, LidTables& tables) {
+  if (lmc <= 0) return;
+  const int count = 1 << std::min(lmc, 7);
+  for (const auto& node : fabric.nodes) {
+    if (node.is_switch) continue;
+    for (const auto& port : node.ports) {
+      if (port.peer_node < 0 || port.lid == 0) continue;
+      const std::size_t base = port.lid;
+      for (auto& table : tables) {
+        if (table.size() <= base) continue;
+        if (table.size() < base + count) table.resize(base + count, kNoRoute);
+        for (int k = 1; k < count; ++k) table[base + k] = table[base];
+      }
+    }
+  }
+}
+
 }  // namespace laas::routing

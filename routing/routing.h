@@ -143,4 +143,9 @@ topology::Embedding without_hosts(const topology::Embedding& embedding,
 LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
                         const FatTree& tree, const ModelTables& tables);
 
+// With LMC > 0 every port answers 2^lmc LIDs from its base LID: each channel adapter port's
+// extra LIDs take its base LID's entry in every table. Tenant isolation needs one path per
+// destination, so LMC's extra paths are given up, not its addressing.
+void spread_lmc(const topology::Fabric& fabric, int lmc, LidTables& tables);
+
 }  // namespace laas::routing

@@ -395,3 +395,28 @@ TEST(RoutingWithAllocator, RandomTenantsStayIsolated) {
 
 }  // namespace
 }  // namespace laas::routing
+
+// LMC 1 (issue 24): a host port's second LID takes its base LID's entry in every table; other
+// entries stay as they are.
+TEST(SpreadLmc, ExtraLidsFollowTheBaseLid) {
+  laas::topology::Fabric f;
+  laas::topology::FabricNode sw;
+  sw.is_switch = true;
+  sw.ports.resize(3);
+  sw.ports[0].lid = 1;
+  const int s = f.add_node(sw);
+  for (int i = 0; i < 2; ++i) {
+    laas::topology::FabricNode ca;
+    ca.ports.resize(2);
+    ca.ports[1].lid = static_cast<laas::topology::Lid>(4 + 2 * i);
+    f.connect(f.add_node(ca), 1, s, 1 + i);
+  }
+  laas::routing::LidTables tables(f.nodes.size());
+  tables[s] = {0xFF, 0, 0xFF, 0xFF, 1, 0xFF, 2};
+  laas::routing::spread_lmc(f, 1, tables);
+  EXPECT_EQ(tables[s], (laas::routing::LidTable{0xFF, 0, 0xFF, 0xFF, 1, 1, 2, 2}));
+  laas::routing::LidTables same = tables;
+  laas::routing::spread_lmc(f, 0, same);
+  EXPECT_EQ(same, tables);
+  EXPECT_TRUE(tables[1].empty());
+}
