@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/engine.h"
@@ -55,6 +56,20 @@ void disconnect(topology::Fabric& f, int node, int port) {
   p.peer_node = -1;
   p.peer_port = 0;
 }
+
+// The 32-host tree, the SM on a spine, tenants A (6 hosts) and B (5) in tenants.yaml.
+struct TwoTenants {
+  TempDir dir;
+  const topology::FatTree tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  topology::Fabric fabric;
+  topology::Embedding emb;
+  Guid sm = 0;
+  TwoTenants() {
+    std::tie(fabric, emb) = topology::build_model_fabric(tree);
+    sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+    dir.write("tenants.yaml", "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n");
+  }
+};
 
 }  // namespace
 
@@ -352,11 +367,8 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
 // the audit of the same tables reports it (and a route to it), and `host.accept` restores the
 // tables exactly.
 TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
-  TempDir dir;
-  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
-  auto [fabric, emb] = topology::build_model_fabric(tree);
-  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
-  dir.write("tenants.yaml", "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n");
+  TwoTenants lab;
+  auto& [dir, tree, fabric, emb, sm] = lab;
   Engine engine(config_in(dir), quiet());
   const auto before = engine.route(fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
@@ -468,11 +480,8 @@ void add_loop_cable(topology::Fabric& f, int node) {
 // Issue 24: while tenants exist, a fabric that cannot be recognized keeps the last good tables
 // (and says why); the state made unreadable routes the tenants last routed; both recover.
 TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
-  TempDir dir;
-  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
-  auto [fabric, emb] = topology::build_model_fabric(tree);
-  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
-  dir.write("tenants.yaml", "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n");
+  TwoTenants lab;
+  auto& [dir, tree, fabric, emb, sm] = lab;
   Engine engine(config_in(dir), quiet());
   const auto good = engine.route(fabric, sm);
   ASSERT_TRUE(good.ok) << good.error;
@@ -531,11 +540,8 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
 // Issue 24: a storage host on a spine is reached by every host over the spine's routes, and the
 // tenants' own routes do not change.
 TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
-  TempDir dir;
-  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
-  auto [fabric, emb] = topology::build_model_fabric(tree);
-  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
-  dir.write("tenants.yaml", "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n");
+  TwoTenants lab;
+  auto& [dir, tree, fabric, emb, sm] = lab;
   Config c = config_in(dir);
   c.shared_services = {0x5107};
   Engine engine(c, quiet());

@@ -39,12 +39,7 @@ ctl tenant add d --hosts 3 --dry-run >refused.out 2>&1 || rc=$?
 audit_layout before
 # The tenants' host LIDs, and (switch GUID, LID, port) for each in the tables read back.
 jq -r '.tenants[].hosts[].lid' state/allocations.json | sort -n >tenant.lids
-entries() {
-  awk 'NR == FNR { want[sprintf("0x%04x", $1)] = 1; next }
-    /^Unicast lids/ { for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1); next }
-    /^0x/ { if (tolower($1) in want) print sw, tolower($1), $2 }' tenant.lids "$1" | sort
-}
-entries lfts.before >entries.before
+lft_entries tenant.lids lfts.before >entries.before
 switches_before=$(grep -c '^Unicast lids' lfts.before)
 log "$FIRST recorded; tenants a (6 hosts), b (5), c (3) placed, $(wc -l <tenant.lids) host LIDs, $(wc -l <entries.before) LFT entries for them on $switches_before switches; a 3-host tenant is refused (2 hosts free); audit clean"
 
@@ -69,7 +64,7 @@ audit_layout grown
 grep -q 'xgft(2;4,5;1,5)' audit.grown || grep -q 'xgft(2;4,5;1,5)' state/allocations.json ||
   die "the audit did not run on the grown tree"
 switches_after=$(grep -c '^Unicast lids' lfts.grown)
-entries lfts.grown >entries.after
+lft_entries tenant.lids lfts.grown >entries.after
 # Only the switches that were there before (the new ones have entries of their own).
 awk 'NR == FNR { old[$1] = 1; next } ($1 in old)' entries.before entries.after >entries.after.old
 cmp -s entries.before entries.after.old ||
@@ -87,7 +82,7 @@ ctl --json tenant show d >show.d
 leaves=$(for h in $(jq -r '.hosts[].name' show.d); do ctl --json host show "$h" | jq -r .leaf; done | sort -u)
 [ "$leaves" = SW_L1_4 ] || die "tenant d is not on the new leaf: $leaves"
 audit_layout placed
-entries lfts.placed | awk 'NR == FNR { old[$1] = 1; next } ($1 in old)' entries.before - >entries.placed.old
+lft_entries tenant.lids lfts.placed | awk 'NR == FNR { old[$1] = 1; next } ($1 in old)' entries.before - >entries.placed.old
 cmp -s entries.before entries.placed.old || die "adding d changed a, b or c's entries"
 log "tenant d (3 hosts) placed on the new leaf SW_L1_4 ($(jq -r '[.hosts[].name] | join(",")' show.d)); a, b, c's entries still bit-identical; audit clean"
 log "PASS grow: a leaf and a spine added live are recognized, tenants' tables unchanged, new capacity placeable"

@@ -202,6 +202,14 @@ tenant_paths() {
   ! grep -q UNREACHABLE "paths.$2.$1" || die "tenant $2 has unreachable pairs in $1"
 }
 
+# lft_entries LIDFILE LFTS: "switch-GUID lid port" for every LID of LIDFILE (decimal, one a
+# line) in dump_fts output LFTS, sorted: the entries two snapshots must agree on.
+lft_entries() {
+  awk 'NR == FNR { want[sprintf("0x%04x", $1)] = 1; next }
+    /^Unicast lids/ { for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1); next }
+    /^0x/ { if (tolower($1) in want) print sw, tolower($1), $2 }' "$1" "$2" | sort
+}
+
 # host_lid DISCFILE NAME: a CA's LID from ibnetdiscover output.
 host_lid() {
   awk -v want="\"$2\"" '/^Ca/ { found = ($NF == want); next }

@@ -29,12 +29,7 @@ for spec in a:8 b:10 c:5; do
 done
 audit_layout before
 jq -r '.tenants[].hosts[].lid' state/allocations.json | sort -n >tenant.lids
-entries() {
-  awk 'NR == FNR { want[sprintf("0x%04x", $1)] = 1; next }
-    /^Unicast lids/ { for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1); next }
-    /^0x/ { if (tolower($1) in want) print sw, tolower($1), $2 }' tenant.lids "$1" | sort
-}
-entries lfts.before >entries.before
+lft_entries tenant.lids lfts.before >entries.before
 [ -s entries.before ] || die "no LFT entry for the tenants' hosts was read"
 log "tenants a (8), b (10), c (5) placed: $(wc -l <tenant.lids) host LIDs, $(wc -l <entries.before) LFT entries for them; audit clean"
 
@@ -55,7 +50,7 @@ ctl --json status >status.json
 [ "$(jq -r .topology status.json)" = 'pgft(2;8,4;1,4;1,2)' ] || die "the tree changed: $(jq -r .topology status.json)"
 
 audit_layout after
-entries lfts.after >entries.after
+lft_entries tenant.lids lfts.after >entries.after
 cmp -s entries.before entries.after ||
   die "LFT entries for the tenants' hosts changed: $(diff entries.before entries.after | head -6)"
 pairs=$(sed -n 's/^  attached_pairs: //p' audit.after)
