@@ -150,6 +150,18 @@ void Cluster::unreserve(const std::vector<HostId>& hosts) {
   state_.release(kReserved, p);
 }
 
+std::optional<LinkId> Cluster::reserve_uplink(int leaf) {
+  for (int c = tree().up_columns(1) - 1; c >= 0; --c) {
+    const LinkId l = tree().l1_link(leaf, c);
+    if (state_.link_faulty(l) || state_.link_owner(l) != kFree) continue;
+    Placement p;
+    p.links.push_back(l);
+    state_.assign(kReserved, p);
+    return l;
+  }
+  return std::nullopt;
+}
+
 const Tenant* Cluster::find(const std::string& name) const {
   auto it = tenants_.find(name);
   return it == tenants_.end() ? nullptr : &it->second;

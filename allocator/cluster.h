@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,11 @@ class Cluster {
   std::vector<HostId> reserve(const std::vector<HostId>& hosts);
   // Returns reserved hosts to the free pool (a drained host resumed); others are left alone.
   void unreserve(const std::vector<HostId>& hosts);
+  // Keeps one working up-link of `leaf` out of every placement -- the highest free column, so
+  // that placements, which take the lowest first, rarely notice -- and returns it; none when
+  // the leaf has no free working up-link (issue 24: a management leaf whose up-links a tenant
+  // took all of reaches the rest of the fabric only over that tenant's links).
+  std::optional<LinkId> reserve_uplink(int leaf);
 
   const Tenant* find(const std::string& name) const;
   const std::map<std::string, Tenant>& tenants() const { return tenants_; }

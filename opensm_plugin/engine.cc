@@ -413,10 +413,11 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     snap.tenants = last_routed_tenants(*view, out);
     out.error.clear();
   }
-  if (!emb.missing_links.empty() || !emb.missing_hosts.empty() || !emb.missing_switches.empty())
+  if (emb.missing_links.size() > emb.uncabled.size() || !emb.missing_hosts.empty() ||
+      !emb.missing_switches.empty())
     out.info.push_back("down: " + std::to_string(emb.missing_hosts.size()) + " host(s), " +
-                       std::to_string(emb.missing_links.size()) + " link(s), " +
-                       std::to_string(emb.missing_switches.size()) +
+                       std::to_string(emb.missing_links.size() - emb.uncabled.size()) +
+                       " link(s), " + std::to_string(emb.missing_switches.size()) +
                        " switch(es) of the tree; links down are treated as faulty");
 
   // Tenants' slots holding an unaccepted port GUID (issue 24) stay in their placements (their

@@ -2,6 +2,8 @@
 // tenants, hosts and links by state and owner, the capacity left, routing runs and tenant
 // changes, faults and repairs, the last audit, take-overs -- in Prometheus text exposition
 // (service/metrics.h), answered by `laasctl metrics` and kept in a node_exporter textfile.
+#include <algorithm>
+
 #include "allocator/placer.h"
 #include "service/tenant_service.h"
 
@@ -141,10 +143,13 @@ std::string TenantService::metrics_text() const {
     const auto& state = cluster_->state();
     MetricFamily links{"laas_links", "Switch-to-switch links by level and state", "gauge", {}};
     for (int level = 1; level < tree.height(); ++level) {
-      double held = 0, free = 0, faulty = 0;
+      double held = 0, free = 0, faulty = 0, uncabled = 0;
+      const auto& by_design = view_->embedding.uncabled;
       for (int l = 0; l < tree.total_links(); ++l) {
         if (tree.link_level(l) != level) continue;
-        if (state.link_faulty(l))
+        if (std::binary_search(by_design.begin(), by_design.end(), l))
+          ++uncabled;
+        else if (state.link_faulty(l))
           ++faulty;
         else if (state.link_owner(l) >= 0)
           ++held;
@@ -155,6 +160,7 @@ std::string TenantService::metrics_text() const {
       links.samples.push_back({{{"level", lv}, {"state", "allocated"}}, held});
       links.samples.push_back({{{"level", lv}, {"state", "free"}}, free});
       links.samples.push_back({{{"level", lv}, {"state", "faulty"}}, faulty});
+      links.samples.push_back({{{"level", lv}, {"state", "uncabled"}}, uncabled});
     }
     f.push_back(std::move(links));
     f.push_back({"laas_down",

@@ -186,8 +186,22 @@ void TenantService::rebuild_cluster() {
   const auto& emb = view_->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   if (last_faults_spec_ != view_->tree.spec().text()) last_faults_ = {};
-  log_fault_changes(*ids_, view_->tree, last_faults_, faults, log_);
-  last_faults_ = faults;
+  // Up-links uncabled by design (issue 24) are never allocated, like faults, but are no fault:
+  // one line says so when the set changes, not one "down" line each.
+  allocator::Faults down = faults;
+  down.links.clear();
+  std::set_difference(emb.missing_links.begin(), emb.missing_links.end(), emb.uncabled.begin(),
+                      emb.uncabled.end(), std::back_inserter(down.links));
+  log_fault_changes(*ids_, view_->tree, last_faults_, down, log_);
+  last_faults_ = down;
+  if (emb.uncabled != last_uncabled_ && !emb.uncabled.empty())
+    log_(LogLevel::kInfo,
+         "laas: " + std::to_string(emb.uncabled.size()) + " leaf up-link(s) of " +
+             view_->tree.spec().text() +
+             " are uncabled on every leaf of their pod: uneven cabling by design, never "
+             "allocated, not reported as down (first: " +
+             ids_->link_name(emb.uncabled.front()) + ")");
+  last_uncabled_ = emb.uncabled;
   last_faults_spec_ = view_->tree.spec().text();
   // Another port GUID in a tenant's slot is quarantined (issue 24): the slot stays the tenant's
   // and counts as down for it until `laasctl host accept`.
@@ -222,6 +236,7 @@ void TenantService::rebuild_cluster() {
   // releases them.
   cluster_->reserve(whole_servers(drained_hosts()));
   for (const auto& line : cluster_->reconcile()) log_(LogLevel::kInfo, "laas: " + line);
+  reserve_management_uplinks();
   // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
   // hosts seen (for the standbys): record them -- only the holder of the shared state's term.
   std::vector<topology::Guid> management;
@@ -246,6 +261,22 @@ void TenantService::rebuild_cluster() {
                             (unplaced_.empty() ? ""
                                                : ", " + std::to_string(unplaced_.size()) +
                                                      " not placed (see laasctl status)"));
+}
+
+// Every leaf with a management host keeps one up-link no tenant may take (issue 24): with
+// uneven cabling or faults a tenant could otherwise hold all of them, and management -- the
+// SM's own host -- would reach other leaves only over that tenant's links.
+void TenantService::reserve_management_uplinks() {
+  std::set<int> leaves;
+  for (auto h : view_->management_hosts) leaves.insert(view_->tree.leaf_of_host(h));
+  for (int leaf : leaves) {
+    if (!view_->switch_present(1, leaf) || cluster_->reserve_uplink(leaf)) continue;
+    const std::string name = ids_->switch_name(1, leaf);
+    if (warned_mgmt_leaves_.insert(name).second)
+      log_(LogLevel::kWarning, "laas: management leaf " + name +
+                                   " has no free working up-link: tenants hold them all, so "
+                                   "management reaches other leaves only over their links");
+  }
 }
 
 void TenantService::save_placed(const std::string& why) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,7 @@ class TenantService {
   const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   void save_placed(const std::string& why);
+  void reserve_management_uplinks();
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
@@ -242,6 +244,8 @@ class TenantService {
   std::unique_ptr<PhysicalIds> ids_;  // on view_
   topology::Servers servers_;         // on view_: host ports grouped by server (issue 21)
   allocator::Faults last_faults_;     // as last logged, to log one line per change
+  std::vector<topology::LinkId> last_uncabled_;  // up-links uncabled by design, as last logged
+  std::set<std::string> warned_mgmt_leaves_;     // management leaves without a free up-link
   std::string last_faults_spec_;
   PersistedState persisted_;
   std::string blocked_;                          // corrupt or inconsistent state

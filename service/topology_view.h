@@ -58,7 +58,11 @@ struct TopologyView {
   }
   bool link_present(topology::LinkId link) const;
   int down_hosts() const { return static_cast<int>(embedding.missing_hosts.size()); }
-  int down_links() const { return static_cast<int>(embedding.missing_links.size()); }
+  // Links uncabled by design (Embedding::uncabled) are not down.
+  int down_links() const {
+    return static_cast<int>(embedding.missing_links.size() - embedding.uncabled.size());
+  }
+  int uncabled_links() const { return static_cast<int>(embedding.uncabled.size()); }
   int down_switches() const { return static_cast<int>(embedding.missing_switches.size()); }
 
   // Identifies the cabling: equal fingerprints mean model ids map to the same GUIDs and the

@@ -37,6 +37,7 @@ json TenantService::status() const {
     s["repairs"] = repairs;
     // Parts of the intended tree that are down now (issue 10).
     s["down_links"] = view_->down_links();
+    if (view_->uncabled_links()) s["uncabled_links"] = view_->uncabled_links();  // issue 24
     s["down_switches"] = view_->down_switches();
     s["host_states"] = host_states();                // issue 23
     const auto outside = outside_tree_json(*view_);  // issue 24

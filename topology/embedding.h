@@ -43,6 +43,11 @@ struct Embedding {
   std::vector<LinkId> missing_links;                  // sorted; the allocator treats them as faulty
   std::vector<HostId> missing_hosts;                  // sorted
   std::vector<std::pair<int, int>> missing_switches;  // sorted (level, index)
+  // Leaf up-links missing on every leaf of a pod whose parent is there (sorted, a subset of
+  // missing_links): cabled unevenly by design -- 18 up-links over 12 spines leave 6 of the
+  // 24 model columns uncabled on every leaf (issue 24). Never allocated, like faults, but not
+  // reported as down.
+  std::vector<LinkId> uncabled;
   // Cables outside the tree (issue 24): a channel adapter cabled to a tree switch at a port the
   // tree does not use (a storage or gateway host on a spine, an SM host's second cable) is an
   // attached host, routed like a destination on that switch; any other cable (between two

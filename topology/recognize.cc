@@ -27,6 +27,34 @@ bool cabled(const Fabric& f, int a, int pa, int b, int pb) {
   return ports[pa].peer_node == b && ports[pa].peer_port == pb;
 }
 
+// Leaf up-link columns that no present leaf of a pod has cabled, where at least two leaves
+// and the parent are present: the cabling's design, not a fault (Embedding::uncabled).
+void find_uncabled(const FatTree& tree, Embedding& emb) {
+  emb.uncabled.clear();
+  const std::set<LinkId> missing(emb.missing_links.begin(), emb.missing_links.end());
+  const int cols = tree.up_columns(1);
+  for (int pod = 0; pod < tree.num_pods(); ++pod)
+    for (int c = 0; c < cols; ++c) {
+      std::vector<LinkId> links;
+      int present = 0;
+      bool any_cabled = false;
+      for (int i = 0; i < tree.m(2) && !any_cabled; ++i) {
+        const int leaf = pod * tree.m(2) + i;
+        const LinkId l = tree.l1_link(leaf, c);
+        const PortRef up = tree.link_upper(l);
+        if (emb.switch_node[0][leaf] < 0 || emb.switch_node[1][up.index] < 0) continue;
+        ++present;
+        if (missing.count(l))
+          links.push_back(l);
+        else
+          any_cabled = true;
+      }
+      if (!any_cabled && present >= 2)
+        emb.uncabled.insert(emb.uncabled.end(), links.begin(), links.end());
+    }
+  std::sort(emb.uncabled.begin(), emb.uncabled.end());
+}
+
 // The absent parts of an embedding whose switch_node, port_map and present hosts are set:
 // a switch without a single cable is absent too (OpenSM may still list it for a sweep), a
 // link is missing unless its cable joins the two mapped ports, a host unless it is mapped.
@@ -68,6 +96,7 @@ void finish_absent(const FatTree& tree, const Fabric& f, Embedding& emb) {
                 emb.port_map[up.level - 1][up.index][up.port]))
       emb.missing_links.push_back(link);
   }
+  find_uncabled(tree, emb);
 }
 
 // The (node, port) ends the embedding's hosts and present links use.

@@ -28,7 +28,9 @@ metrics() {
   done
   [ "$(metric 'laas_tenants{state="routed"}' "$tag")" = "$(jq .tenants "status.$tag")" ] ||
     die "$tag: laas_tenants{state=\"routed\"} differs from status"
-  ctl metrics | grep -q '^# TYPE laas_routing_duration_seconds histogram' || die "laasctl metrics"
+  # (Through a file: grep -q would leave laasctl writing into a closed pipe.)
+  ctl metrics >"ctl_metrics.$tag" || die "laasctl metrics failed ($tag)"
+  grep -q '^# TYPE laas_routing_duration_seconds histogram' "ctl_metrics.$tag" || die "laasctl metrics"
   log "$tag: metrics parsed by promtool, host and tenant counts equal laasctl status"
 }
 state_of() { ctl --json host show "$1" | jq -r .state; }

@@ -124,7 +124,8 @@ check_nofree() {
   [ "$(jq -r .lost_pairs_total <<<"$h")" -gt 0 ] || die "$T1 names no pair without a path: $h"
   [ "$(count_log "tenant '$T1' repaired online")" = "$repairs_before" ] ||
     die "$T1 was repaired although no column is free: $(grep "repaired online" osm.log | tail -1)"
-  ctl tenant show "$T1" | grep -q 'without a dedicated path' ||
+  ctl tenant show "$T1" >show.nofree || die "tenant show $T1 failed"
+  grep -q 'without a dedicated path' show.nofree ||
     die "tenant show $T1 does not name the pairs: $(ctl tenant show "$T1" | head -5)"
   others_snapshot nofree
   cmp -s others.before others.nofree || die "another tenant moved: $(diff others.before others.nofree | head -5)"

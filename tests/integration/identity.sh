@@ -98,8 +98,10 @@ ctl host list | grep -E "^$VICTIM +$NEW_GUID .* quarantined +a; not the recorded
   die "laasctl host list does not say it: $(ctl host list | grep "$VICTIM")"
 NEW_LID=$(jq -r '.[0].lid' quarantined.json)
 [ "$(ctl --json status | jq '.host_states.quarantined')" = 1 ] || die "status does not count it"
-ctl status | grep -q "^quarantined: 1 host" || die "laasctl status does not say it"
-ctl metrics | grep -qx 'laas_hosts{state="quarantined"} 1' || die "the metrics do not count it"
+ctl status >status.quarantined || die "laasctl status failed"
+grep -q "^quarantined: 1 host" status.quarantined || die "laasctl status does not say it"
+ctl metrics >metrics.quarantined || die "laasctl metrics failed"
+grep -qx 'laas_hosts{state="quarantined"} 1' metrics.quarantined || die "the metrics do not count it"
 [ "$(ctl --json tenant show a | jq -r '.hosts[1].guid')" = "$OLD_GUID" ] ||
   die "tenant show a names the newcomer as a's host"
 [ "$(ctl --json tenant show a | jq -r .state)" = degraded ] || die "a is not degraded by the quarantine"

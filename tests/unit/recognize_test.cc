@@ -685,3 +685,34 @@ TEST(RecognizeGrowth, ARecablingIsNotAGrowth) {
   EXPECT_EQ(r.tree->spec().text(), "xgft(3;2,2,2;1,2,2)");
   EXPECT_NE(r.source_note.find("not a growth"), std::string::npos) << r.source_note;
 }
+
+// Issue 24: 6 up-links over 4 spines (two spines with one cable from every leaf instead of
+// two): those columns are uncabled by design, not down; a cable missing on one leaf only is.
+TEST(Recognize, UnevenUplinksAreUncabledNotDown) {
+  const FatTree tree = FatTree::parse("pgft(2;8,4;1,4;1,2)");
+  auto [fabric, emb] = build_model_fabric(tree);
+  for (int leaf = 0; leaf < tree.num_leaves(); ++leaf)
+    for (int c : {1, 3})
+      disconnect(fabric, emb.switch_node[0][leaf], emb.port_map[0][leaf][tree.up_port(1, c)]);
+  Recognition r = recognize(fabric);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.tree->spec().text(), tree.spec().text());
+  EXPECT_EQ(r.embedding.missing_links.size(), 8u);
+  EXPECT_EQ(r.embedding.uncabled, r.embedding.missing_links);
+  // One more cable gone on leaf 0 only: a fault, not the design.
+  disconnect(fabric, emb.switch_node[0][0], emb.port_map[0][0][tree.up_port(1, 4)]);
+  r = recognize(fabric);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.embedding.missing_links.size(), 9u);
+  EXPECT_EQ(r.embedding.uncabled.size(), 8u);
+  EXPECT_FALSE(std::binary_search(r.embedding.uncabled.begin(), r.embedding.uncabled.end(),
+                                  tree.l1_link(0, 4)));
+  // A column cabled on one leaf is not uncabled by design anywhere.
+  auto [full, femb] = build_model_fabric(tree);
+  for (int leaf = 1; leaf < tree.num_leaves(); ++leaf)
+    disconnect(full, femb.switch_node[0][leaf], femb.port_map[0][leaf][tree.up_port(1, 1)]);
+  r = recognize(full);
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.embedding.missing_links.size(), 3u);
+  EXPECT_TRUE(r.embedding.uncabled.empty());
+}
