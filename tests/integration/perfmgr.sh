@@ -42,6 +42,11 @@ ctl --json tenant show a >show.a.after
 [ "$(jq '.link_health.errors' show.a.after)" -gt 0 ] || die "tenant show reports no errors: $(jq -c .link_health show.a.after)"
 jq -e --arg l "$leaf port $port" '.link_health.ports_with_errors | map(select(.isolated)) | length > 0' show.a.after >/dev/null ||
   die "tenant show does not mark the isolated link"
+# The textfile is rewritten when the re-route the isolation asked for is done: wait for it.
+for _ in $(seq 20); do
+  grep -qE '^laas_tenant_port_errors_total\{tenant="a"\} [1-9]' laas.prom && break
+  sleep 0.5
+done
 grep -qE '^laas_tenant_port_errors_total\{tenant="a"\} [1-9]' laas.prom || die "the metrics have no errors for a"
 grep -q '^laas_isolated_links 1' laas.prom || die "the metrics do not count the isolated link"
 # The heavy sweep routes around it; a is repaired and isolated.
