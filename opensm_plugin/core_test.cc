@@ -535,6 +535,20 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   out = nothing.route(looped, sm);
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.fail_closed.empty());
+  // Unless the state must exist (a shared directory, unmounted at a failover): the fabric is
+  // routed without tenants -- every host a quarantined free host -- not by the next engine.
+  Config shared = config_in(empty);
+  shared.state_must_exist = true;
+  Engine unmounted(shared, quiet());
+  unmounted.service().set_role_provider([] {  // the plugin's: this SM is the master
+    service::SmRole r;
+    r.state = service::SmState::kMaster;
+    return r;
+  });
+  out = unmounted.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_NE(out.fail_closed.find("tenant state cannot be read"), std::string::npos)
+      << out.fail_closed;
 }
 
 // Issue 24: a storage host on a spine is reached by every host over the spine's routes, and the

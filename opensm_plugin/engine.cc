@@ -566,6 +566,9 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
 }
 
 bool Engine::tenants_known() const {
+  // The administrator said the shared state must be there (state_must_exist): an unmounted
+  // share at a failover may hide tenants this SM has never seen, so never hand them over.
+  if (config_.state_must_exist) return true;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!routed_.tenants.empty()) return true;
