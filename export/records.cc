@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "topology/embedding.h"
+#include "util/guid.h"
 
 namespace laas::exports {
 
@@ -17,23 +18,12 @@ ExportError::ExportError(std::string format, std::string subject, const std::str
       format_(std::move(format)),
       subject_(std::move(subject)) {}
 
-std::string guid_hex(Guid guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
+std::string guid_hex(Guid guid) { return util::guid_hex(guid); }
 
 Guid parse_guid(std::string_view text, const std::string& format, const std::string& subject) {
-  const bool prefixed = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  const auto digits = prefixed ? text.substr(2) : std::string_view{};
-  const bool ok =
-      prefixed && digits.size() <= 16 && std::all_of(digits.begin(), digits.end(), [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-      });
-  if (!ok)
-    throw ExportError(format, subject,
-                      "'" + std::string(text) + "' is not a GUID (0x and 1 to 16 hex digits)");
-  return std::stoull(std::string(digits), nullptr, 16);
+  if (auto guid = util::parse_guid(text)) return *guid;
+  throw ExportError(format, subject,
+                    "'" + std::string(text) + "' is not a GUID (" + util::kGuidGrammar + ")");
 }
 
 namespace {

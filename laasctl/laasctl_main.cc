@@ -15,6 +15,7 @@
 #include "export/routing_chains.h"
 #include "laasctl/client.h"
 #include "laasctl/render.h"
+#include "opensm_plugin/config.h"
 
 using laas::ctl::ClientError;
 using nlohmann::json;
@@ -215,6 +216,26 @@ int main(int argc, char** argv) {
   std::string validate_file;
   validate->add_option("FILE", validate_file, "partitions.conf to check")->required();
 
+  auto* sm = app.add_subcommand(
+      "sm",
+      "subnet managers: only those laas.yaml lists or an administrator accepted are management");
+  sm->require_subcommand(1);
+  auto* sm_list = sm->add_subcommand("list", "every SM seen and every trusted SM, with its state");
+  auto* sm_accept = sm->add_subcommand(
+      "accept", "trust the SM on port GUID: its host becomes management (recorded in state.json)");
+  auto* sm_forget = sm->add_subcommand("forget", "stop trusting an SM accepted before");
+  std::string sm_guid;
+  sm_accept->add_option("GUID", sm_guid, "the SM's port GUID (or a switch's node GUID)")
+      ->required();
+  sm_forget->add_option("GUID", sm_guid, "the SM's port GUID")->required();
+
+  auto* config = app.add_subcommand("config", "offline: laas.yaml");
+  config->require_subcommand(1);
+  auto* config_check = config->add_subcommand(
+      "check", "check laas.yaml as the plugin reads it: every problem with its line");
+  std::string config_file = "/etc/laas/laas.yaml";
+  config_check->add_option("FILE", config_file, "laas.yaml to check")->capture_default_str();
+
   auto* raw = app.add_subcommand(
       "raw", "debugging: send standard input to the socket verbatim, print the replies");
 
@@ -246,6 +267,44 @@ int main(int argc, char** argv) {
       if (!check.ok()) return laas::ctl::kExitRefused;
       std::cout << validate_file << ": " << check.partitions.size()
                 << " partition statements, no errors\n";
+      return 0;
+    }
+    if (config_check->parsed()) {
+      // No service needed: the plugin's own reader. Any problem makes the plugin route closed
+      // at its next start, so say so before the restart.
+      const auto checked = laas::plugin::check_config(config_file);
+      for (const auto& problem : checked.problems) std::cerr << problem << "\n";
+      if (!checked.problems.empty()) {
+        std::cerr << "laasctl: " << checked.problems.size()
+                  << " problem(s): with this file the plugin routes closed (the tenants last "
+                     "routed, nothing rewritten, changes refused) until it is fixed\n";
+        return laas::ctl::kExitRefused;
+      }
+      std::cout << config_file << ": no problems (state_dir " << checked.state_dir << ", placer "
+                << checked.placer << ", free_pool " << (checked.free_pool_open ? "open" : "closed")
+                << ", " << checked.subnet_managers.size() << " subnet manager(s), "
+                << checked.management.size() << " management port(s))\n";
+      return 0;
+    }
+    if (sm_list->parsed()) {
+      if ((rc = request(o, "sm.list", json::object(), result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      for (const auto& s : result)
+        std::cout << std::left << std::setw(20) << s.value("guid", "?") << std::setw(12)
+                  << s.value("state", "?") << std::setw(6)
+                  << (s.value("seen", false) ? "seen" : "-") << s.value("name", "") << "\n";
+      return 0;
+    }
+    if (sm_accept->parsed() || sm_forget->parsed()) {
+      const std::string method = sm_accept->parsed() ? "sm.accept" : "sm.forget";
+      const json params = {{"guid", sm_guid},
+                           {"timeout_ms", laas::ctl::server_wait_ms(o.timeout_s * 1000)}};
+      if ((rc = request(o, method, params, result))) return rc;
+      if (o.json_output) return std::cout << result.dump(2) << "\n", 0;
+      std::cout << (sm_accept->parsed() ? "accepted " : "forgot ") << result.value("guid", "")
+                << " (now " << result.value("state", "") << ")\n";
+      if (result.contains("routed") && !result["routed"].get<bool>())
+        std::cerr << "laasctl: saved, but OpenSM has not re-routed yet\n";
       return 0;
     }
     if (status->parsed()) {
@@ -309,6 +368,21 @@ int main(int argc, char** argv) {
       std::cout << "\n";
       if (result.contains("blocked"))
         std::cout << "BLOCKED:    " << result["blocked"].get<std::string>() << "\n";
+      if (result.contains("config_error"))
+        std::cout << "CONFIG:     laas.yaml is invalid: "
+                  << result["config_error"].get<std::string>() << "\n";
+      if (result.contains("fail_closed"))
+        std::cout << "FAIL CLOSED: " << result["fail_closed"].get<std::string>() << "\n";
+      if (result.contains("free_pool"))
+        std::cout << "free pool:  " << result["free_pool"].get<std::string>()
+                  << (result["free_pool"] == "open"
+                          ? " (hosts without a tenant reach each other; close it with free_pool: "
+                            "closed once tenants cover the running work)"
+                          : " (hosts without a tenant reach management only)")
+                  << "\n";
+      if (result.value("unaccepted_sms", 0) > 0)
+        std::cout << "WARNING:    " << result["unaccepted_sms"]
+                  << " subnet manager(s) nobody trusts are on the fabric (laasctl sm list)\n";
       if (result.contains("duplicate_host_names")) {
         std::cout << "WARNING:    hosts share node descriptions (placement by these names is "
                      "refused; use GUIDs):\n";

@@ -6,117 +6,166 @@
 #include <stdexcept>
 #include <string>
 
+#include "allocator/placer.h"
 #include "routing/routing.h"
+#include "util/guid.h"
 
 namespace laas::plugin {
 
 std::uint64_t parse_guid(const std::string& text) {
-  if (text.empty()) throw std::invalid_argument("empty GUID");
-  size_t used = 0;
-  std::uint64_t v = 0;
-  try {
-    v = std::stoull(text, &used, 0);
-  } catch (const std::exception&) {
-    throw std::invalid_argument("'" + text + "' is not a GUID");
+  if (auto guid = util::parse_guid(text)) return *guid;
+  throw std::invalid_argument("'" + text + "' is not a GUID (" + util::kGuidGrammar + ")");
+}
+
+std::string format_guid(std::uint64_t guid) { return util::guid_hex(guid); }
+
+namespace {
+
+std::string where(const std::string& path, const YAML::Node& node) {
+  const auto mark = node.Mark();
+  return mark.line >= 0 ? path + ":" + std::to_string(mark.line + 1) : path;
+}
+
+std::string absolute_path_or_empty(const YAML::Node& v) {
+  std::string text = v.IsNull() ? "" : v.as<std::string>();
+  if (!text.empty() && text.front() != '/') throw std::invalid_argument("must be an absolute path");
+  return text;
+}
+
+int int_between(const YAML::Node& v, int low, int high, const std::string& what) {
+  const int n = v.as<int>();
+  if (n < low || n > high) throw std::invalid_argument("must be " + what);
+  return n;
+}
+
+// Lists that grant a privilege take port GUIDs only: a name is the host's own word.
+void read_guids(const std::string& path, const YAML::Node& v, std::vector<std::uint64_t>& list,
+                std::vector<std::string>& problems, const std::string& key) {
+  if (v.IsNull()) return;
+  if (!v.IsSequence()) throw std::invalid_argument("expected a list of port GUIDs");
+  for (const auto& g : v) {
+    const std::string text = g.IsScalar() ? g.as<std::string>() : std::string("(not a scalar)");
+    if (auto guid = util::parse_guid(text)) {
+      list.push_back(*guid);
+      continue;
+    }
+    problems.push_back(where(path, g) + ": key '" + key + "': '" + text + "' is not a port GUID (" +
+                       util::kGuidGrammar +
+                       "); privileges are granted by GUID only, never by a host's name");
   }
-  if (used != text.size() || text[0] == '-')
-    throw std::invalid_argument("'" + text + "' is not a GUID");
-  return v;
 }
 
-std::string format_guid(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
+void apply_key(const std::string& path, const std::string& key, const YAML::Node& v, Config& c,
+               std::vector<std::string>& problems) {
+  if (key == "socket") {
+    c.socket = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "socket_group") {
+    c.socket_group = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "state_dir") {
+    c.state_dir = v.as<std::string>();
+    if (c.state_dir.empty() || c.state_dir.front() != '/')
+      throw std::invalid_argument("must be an absolute path");
+    while (c.state_dir.size() > 1 && c.state_dir.back() == '/') c.state_dir.pop_back();
+  } else if (key == "state_must_exist") {
+    c.state_must_exist = v.as<bool>();
+  } else if (key == "resume_check") {
+    c.resume_check = absolute_path_or_empty(v);
+  } else if (key == "link_error_threshold") {
+    const auto n = v.as<long long>();
+    if (n < 0) throw std::invalid_argument("must be >= 0 (0: never isolate)");
+    c.link_error_threshold = static_cast<std::uint64_t>(n);
+  } else if (key == "link_error_clean_readings") {
+    c.link_error_clean_readings = int_between(v, 1, 1000, "between 1 and 1000");
+  } else if (key == "metrics_file") {
+    c.metrics_file = absolute_path_or_empty(v);
+  } else if (key == "resume_check_timeout_s") {
+    c.resume_check_timeout_s = int_between(v, 1, 3600, "between 1 and 3600");
+  } else if (key == "placer") {
+    const std::string placer = v.as<std::string>();
+    allocator::make_placer(placer);  // throws std::invalid_argument naming the placers
+    c.placer = placer;
+  } else if (key == "topology") {
+    c.topology = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "tenants_poll_ms") {
+    c.tenants_poll_ms = int_between(v, 0, 3600000, ">= 0");
+  } else if (key == "routing_threads") {
+    c.routing_threads =
+        int_between(v, 0, routing::kMaxThreads,
+                    "between 0 (one per core) and " + std::to_string(routing::kMaxThreads));
+  } else if (key == "manage_partitions") {
+    c.manage_partitions = v.as<bool>();
+  } else if (key == "partitions_base") {
+    c.partitions_base = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "slurm_node_names" || key == "openstack_hosts" || key == "openstack_projects" ||
+             key == "servers") {
+    if (!v.IsMap() && !v.IsNull()) throw std::invalid_argument("expected a mapping of names");
+    auto& map = key == "slurm_node_names"  ? c.slurm_node_names
+                : key == "openstack_hosts" ? c.openstack_hosts
+                : key == "servers"         ? c.servers
+                                           : c.openstack_projects;
+    for (const auto& e : v) map[e.first.as<std::string>()] = e.second.as<std::string>();
+  } else if (key == "management") {
+    read_guids(path, v, c.management, problems, key);
+  } else if (key == "shared_services") {
+    read_guids(path, v, c.shared_services, problems, key);
+  } else if (key == "subnet_managers") {
+    read_guids(path, v, c.subnet_managers, problems, key);
+  } else if (key == "free_pool") {
+    const std::string mode = v.as<std::string>();
+    if (mode != "open" && mode != "closed")
+      throw std::invalid_argument("must be 'open' or 'closed', not '" + mode + "'");
+    c.free_pool_open = mode == "open";
+  } else if (key == "fail_open") {
+    c.fail_open = v.as<bool>();
+  } else {
+    throw std::invalid_argument("unknown key");
+  }
 }
 
-Config load_config(const std::string& path) {
+}  // namespace
+
+Config check_config(const std::string& path) {
   Config c;
   if (path.empty()) return c;
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);
   } catch (const YAML::BadFile&) {
-    throw std::runtime_error(path + ": cannot be read");
+    c.problems.push_back(path + ": cannot be read");
+    return c;
   } catch (const YAML::Exception& e) {
-    throw std::runtime_error(path + ": " + e.what());
+    c.problems.push_back(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    return c;
   }
   if (root.IsNull()) return c;
-  if (!root.IsMap()) throw std::runtime_error(path + ": expected a mapping of keys");
+  if (!root.IsMap()) {
+    c.problems.push_back(path + ": expected a mapping of keys");
+    return c;
+  }
   for (const auto& kv : root) {
     const std::string key = kv.first.as<std::string>();
-    const YAML::Node& v = kv.second;
+    // A key that cannot be read keeps its default, but only to fill the struct: the problem
+    // makes the plugin route closed.
+    Config before = c;
     try {
-      if (key == "socket") {
-        c.socket = v.IsNull() ? "" : v.as<std::string>();
-      } else if (key == "socket_group") {
-        c.socket_group = v.IsNull() ? "" : v.as<std::string>();
-      } else if (key == "state_dir") {
-        c.state_dir = v.as<std::string>();
-      } else if (key == "state_must_exist") {
-        c.state_must_exist = v.as<bool>();
-      } else if (key == "resume_check") {
-        c.resume_check = v.IsNull() ? "" : v.as<std::string>();
-        if (!c.resume_check.empty() && c.resume_check.front() != '/')
-          throw std::invalid_argument("must be an absolute path");
-      } else if (key == "link_error_threshold") {
-        const auto n = v.as<long long>();
-        if (n < 0) throw std::invalid_argument("must be >= 0 (0: never isolate)");
-        c.link_error_threshold = static_cast<std::uint64_t>(n);
-      } else if (key == "link_error_clean_readings") {
-        c.link_error_clean_readings = v.as<int>();
-        if (c.link_error_clean_readings < 1 || c.link_error_clean_readings > 1000)
-          throw std::invalid_argument("must be between 1 and 1000");
-      } else if (key == "metrics_file") {
-        c.metrics_file = v.IsNull() ? "" : v.as<std::string>();
-        if (!c.metrics_file.empty() && c.metrics_file.front() != '/')
-          throw std::invalid_argument("must be an absolute path");
-      } else if (key == "resume_check_timeout_s") {
-        c.resume_check_timeout_s = v.as<int>();
-        if (c.resume_check_timeout_s < 1 || c.resume_check_timeout_s > 3600)
-          throw std::invalid_argument("must be between 1 and 3600");
-      } else if (key == "placer") {
-        c.placer = v.as<std::string>();
-      } else if (key == "topology") {
-        c.topology = v.IsNull() ? "" : v.as<std::string>();
-      } else if (key == "tenants_poll_ms") {
-        c.tenants_poll_ms = v.as<int>();
-        if (c.tenants_poll_ms < 0) throw std::invalid_argument("must be >= 0");
-      } else if (key == "routing_threads") {
-        c.routing_threads = v.as<int>();
-        if (c.routing_threads < 0 || c.routing_threads > routing::kMaxThreads)
-          throw std::invalid_argument("must be between 0 (one per core) and " +
-                                      std::to_string(routing::kMaxThreads));
-      } else if (key == "manage_partitions") {
-        c.manage_partitions = v.as<bool>();
-      } else if (key == "partitions_base") {
-        c.partitions_base = v.IsNull() ? "" : v.as<std::string>();
-      } else if (key == "slurm_node_names" || key == "openstack_hosts" ||
-                 key == "openstack_projects" || key == "servers") {
-        if (!v.IsMap() && !v.IsNull()) throw std::invalid_argument("expected a mapping of names");
-        auto& map = key == "slurm_node_names"  ? c.slurm_node_names
-                    : key == "openstack_hosts" ? c.openstack_hosts
-                    : key == "servers"         ? c.servers
-                                               : c.openstack_projects;
-        for (const auto& e : v) map[e.first.as<std::string>()] = e.second.as<std::string>();
-      } else if (key == "management" || key == "shared_services") {
-        if (!v.IsSequence() && !v.IsNull())
-          throw std::invalid_argument("expected a list of port GUIDs");
-        auto& list = key == "management" ? c.management : c.shared_services;
-        for (const auto& g : v) list.push_back(parse_guid(g.as<std::string>()));
-      } else if (key == "fail_open") {
-        c.fail_open = v.as<bool>();
-      } else {
-        throw std::invalid_argument("unknown key");
-      }
+      apply_key(path, key, kv.second, c, c.problems);
     } catch (const YAML::Exception& e) {
-      throw std::runtime_error(path + ": key '" + key + "': " + e.what());
+      c = std::move(before);
+      c.problems.push_back(where(path, kv.first) + ": key '" + key + "': " + e.msg);
     } catch (const std::invalid_argument& e) {
-      throw std::runtime_error(path + ": key '" + key + "': " + e.what());
+      c = std::move(before);
+      c.problems.push_back(where(path, kv.first) + ": key '" + key + "': " + e.what());
     }
   }
-  while (c.state_dir.size() > 1 && c.state_dir.back() == '/') c.state_dir.pop_back();
   return c;
+}
+
+Config load_config(const std::string& path) {
+  Config c = check_config(path);
+  if (c.problems.empty()) return c;
+  std::string all;
+  for (const auto& p : c.problems) all += (all.empty() ? "" : "; ") + p;
+  throw std::runtime_error(all);
 }
 
 }  // namespace laas::plugin

@@ -1,5 +1,8 @@
 // laas.yaml: the plugin's own configuration (OpenSM passes its path as event_plugin_options).
-// Every key is optional; the built-in defaults below apply to whatever is absent.
+// Every key is optional; the built-in defaults below apply to whatever is absent. A key that is
+// present but wrong never means "use the default and go on": it is a problem, and the plugin
+// then routes closed (the tenants last routed, nothing rewritten, changes refused) until the
+// file is fixed -- a typo must not wipe every tenant's partition at the next restart.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,15 @@ struct Config {
   int link_error_clean_readings = 3;
   // Port GUIDs of management hosts: never allocated, reachable from everyone.
   std::vector<std::uint64_t> management;
+  // Port GUIDs (a switch's node GUID for an SM on a switch) of the subnet managers the
+  // administrator runs. Only they, this OpenSM itself, and SMs accepted with `laasctl sm
+  // accept` are management: any root can start an OpenSM on a port it holds.
+  std::vector<std::uint64_t> subnet_managers;
+  // Hosts without a tenant: "closed" (reached from management only, limited members of the
+  // default partition) or "open" (they reach each other and everyone as before LaaS, full
+  // members of the default partition) -- open is how LaaS is enabled on a running cluster
+  // without cutting its jobs off, closed once tenants cover the running work.
+  bool free_pool_open = false;
   // Port GUIDs of shared services (storage, gateways) every tenant must reach: the same rules as
   // management, on a leaf slot or cabled anywhere else on a tree switch (issue 24).
   std::vector<std::uint64_t> shared_services;
@@ -60,16 +72,20 @@ struct Config {
   std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
   // Filled by the plugin from OpenSM's options, not from laas.yaml.
   std::string managed_partitions_file;
+  // What is wrong in the file ("PATH:LINE: key 'K': why"), empty when nothing is.
+  std::vector<std::string> problems;
 
   std::string tenants_file() const { return state_dir + "/tenants.yaml"; }
   std::string allocations_file() const { return state_dir + "/allocations.json"; }
 };
 
-// Reads `path`; an empty path gives the defaults. Throws std::runtime_error naming the file
-// and the offending key.
+// Reads `path`; an empty path gives the defaults. Every key is checked: the valid ones are
+// applied, each wrong one is listed in `problems` (file, line, key, why) and keeps its default.
+Config check_config(const std::string& path);
+// As check_config, but throws std::runtime_error with the problems when there are any.
 Config load_config(const std::string& path);
 
-// "0x0002c903000a1b2c" or decimal; throws std::invalid_argument.
+// The GUID grammar of util/guid.h; throws std::invalid_argument naming the text.
 std::uint64_t parse_guid(const std::string& text);
 std::string format_guid(std::uint64_t guid);  // 0x%016x
 

@@ -55,6 +55,12 @@ service::ServiceConfig service_config(const Config& c) {
   if (c.manage_partitions) s.exports.managed_partitions_file = c.managed_partitions_file;
   s.exports.slurm_node_names = c.slurm_node_names;
   s.servers = c.servers;
+  s.subnet_managers = c.subnet_managers;
+  s.free_pool_open = c.free_pool_open;
+  for (const auto& p : c.problems) s.config_error += (s.config_error.empty() ? "" : "; ") + p;
+  // An invalid laas.yaml rewrites nothing: OpenSM keeps reading the partitions.conf that holds
+  // every tenant's P_Key.
+  if (!c.problems.empty()) s.exports.managed_partitions_file.clear();
   s.exports.openstack_hosts = c.openstack_hosts;
   s.exports.openstack_projects = c.openstack_projects;
   return s;
@@ -239,211 +245,315 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
   }
 }
 
+// One routing run's working set, handed from phase to phase. Each phase reads what the ones
+// before it left here and adds its own part; none returns to route() for the next step.
+struct RoutingRun {
+  RoutingRun(const topology::Fabric& f, Guid sm, bool sl2vl, const std::vector<Guid>& sms,
+             RouteOutcome& o)
+      : fabric(f), sm_port_guid(sm), with_sl2vl(sl2vl), sm_ports(sms), out(o) {}
+  const topology::Fabric& fabric;
+  Guid sm_port_guid;
+  bool with_sl2vl;
+  const std::vector<Guid>& sm_ports;
+  RouteOutcome& out;
+  Clock::time_point t0 = Clock::now();
+  topology::Recognition rec;
+  // Why this run routes closed (the tenants last routed, changes refused); empty: it does not.
+  std::string closed;
+  std::set<topology::HostId> mgmt;
+  std::vector<std::pair<int, int>> mgmt_switches;
+  std::vector<int> mgmt_switch_nodes;
+  std::vector<Guid> outside_members;
+  std::shared_ptr<const service::TopologyView> view;
+  service::RoutingSnapshot snap;
+  std::vector<topology::HostId> quarantined;
+  topology::Embedding without_quarantined;  // the embedding the tables are computed on
+  routing::RoutingRequest req;
+  Allocations alloc;
+
+  const topology::Embedding& emb() const { return rec.embedding; }
+  const topology::FatTree& tree() const { return *rec.tree; }
+  const topology::Embedding& routed_emb() const {
+    return quarantined.empty() ? rec.embedding : without_quarantined;
+  }
+};
+
+// The phases of a routing run, in the order OpenSM's ucast manager would name them. Any
+// exception -- a routing error, a port without a LID, bad_alloc -- fails closed: the switches
+// keep what they hold, and the next engine never takes a fabric that has tenants.
 RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl,
                            const std::vector<Guid>& sm_ports) {
   RouteOutcome out;
-  const auto t0 = Clock::now();
+  RoutingRun run(fabric, sm_port_guid, with_sl2vl, sm_ports, out);
   routing_thread_ = std::this_thread::get_id();
   struct Reset {
     std::atomic<std::thread::id>& id;
     ~Reset() { id = std::thread::id(); }
   } reset{routing_thread_};
+  try {
+    take_over(run);
+    if (!recognize(run)) return out;
+    derive_management(run);
+    publish_view(run);
+    if (!choose_tenants(run)) return out;
+    build_request(run);
+    compute_and_publish(run);
+  } catch (const std::exception& e) {
+    fail_closed(fabric, std::string("routing failed: ") + e.what(), out);
+  } catch (...) {
+    fail_closed(fabric, "routing failed: an unknown exception", out);
+  }
+  return out;
+}
 
-  // The first routing run as master (or after another SM wrote the shared state) takes the
-  // tenant state over before anything is recognized or placed: every tenant is read, none
-  // re-computed, on the intended tree the previous master recorded.
-  if (auto line = service_.take_over_if_needed(sm_identity(fabric, sm_port_guid))) {
-    out.took_over = line->rfind("laas: took over", 0) == 0;
-    (out.took_over ? out.info : out.warnings).push_back(*line);
-    if (out.took_over) read_shared_files();
+// The first routing run as master (or after another SM wrote the shared state) takes the
+// tenant state over before anything is recognized or placed: every tenant is read, none
+// re-computed, on the intended tree the previous master recorded. An invalid laas.yaml takes
+// nothing over: it writes nothing to the state directory.
+void Engine::take_over(RoutingRun& run) {
+  if (!config_.problems.empty()) return;
+  if (auto line = service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid))) {
+    run.out.took_over = line->rfind("laas: took over", 0) == 0;
+    (run.out.took_over ? run.out.info : run.out.warnings).push_back(*line);
+    if (run.out.took_over) read_shared_files();
   }
   if (!layout_error_.empty()) {
-    out.warnings.push_back(layout_error_);
+    run.out.warnings.push_back(layout_error_);
     layout_error_.clear();
   }
-  topology::Recognition rec = recognize_now(fabric, sm_port_guid);
-  out.ms_recognize = ms_since(t0);
-  if (!rec.ok()) {
+}
+
+// The tree: the recorded layout, the declared spec or the cabling. A fabric that fits none of
+// them while tenants exist is routed closed: the recorded tree with what does not fit set
+// aside, or else every switch keeps the tables it holds. False: nothing more to do this run.
+bool Engine::recognize(RoutingRun& run) {
+  auto& out = run.out;
+  run.rec = recognize_now(run.fabric, run.sm_port_guid);
+  out.ms_recognize = ms_since(run.t0);
+  if (!run.rec.ok()) {
+    const std::string error = run.rec.error;
+    if (layout_ && routes_closed()) {
+      auto tolerant = recognize_now(run.fabric, run.sm_port_guid, /*set_aside_loops=*/true);
+      if (tolerant.ok()) {
+        run.rec = std::move(tolerant);
+        run.closed = "the fabric is not recognized (" + error +
+                     "); the recorded tree is routed with what does not fit set aside";
+        return true;
+      }
+    }
     last_source_note_.clear();
-    service_.on_topology_error(rec.error);
+    service_.on_topology_error(error);
     out.not_fat_tree = true;
-    out.error = rec.error;
-    return fail_closed(fabric, "the fabric is not recognized: " + rec.error, out);
+    out.error = error;
+    fail_closed(run.fabric, "the fabric is not recognized: " + error, out);
+    return false;
   }
-  const topology::FatTree& tree = *rec.tree;
-  const auto& emb = rec.embedding;
-  if (rec.source_note != last_source_note_) {
-    out.info.push_back(rec.source_note);
-    last_source_note_ = rec.source_note;
+  if (run.rec.source_note != last_source_note_) {
+    out.info.push_back(run.rec.source_note);
+    last_source_note_ = run.rec.source_note;
   }
-  keep_layout(rec, fabric, out);
+  if (config_.problems.empty()) keep_layout(run.rec, run.fabric, out);
+  return true;
+}
 
-  service_.record_sm_ports(sm_ports);
-
-  // Management hosts: every SM's host (this one's and every SM recorded in the shared state,
-  // so that nothing moves at failover) and the configured port GUIDs.
-  std::set<topology::HostId> mgmt;
-  if (rec.sm_host >= 0) mgmt.insert(rec.sm_host);
+// Management: this SM's host, the SMs the administrator trusts, laas.yaml's management and
+// shared services. Privilege comes from GUIDs only: an SM nobody accepted is named and stays
+// what its port was; a management port widens to the other ports of its own adapter (CA node
+// GUID), never to ports that merely share a name, which the host's root writes.
+void Engine::derive_management(RoutingRun& run) {
+  const auto& fabric = run.fabric;
+  const auto& tree = run.tree();
+  const auto& emb = run.emb();
+  auto& out = run.out;
+  if (run.rec.sm_host >= 0) run.mgmt.insert(run.rec.sm_host);
+  std::vector<service::SmSeen> seen;
+  for (Guid g : run.sm_ports) {
+    service::SmSeen sm{g, "", 0};
+    for (size_t n = 0; n < fabric.nodes.size(); ++n)
+      if (fabric.nodes[n].port_guid == g) {
+        sm.name = fabric.nodes[n].name;
+        sm.lid = fabric.lid_of(static_cast<int>(n));
+        break;
+      }
+    seen.push_back(std::move(sm));
+  }
+  for (const auto& sm : service_.note_subnet_managers(run.sm_port_guid, std::move(seen)))
+    out.warnings.push_back("subnet manager " + format_guid(sm.guid) +
+                           (sm.name.empty() ? "" : " ('" + sm.name + "')") +
+                           " is not trusted: laas.yaml's subnet_managers does not list it and "
+                           "nobody accepted it (laasctl sm accept); routed as what its port is, "
+                           "never as management");
   std::map<Guid, topology::HostId> host_by_guid;
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
     if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
-  // Hosts cabled outside the tree's slots (issue 24): a leaf with one routes like a management
-  // leaf (its attached hosts reach every host, as management does); those configured as
-  // management or shared services join every tenant partition.
+  // Hosts cabled outside the tree's slots: those configured as management or shared services
+  // join every tenant partition.
   std::set<Guid> attached_ports;
   for (const auto& a : emb.attached) attached_ports.insert(fabric.nodes[a.node].port_guid);
-  std::vector<Guid> outside_members;
-  // The SM's own ports outside the slots (its host cabled twice) serve everyone too.
-  for (Guid g : service_.sm_ports())
-    if (attached_ports.count(g)) outside_members.push_back(g);
+  const auto trusted_sms = service_.sm_ports();
+  for (Guid g : trusted_sms)  // a trusted SM's ports outside the slots (its host cabled twice)
+    if (attached_ports.count(g)) run.outside_members.push_back(g);
   for (const auto* list : {&config_.management, &config_.shared_services})
     for (Guid g : *list) {
       auto it = host_by_guid.find(g);
       if (it != host_by_guid.end())
-        mgmt.insert(it->second);
+        run.mgmt.insert(it->second);
       else if (attached_ports.count(g))
-        outside_members.push_back(g);
+        run.outside_members.push_back(g);
       else
         out.warnings.push_back(
             std::string(list == &config_.management ? "management port " : "shared service port ") +
             format_guid(g) + " is not cabled to the tree");
     }
-  std::vector<std::pair<int, int>> mgmt_switches;
-  std::vector<int> mgmt_switch_nodes;
-  if (rec.sm_node >= 0 && fabric.nodes[rec.sm_node].is_switch) {
-    mgmt_switches.push_back(emb.node_model[rec.sm_node]);
-    mgmt_switch_nodes.push_back(rec.sm_node);
-  }
-  for (Guid g : service_.sm_ports()) {
+  auto add_switch = [&](int node) {
+    const auto model = emb.node_model[node];
+    if (std::find(run.mgmt_switches.begin(), run.mgmt_switches.end(), model) !=
+        run.mgmt_switches.end())
+      return;
+    run.mgmt_switches.push_back(model);
+    run.mgmt_switch_nodes.push_back(node);
+  };
+  if (run.rec.sm_node >= 0 && fabric.nodes[run.rec.sm_node].is_switch) add_switch(run.rec.sm_node);
+  for (Guid g : trusted_sms) {
     if (auto it = host_by_guid.find(g); it != host_by_guid.end()) {
-      mgmt.insert(it->second);
+      run.mgmt.insert(it->second);
       continue;
     }
     for (size_t n = 0; n < fabric.nodes.size(); ++n)  // an SM on a switch (port 0)
-      if (fabric.nodes[n].is_switch && fabric.nodes[n].guid == g && emb.node_model[n].first > 0 &&
-          std::find(mgmt_switches.begin(), mgmt_switches.end(), emb.node_model[n]) ==
-              mgmt_switches.end()) {
-        mgmt_switches.push_back(emb.node_model[n]);
-        mgmt_switch_nodes.push_back(static_cast<int>(n));
-      }
+      if (fabric.nodes[n].is_switch && fabric.nodes[n].guid == g && emb.node_model[n].first > 0)
+        add_switch(static_cast<int>(n));
   }
-  for (const auto& a : emb.attached) {
-    if (a.level != 1 || emb.switch_node[0][a.index] < 0) continue;
-    const std::pair<int, int> leaf{1, a.index};
-    if (std::find(mgmt_switches.begin(), mgmt_switches.end(), leaf) != mgmt_switches.end())
-      continue;
-    mgmt_switches.push_back(leaf);
-    mgmt_switch_nodes.push_back(emb.switch_node[0][a.index]);
-  }
-  std::sort(mgmt_switches.begin(), mgmt_switches.end());
-  std::sort(mgmt_switch_nodes.begin(), mgmt_switch_nodes.end());
-  // A management port makes its whole server management (issue 21): the SM or an
-  // administrator's tool may use any port of that server (a dual-port HCA's second port).
-  {
-    std::vector<std::string> names(tree.num_hosts());
-    std::vector<Guid> cas(tree.num_hosts(), 0);
-    for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-      if (const int node = emb.host_node[h]; node >= 0) {
-        names[h] = fabric.nodes[node].name;
-        cas[h] = fabric.nodes[node].ca_guid;
-      }
-    const auto servers = topology::group_servers(tree, names, cas, config_.servers);
-    for (topology::HostId h : std::vector<topology::HostId>(mgmt.begin(), mgmt.end()))
-      for (topology::HostId p : servers.ports[servers.server_of[h]])
-        if (emb.host_node[p] >= 0) mgmt.insert(p);
-    // And a port of a management server cabled outside the slots (an SM host cabled twice):
-    // the same adapter, or the same server name.
-    std::set<Guid> mgmt_cas;
-    std::set<std::string> mgmt_names;
-    for (topology::HostId h : mgmt) {
-      if (cas[h]) mgmt_cas.insert(cas[h]);
-      if (!names[h].empty()) mgmt_names.insert(names[h]);
-    }
-    for (const auto& a : emb.attached) {
-      const auto& node = fabric.nodes[a.node];
-      if ((node.ca_guid && mgmt_cas.count(node.ca_guid)) || mgmt_names.count(node.name))
-        outside_members.push_back(node.port_guid);
-    }
-  }
+  // A leaf with a listed attached host (storage, a gateway) routes like a management leaf.
+  std::set<Guid> listed_outside(run.outside_members.begin(), run.outside_members.end());
+  for (const auto& a : emb.attached)
+    if (a.level == 1 && emb.switch_node[0][a.index] >= 0 &&
+        listed_outside.count(fabric.nodes[a.node].port_guid))
+      add_switch(emb.switch_node[0][a.index]);
+  std::sort(run.mgmt_switches.begin(), run.mgmt_switches.end());
+  std::sort(run.mgmt_switch_nodes.begin(), run.mgmt_switch_nodes.end());
+  // The other ports of a management adapter (a dual-port HCA's second port) are management.
+  std::set<Guid> mgmt_cas;
+  for (topology::HostId h : run.mgmt)
+    if (const Guid ca = fabric.nodes[emb.host_node[h]].ca_guid) mgmt_cas.insert(ca);
+  for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
+    if (const int node = emb.host_node[h];
+        node >= 0 && fabric.nodes[node].ca_guid && mgmt_cas.count(fabric.nodes[node].ca_guid))
+      run.mgmt.insert(h);
+  for (const auto& a : emb.attached)
+    if (const Guid ca = fabric.nodes[a.node].ca_guid; ca && mgmt_cas.count(ca))
+      run.outside_members.push_back(fabric.nodes[a.node].port_guid);
+  std::sort(run.outside_members.begin(), run.outside_members.end());
+  run.outside_members.erase(std::unique(run.outside_members.begin(), run.outside_members.end()),
+                            run.outside_members.end());
+}
 
-  const auto t_place = Clock::now();
+// The topology view the service places tenants on, and one log line when what is cabled
+// outside the tree changes.
+void Engine::publish_view(RoutingRun& run) {
   auto fresh = std::make_shared<service::TopologyView>(
-      tree, fabric, emb, std::vector<topology::HostId>(mgmt.begin(), mgmt.end()),
+      run.tree(), run.fabric, run.emb(),
+      std::vector<topology::HostId>(run.mgmt.begin(), run.mgmt.end()),
       layout_ ? *layout_ : topology::Layout{});
-  std::sort(outside_members.begin(), outside_members.end());
-  outside_members.erase(std::unique(outside_members.begin(), outside_members.end()),
-                        outside_members.end());
-  fresh->outside_members = std::move(outside_members);
-  std::shared_ptr<const service::TopologyView> view = fresh;
-  view_ = view;
-  {
-    // One line when what is cabled outside the tree changes (issue 24).
-    const auto outside = service::outside_tree_json(*view);
-    std::string line;
-    for (const auto& a : outside["attached_hosts"])
-      line += std::string(line.empty() ? "" : "; ") + a["name"].get<std::string>() + " (" +
-              a["guid"].get<std::string>() + ") on " + a["switch"].get<std::string>() + " port " +
-              std::to_string(a["switch_port"].get<int>()) +
-              (a["role"] == "shared" ? ", management/shared service"
-                                     : ", not listed: routed, in no tenant partition");
-    for (const auto& c : outside["extra_cables"])
-      line += std::string(line.empty() ? "" : "; ") + "extra cable " + c.get<std::string>() +
-              " (never routed over)";
-    if (line != last_outside_) {
-      out.info.push_back(line.empty() ? "nothing is cabled outside the tree any more"
-                                      : "outside the tree: " + line);
-      last_outside_ = line;
-    }
-  }
+  fresh->outside_members = run.outside_members;
+  run.view = fresh;
+  view_ = run.view;
+  log_outside_tree(run);
   // The service logs one line per fault seen and cleared (log_fault_changes).
-  service_.on_topology(view);
-  feed_tenants_file(out);
-  service::RoutingSnapshot snap = service_.snapshot();
-  out.ms_place = ms_since(t_place);
-  std::string closed;
-  if (!snap.blocked.empty()) {
-    out.error = "tenant state is unusable (" + snap.blocked +
-                "); refusing to route tenants until it is repaired or removed";
-    if (config_.fail_open)
-      out.error += " (fail_open is set in laas.yaml: the next routing engine routes the fabric)";
-    if (config_.fail_open || !tenants_known()) return out;
-    // Fail closed: the tenants last routed keep their links (and nobody else gets them) until
-    // the state can be read again; changes are refused meanwhile.
-    closed = "the tenant state cannot be read (" + snap.blocked + ")";
-    snap.tenants = last_routed_tenants(*view, out);
-    out.error.clear();
+  service_.on_topology(run.view);
+}
+
+void Engine::log_outside_tree(RoutingRun& run) {
+  const auto& fabric = run.fabric;
+  const auto& emb = run.emb();
+  std::set<Guid> listed(run.outside_members.begin(), run.outside_members.end());
+  std::string line;
+  for (const auto& a : emb.attached) {
+    const auto& node = fabric.nodes[a.node];
+    const int sw = emb.switch_node[a.level - 1][a.index];
+    line +=
+        std::string(line.empty() ? "" : "; ") + node.name + " (" + format_guid(node.port_guid) +
+        ") on " + (sw >= 0 ? fabric.nodes[sw].name : "?") + " port " +
+        std::to_string(a.switch_port) +
+        (listed.count(node.port_guid) ? ", management/shared service"
+                                      : ", not listed: a free host (reached from management only)");
   }
+  for (const auto& c : emb.extra_cables)
+    line += std::string(line.empty() ? "" : "; ") + "extra cable " + fabric.nodes[c.node].name +
+            " port " + std::to_string(c.port) + " - " + fabric.nodes[c.peer].name + " port " +
+            std::to_string(c.peer_port) + " (never routed over)";
+  if (line != last_outside_) {
+    run.out.info.push_back(line.empty() ? "nothing is cabled outside the tree any more"
+                                        : "outside the tree: " + line);
+    last_outside_ = line;
+  }
+}
+
+// The tenants this run routes: the service's, or -- when the state or laas.yaml cannot be
+// used, or the fabric only fits with parts set aside -- the tenants last routed (the memory of
+// the last run, else allocations.json: the "last routed" record on disk). False: refused
+// (fail_open, or nothing was ever routed), `out` says why.
+bool Engine::choose_tenants(RoutingRun& run) {
+  auto& out = run.out;
+  const auto t_place = Clock::now();
+  if (config_.problems.empty()) feed_tenants_file(out);
+  run.snap = service_.snapshot();
+  out.ms_place = ms_since(t_place);
+  std::string unusable;
+  if (!run.snap.config_error.empty())
+    unusable = "laas.yaml is invalid (" + run.snap.config_error + ")";
+  else if (!run.snap.blocked.empty())
+    unusable = "the tenant state cannot be read (" + run.snap.blocked + ")";
+  if (!unusable.empty()) {
+    if (!routes_closed()) {
+      out.error = unusable + "; refusing to route tenants until it is repaired" +
+                  (config_.fail_open ? " (fail_open is set in laas.yaml: the next routing "
+                                       "engine routes the fabric)"
+                                     : "");
+      return false;
+    }
+    run.closed = run.closed.empty() ? unusable : run.closed + "; " + unusable;
+    run.snap.tenants = last_routed_tenants(*run.view, out);
+  }
+  const auto& emb = run.emb();
   if (emb.missing_links.size() > emb.uncabled.size() || !emb.missing_hosts.empty() ||
       !emb.missing_switches.empty())
     out.info.push_back("down: " + std::to_string(emb.missing_hosts.size()) + " host(s), " +
                        std::to_string(emb.missing_links.size() - emb.uncabled.size()) +
                        " link(s), " + std::to_string(emb.missing_switches.size()) +
                        " switch(es) of the tree; links down are treated as faulty");
+  return true;
+}
 
-  // Tenants' slots holding an unaccepted port GUID (issue 24) stay in their placements (their
-  // routes and everyone else's are unchanged) but are routed like absent hosts: no switch has
-  // an entry for the newcomer, its port is a free one for the first-hop drop, and it is in no
-  // multicast tree.
-  std::vector<topology::HostId> quarantined;
-  for (const auto& q : snap.quarantined) quarantined.push_back(q.host);
-  const topology::Embedding hidden =
-      quarantined.empty() ? topology::Embedding{} : routing::without_hosts(emb, quarantined);
-  const topology::Embedding& remb = quarantined.empty() ? emb : hidden;
-  if (!quarantined.empty())
-    out.warnings.push_back(std::to_string(quarantined.size()) +
-                           " host(s) quarantined: another port GUID than recorded in a tenant's "
-                           "slot, unrouted until `laasctl host accept` (laasctl host list)");
-
-  routing::RoutingRequest req;
-  Allocations alloc;
+// The routing request and allocations.json's record of it. Tenants' slots holding an
+// unaccepted port GUID stay in their placements (their routes and everyone else's are
+// unchanged) but are routed like absent hosts: no switch has an entry for the newcomer, its
+// port is a free one for the first-hop drop, and it is in no multicast tree.
+void Engine::build_request(RoutingRun& run) {
+  const auto& fabric = run.fabric;
+  const auto& tree = run.tree();
+  const auto& emb = run.emb();
+  auto& snap = run.snap;
+  for (const auto& q : snap.quarantined) run.quarantined.push_back(q.host);
+  if (!run.quarantined.empty()) {
+    run.without_quarantined = routing::without_hosts(emb, run.quarantined);
+    run.out.warnings.push_back(std::to_string(run.quarantined.size()) +
+                               " host(s) quarantined: another port GUID than recorded in a "
+                               "tenant's slot, unrouted until `laasctl host accept` (laasctl "
+                               "host list)");
+  }
+  auto& req = run.req;
+  auto& alloc = run.alloc;
   alloc.topology = tree.spec().text();
-  alloc.sm_port_guid = sm_port_guid;
+  alloc.sm_port_guid = run.sm_port_guid;
   alloc.sm_ports = service_.sm_ports();
+  const topology::Layout* layout = layout_ ? &*layout_ : nullptr;
+  std::vector<bool> in_tenant(tree.num_hosts(), false);
   for (const auto& [name, placement] : snap.tenants) {
     req.tenants.push_back({name, placement});
+    for (auto h : placement.hosts) in_tenant[h] = true;
     // Hosts down now stay the tenant's, named by the identity last seen in their slot.
     auto record = make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb,
-                              fabric, layout_ ? &*layout_ : nullptr);
+                              fabric, layout);
     // Placements restored from state.json carry no shape: keep the one recorded before.
     if (placement.shape.leaves.d == 0) {
       auto it = shapes_.find(name);
@@ -453,34 +563,49 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     alloc.tenants[name] = std::move(record);
   }
   record_quarantine(alloc, snap.quarantined, emb, fabric);
-  req.management_hosts.assign(mgmt.begin(), mgmt.end());
-  req.management_switches = mgmt_switches;
+  std::set<topology::HostId> reach_all = run.mgmt;
+  // An open free pool talks as before LaaS: hosts without a tenant are routed like management
+  // (they reach and are reached by everyone) until the administrator closes the pool.
+  if (config_.free_pool_open)
+    for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
+      if (!in_tenant[h] && emb.host_node[h] >= 0) reach_all.insert(h);
+  req.management_hosts.assign(reach_all.begin(), reach_all.end());
+  req.management_switches = run.mgmt_switches;
   req.faulty_links = emb.missing_links;
-  // Links isolated for their error counters (issue 23) are faults to the routing too, and
+  // Links isolated for their error counters are faults to the routing too, and
   // allocations.json names them for the audit.
   for (auto l : snap.isolated_links)
     if (std::find(req.faulty_links.begin(), req.faulty_links.end(), l) == req.faulty_links.end())
       req.faulty_links.push_back(l);
   if (!snap.isolated_links.empty())
-    alloc.isolated_links = make_record("isolated", 0, {{}, snap.isolated_links, {}, {}}, tree, emb,
-                                       fabric, layout_ ? &*layout_ : nullptr)
-                               .links;
+    alloc.isolated_links =
+        make_record("isolated", 0, {{}, snap.isolated_links, {}, {}}, tree, emb, fabric, layout)
+            .links;
   req.threads = config_.routing_threads;
-  for (topology::HostId h : mgmt) {
+  for (topology::HostId h : reach_all) {
     const int node = emb.host_node[h];
     if (node < 0) continue;
     alloc.management.push_back(
         {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
   }
-  // allocations.json is complete here: it is serialized and staged (written and synced next
-  // to the file) while the tables are computed, so the disk's latency hides behind the
-  // routing; it replaces the file only once the routing succeeded.
+}
+
+// The tables, then allocations.json and the multicast context. allocations.json is serialized
+// and staged (written and synced next to the file) while the tables are computed, so the
+// disk's latency hides behind the routing; it replaces the file only once the routing
+// succeeded.
+void Engine::compute_and_publish(RoutingRun& run) {
+  auto& out = run.out;
+  const auto& fabric = run.fabric;
+  const auto& tree = run.tree();
+  const auto& remb = run.routed_emb();
   std::string save_error, staged_text;
-  auto staging = std::async(std::launch::async, [this, &alloc, &save_error, &staged_text] {
+  const bool write = config_.problems.empty();
+  auto staging = std::async(std::launch::async, [this, &run, &save_error, &staged_text, write] {
     const auto t_save = Clock::now();
     try {
-      std::string text = to_json(alloc);
-      if (text != last_allocations_) {
+      std::string text = to_json(run.alloc);
+      if (write && text != last_allocations_) {
         ::mkdir(config_.state_dir.c_str(), 0755);
         service::stage_file(config_.allocations_file(), text, 0644);
         staged_text = std::move(text);
@@ -492,22 +617,21 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   });
   try {
     const auto t_compute = Clock::now();
-    auto result = routing::compute(tree, req);
+    auto result = routing::compute(tree, run.req);
     out.ms_compute = ms_since(t_compute);
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
     const auto t_tables = Clock::now();
     out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables);
     routing::spread_lmc(fabric, lmc_, out.tables);
-    if (with_sl2vl)
-      out.sl2vl = first_hop_drop(fabric, rec, remb, req, mgmt_switch_nodes, quarantined, out);
+    if (run.with_sl2vl)
+      out.sl2vl = first_hop_drop(fabric, run.rec, remb, run.req, run.mgmt_switch_nodes,
+                                 run.quarantined, out);
     out.ms_tables = ms_since(t_tables);
-  } catch (const std::exception& e) {
-    out.error = std::string("routing failed: ") + e.what();
+  } catch (...) {
     staging.wait();
     if (!staged_text.empty()) service::discard_staged_file(config_.allocations_file());
-    return out;
+    throw;  // route() fails closed
   }
-
   out.ms_save = staging.get();
   if (!staged_text.empty()) {
     const auto t_publish = Clock::now();
@@ -520,55 +644,69 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
     out.ms_save += ms_since(t_publish);
   }
   if (!save_error.empty()) out.warnings.push_back("cannot write allocations: " + save_error);
-  // Multicast trees are built between routing runs (joins), from what this run routed.
-  auto mcast_tenants = req.tenants;  // quarantined newcomers are no tenant's members
+  publish_multicast(run);
+  out.ok = true;
+  out.ms_total = ms_since(run.t0);
+  note_closed(run);
+  out.info.push_back("routed " + tree.spec().text() + " (" + std::to_string(tree.num_hosts()) +
+                     " hosts, " + std::to_string(run.req.tenants.size()) + " tenants, " +
+                     std::to_string(run.mgmt.size()) + " management hosts, generation " +
+                     std::to_string(run.snap.generation) + ")");
+}
+
+// Multicast trees are built between routing runs (joins), from what this run routed.
+void Engine::publish_multicast(RoutingRun& run) {
+  auto mcast_tenants = run.req.tenants;  // quarantined newcomers are no tenant's members
+  const auto& q = run.quarantined;
   for (auto& t : mcast_tenants)
     t.placement.hosts.erase(std::remove_if(t.placement.hosts.begin(), t.placement.hosts.end(),
                                            [&](topology::HostId h) {
-                                             return std::find(quarantined.begin(),
-                                                              quarantined.end(),
-                                                              h) != quarantined.end();
+                                             return std::find(q.begin(), q.end(), h) != q.end();
                                            }),
                             t.placement.hosts.end());
   auto mcast = std::make_shared<const McastContext>(
-      tree, fabric, remb,
-      routing::McastPolicy{std::move(mcast_tenants), req.management_hosts, req.faulty_links});
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    out.multicast_changed = mcast_ && !same_policy(mcast_->policy, mcast->policy);
-    mcast_ = std::move(mcast);
-    routed_once_ = true;
-    last_generation_ = snap.generation;
-    routed_ = alloc;
-  }
-  out.ok = true;
-  out.ms_total = ms_since(t0);
-  if (!closed.empty()) {
-    out.fail_closed = closed + "; routing the " + std::to_string(req.tenants.size()) +
+      run.tree(), run.fabric, run.routed_emb(),
+      routing::McastPolicy{std::move(mcast_tenants), run.req.management_hosts,
+                           run.req.faulty_links});
+  std::lock_guard<std::mutex> lock(mu_);
+  run.out.multicast_changed = mcast_ && !same_policy(mcast_->policy, mcast->policy);
+  mcast_ = std::move(mcast);
+  routed_once_ = true;
+  last_generation_ = run.snap.generation;
+  routed_ = run.alloc;
+}
+
+// Status, the metrics and the audit say whether this run routed closed, and the log says when
+// it recovers.
+void Engine::note_closed(RoutingRun& run) {
+  auto& out = run.out;
+  if (!run.closed.empty()) {
+    out.fail_closed = run.closed + "; routing the " + std::to_string(run.req.tenants.size()) +
                       " tenant(s) last routed, changes refused until it is repaired";
     fail_closed_ = out.fail_closed;
     service_.set_fail_closed(fail_closed_);
-  } else {
-    if (!fail_closed_.empty())
-      out.info.push_back(
-          "recovered: routing from the fabric and the tenant state again "
-          "(was failing closed: " +
-          fail_closed_ + ")");
-    fail_closed_.clear();
-    service_.set_fail_closed("");
+    return;
   }
-  remember_good(fabric, out);
-  out.info.push_back("routed " + tree.spec().text() + " (" + std::to_string(tree.num_hosts()) +
-                     " hosts, " + std::to_string(req.tenants.size()) + " tenants, " +
-                     std::to_string(mgmt.size()) + " management hosts, generation " +
-                     std::to_string(snap.generation) + ")");
-  return out;
+  if (!fail_closed_.empty())
+    out.info.push_back(
+        "recovered: routing from the fabric and the tenant state again (was failing closed: " +
+        fail_closed_ + ")");
+  fail_closed_.clear();
+  service_.set_fail_closed("");
+}
+
+// Whether a refusal keeps the tenants' routes (fail closed) rather than handing the fabric to
+// OpenSM's next engine: always while laas.yaml is invalid (its fail_open included), else
+// unless fail_open is set, whenever tenants exist or may exist.
+bool Engine::routes_closed() const {
+  if (!config_.problems.empty()) return true;
+  return !config_.fail_open && tenants_known();
 }
 
 bool Engine::tenants_known() const {
   // The administrator said the shared state must be there (state_must_exist): an unmounted
   // share at a failover may hide tenants this SM has never seen, so never hand them over.
-  if (config_.state_must_exist) return true;
+  if (config_.state_must_exist || !config_.problems.empty()) return true;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!routed_.tenants.empty()) return true;
@@ -609,58 +747,34 @@ std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_te
   return tenants;
 }
 
+// The one way a run that cannot route fails closed: every switch keeps the forwarding tables
+// (and SL2VL drops) it holds -- the plugin copies them from OpenSM's record of what each switch
+// was sent -- so no good run pays for a copy kept "just in case". Without tenants, or with
+// fail_open in a valid laas.yaml, `out` stays the refusal it is and OpenSM's next engine routes.
 RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::string& why,
                                   RouteOutcome& out) {
-  if (config_.fail_open) {
-    out.error += " (fail_open is set in laas.yaml: the next routing engine routes the fabric)";
+  (void)fabric;
+  out.tables.clear();
+  out.sl2vl = routing::Sl2VlTables(0);
+  out.ok = false;
+  if (!routes_closed()) {
+    if (out.error.empty()) out.error = why;
+    if (config_.fail_open)
+      out.error += " (fail_open is set in laas.yaml: the next routing engine routes the fabric)";
     return out;
   }
-  if (!tenants_known()) return out;  // nothing to keep: the next engine may route the fabric
-  out.tables.assign(fabric.nodes.size(), {});
-  routing::Sl2VlTables sl2vl(fabric.nodes.size());
-  size_t kept = 0, unknown = 0;
-  for (size_t n = 0; n < fabric.nodes.size(); ++n) {
-    const auto& node = fabric.nodes[n];
-    if (!node.is_switch) continue;
-    auto it = good_lfts_.find(node.guid);
-    if (it == good_lfts_.end()) {
-      ++unknown;
-      continue;
-    }
-    out.tables[n] = it->second;
-    ++kept;
-    auto s = good_sl2vl_.find(node.guid);
-    if (s != good_sl2vl_.end() && s->second.first == static_cast<int>(node.ports.size())) {
-      sl2vl.ports[n] = s->second.first;
-      sl2vl.drops[n] = s->second.second;
-    }
-  }
-  out.sl2vl = std::move(sl2vl);
-  out.fail_closed =
-      why + "; the last good tables stay on " + std::to_string(kept) + " switch(es)" +
-      (unknown ? ", " + std::to_string(unknown) + " switch(es) never routed get no routes"
-               : std::string()) +
-      " until it is fixed";
+  out.keep_switch_tables = true;
+  out.fail_closed = why + "; every switch keeps the tables it holds until it is fixed";
   fail_closed_ = out.fail_closed;
   service_.set_fail_closed(fail_closed_);
   out.ok = true;
   return out;
 }
 
-void Engine::remember_good(const topology::Fabric& fabric, const RouteOutcome& out) {
-  good_lfts_.clear();
-  good_sl2vl_.clear();
-  for (size_t n = 0; n < fabric.nodes.size() && n < out.tables.size(); ++n) {
-    if (!fabric.nodes[n].is_switch || out.tables[n].empty()) continue;
-    good_lfts_[fabric.nodes[n].guid] = out.tables[n];
-    if (n < out.sl2vl.drops.size() && !out.sl2vl.drops[n].empty())
-      good_sl2vl_[fabric.nodes[n].guid] = {out.sl2vl.ports[n], out.sl2vl.drops[n]};
-  }
-}
-
-topology::Recognition Engine::recognize_now(const topology::Fabric& fabric,
-                                            Guid sm_port_guid) const {
+topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
+                                            bool set_aside_loops) const {
   topology::RecognizeOptions options;
+  options.set_aside_loops = set_aside_loops;
   options.sm_port_guid = sm_port_guid;
   options.layout = layout_ ? &*layout_ : nullptr;
   options.declared = config_.topology;
@@ -766,6 +880,16 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     // The tables may be isolated, but the system is not working as configured: say so.
     j["fail_closed"] = closed;
     j["violations"] = j["violations"].get<long>() + 1;
+    j["ok"] = false;
+  }
+  // An SM nobody trusts is a tenant's root trying to become management, or an administrator's
+  // SM not listed yet: either way someone must decide.
+  nlohmann::json unaccepted = nlohmann::json::array();
+  for (const auto& sm : service_.sm_list())
+    if (sm.value("state", "") == "unaccepted") unaccepted.push_back(sm);
+  if (!unaccepted.empty()) {
+    j["unaccepted_sms"] = unaccepted;
+    j["violations"] = j["violations"].get<long>() + static_cast<long>(unaccepted.size());
     j["ok"] = false;
   }
   j["topology"] = rec.tree->spec().text();

@@ -35,6 +35,8 @@
 
 namespace laas::plugin {
 
+struct RoutingRun;  // one routing run's working set (engine.cc)
+
 struct RouteOutcome {
   bool ok = false;
   std::string error;  // why the engine refuses to route (fabric not a fat-tree, bad state..)
@@ -48,9 +50,12 @@ struct RouteOutcome {
   bool multicast_changed = false;
   // This run took the shared tenant state over (the first run as master, issue 22).
   bool took_over = false;
-  // Non-empty: the fabric or the tenant state could not be used, tenants exist and the tables
-  // are the last good ones (or route the last routed tenants): why (issue 24, fail closed).
+  // Non-empty: the fabric, the tenant state or laas.yaml could not be used, tenants exist, and
+  // the run routes the tenants last routed or keeps what the switches hold: why.
   std::string fail_closed;
+  // Failing closed with nothing computed: every switch keeps the forwarding tables and SL2VL
+  // drops it holds (`tables` is empty; the plugin copies OpenSM's record of the switches).
+  bool keep_switch_tables = false;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 
@@ -107,8 +112,21 @@ class Engine {
   using FileStamp = service::FileStamp;
   void feed_tenants_file(RouteOutcome& out);
   void read_shared_files();  // layout.json, allocations.json's shapes, tenants.yaml.applied
-  // Recognition against the recorded layout / the declared spec / the cabling (issue 10).
-  topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid) const;
+  // Recognition against the recorded layout / the declared spec / the cabling.
+  topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
+                                      bool set_aside_loops = false) const;
+  // The phases of route() (engine.cc), in order.
+  void take_over(RoutingRun& run);
+  bool recognize(RoutingRun& run);
+  void derive_management(RoutingRun& run);
+  void publish_view(RoutingRun& run);
+  void log_outside_tree(RoutingRun& run);
+  bool choose_tenants(RoutingRun& run);
+  void build_request(RoutingRun& run);
+  void compute_and_publish(RoutingRun& run);
+  void publish_multicast(RoutingRun& run);
+  void note_closed(RoutingRun& run);
+  bool routes_closed() const;
   // Records the layout at the first recognition, keeps host identities current, re-records
   // it when the fabric no longer fits and the cabling shows a complete tree.
   void keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
@@ -123,7 +141,6 @@ class Engine {
   // The tenants last routed (memory, else allocations.json), placed on this view.
   std::vector<std::pair<std::string, allocator::Placement>> last_routed_tenants(
       const service::TopologyView& view, RouteOutcome& out) const;
-  void remember_good(const topology::Fabric& fabric, const RouteOutcome& out);
 
   Config config_;
   service::TenantService service_;
@@ -135,10 +152,7 @@ class Engine {
   std::string last_source_note_;                       // logged when it changes
   int lmc_ = 0;
   std::string last_outside_;  // what is outside the tree, logged
-  // The last tables that routed the tenants as they are, by switch GUID (routing thread only).
-  std::map<Guid, routing::LidTable> good_lfts_;
-  std::map<Guid, std::pair<int, std::vector<std::uint16_t>>> good_sl2vl_;  // ports, drops
-  std::string fail_closed_;  // why the last run failed closed (routing thread only)
+  std::string fail_closed_;   // why the last run failed closed (routing thread only)
   std::atomic<std::thread::id> routing_thread_{};
   mutable std::mutex mu_;  // guards the fields below
   FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;

@@ -81,21 +81,48 @@ struct Plugin {
   std::atomic<bool> partitions_pending{false};
 };
 
+void log_line(osm_opensm_t* osm, osm_log_level_t level, const std::string& msg) {
+  if (!osm_log_is_active(&osm->log, level)) return;
+  const bool prefixed = msg.rfind("laas: ", 0) == 0;
+  osm_log(&osm->log, level, "%s%s\n", prefixed ? "" : "laas: ", msg.c_str());
+}
+
+// Every barrier LaaS sets -- forwarding tables, SL2VL drops, P_Key tables -- is a switch or
+// port attribute a tenant's root can rewrite with its own SMPs unless the ports are protected
+// by an M_Key (protection level 2: reads of it are hidden too, with a lease so a dead SM's key
+// expires) and other SMs are kept out by an SM_Key. Said at every routing run, like qos.
+void check_keys(osm_opensm_t* osm) {
+  const auto& opt = osm->subn.opt;
+  std::string missing;
+  if (opt.m_key == 0)
+    missing += "no m_key (a tenant's root can rewrite any switch's tables)";
+  else if (opt.m_key_protect_bits < 2)
+    missing += "m_key_protection_level " + std::to_string(opt.m_key_protect_bits) +
+               " (below 2 a tenant's root can read the M_Key and use it)";
+  if (opt.m_key && opt.m_key_lease_period == 0)
+    missing += std::string(missing.empty() ? "" : "; ") +
+               "m_key_lease_period 0 (a key set by a dead SM never expires)";
+  if (opt.sm_key == 0)
+    missing += std::string(missing.empty() ? "" : "; ") +
+               "sm_key 0 (any SM can join the fabric's SM negotiation)";
+  if (missing.empty()) return;
+  log_line(osm, OSM_LOG_ERROR,
+           "WARNING: OpenSM runs with " + missing +
+               ": tenants with root can undo their isolation. Set m_key, "
+               "m_key_protection_level 2, m_key_lease_period and sm_key in opensm.conf "
+               "(see opensm.conf.snippet and docs/security.md in the laas documentation).");
+}
+
 // Without `qos TRUE` OpenSM never calls update_sl2vl: no switch drops anything, and tenants
 // that share a leaf are separated by partition keys only. Say so at every routing run.
 void check_qos(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
+  check_keys(osm);
   if (osm->subn.opt.qos) return;
   osm_log(&osm->log, OSM_LOG_ERROR,
           "laas: WARNING: 'qos' is FALSE in OpenSM's options: SL2VL tables are not programmed, "
           "so the switches do NOT drop packets between tenants that share a leaf. Set 'qos TRUE' "
           "in opensm.conf (see opensm.conf.snippet in the laas documentation).\n");
-}
-
-void log_line(osm_opensm_t* osm, osm_log_level_t level, const std::string& msg) {
-  if (!osm_log_is_active(&osm->log, level)) return;
-  const bool prefixed = msg.rfind("laas: ", 0) == 0;
-  osm_log(&osm->log, level, "%s%s\n", prefixed ? "" : "laas: ", msg.c_str());
 }
 
 laas::service::Logger logger_for(osm_opensm_t* osm) {
@@ -270,8 +297,21 @@ nlohmann::json audit_live(Plugin* plugin) {
 // here. Returns 1 (OpenSM's pass) where that pass would weigh hops differently -- a hop
 // weights file, an unhealthy or half-known switch link -- or when LAAS_OPENSM_HOPS is set
 // (to compare both in tests).
+int fill_lid_matrices(Plugin* plugin);
+
 int build_lid_matrices(void* context) {
   auto* plugin = static_cast<Plugin*>(context);
+  try {
+    return fill_lid_matrices(plugin);
+  } catch (const std::exception& e) {
+    log_line(plugin->osm, OSM_LOG_ERROR, std::string("hop matrices left to OpenSM: ") + e.what());
+  } catch (...) {
+    log_line(plugin->osm, OSM_LOG_ERROR, "hop matrices left to OpenSM: an unknown exception");
+  }
+  return 1;
+}
+
+int fill_lid_matrices(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
   const char* opensm_hops = std::getenv("LAAS_OPENSM_HOPS");
   if (opensm_hops && *opensm_hops && std::strcmp(opensm_hops, "0") != 0) return 1;
@@ -366,8 +406,48 @@ int build_lid_matrices(void* context) {
   return 0;
 }
 
+// Failing closed with nothing computed: every switch keeps what it holds. OpenSM cleared
+// new_lft before calling the engine; sw->lft is its record of what each switch was sent.
+size_t keep_switch_tables(const std::vector<osm_switch_t*>& switches) {
+  size_t kept = 0;
+  for (osm_switch_t* sw : switches) {
+    if (!sw || !sw->new_lft || !sw->lft) continue;
+    std::memcpy(sw->new_lft, sw->lft, sw->lft_size);
+    ++kept;
+  }
+  return kept;
+}
+
+int route_fabric(Plugin* plugin);
+
+// OpenSM's sweeper calls this with its lock held: nothing may escape into OpenSM's C code,
+// and nothing may hand a fabric with tenants to the next engine by accident.
 int build_fwd_tables(void* context) {
   auto* plugin = static_cast<Plugin*>(context);
+  try {
+    return route_fabric(plugin);
+  } catch (const std::exception& e) {
+    log_line(plugin->osm, OSM_LOG_ERROR,
+             std::string("failing closed: routing failed in the plugin: ") + e.what() +
+                 "; every switch keeps the tables it holds");
+  } catch (...) {
+    log_line(plugin->osm, OSM_LOG_ERROR,
+             "failing closed: routing failed in the plugin; every switch keeps the tables it "
+             "holds");
+  }
+  try {
+    std::vector<osm_switch_t*> switches;
+    cl_qmap_t* tbl = &plugin->osm->subn.sw_guid_tbl;
+    for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it))
+      switches.push_back(reinterpret_cast<osm_switch_t*>(it));
+    keep_switch_tables(switches);
+    plugin->engine->service().set_fail_closed("routing failed in the plugin (see OpenSM's log)");
+  } catch (...) {
+  }
+  return 0;
+}
+
+int route_fabric(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
   const auto fallback = "; falling back to the next routing engine";
   // LMC > 0: each port's extra LIDs take its base LID's route (one path per destination keeps
@@ -404,6 +484,13 @@ int build_fwd_tables(void* context) {
     else
       log_line(osm, OSM_LOG_ERROR, outcome.error + fallback);
     return -1;
+  }
+  if (outcome.keep_switch_tables) {
+    // The SL2VL drops of the last good run stay too (plugin->sl2vl is left as it was).
+    const size_t kept = keep_switch_tables(switches);
+    log_line(osm, OSM_LOG_ERROR,
+             std::to_string(kept) + " switch(es) keep the forwarding tables they hold");
+    return 0;
   }
   if (outcome.multicast_changed) {
     // A reroute-only sweep leaves multicast alone: ask for every group to be rebuilt under the
@@ -467,8 +554,22 @@ int build_fwd_tables(void* context) {
 // with osm->lock held, after clearing the group's MLID on every switch: set the MLID's ports
 // in each switch's mcast_tbl; OpenSM then sends the changed MFT blocks. A group whose members
 // are one tenant's hosts stays on that tenant's links (routing/multicast.h).
+ib_api_status_t build_stree(Plugin* plugin, osm_mgrp_box_t* mbox);
+
 ib_api_status_t mcast_build_stree(void* context, osm_mgrp_box_t* mbox) {
   auto* plugin = static_cast<Plugin*>(context);
+  try {
+    return build_stree(plugin, mbox);
+  } catch (const std::exception& e) {
+    log_line(plugin->osm, OSM_LOG_ERROR,
+             std::string("multicast group not built: ") + e.what() + "; it gets no tree");
+  } catch (...) {
+    log_line(plugin->osm, OSM_LOG_ERROR, "multicast group not built; it gets no tree");
+  }
+  return IB_ERROR;
+}
+
+ib_api_status_t build_stree(Plugin* plugin, osm_mgrp_box_t* mbox) {
   osm_opensm_t* osm = plugin->osm;
   const auto members = members_of(mbox);
   const auto out = plugin->engine->multicast_tree(members, mbox->mlid);
@@ -544,21 +645,38 @@ void watch(Plugin* plugin) {
   }
 }
 
+void* start(osm_opensm_t* osm);
+
+// OpenSM's loader: nothing may escape into its C code (a thread that cannot be created, an
+// allocation that fails). Without the plugin OpenSM routes with its next engine: said loudly.
 void* create(osm_opensm_t* osm) {
+  try {
+    return start(osm);
+  } catch (const std::exception& e) {
+    log_line(osm, OSM_LOG_ERROR, std::string("cannot start: ") + e.what());
+  } catch (...) {
+    log_line(osm, OSM_LOG_ERROR, "cannot start: an unknown exception");
+  }
+  return nullptr;
+}
+
+void* start(osm_opensm_t* osm) {
   auto plugin = std::make_unique<Plugin>();
   plugin->osm = osm;
   const char* options = osm->subn.opt.event_plugin_options;
   const std::string path = options ? options : "";
-  Config config;
-  try {
-    config = laas::plugin::load_config(path);
-    log_line(osm, OSM_LOG_INFO,
-             path.empty() ? "no event_plugin_options: using built-in defaults"
-                          : "configuration read from " + path);
-  } catch (const std::exception& e) {
-    log_line(osm, OSM_LOG_ERROR, std::string(e.what()) + "; using built-in defaults");
-    config = Config{};
-  }
+  // A wrong value never means defaults: the engine registers anyway and routes closed (the
+  // tenants last routed, partitions.conf and the state left alone, changes refused).
+  Config config = laas::plugin::check_config(path);
+  if (path.empty())
+    log_line(osm, OSM_LOG_INFO, "no event_plugin_options: using built-in defaults");
+  else if (config.problems.empty())
+    log_line(osm, OSM_LOG_INFO, "configuration read from " + path);
+  for (const auto& problem : config.problems)
+    log_line(osm, OSM_LOG_ERROR,
+             "laas.yaml is invalid: " + problem +
+                 "; routing closed (tenants last routed, nothing rewritten, changes refused) "
+                 "until it is fixed and OpenSM restarted");
   log_line(osm, OSM_LOG_INFO, "state directory " + config.state_dir + ", placer " + config.placer);
   if (config.manage_partitions) {
     const char* file = osm->subn.opt.partition_config_file;
@@ -573,6 +691,7 @@ void* create(osm_opensm_t* osm) {
   try {
     plugin->engine = std::make_unique<Engine>(config, logger_for(osm));
   } catch (const std::exception& e) {
+    // Only the state directory itself can make this fail (the configuration was checked).
     log_line(osm, OSM_LOG_ERROR, std::string("cannot start: ") + e.what());
     return nullptr;
   }
@@ -726,8 +845,20 @@ void report_failover(Plugin* plugin) {
 
 // OpenSM reports UCAST_ROUTING_DONE once the new tables have reached the switches: the line
 // tests and operators wait for before reading tables back.
+void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data);
+
 void report(void* data, osm_epi_event_id_t event, void* event_data) {
   auto* plugin = static_cast<Plugin*>(data);
+  try {
+    handle_event(plugin, event, event_data);
+  } catch (const std::exception& e) {
+    log_line(plugin->osm, OSM_LOG_ERROR, std::string("event not handled: ") + e.what());
+  } catch (...) {
+    log_line(plugin->osm, OSM_LOG_ERROR, "event not handled: an unknown exception");
+  }
+}
+
+void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
   if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
     if (plugin->pkey_mgr && plugin->partitions_pending.exchange(false)) apply_partitions(plugin);
     plugin->engine->on_routing_done();

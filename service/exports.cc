@@ -39,6 +39,13 @@ std::string TenantService::partitions_text() const {
   if (view_)
     for (auto g : view_->outside_members)
       options.management.push_back({guid_hex(g), exports::Membership::kFull});
+  // An open free pool (free_pool: open) talks as before LaaS: hosts without a tenant are full
+  // members of the default partition, so two of them still reach each other (two limited
+  // members cannot).
+  if (view_ && cluster_ && config_.free_pool_open)
+    for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h)
+      if (cluster_->state().host_owner(h) == allocator::kFree && view_->embedding.host_node[h] >= 0)
+        options.management.push_back({guid_hex(view_->host_guid(h)), exports::Membership::kFull});
   return exports::generate_partitions(records, options);
 }
 
@@ -68,6 +75,9 @@ TenantService::PartitionsBase TenantService::partitions_base() const {
 bool TenantService::refresh_managed_partitions() {
   const auto& path = config_.exports.managed_partitions_file;
   if (path.empty() || !view_) return false;
+  // The file holds the tenants last routed: a state that cannot be read (or was never taken
+  // over) says nothing about them, and rewriting from it would wipe every tenant's P_Key.
+  if (!blocked_.empty() || !config_.config_error.empty() || !loaded_) return false;
   try {
     const std::string text = partitions_text();
     if (text == last_partitions_) return false;

@@ -71,6 +71,17 @@ std::string TenantService::metrics_text() const {
                     "1 while the fabric or the tenant state cannot be used and routing keeps the "
                     "last good tenant routes (see laasctl status for why)",
                     fail_closed_.empty() ? 0 : 1));
+  f.push_back(gauge("laas_config_error",
+                    "1 while laas.yaml is invalid: routing keeps the tenants last routed and "
+                    "changes are refused (laasctl config check names the line)",
+                    config_.config_error.empty() ? 0 : 1));
+  f.push_back(gauge("laas_unaccepted_subnet_managers",
+                    "Subnet managers on the fabric that laas.yaml does not list and nobody "
+                    "accepted (laasctl sm list): not management, routed as their port was",
+                    static_cast<double>(unaccepted_sms_)));
+  f.push_back(gauge("laas_free_pool_open",
+                    "1 while hosts without a tenant reach each other (free_pool: open)",
+                    config_.free_pool_open ? 1 : 0));
   f.push_back({"laas_takeovers_total",
                "Times this SM took the tenant state over as master",
                "counter",

@@ -78,24 +78,6 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
   return std::string(line);
 }
 
-std::vector<topology::Guid> TenantService::sm_ports() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return persisted_.sm_ports;
-}
-
-void TenantService::record_sm_ports(const std::vector<topology::Guid>& seen) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto& ports = persisted_.sm_ports;
-  for (auto g : seen)
-    if (g && std::find(ports.begin(), ports.end(), g) == ports.end()) {
-      ports.push_back(g);
-      sm_ports_dirty_ = true;
-      log_(LogLevel::kInfo, "laas: subnet manager port " + guid_hex(g) +
-                                " recorded: a management host on every SM from now on");
-    }
-  std::sort(ports.begin(), ports.end());
-}
-
 bool TenantService::reload_shared_state() {
   const FileStamp now = stamp_of(store_.path());
   if (now == state_stamp_) return false;
@@ -203,6 +185,8 @@ json TenantService::answer_from_shared_state(const std::string& method, const js
               {"topology_error", why}};
     if (!blocked_.empty()) s["blocked"] = blocked_;
     if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
+    if (!config_.config_error.empty()) s["config_error"] = config_.config_error;
+    s["free_pool"] = config_.free_pool_open ? "open" : "closed";
     return s;
   }
   if (!blocked_.empty()) fail(error::kUnavailable, blocked_);

@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "util/guid.h"
+
 namespace laas::service {
 namespace {
 
@@ -48,19 +50,11 @@ int sync_fd(int fd, bool directory) {
 
 void set_fsync_for_tests(FsyncFn fn) { fsync_hook = fn; }
 
-std::string guid_hex(topology::Guid guid) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
+std::string guid_hex(topology::Guid guid) { return util::guid_hex(guid); }
 
 topology::Guid parse_guid(const std::string& text) {
-  std::string digits = text;
-  if (digits.rfind("0x", 0) == 0 || digits.rfind("0X", 0) == 0) digits = digits.substr(2);
-  if (digits.empty() || digits.size() > 16 ||
-      digits.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
-    throw std::invalid_argument("'" + text + "' is not a GUID (up to 16 hex digits)");
-  return std::stoull(digits, nullptr, 16);
+  if (auto guid = util::parse_guid(text)) return *guid;
+  throw std::invalid_argument("'" + text + "' is not a GUID (" + util::kGuidGrammar + ")");
 }
 
 namespace {

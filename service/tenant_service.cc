@@ -322,12 +322,26 @@ std::string TenantService::fail_closed() const {
   return fail_closed_;
 }
 
+// Routing keeps the tenants last routed (fail closed) because the fabric, the state or the
+// configuration cannot be used as it is: a change now would be made on a guess.
+void TenantService::refuse_changes_while_closed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!config_.config_error.empty())
+    fail(error::kUnavailable, "laas.yaml is invalid (" + config_.config_error +
+                                  "); changes are refused until it is fixed and OpenSM "
+                                  "restarted (check it with `laasctl config check`)");
+  if (!fail_closed_.empty())
+    fail(error::kUnavailable,
+         "failing closed: " + fail_closed_ + "; changes are refused until it is repaired");
+}
+
 RoutingSnapshot TenantService::snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   RoutingSnapshot s;
   s.topology = view_;
   s.generation = persisted_.generation;
   s.blocked = blocked_;
+  s.config_error = config_.config_error;
   if (cluster_)
     for (const auto& [name, t] : cluster_->tenants()) s.tenants.emplace_back(name, t.placement);
   s.isolated_links = isolated_links();
@@ -382,8 +396,9 @@ json TenantService::handle(const json& request, const Caller& caller) {
 }
 
 json TenantService::dispatch(const std::string& method, const json& params, const Caller& caller) {
-  static const std::set<std::string> changes = {"tenant.add", "tenant.remove", "host.drain",
-                                                "host.resume", "host.accept"};
+  static const std::set<std::string> changes = {"tenant.add",  "tenant.remove", "host.drain",
+                                                "host.resume", "host.accept",   "sm.accept",
+                                                "sm.forget"};
   if (!changes.count(method) || get_bool(params, "dry_run", false))
     return dispatch_request(method, params, caller);
   // Changes are counted and timed for the metrics, and the metrics file follows them.
@@ -417,7 +432,8 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   }
   if (!master) {
     if (method == "tenant.add" || method == "tenant.remove" || method == "tenant.plan" ||
-        method == "host.drain" || method == "host.resume" || method == "host.accept") {
+        method == "host.drain" || method == "host.resume" || method == "host.accept" ||
+        method == "sm.accept" || method == "sm.forget") {
       std::string fenced;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -437,8 +453,16 @@ json TenantService::dispatch_request(const std::string& method, const json& para
     if (method == "status" || method == "tenant.list" || method == "tenant.get")
       return answer_from_shared_state(method, params, sm);
   }
+  if (method != "tenant.plan" && !get_bool(params, "dry_run", false) &&
+      (method == "tenant.add" || method == "tenant.remove" || method == "host.drain" ||
+       method == "host.resume" || method == "host.accept" || method == "sm.accept" ||
+       method == "sm.forget"))
+    refuse_changes_while_closed();
   if (method == "status") return status();
   if (method == "topology") return topology_info(params);
+  if (method == "sm.list") return sm_list();
+  if (method == "sm.accept") return sm_change(params, caller, true);
+  if (method == "sm.forget") return sm_change(params, caller, false);
   if (method == "tenant.list") {
     std::lock_guard<std::mutex> lock(mu_);
     json list = json::array();
@@ -519,12 +543,11 @@ json TenantService::dispatch_request(const std::string& method, const json& para
     std::lock_guard<std::mutex> lock(mu_);
     return export_files(params);
   }
-  fail(
-      error::kBadRequest,
-      "unknown method '" + method +
-          "'; methods: status, topology, tenant.add, tenant.remove, tenant.list, tenant.get, "
-          "tenant.plan, host.list, host.get, host.drain, host.resume, host.accept, metrics, audit, "
-          "export");
+  fail(error::kBadRequest,
+       "unknown method '" + method +
+           "'; methods: status, topology, tenant.add, tenant.remove, tenant.list, tenant.get, "
+           "tenant.plan, host.list, host.get, host.drain, host.resume, host.accept, sm.list, "
+           "sm.accept, sm.forget, metrics, audit, export");
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {

@@ -48,6 +48,13 @@ struct ServiceConfig {
   // Server names (issue 21): node description or its first word -> server; unlisted ports
   // belong to the server named by their description's first word.
   std::map<std::string, std::string> servers;
+  // Port GUIDs of the administrator's subnet managers (laas.yaml subnet_managers).
+  std::vector<topology::Guid> subnet_managers;
+  // Hosts without a tenant reach each other and everyone (adoption on a running cluster).
+  bool free_pool_open = false;
+  // laas.yaml could not be read as written: nothing is changed or rewritten, routing keeps
+  // the tenants last routed, and every change is refused with this.
+  std::string config_error;
   int default_wait_ms = 30000;
   ExportConfig exports;
   // A command an administrator requires a drained host to pass before it returns to the free
@@ -60,6 +67,13 @@ struct ServiceConfig {
   // Port errors (OpenSM's perfmgr) in one reading that isolate a link as a fault; 0: never.
   std::uint64_t link_error_threshold = 0;
   int link_error_clean_readings = 3;  // clean readings after which it returns
+};
+
+// A subnet manager OpenSM knows of (SMInfo), as the fabric names it.
+struct SmSeen {
+  topology::Guid guid = 0;
+  std::string name;
+  int lid = 0;
 };
 
 struct Caller {
@@ -76,6 +90,7 @@ struct RoutingSnapshot {
   std::vector<std::pair<std::string, allocator::Placement>> tenants;
   std::uint64_t generation = 0;
   std::string blocked;
+  std::string config_error;  // laas.yaml is invalid: route the tenants last routed, closed
   std::vector<topology::LinkId> isolated_links;  // over the error threshold: route around them
   // Tenants' slots holding another port GUID than recorded (issue 24): held by their tenant
   // (in its placement), but routed like absent hosts -- no switch has an entry for them.
@@ -110,10 +125,13 @@ class TenantService {
   // managed partitions.conf following it, so that OpenSM's first sweep as master (which reads
   // partitions.conf before routing) already holds every tenant's P_Key. Called periodically.
   void follow_shared_state();
-  // Port GUIDs of every SM seen: management on every SM, so nothing moves at failover.
-  // record_sm_ports adds those seen now; they are saved with the next routing run's view.
+  // Port GUIDs of the trusted SMs (service/sm_trust.cc): this one, laas.yaml's
+  // subnet_managers, and those state.json records (accepted, or that took the state over).
+  // Management on every SM, so nothing moves at failover.
   std::vector<topology::Guid> sm_ports() const;
-  void record_sm_ports(const std::vector<topology::Guid>& seen);
+  // Routing side: the SMs OpenSM sees now (SMInfo) and this one's port; returns those nobody
+  // trusts (the caller names them in its log at every run). Nothing is persisted.
+  std::vector<SmSeen> note_subnet_managers(topology::Guid self, std::vector<SmSeen> seen);
 
   // Routing side (the SM's sweeper thread).
   void on_topology(std::shared_ptr<const TopologyView> view);
@@ -133,6 +151,10 @@ class TenantService {
   // Request side: one NDJSON request object in, one response object out. Never throws.
   nlohmann::json handle(const nlohmann::json& request, const Caller& caller);
 
+  // Every SM seen at the last routing run and every trusted one, with its state (this, listed,
+  // accepted, unaccepted): `laasctl sm list`, and the audit's finding.
+  nlohmann::json sm_list() const;
+
   // For tests and tools: the placed tenants as seen now.
   std::vector<std::string> tenant_names() const;
 
@@ -146,6 +168,11 @@ class TenantService {
   nlohmann::json dispatch_request(const std::string& method, const nlohmann::json& params,
                                   const Caller& caller);
   nlohmann::json status() const;
+  void refuse_changes_while_closed() const;  // throws RequestError; takes mu_
+  // Subnet managers (service/sm_trust.cc). mu_ held where said.
+  std::vector<topology::Guid> trusted_sm_ports() const;  // mu_ held
+  std::string sm_state(topology::Guid guid) const;       // mu_ held: this|listed|accepted|...
+  nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller, bool accept);
   nlohmann::json topology_info(const nlohmann::json& params) const;
   nlohmann::json down_parts() const;  // mu_ held; parts down now (issue 10)
   nlohmann::json tenant_json(const allocator::Tenant& t) const;
@@ -275,6 +302,9 @@ class TenantService {
   FileStamp state_stamp_;  // state.json as this service last read or wrote it
   std::string fenced_;     // why another SM holds the state now (empty: none took it from us)
   bool sm_ports_dirty_ = false;
+  topology::Guid self_sm_port_ = 0;  // this SM's port, as of the last routing run
+  std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
+  std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody
 };
 
 // Protocol error codes and the laasctl exit code each maps to.

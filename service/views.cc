@@ -58,6 +58,9 @@ json TenantService::status() const {
   }
   if (!blocked_.empty()) s["blocked"] = blocked_;
   if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
+  if (!config_.config_error.empty()) s["config_error"] = config_.config_error;
+  s["free_pool"] = config_.free_pool_open ? "open" : "closed";
+  if (unaccepted_sms_ > 0) s["unaccepted_sms"] = unaccepted_sms_;
   if (view_) {
     json shared = json::array();
     for (const auto& [name, guids] : shared_host_names(*view_)) {

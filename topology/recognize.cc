@@ -120,7 +120,8 @@ std::set<std::pair<int, int>> tree_ends(const FatTree& tree, const Embedding& em
 
 // Lists the cables the tree does not use (issue 24): adapters on tree switches are attached
 // hosts, the rest extra cables. A switch cabled to itself is refused: the error, else "".
-std::string find_outside(const FatTree& tree, const Fabric& f, Embedding& emb) {
+std::string find_outside(const FatTree& tree, const Fabric& f, Embedding& emb,
+                         bool set_aside_loops = false) {
   emb.attached.clear();
   emb.extra_cables.clear();
   const auto used = tree_ends(tree, emb);
@@ -131,7 +132,8 @@ std::string find_outside(const FatTree& tree, const Fabric& f, Embedding& emb) {
       const int qp = ports[p].peer_port;
       if (q < 0 || used.count({i, p})) continue;
       if (q == i) {
-        if (p < qp)
+        if (p < qp && set_aside_loops) emb.extra_cables.push_back({i, p, q, qp});
+        if (p < qp && !set_aside_loops)
           return "a loop cable joins ports " + std::to_string(p) + " and " + std::to_string(qp) +
                  " of " + describe(f, i) + ": a switch cabled to itself is not routed";
         continue;
@@ -839,7 +841,8 @@ Recognition recognize(const Fabric& fabric, Guid sm_port_guid) {
   return recognize(fabric, options);
 }
 
-std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out) {
+std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out,
+                         bool set_aside_loops) {
   Recognition& r = *out;
   r = Recognition{};
   FatTree tree = FatTree::parse(layout.spec);
@@ -884,7 +887,8 @@ std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition
     emb.node_model[ca] = {0, host};
   }
   finish_absent(tree, fabric, emb);
-  if (std::string loop = find_outside(tree, fabric, emb); !loop.empty()) return loop;
+  if (std::string loop = find_outside(tree, fabric, emb, set_aside_loops); !loop.empty())
+    return loop;
   const std::string bad = verify_embedding(tree, emb, fabric);
   if (!bad.empty()) return bad;
   r.tree.emplace(std::move(tree));
@@ -961,7 +965,7 @@ Recognition recognize(const Fabric& fabric, const RecognizeOptions& options) {
       Recognition r;
       std::string bad;
       try {
-        bad = embed_layout(*options.layout, fabric, &r);
+        bad = embed_layout(*options.layout, fabric, &r, options.set_aside_loops);
       } catch (const SpecError& e) {
         bad = std::string("its spec is invalid: ") + e.what();
       }
@@ -973,6 +977,10 @@ Recognition recognize(const Fabric& fabric, const RecognizeOptions& options) {
         return r;
       }
       note = "; the recorded layout (" + options.layout->spec + ") does not fit: " + bad;
+      if (options.set_aside_loops) {
+        r.error = "the recorded layout (" + options.layout->spec + ") does not fit: " + bad;
+        return r;
+      }
     }
   }
   Recognition r;

@@ -54,6 +54,10 @@ struct RecognizeOptions {
   Guid sm_port_guid = 0;           // the port GUID the subnet manager runs on (0: unknown)
   const Layout* layout = nullptr;  // the recorded tree; used when the fabric fits it
   std::string declared;            // a spec the tree must be (laas.yaml `topology:`)
+  // Failing closed on a fabric that does not fit: place the recorded layout only, with a loop
+  // cable set aside as an extra cable (never routed over) instead of refused, so that an SM
+  // restarted on a miscabled fabric still routes the recorded tree rather than nothing.
+  bool set_aside_loops = false;
 };
 
 // `sm_port_guid` (0: unknown) is the port GUID the subnet manager runs on.
@@ -63,7 +67,8 @@ Recognition recognize(const Fabric& fabric, const RecognizeOptions& options);
 // Places the recorded layout on `fabric`: switches by GUID, hosts and links by physical port.
 // Returns an error (and leaves `out` unspecified) when the fabric has a cable the layout does
 // not know.
-std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out);
+std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out,
+                         bool set_aside_loops = false);
 
 // Staged build-out (issue 24). `bigger` recognizes the fabric afresh (from the cabling or the
 // declared spec) where switches the recorded layout does not know are cabled to it. When it

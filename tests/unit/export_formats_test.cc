@@ -244,7 +244,7 @@ TEST(ExportRecords, JsonErrorsNameTenantAndField) {
   EXPECT_NE(
       error_of([] {
         tenants_from_json_text(
-            R"([{"name": "bank", "hosts": [{"name": "comp-1", "guid": "100001", "lid": 1}]}])");
+            R"([{"name": "bank", "hosts": [{"name": "comp-1", "guid": "10000z", "lid": 1}]}])");
       }).find("tenant 'bank' host 'comp-1' field 'guid'"),
       std::string::npos);
   EXPECT_NE(error_of([] {

@@ -1,0 +1,129 @@
+// Which subnet managers are management: the administrator's word only. This OpenSM, the SMs
+// laas.yaml lists (`subnet_managers:`), and those accepted with `laasctl sm accept` (or that took
+// the shared state over as master: they run this plugin on the administrator's state
+// directory). Any other SM is what its port already was -- a tenant's host stays the tenant's,
+// a free host stays free -- since root on a rented server can start an OpenSM and answer SMInfo;
+// it is named at every routing run, in status, the metrics and the audit until someone decides.
+#include <algorithm>
+
+#include "service/request_params.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+std::vector<topology::Guid> TenantService::sm_ports() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return trusted_sm_ports();
+}
+
+std::vector<topology::Guid> TenantService::trusted_sm_ports() const {
+  std::vector<topology::Guid> ports = persisted_.sm_ports;
+  ports.insert(ports.end(), config_.subnet_managers.begin(), config_.subnet_managers.end());
+  if (self_sm_port_) ports.push_back(self_sm_port_);
+  std::sort(ports.begin(), ports.end());
+  ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+  return ports;
+}
+
+std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
+                                                        std::vector<SmSeen> seen) {
+  std::lock_guard<std::mutex> lock(mu_);
+  self_sm_port_ = self;
+  seen_sms_ = std::move(seen);
+  const auto trusted = trusted_sm_ports();
+  std::vector<SmSeen> unaccepted;
+  for (const auto& sm : seen_sms_)
+    if (sm.guid && !std::binary_search(trusted.begin(), trusted.end(), sm.guid))
+      unaccepted.push_back(sm);
+  if (unaccepted.size() != unaccepted_sms_) {
+    unaccepted_sms_ = unaccepted.size();
+    write_metrics_file();
+  }
+  return unaccepted;
+}
+
+std::string TenantService::sm_state(topology::Guid guid) const {
+  if (guid == self_sm_port_) return "this";
+  if (std::find(config_.subnet_managers.begin(), config_.subnet_managers.end(), guid) !=
+      config_.subnet_managers.end())
+    return "listed";
+  if (std::find(persisted_.sm_ports.begin(), persisted_.sm_ports.end(), guid) !=
+      persisted_.sm_ports.end())
+    return "accepted";
+  return "unaccepted";
+}
+
+json TenantService::sm_list() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  json list = json::array();
+  std::vector<topology::Guid> shown;
+  for (const auto& sm : seen_sms_) {
+    list.push_back({{"guid", guid_hex(sm.guid)},
+                    {"name", sm.name},
+                    {"lid", sm.lid},
+                    {"seen", true},
+                    {"state", sm_state(sm.guid)}});
+    shown.push_back(sm.guid);
+  }
+  // Trusted SMs not seen now (a standby that is down) are listed too: they keep their trust.
+  for (auto g : trusted_sm_ports())
+    if (std::find(shown.begin(), shown.end(), g) == shown.end())
+      list.push_back({{"guid", guid_hex(g)}, {"seen", false}, {"state", sm_state(g)}});
+  return list;
+}
+
+json TenantService::sm_change(const json& params, const Caller& caller, bool accept) {
+  const int wait = wait_ms(params);
+  const std::string text = get_string(params, "guid");
+  topology::Guid guid;
+  try {
+    guid = parse_guid(text);
+  } catch (const std::invalid_argument& e) {
+    fail(error::kBadRequest, std::string("field 'guid': ") + e.what());
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!caller.may_write)
+    fail(error::kPermission,
+         "uid " + std::to_string(caller.uid) + " may read but not change which SMs are trusted");
+  if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
+  auto& ports = persisted_.sm_ports;
+  const bool held = std::find(ports.begin(), ports.end(), guid) != ports.end();
+  if (accept && held) fail(error::kDuplicate, "SM port " + guid_hex(guid) + " is accepted already");
+  if (!accept && !held) {
+    const std::string state = sm_state(guid);
+    fail(error::kNotFound, "SM port " + guid_hex(guid) + " is not an accepted SM" +
+                               (state == "listed" ? " (laas.yaml lists it: remove it there)"
+                                : state == "this" ? " (it is this SM)"
+                                                  : ""));
+  }
+  const auto saved = ports;
+  if (accept)
+    ports.push_back(guid);
+  else
+    ports.erase(std::find(ports.begin(), ports.end(), guid));
+  std::sort(ports.begin(), ports.end());
+  ++persisted_.generation;
+  bool partitions_changed = false;
+  std::string not_durable;
+  try {
+    partitions_changed = commit(&not_durable);
+  } catch (const RequestError& e) {
+    ports = saved;
+    --persisted_.generation;
+    fail(e.code.c_str(), std::string("SM trust not changed: ") + e.message);
+  }
+  // Management hosts are part of the topology view: the next routing run derives them anew.
+  log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) +
+                            (accept ? " accepted" : " forgot") + " subnet manager port " +
+                            guid_hex(guid) +
+                            (accept ? ": its host is management from the next routing run"
+                                    : ": no longer management from the next routing run"));
+  return finish_change(lock, partitions_changed, not_durable,
+                       accept ? "the SM IS accepted (state.json records it)"
+                              : "the SM IS forgotten (state.json no longer lists it)",
+                       {{"guid", guid_hex(guid)}, {"state", sm_state(guid)}}, wait);
+}
+
+}  // namespace laas::service
