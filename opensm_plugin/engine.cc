@@ -336,8 +336,8 @@ bool Engine::recognize(RoutingRun& run) {
       auto tolerant = recognize_now(run.fabric, run.sm_port_guid, /*set_aside_loops=*/true);
       if (tolerant.ok()) {
         run.rec = std::move(tolerant);
-        run.closed = "the fabric is not recognized (" + error +
-                     "); the recorded tree is routed with what does not fit set aside";
+        run.closed = "the fabric is not recognized: " + error +
+                     "; the recorded tree is routed with what does not fit set aside";
         return true;
       }
     }

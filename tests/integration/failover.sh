@@ -19,6 +19,7 @@ source "$(dirname "$0")/lib_ha.sh"
 laas_enter_namespace "$@"
 ha_setup "${1:-failover}"
 SM1_NODE=${SM1_NODE:-SW_L2_0} SM2_NODE=${SM2_NODE:-SW_L2_1}
+HA_NODES="$SM1_NODE $SM2_NODE"
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 start_fabric fabric.net
 start_sm 1 "${PRIO1:-15}" "$SM1_NODE"

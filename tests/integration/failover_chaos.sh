@@ -21,6 +21,7 @@ SEED=${SEED:-$((RANDOM * 32768 + RANDOM))}
 ha_setup "$NAME"
 RANDOM=$SEED
 NODE_1=SW_L2_0 NODE_2=SW_L2_1
+HA_NODES="$NODE_1 $NODE_2"
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 start_fabric fabric.net
 start_sm 1 15 "$NODE_1"

@@ -96,6 +96,13 @@ start_fabric() {
 # sim CMD...: a diagnostic tool attached to the simulated fabric at $SIM_HOST.
 sim() { LD_PRELOAD="$UMAD2SIM" "$@"; }
 
+# node_port_guid NODE: the port GUID an SM on NODE runs on (a switch: its port 0), read from the
+# node itself over a directed route of length zero.
+node_port_guid() {
+  SIM_HOST="$1" LD_PRELOAD="$UMAD2SIM" smpquery -D nodeinfo 0 2>/dev/null |
+    sed -n 's/^PortGuid:\.*//p' | head -1
+}
+
 # start_opensm [extra opensm.conf lines]: OpenSM with the plugin, routing laas then ftree.
 # QOS=1 adds `qos TRUE` (OpenSM programs the SL2VL tables: the first-hop drop) and makes
 # audit_layout read them back and audit them.

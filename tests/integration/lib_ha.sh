@@ -52,11 +52,20 @@ start_sm() {
     qos=("qos TRUE")
   fi
   mkdir -p "$WORK/tmp$n" "$WORK/cache$n"
+  # The pair's SMs are listed by port GUID, as docs/ha.md says: management on both SMs from
+  # the start, so nothing moves at failover (HA_NODES: the nodes the pair's SMs run on).
+  local trusted="" node_guid
+  for node_name in ${HA_NODES:-}; do
+    node_guid=$(node_port_guid "$node_name")
+    [ -n "$node_guid" ] || die "no port GUID for SM node $node_name"
+    trusted+="${trusted:+, }\"$node_guid\""
+  done
   cat >"$WORK/laas$n.yaml" <<EOC
 state_dir: $WORK/state
 socket: $WORK/sm$n.sock
 socket_group: ""
 tenants_poll_ms: ${POLL_MS:-300}
+${trusted:+subnet_managers: [$trusted]}
 ${LAAS_YAML_EXTRA:-}
 EOC
   {
