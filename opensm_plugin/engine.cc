@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <map>
@@ -23,6 +24,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
+
+// For the acceptance tests of failing closed: while the file LAAS_INJECT_ROUTING_FAILURE names
+// exists, every routing computation throws, as a RoutingError or a port without a LID would.
+void inject_routing_failure() {
+  const char* path = std::getenv("LAAS_INJECT_ROUTING_FAILURE");
+  struct stat st;
+  if (path && *path && ::stat(path, &st) == 0)
+    throw std::runtime_error(std::string("injected failure (") + path + " exists)");
+}
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -312,7 +322,17 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
 // nothing over: it writes nothing to the state directory.
 void Engine::take_over(RoutingRun& run) {
   if (!config_.problems.empty()) return;
-  if (auto line = service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid))) {
+  bool state_expected = false;
+  if (!service::stamp_of(config_.state_dir + "/state.json").exists) {
+    try {
+      const auto previous = load_allocations(config_.allocations_file());
+      state_expected = previous && !previous->tenants.empty();
+    } catch (const std::exception&) {
+      state_expected = true;  // something was routed and cannot be read back
+    }
+  }
+  if (auto line = service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid),
+                                               state_expected)) {
     run.out.took_over = line->rfind("laas: took over", 0) == 0;
     (run.out.took_over ? run.out.info : run.out.warnings).push_back(*line);
     if (run.out.took_over) read_shared_files();
@@ -617,6 +637,7 @@ void Engine::compute_and_publish(RoutingRun& run) {
   });
   try {
     const auto t_compute = Clock::now();
+    inject_routing_failure();
     auto result = routing::compute(tree, run.req);
     out.ms_compute = ms_since(t_compute);
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));

@@ -33,7 +33,8 @@ SmRole TenantService::role() const {
 
 bool TenantService::holds_term() const { return !role_provider_ || term_held_; }
 
-std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self) {
+std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
+                                                            bool state_expected) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!role_provider_) return std::nullopt;  // one owner, no other SM: nothing to take over
   if (term_held_ && stamp_of(store_.path()) == state_stamp_) return std::nullopt;
@@ -45,6 +46,15 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
       throw std::runtime_error(store_.path() +
                                " does not exist and state_must_exist is set: is the shared state "
                                "directory mounted? No tenant is routed until the file is there");
+    // A missing file is an empty state only on a fabric that never had tenants: once this SM
+    // held a term, or tenants were routed from this directory, it is a lost file (an unmounted
+    // share, a slip of rm), and taking it over would hand every tenant's hosts away.
+    if ((state_expected || held_a_term_) && !stamp_of(store_.path()).exists)
+      throw std::runtime_error(
+          store_.path() + " does not exist, but " +
+          (held_a_term_ ? std::string("this SM held the tenant state before")
+                        : std::string("allocations.json records tenants routed from it")) +
+          ": the tenants last routed keep their routes until the file is restored");
     persisted_ = store_.take_over(self.text(), self.port_guid, &written);
     state_stamp_ = written;
   } catch (const std::exception& e) {
@@ -56,6 +66,7 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
     return "cannot take the tenant state over as master: " + blocked_;
   }
   term_held_ = true;
+  held_a_term_ = true;
   fenced_.clear();
   blocked_.clear();
   loaded_ = true;

@@ -120,7 +120,10 @@ class TenantService {
   // Routing side, at the start of every routing run: when this service never took the shared
   // state over, or another SM wrote it since, take it over (a new term; every tenant re-read,
   // placements read, never re-computed). Returns the line to log when it took over.
-  std::optional<std::string> take_over_if_needed(const SmIdentity& self);
+  // `state_expected`: tenants were routed from this state directory (allocations.json says
+  // so), so a missing state.json is a lost file, not an empty state.
+  std::optional<std::string> take_over_if_needed(const SmIdentity& self,
+                                                 bool state_expected = false);
   // Not the master: re-reads the shared state when another SM changed it and keeps the
   // managed partitions.conf following it, so that OpenSM's first sweep as master (which reads
   // partitions.conf before routing) already holds every tenant's P_Key. Called periodically.
@@ -302,6 +305,7 @@ class TenantService {
   FileStamp state_stamp_;  // state.json as this service last read or wrote it
   std::string fenced_;     // why another SM holds the state now (empty: none took it from us)
   bool sm_ports_dirty_ = false;
+  bool held_a_term_ = false;          // this service took the shared state over once
   topology::Guid self_sm_port_ = 0;  // this SM's port, as of the last routing run
   std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody

@@ -129,7 +129,12 @@ EOC
     echo "partition_config_file $WORK/partitions.conf"
     for line in "$@"; do echo "$line"; done
   } >opensm.conf
-  LD_LIBRARY_PATH="$LAAS_PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
+  # OpenSM's own cache (guid2lid: which LID each port had) per test: a shared
+  # /var/cache/opensm lets a test running alongside rewrite it, and a restarted OpenSM then gives
+  # ports other LIDs -- the tables of a restart differ for a reason that is not the plugin's.
+  mkdir -p "$WORK/osm.cache" "$WORK/osm.tmp"
+  OSM_CACHE_DIR="$WORK/osm.cache" OSM_TMP_DIR="$WORK/osm.tmp" \
+    LD_LIBRARY_PATH="$LAAS_PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
     opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >opensm.out 2>&1 &
   OSM_PID=$!
 }

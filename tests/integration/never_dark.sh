@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# never_dark.sh: OpenSM keeps serving, closed and truthful, whatever goes wrong around it, with the
+# real OpenSM (qos TRUE), ibsim and infiniband-diags. The lab tree pgft(2;8,4;1,4;1,2), OpenSM on
+# comp-1, tenants a (8) and b (10); every check reads the tables back from the switches.
+# 1. OpenSM stopped; a loop cable and a new switch above the spines cabled meanwhile; OpenSM
+#    started on the same state: the recorded tree is routed with the loop and the new switch set
+#    aside -- every LFT entry of the tree's switches equals the good ones (every tenant pair on
+#    its old paths, the audit of them clean), status says it fails closed, changes refused.
+# 2. OpenSM restarted with a bad value in laas.yaml (a number that is not a number, an unknown
+#    placer, a host name in management): tables and every tenant host's P_Key kept,
+#    partitions.conf untouched, status, metrics and the log say why, changes refused.
+# 3. state.json missing at a restart: tables and partitions.conf kept, changes refused.
+# 4. A routing exception injected on a running OpenSM: every switch keeps its tables, no other
+#    engine routes, status says why; it recovers by itself.
+source "$(dirname "$0")/lib.sh"
+laas_enter_namespace "$@"
+laas_setup never_dark
+export SIM_HOST=comp-1 QOS=1
+export LAAS_INJECT_ROUTING_FAILURE="$WORK/inject-routing-failure"
+"$LAAS_TOPOGEN" "pgft(2;8,4;1,4;1,2)" -o fabric.net
+# Spare ports on the leaves and spines, and a switch nobody cabled yet (ibsim shows it once the
+# console links it).
+sed -i -E 's/^Switch\t16 "SW_L1_/Switch\t20 "SW_L1_/; s/^Switch\t8 "SW_L2_/Switch\t10 "SW_L2_/' fabric.net
+printf '\nSwitch\t8 "SW_NEW"\n' >>fabric.net
+start_fabric_console fabric.net
+start_opensm
+wait_log 'laas: forwarding tables applied' 1 45
+ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+ctl tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
+ctl tenant add b --hosts 10 >/dev/null || die "tenant add b failed"
+audit_layout good
+cp partitions.conf partitions.good
+cp state/state.json state.json.good
+# entries LFTS: "switch-GUID lid port" of every switch of the good tables.
+switches_good=$(awk '/^Unicast lids/ { for (i = 1; i < NF; i++) if ($i == "guid") print $(i + 1) }' lfts.good | sort -u)
+entries() {
+  awk '/^Unicast lids/ { for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1); next }
+    /^0x/ { print sw, tolower($1), $2 }' "$1" | grep -F -f <(echo "$switches_good") | sort
+}
+entries lfts.good >entries.good
+HOSTS=$( (ctl --json tenant show a; ctl --json tenant show b) | jq -r '.hosts[].name')
+# host_pkeys TAG: "host pkey..." for every tenant host (full-member bit dropped, zeros dropped).
+host_pkeys() {
+  local h lid
+  for h in $HOSTS; do
+    lid=$(host_lid disc.good "$h")
+    echo "$h $(sim smpquery pkeys "$lid" 0 2>/dev/null | grep -oE '0x[0-9a-fA-F]{4}' |
+      tr 'A-F' 'a-f' | grep -v '^0x0000$' | sort | tr '\n' ' ')"
+  done
+}
+host_pkeys >pkeys.good
+[ "$(grep -c '0x' pkeys.good)" = "$(echo "$HOSTS" | wc -w)" ] || die "some tenant host has no P_Key"
+log "tenants a (8) and b (10) placed; $(wc -l <entries.good) LFT entries and $(echo "$HOSTS" | wc -w) tenant hosts' P_Keys read back"
+
+# kept TAG WHY: the tree's tables read back equal the good ones and pass the audit against the
+# good tenants, every tenant host's P_Key is kept, partitions.conf is untouched, status says WHY,
+# and a change is refused.
+kept() {
+  local tag=$1 why=$2 rc=0
+  sim dump_fts >"lfts.$tag" 2>/dev/null || die "dump_fts failed ($tag)"
+  entries "lfts.$tag" >"entries.$tag"
+  cmp -s entries.good "entries.$tag" ||
+    die "$tag: the tables changed: $(diff entries.good "entries.$tag" | head -6)"
+  # The tree's switches only: a switch cabled meanwhile (set aside, unrouted) is not the audit's.
+  awk -v keep="$switches_good" 'BEGIN { n = split(keep, k, "\n"); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+    /^Unicast lids/ { on = 0; for (i = 1; i < NF; i++) if ($i == "guid") on = ($(i + 1) in want) }
+    on' "lfts.$tag" >"lfts.$tag.tree"
+  "$LAAS_AUDIT" --fabric disc.good --lfts "lfts.$tag.tree" --allocations alloc.good.json \
+    --layout state/layout.json >"audit.$tag" 2>&1 ||
+    die "$tag: the tables fail the audit: $(grep VIOLATION "audit.$tag" | head -3)"
+  host_pkeys >"pkeys.$tag"
+  cmp -s pkeys.good "pkeys.$tag" || die "$tag: P_Keys changed: $(diff pkeys.good "pkeys.$tag" | head -4)"
+  cmp -s partitions.good partitions.conf || die "$tag: partitions.conf was rewritten"
+  ctl --json status >"status.$tag" || die "$tag: status failed"
+  jq -r '[.fail_closed // "", .config_error // "", .blocked // ""] | join(" ")' "status.$tag" |
+    grep -q -- "$why" || die "$tag: status does not say '$why': $(jq -c . "status.$tag" | head -c 400)"
+  ctl tenant add z --hosts 1 >"refused.$tag" 2>&1 || rc=$?
+  [ $rc -ne 0 ] || die "$tag: a tenant change was accepted"
+  ! grep -qE '(minhop|updn|ftree|dnup) tables configured' osm.log || die "$tag: another engine routed"
+  log "$tag: $(wc -l <"entries.$tag") LFT entries and every tenant host's P_Key kept, partitions.conf untouched, status says '$why', tenant add refused (exit $rc)"
+}
+restart() {
+  local applied
+  stop_opensm
+  applied=$(count_log 'laas: forwarding tables applied')
+  start_opensm
+  wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+  sleep 1
+}
+
+# 1. Cabled while OpenSM is down: a loop cable and a new switch above the spines.
+stop_opensm
+console 'Link "SW_L1_3"[17] "SW_L1_3"[18]'
+console 'Link "SW_NEW"[1] "SW_L2_0"[9]'
+console 'Link "SW_NEW"[2] "SW_L2_1"[9]'
+applied=$(count_log 'laas: forwarding tables applied')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+grep -q 'failing closed: the fabric is not recognized' osm.log || die "the restart did not fail closed"
+kept restart_miscabled "the fabric is not recognized"
+# The new switch goes first: with the loop gone and it still there, it would be a new leaf
+# (the staged build-out), which is not this test's subject.
+console 'Unlink "SW_NEW"'
+heavy_sweep "the new switch removed"
+console 'Unlink "SW_L1_3"[17]'
+heavy_sweep "the loop removed"
+wait_log 'laas: recovered' 1 30
+LAAS_YAML_EXTRA="" restart
+
+# 2. A bad value in laas.yaml at a restart: never defaults.
+for bad in "routing_threads: many" "placer: bogus" "management: [comp-1]"; do
+  LAAS_YAML_EXTRA="$bad" restart
+  grep -q "laas.yaml is invalid: .*laas.yaml:[0-9]*: key '${bad%%:*}'" osm.log ||
+    die "the log does not name the bad key '${bad%%:*}' with its line"
+  kept "config_${bad%%:*}" "laas.yaml"
+  ctl metrics | grep -qx 'laas_config_error 1' || die "laas_config_error is not 1 with '$bad'"
+done
+LAAS_YAML_EXTRA="" restart
+ctl metrics | grep -qx 'laas_config_error 0' || die "laas_config_error is not 0 once fixed"
+ctl --json status | jq -e '.fail_closed == null' >/dev/null || die "still failing closed once fixed"
+
+# 3. state.json lost: a lost file, not an empty state.
+stop_opensm
+mv state/state.json state.json.moved
+applied=$(count_log 'laas: forwarding tables applied')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+kept state_missing "does not exist"
+[ ! -e state/state.json ] || die "an empty state.json was written over the lost one"
+mv state.json.moved state/state.json
+heavy_sweep "state.json restored"
+wait_log 'laas: recovered' 2 30
+ctl tenant list --json >/dev/null 2>&1 || true
+[ "$(ctl --json tenant list | jq length)" = 2 ] || die "the tenants are not both back"
+
+# 4. A routing exception on a running OpenSM.
+touch "$LAAS_INJECT_ROUTING_FAILURE"
+kill -HUP "$OSM_PID"
+wait_log 'failing closed: routing failed: injected failure' 1 30
+wait_log 'switch(es) keep the forwarding tables they hold' 1 30
+sleep 1
+kept injected "routing failed"
+rm -f "$LAAS_INJECT_ROUTING_FAILURE"
+heavy_sweep "the injected failure removed"
+wait_log 'laas: recovered' 3 30
+sim dump_fts >lfts.after 2>/dev/null
+entries lfts.after >entries.after
+cmp -s entries.good entries.after || die "the tables differ after recovery"
+log "PASS never_dark: a restart on a miscabled fabric, three bad laas.yaml values, a lost state.json and a routing exception keep every tenant's tables and P_Keys, refuse changes, say why and recover"
