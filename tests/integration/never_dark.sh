@@ -114,10 +114,12 @@ for bad in "routing_threads: many" "placer: bogus" "management: [comp-1]"; do
   grep -q "laas.yaml is invalid: .*laas.yaml:[0-9]*: key '${bad%%:*}'" osm.log ||
     die "the log does not name the bad key '${bad%%:*}' with its line"
   kept "config_${bad%%:*}" "laas.yaml"
-  ctl metrics | grep -qx 'laas_config_error 1' || die "laas_config_error is not 1 with '$bad'"
+  ctl metrics >"metrics.${bad%%:*}" || die "metrics failed"
+  grep -qx 'laas_config_error 1' "metrics.${bad%%:*}" || die "laas_config_error is not 1 with '$bad'"
 done
 LAAS_YAML_EXTRA="" restart
-ctl metrics | grep -qx 'laas_config_error 0' || die "laas_config_error is not 0 once fixed"
+ctl metrics >metrics.fixed || die "metrics failed"
+grep -qx 'laas_config_error 0' metrics.fixed || die "laas_config_error is not 0 once fixed"
 ctl --json status | jq -e '.fail_closed == null' >/dev/null || die "still failing closed once fixed"
 
 # 3. state.json lost: a lost file, not an empty state.
