@@ -699,3 +699,34 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
     EXPECT_EQ(a2->tenants.at("D").hosts.size(), 3u);
   }
 }
+
+// An empty or cut-off tenants.yaml never removes the tenants it listed: only `[]` does.
+TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
+  Engine engine(config_in(dir), quiet());
+  ASSERT_TRUE(engine.route(fabric, sm).ok);
+  auto names = [&] {
+    auto n = engine.service().tenant_names();
+    std::sort(n.begin(), n.end());
+    return n;
+  };
+  ASSERT_EQ(names(), (std::vector<std::string>{"A", "B"}));
+  for (const char* text : {"", "\n  \n", "- name: A\n  hosts: 4"}) {
+    SCOPED_TRACE(text);
+    dir.write("tenants.yaml.new", text);
+    std::rename((dir.path() + "/tenants.yaml.new").c_str(), (dir.path() + "/tenants.yaml").c_str());
+    auto out = engine.route(fabric, sm);
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_EQ(names(), (std::vector<std::string>{"A", "B"}));
+    bool said = false;
+    for (const auto& w : out.warnings) said |= w.find("tenants file ignored") != std::string::npos;
+    EXPECT_TRUE(said) << "no warning for a suspicious tenants file";
+  }
+  dir.write("tenants.yaml", "[]\n");
+  ASSERT_TRUE(engine.route(fabric, sm).ok);
+  EXPECT_TRUE(names().empty());
+}

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -121,6 +122,17 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
 // tenants dropped from the file while OpenSM was down are released at the next start.
 std::string applied_file(const Config& c) { return c.state_dir + "/tenants.yaml.applied"; }
 
+// Why a tenants file looks cut off ("" when it does not): empty, blank, or missing the final
+// newline every editor and `laasctl`-style writer ends a file with.
+std::string suspicious_tenants_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "is empty";
+  if (text.back() != '\n') return "does not end with a newline (cut off?)";
+  return "";
+}
+
 std::set<std::string> load_applied(const std::string& path) {
   std::set<std::string> names;
   std::ifstream in(path);
@@ -211,8 +223,21 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
   try {
     requests = load_tenant_requests(config_.tenants_file());
   } catch (const std::exception& e) {
-    out.warnings.push_back(std::string("tenants file ignored: ") + e.what());
+    out.warnings.push_back(std::string("tenants file ignored: ") + e.what() +
+                           "; the tenants it listed before are kept");
     return;
+  }
+  {
+    // An empty or cut-off file (an editor's crash, a full disk, a copy interrupted) must not
+    // read as "remove every tenant": that takes `[]`, said on purpose.
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string why = suspicious_tenants_file(config_.tenants_file());
+    if (!why.empty() && !file_tenants_.empty()) {
+      out.warnings.push_back("tenants file ignored: " + config_.tenants_file() + " " + why +
+                             "; the " + std::to_string(file_tenants_.size()) +
+                             " tenant(s) it listed are kept (write [] to remove them all)");
+      return;
+    }
   }
   out.info.push_back("read " + std::to_string(requests.size()) + " tenant(s) from " +
                      config_.tenants_file());
@@ -226,17 +251,29 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
     previous = file_tenants_;
     file_tenants_ = listed;
   }
+  std::set<std::string> not_removed;
   for (const auto& name : previous) {
     if (listed.count(name)) continue;
     const json r = service_.handle(request("tenant.remove", {{"name", name}}), kFileCaller);
     // Already gone (removed through the socket): nothing to release.
-    if (!r.value("ok", false) && r["error"].value("code", "") != service::error::kNotFound)
-      out.warnings.push_back("tenant " + name + " not removed: " + error_of(r));
+    if (!r.value("ok", false) && r["error"].value("code", "") != service::error::kNotFound) {
+      out.warnings.push_back("tenant " + name + " not removed: " + error_of(r) +
+                             "; tried again at the next routing run");
+      not_removed.insert(name);
+    }
   }
-  if (listed != previous) {
+  if (!not_removed.empty()) {
+    // Still the file's until they are gone, and the file is read again next run.
+    std::lock_guard<std::mutex> lock(mu_);
+    file_tenants_.insert(not_removed.begin(), not_removed.end());
+    fed_stamp_ = FileStamp{};
+  }
+  std::set<std::string> applied = listed;
+  applied.insert(not_removed.begin(), not_removed.end());
+  if (applied != previous) {
     try {
       service::write_file_atomically(applied_file(config_),
-                                     json({{"tenants", listed}}).dump() + "\n", 0640);
+                                     json({{"tenants", applied}}).dump() + "\n", 0640);
     } catch (const std::exception& e) {
       out.warnings.push_back(std::string("cannot record the applied tenants file: ") + e.what());
     }
@@ -331,8 +368,8 @@ void Engine::take_over(RoutingRun& run) {
       state_expected = true;  // something was routed and cannot be read back
     }
   }
-  if (auto line = service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid),
-                                               state_expected)) {
+  if (auto line =
+          service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid), state_expected)) {
     run.out.took_over = line->rfind("laas: took over", 0) == 0;
     (run.out.took_over ? run.out.info : run.out.warnings).push_back(*line);
     if (run.out.took_over) read_shared_files();
