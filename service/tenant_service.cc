@@ -60,7 +60,8 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     : config_(std::move(config)),
       log_(std::move(log)),
       store_(config_.state_dir),
-      health_(config_.link_error_threshold, config_.link_error_clean_readings) {
+      health_(config_.link_error_threshold, config_.link_error_clean_readings,
+              config_.link_error_consecutive_readings) {
   allocator::make_placer(config_.algorithm);  // fail early on a bad algorithm name
   try {
     state_stamp_ = stamp_of(store_.path());

@@ -64,8 +64,11 @@ struct ServiceConfig {
   // Prometheus textfile (issue 23): kept current after every routing run and change, for
   // node_exporter's textfile collector. Empty: only `laasctl metrics`.
   std::string metrics_file;
-  // Port errors (OpenSM's perfmgr) in one reading that isolate a link as a fault; 0: never.
+  // Port errors (OpenSM's perfmgr) in one reading that count against a link; 0: never
+  // isolate. A link over it for link_error_consecutive_readings readings in a row is isolated
+  // as a fault.
   std::uint64_t link_error_threshold = 0;
+  int link_error_consecutive_readings = 2;
   int link_error_clean_readings = 3;  // clean readings after which it returns
 };
 
