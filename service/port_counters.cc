@@ -47,6 +47,9 @@ allocator::Faults TenantService::current_faults() const {
   return faults;
 }
 
+// Called on perfmgr's thread, possibly for every port of the fabric at each sweep: nothing here
+// waits for the disk. Repairs around a link isolated or returned are recorded in memory and
+// written by the routing run the isolation asks for (on_topology).
 void TenantService::on_port_counters(topology::Guid switch_guid, int port,
                                      const PortCounters& delta) {
   {
@@ -80,7 +83,10 @@ void TenantService::on_port_counters(topology::Guid switch_guid, int port,
     cluster_->set_faults(current_faults());
     const auto lines = cluster_->reconcile();
     for (const auto& line : lines) log_(LogLevel::kInfo, "laas: " + line);
-    if (!lines.empty()) save_placed("the repairs around an isolated link");
+    if (!lines.empty()) {
+      record_placed();
+      unsaved_ = "the repairs around an isolated link";
+    }
   }
   if (reroute_) reroute_();
 }

@@ -127,6 +127,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
                                            &view_->known());
       group_servers();
       ports_indexed_ = false;  // a new view: port_links() re-indexes
+      if (!unsaved_.empty() && holds_term()) save_placed(unsaved_);
       return;
     }
     view_ = std::move(view);
@@ -245,7 +246,7 @@ void TenantService::rebuild_cluster() {
     if (const auto g = view_->host_guid(h)) management.push_back(g);
   std::sort(management.begin(), management.end());
   bool changed = persisted_.loaded_version != kStateVersion || sm_ports_dirty_ ||
-                 management != persisted_.management;
+                 !unsaved_.empty() || management != persisted_.management;
   persisted_.management = std::move(management);
   for (const auto& t : persisted_.tenants)
     if (const auto* placed = cluster_->find(t.name)) changed = changed || !(persist(*placed) == t);
@@ -280,9 +281,13 @@ void TenantService::reserve_management_uplinks() {
   }
 }
 
-void TenantService::save_placed(const std::string& why) {
+void TenantService::record_placed() {
   for (auto& t : persisted_.tenants)
     if (const auto* placed = cluster_->find(t.name)) t = persist(*placed);
+}
+
+void TenantService::save_placed(const std::string& why) {
+  record_placed();
   try {
     save_or_throw();
     persisted_.loaded_version = kStateVersion;
@@ -558,6 +563,7 @@ PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
 void TenantService::store_save() {
   try {
     state_stamp_ = store_.save(persisted_);
+    unsaved_.clear();  // everything persisted_ holds is written
   } catch (const NotDurableError&) {
     state_stamp_ = stamp_of(store_.path());  // in place: what readers see is ours
     throw;

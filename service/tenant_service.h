@@ -185,6 +185,7 @@ class TenantService {
   const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   void save_placed(const std::string& why);
+  void record_placed();  // the same, in memory only
   void reserve_management_uplinks();
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
@@ -308,6 +309,9 @@ class TenantService {
   topology::Guid self_sm_port_ = 0;  // this SM's port, as of the last routing run
   std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody
+  // Why persisted_ holds placements not written yet (empty: none): changed off the routing
+  // thread (repairs around an isolated link), written by the next routing run.
+  std::string unsaved_;
 };
 
 // Protocol error codes and the laasctl exit code each maps to.

@@ -214,3 +214,47 @@ TEST(LinkHealth, AServiceIsolatesNothingOnACounterReset) {
   for (const auto& l : logs) noted = noted || l.find("went back") != std::string::npos;
   EXPECT_TRUE(noted);
 }
+
+// perfmgr's thread calls on_port_counters for every port at each sweep: the repairs an
+// isolation makes are written to state.json by the routing run it asks for, not there.
+TEST(LinkHealth, AnIsolationIsSavedByTheNextRoutingRun) {
+  laas::test::TempDir dir;
+  ServiceConfig c;
+  c.state_dir = dir.path;
+  c.default_wait_ms = 100;
+  c.link_error_threshold = 5;
+  TenantService s(c, [](LogLevel, const std::string&) {});
+  int reroutes = 0;
+  s.set_reroute_hook([&] { ++reroutes; });
+  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  auto view = std::make_shared<TopologyView>(tree, fabric, emb);
+  s.on_topology(view);
+  auto call = [&](const std::string& method, json params) {
+    params["wait"] = false;
+    return s.handle({{"v", 1}, {"method", method}, {"params", params}}, {0, true});
+  };
+  ASSERT_TRUE(call("tenant.add",
+                   {{"name", "a"}, {"host_list", {"comp-1", "comp-2", "comp-5", "comp-6"}}})["ok"]);
+  reroutes = 0;
+  const json link = call("tenant.get", {{"name", "a"}})["result"]["links"][0];
+  const auto guid = parse_guid(link["switch"]["guid"].get<std::string>());
+  const int port = link["switch"]["port"];
+  const std::string state = dir.path + "/state.json";
+  const std::string before = laas::test::slurp(state);
+  PortCounters bad;
+  bad.symbol_errors = 50;
+  s.on_port_counters(guid, port, bad);  // one reading of the default two
+  EXPECT_TRUE(s.snapshot().isolated_links.empty());
+  EXPECT_EQ(reroutes, 0);
+  s.on_port_counters(guid, port, bad);
+  ASSERT_EQ(s.snapshot().isolated_links.size(), 1u);
+  EXPECT_EQ(reroutes, 1);
+  EXPECT_EQ(call("status", json::object())["result"]["repairs"], 1) << "not repaired";
+  EXPECT_EQ(laas::test::slurp(state), before) << "state.json written on perfmgr's thread";
+  s.on_topology(view);  // the routing run the isolation asked for
+  const std::string after = laas::test::slurp(state);
+  EXPECT_NE(after, before) << "the repairs were never saved";
+  s.on_topology(view);  // nothing more to write
+  EXPECT_EQ(laas::test::slurp(state), after);
+}
