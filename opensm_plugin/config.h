@@ -22,7 +22,8 @@ struct Config {
   // an empty directory and an empty state would route every tenant away.
   bool state_must_exist = false;
   // A command a drained host must pass before `laasctl host resume` returns it to the free pool
-  // (`CMD HOST_NAME PORT_GUID`, exit 0 = pass; an absolute path); empty: none.
+  // (`CMD -- PORT_GUID HOST_NAME`, exit 0 = pass; an absolute path only root may change,
+  // service/resume_check.h); empty: none.
   std::string resume_check;
   int resume_check_timeout_s = 120;
   // Prometheus metrics for node_exporter's textfile collector, kept current; empty: none.

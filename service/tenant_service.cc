@@ -13,6 +13,7 @@
 #include "export/partitions.h"
 #include "service/request_error.h"
 #include "service/request_params.h"
+#include "service/resume_check.h"
 
 namespace laas::service {
 namespace {
@@ -63,6 +64,11 @@ TenantService::TenantService(ServiceConfig config, Logger log)
       health_(config_.link_error_threshold, config_.link_error_clean_readings,
               config_.link_error_consecutive_readings) {
   allocator::make_placer(config_.algorithm);  // fail early on a bad algorithm name
+  // A check program others may change is never run; said at start, refused at each resume.
+  if (!config_.resume_check.empty())
+    if (const auto refusal = check_program_refusal(config_.resume_check); !refusal.empty())
+      log_(LogLevel::kError,
+           "laas: " + refusal + "; `laasctl host resume` is refused until it is fixed");
   try {
     state_stamp_ = stamp_of(store_.path());
     persisted_ = store_.load();

@@ -58,7 +58,8 @@ struct ServiceConfig {
   int default_wait_ms = 30000;
   ExportConfig exports;
   // A command an administrator requires a drained host to pass before it returns to the free
-  // pool (issue 23): run as `resume_check HOST_NAME PORT_GUID`, exit 0 = pass. Empty: none.
+  // pool (issue 23): run as `resume_check -- PORT_GUID HOST_NAME`, exit 0 = pass, hardened as
+  // service/resume_check.h says. Empty: none.
   std::string resume_check;
   int resume_check_timeout_ms = 120000;
   // Prometheus textfile (issue 23): kept current after every routing run and change, for
