@@ -74,6 +74,8 @@ void apply_key(const std::string& path, const std::string& key, const YAML::Node
     const auto n = v.as<long long>();
     if (n < 0) throw std::invalid_argument("must be >= 0 (0: never isolate)");
     c.link_error_threshold = static_cast<std::uint64_t>(n);
+  } else if (key == "link_error_consecutive_readings") {
+    c.link_error_consecutive_readings = int_between(v, 1, 1000, "between 1 and 1000");
   } else if (key == "link_error_clean_readings") {
     c.link_error_clean_readings = int_between(v, 1, 1000, "between 1 and 1000");
   } else if (key == "metrics_file") {

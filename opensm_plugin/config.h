@@ -22,14 +22,17 @@ struct Config {
   // an empty directory and an empty state would route every tenant away.
   bool state_must_exist = false;
   // A command a drained host must pass before `laasctl host resume` returns it to the free pool
-  // (`CMD HOST_NAME PORT_GUID`, exit 0 = pass; an absolute path); empty: none.
+  // (`CMD -- PORT_GUID HOST_NAME`, exit 0 = pass; an absolute path only root may change,
+  // service/resume_check.h); empty: none.
   std::string resume_check;
   int resume_check_timeout_s = 120;
   // Prometheus metrics for node_exporter's textfile collector, kept current; empty: none.
   std::string metrics_file;
-  // With OpenSM's perfmgr: port errors in one reading that isolate a link as a fault (0:
-  // never), and the clean readings after which it returns.
+  // With OpenSM's perfmgr: port errors in one reading that count against a link (0: never
+  // isolate), the readings in a row over it that isolate the link as a fault (one reading
+  // alone may be a glitch), and the clean readings after which it returns.
   std::uint64_t link_error_threshold = 0;
+  int link_error_consecutive_readings = 2;
   int link_error_clean_readings = 3;
   // Port GUIDs of management hosts: never allocated, reachable from everyone.
   std::vector<std::uint64_t> management;

@@ -102,6 +102,17 @@ TEST(PluginConfig, DefaultsAndKeys) {
   EXPECT_THROW(load_config(dir.path() + "/absent.yaml"), std::runtime_error);
 }
 
+TEST(PluginConfig, LinkErrorConsecutiveReadings) {
+  EXPECT_EQ(load_config("").link_error_consecutive_readings, 2);
+  TempDir dir;
+  dir.write("k.yaml", "link_error_threshold: 10\nlink_error_consecutive_readings: 5\n");
+  EXPECT_EQ(load_config(dir.path() + "/k.yaml").link_error_consecutive_readings, 5);
+  for (const char* bad : {"0", "1001", "-1"}) {
+    dir.write("bad.yaml", std::string("link_error_consecutive_readings: ") + bad + "\n");
+    EXPECT_THROW(load_config(dir.path() + "/bad.yaml"), std::runtime_error) << bad;
+  }
+}
+
 TEST(PluginTenants, RequestsFile) {
   TempDir dir;
   EXPECT_TRUE(load_tenant_requests(dir.path() + "/none.yaml").empty());

@@ -60,6 +60,7 @@ service::ServiceConfig service_config(const Config& c) {
   s.resume_check = c.resume_check;
   s.metrics_file = c.metrics_file;
   s.link_error_threshold = c.link_error_threshold;
+  s.link_error_consecutive_readings = c.link_error_consecutive_readings;
   s.link_error_clean_readings = c.link_error_clean_readings;
   s.resume_check_timeout_ms = c.resume_check_timeout_s * 1000;
   s.exports.partitions_base_file = c.partitions_base;

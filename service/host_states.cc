@@ -4,18 +4,12 @@
 // management. Drains are kept in state.json by port GUID, so they survive restarts and SM
 // failover; a drained host is reserved in the allocator (never placed) and, being no tenant's,
 // routed as a free host (reached from management only).
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <ctime>
 #include <set>
 
 #include "service/request_params.h"
+#include "service/resume_check.h"
 #include "service/tenant_service.h"
 
 namespace laas::service {
@@ -31,64 +25,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-// Runs `command HOST GUID` (no shell: a host's node description is set by its own root), its
-// output captured, killed after `timeout_ms`. Returns the exit status (-1: could not run or
-// timed out; `output` says which).
-int run_check(const std::string& command, const std::string& host, const std::string& guid,
-              int timeout_ms, std::string* output) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    *output = "pipe failed";
-    return -1;
-  }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    *output = "fork failed";
-    return -1;
-  }
-  if (pid == 0) {
-    dup2(pipe_fds[1], 1);
-    dup2(pipe_fds[1], 2);
-    const int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) dup2(null, 0);
-    execl(command.c_str(), command.c_str(), host.c_str(), guid.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(pipe_fds[1]);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool timed_out = false;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{pipe_fds[0], POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left)) <= 0) continue;
-    const ssize_t n = read(pipe_fds[0], buf, sizeof buf);
-    if (n <= 0) break;
-    if (output->size() < 4096) output->append(buf, static_cast<size_t>(n));
-  }
-  close(pipe_fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) {
-    *output = "no answer within " + std::to_string(timeout_ms) + " ms (killed)";
-    return -1;
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  *output += "killed by signal " + std::to_string(WTERMSIG(status));
-  return -1;
 }
 
 }  // namespace
@@ -328,20 +264,22 @@ json TenantService::resume(const json& params, const Caller& caller) {
     }
   }
   // The administrator's check runs outside the lock: it may take minutes (a burn-in).
-  if (!config_.resume_check.empty())
+  if (!config_.resume_check.empty()) {
+    // Checked again at every resume, so that fixing the program's rights is enough.
+    if (const auto refusal = check_program_refusal(config_.resume_check); !refusal.empty())
+      fail(error::kRefused, refusal + "; no host is resumed until it is fixed");
     for (const auto& [name, guid] : to_check) {
-      std::string output;
-      const int rc =
-          run_check(config_.resume_check, name, guid, config_.resume_check_timeout_ms, &output);
-      if (rc != 0) {
-        while (!output.empty() && (output.back() == '\n' || output.back() == ' '))
-          output.pop_back();
-        fail(error::kRefused,
-             "host '" + name + "' (" + guid + ") failed the resume check " + config_.resume_check +
-                 (rc > 0 ? " (exit " + std::to_string(rc) + ")" : "") + ": " +
-                 (output.empty() ? "no output" : output.substr(0, 400)) + "; it stays drained");
-      }
+      auto run = run_check(config_.resume_check, guid, check_host_name(name),
+                           config_.resume_check_timeout_ms);
+      if (run.status == 0) continue;
+      auto& output = run.output;
+      while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+      fail(error::kRefused,
+           "host '" + name + "' (" + guid + ") failed the resume check " + config_.resume_check +
+               (run.status > 0 ? " (exit " + std::to_string(run.status) + ")" : "") + ": " +
+               (output.empty() ? "no output" : output.substr(0, 400)) + "; it stays drained");
     }
+  }
   std::unique_lock<std::mutex> lock(mu_);
   require_topology();
   const auto saved = persisted_.drained;

@@ -1,8 +1,10 @@
 // TenantService and the performance manager's port counters (issue 23): each reading is added
 // to its switch port; a tenant's links and host ports sum to its link health (tenant show, the
-// metrics); a link whose errors in one reading reach `link_error_threshold` is isolated as a
-// fault -- its tenant is repaired onto a free column as for a cable down (issue 10), routes
-// avoid it -- until it stays clean for `link_error_clean_readings` readings.
+// metrics); a link whose errors reach `link_error_threshold` in
+// `link_error_consecutive_readings` readings in a row is isolated as a fault -- its tenant is
+// repaired onto a free column as for a cable down (issue 10), routes avoid it -- until it stays
+// clean for `link_error_clean_readings` readings. A counter reset counts no errors
+// (service/link_health.h).
 #include "service/tenant_service.h"
 
 namespace laas::service {
@@ -45,20 +47,33 @@ allocator::Faults TenantService::current_faults() const {
   return faults;
 }
 
+// Called on perfmgr's thread, possibly for every port of the fabric at each sweep: nothing here
+// waits for the disk. Repairs around a link isolated or returned are recorded in memory and
+// written by the routing run the isolation asks for (on_topology).
 void TenantService::on_port_counters(topology::Guid switch_guid, int port,
                                      const PortCounters& delta) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const std::uint64_t errors = delta.errors();
-    if (!health_.add({switch_guid, port}, delta) || !view_ || !cluster_) return;
+    const PortKey key{switch_guid, port};
+    const auto reading = health_.add(key, delta);
+    if (!view_ || !cluster_ || (!reading.changed && !reading.reset)) return;
     const auto& links = port_links();
-    const auto link = links.find({switch_guid, port});
+    const auto link = links.find(key);
     const std::string where = link != links.end()
                                   ? "link " + ids_->link_name(link->second)
                                   : "port " + guid_hex(switch_guid) + "/" + std::to_string(port);
-    if (health_.isolated({switch_guid, port}))
-      log_(LogLevel::kWarning, "laas: fault: " + where + " had " + std::to_string(errors) +
-                                   " errors in one performance-manager reading (threshold " +
+    // Whoever may clear the counters may do it at every sweep: the 1st, 2nd, 4th, 8th... reset
+    // of a port is logged, the metrics count them all.
+    if (const auto n = health_.resets(key); reading.reset && (n & (n - 1)) == 0)
+      log_(LogLevel::kInfo, "laas: the error counters of " + where +
+                                " went back (reset by a reboot or a counter clear): they count "
+                                "no errors in this reading (" +
+                                std::to_string(n) + " such reading(s) of this port)");
+    if (!reading.changed) return;
+    if (health_.isolated(key))
+      log_(LogLevel::kWarning, "laas: fault: " + where + " had " + std::to_string(reading.errors) +
+                                   " errors in each of " + std::to_string(health_.consecutive()) +
+                                   " performance-manager reading(s) in a row (threshold " +
                                    std::to_string(health_.threshold()) + "): isolated as a fault");
     else
       log_(LogLevel::kInfo, "laas: fault cleared: " + where + " clean for " +
@@ -68,7 +83,10 @@ void TenantService::on_port_counters(topology::Guid switch_guid, int port,
     cluster_->set_faults(current_faults());
     const auto lines = cluster_->reconcile();
     for (const auto& line : lines) log_(LogLevel::kInfo, "laas: " + line);
-    if (!lines.empty()) save_placed("the repairs around an isolated link");
+    if (!lines.empty()) {
+      record_placed();
+      unsaved_ = "the repairs around an isolated link";
+    }
   }
   if (reroute_) reroute_();
 }
@@ -88,6 +106,7 @@ json TenantService::link_health_json(const allocator::Tenant& t) const {
     ports.push_back({id.leaf_guid, id.port});
   }
   PortCounters sum;
+  std::uint64_t resets = 0;
   json bad = json::array();
   for (const auto& key : ports) {
     const auto it = health_.totals().find(key);
@@ -95,6 +114,7 @@ json TenantService::link_health_json(const allocator::Tenant& t) const {
     if (it == health_.totals().end() && !isolated) continue;
     const PortCounters c = it == health_.totals().end() ? PortCounters{} : it->second;
     sum.add(c);
+    resets = saturating_add(resets, health_.resets(key));
     if (c.errors() == 0 && c.xmit_discards == 0 && !isolated) continue;
     const auto link = port_links().find(key);
     bad.push_back({{"port", link != port_links().end()
@@ -110,7 +130,8 @@ json TenantService::link_health_json(const allocator::Tenant& t) const {
   }
   return {{"errors", sum.errors()},         {"symbol_errors", sum.symbol_errors},
           {"link_downed", sum.link_downed}, {"xmit_discards", sum.xmit_discards},
-          {"xmit_wait", sum.xmit_wait},     {"ports_with_errors", bad}};
+          {"xmit_wait", sum.xmit_wait},     {"counter_resets", resets},
+          {"ports_with_errors", bad}};
 }
 
 }  // namespace laas::service

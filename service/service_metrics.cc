@@ -139,6 +139,11 @@ std::string TenantService::metrics_text() const {
     f.push_back(std::move(errors));
     f.push_back(std::move(discards));
     f.push_back(std::move(wait));
+    // Counters seen going back (reboots, clears): their readings counted no errors.
+    f.push_back({"laas_port_counter_resets_total",
+                 "Performance-manager readings of a port whose error counters had been reset",
+                 "counter",
+                 {{{}, static_cast<double>(health_.resets())}}});
   }
   f.push_back(gauge("laas_isolated_links",
                     "Links isolated as faults for their error counters (link_error_threshold)",

@@ -57,6 +57,7 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
           ": the tenants last routed keep their routes until the file is restored");
     persisted_ = store_.take_over(self.text(), self.port_guid, &written);
     state_stamp_ = written;
+    unsaved_.clear();  // what was recorded and not written is replaced by the file
   } catch (const std::exception& e) {
     // Unreadable or unwritable: route no tenant from it (never re-allocate); try again at the
     // next routing run, so a repaired file is taken over by itself.
@@ -96,6 +97,7 @@ bool TenantService::reload_shared_state() {
     PersistedState fresh = store_.load();
     persisted_ = std::move(fresh);
     state_stamp_ = now;
+    unsaved_.clear();  // the file is the truth
     if (!blocked_.empty()) log_(LogLevel::kInfo, "laas: " + store_.path() + " is readable again");
     blocked_.clear();
   } catch (const std::exception& e) {

@@ -13,6 +13,7 @@
 #include "export/partitions.h"
 #include "service/request_error.h"
 #include "service/request_params.h"
+#include "service/resume_check.h"
 
 namespace laas::service {
 namespace {
@@ -60,8 +61,14 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     : config_(std::move(config)),
       log_(std::move(log)),
       store_(config_.state_dir),
-      health_(config_.link_error_threshold, config_.link_error_clean_readings) {
+      health_(config_.link_error_threshold, config_.link_error_clean_readings,
+              config_.link_error_consecutive_readings) {
   allocator::make_placer(config_.algorithm);  // fail early on a bad algorithm name
+  // A check program others may change is never run; said at start, refused at each resume.
+  if (!config_.resume_check.empty())
+    if (const auto refusal = check_program_refusal(config_.resume_check); !refusal.empty())
+      log_(LogLevel::kError,
+           "laas: " + refusal + "; `laasctl host resume` is refused until it is fixed");
   try {
     state_stamp_ = stamp_of(store_.path());
     persisted_ = store_.load();
@@ -126,6 +133,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
                                            &view_->known());
       group_servers();
       ports_indexed_ = false;  // a new view: port_links() re-indexes
+      if (!unsaved_.empty() && holds_term()) save_placed(unsaved_);
       return;
     }
     view_ = std::move(view);
@@ -244,7 +252,7 @@ void TenantService::rebuild_cluster() {
     if (const auto g = view_->host_guid(h)) management.push_back(g);
   std::sort(management.begin(), management.end());
   bool changed = persisted_.loaded_version != kStateVersion || sm_ports_dirty_ ||
-                 management != persisted_.management;
+                 !unsaved_.empty() || management != persisted_.management;
   persisted_.management = std::move(management);
   for (const auto& t : persisted_.tenants)
     if (const auto* placed = cluster_->find(t.name)) changed = changed || !(persist(*placed) == t);
@@ -279,9 +287,13 @@ void TenantService::reserve_management_uplinks() {
   }
 }
 
-void TenantService::save_placed(const std::string& why) {
+void TenantService::record_placed() {
   for (auto& t : persisted_.tenants)
     if (const auto* placed = cluster_->find(t.name)) t = persist(*placed);
+}
+
+void TenantService::save_placed(const std::string& why) {
+  record_placed();
   try {
     save_or_throw();
     persisted_.loaded_version = kStateVersion;
@@ -557,6 +569,7 @@ PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
 void TenantService::store_save() {
   try {
     state_stamp_ = store_.save(persisted_);
+    unsaved_.clear();  // everything persisted_ holds is written
   } catch (const NotDurableError&) {
     state_stamp_ = stamp_of(store_.path());  // in place: what readers see is ours
     throw;

@@ -58,14 +58,18 @@ struct ServiceConfig {
   int default_wait_ms = 30000;
   ExportConfig exports;
   // A command an administrator requires a drained host to pass before it returns to the free
-  // pool (issue 23): run as `resume_check HOST_NAME PORT_GUID`, exit 0 = pass. Empty: none.
+  // pool (issue 23): run as `resume_check -- PORT_GUID HOST_NAME`, exit 0 = pass, hardened as
+  // service/resume_check.h says. Empty: none.
   std::string resume_check;
   int resume_check_timeout_ms = 120000;
   // Prometheus textfile (issue 23): kept current after every routing run and change, for
   // node_exporter's textfile collector. Empty: only `laasctl metrics`.
   std::string metrics_file;
-  // Port errors (OpenSM's perfmgr) in one reading that isolate a link as a fault; 0: never.
+  // Port errors (OpenSM's perfmgr) in one reading that count against a link; 0: never
+  // isolate. A link over it for link_error_consecutive_readings readings in a row is isolated
+  // as a fault.
   std::uint64_t link_error_threshold = 0;
+  int link_error_consecutive_readings = 2;
   int link_error_clean_readings = 3;  // clean readings after which it returns
 };
 
@@ -185,6 +189,7 @@ class TenantService {
   const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   void save_placed(const std::string& why);
+  void record_placed();  // the same, in memory only
   void reserve_management_uplinks();
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
@@ -309,6 +314,9 @@ class TenantService {
   topology::Guid self_sm_port_ = 0;  // this SM's port, as of the last routing run
   std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody
+  // Why persisted_ holds placements not written yet (empty: none): changed off the routing
+  // thread (repairs around an isolated link), written by the next routing run.
+  std::string unsaved_;
 };
 
 // Protocol error codes and the laasctl exit code each maps to.

@@ -11,6 +11,7 @@ laas_enter_namespace "$@"
 laas_setup perfmgr
 export SIM_HOST=SW_L2_0
 export LAAS_YAML_EXTRA="link_error_threshold: 1
+link_error_consecutive_readings: 1
 link_error_clean_readings: 1000
 metrics_file: $WORK/laas.prom"
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net

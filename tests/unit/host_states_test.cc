@@ -114,7 +114,8 @@ TEST_F(HostStates, ResumeRunsTheAdministratorsCheck) {
   check = dir.path + "/check.sh";
   {
     std::ofstream f(check);
-    f << "#!/bin/sh\n[ \"$1\" = comp-5 ] && exit 0\necho \"$1 ($2) failed burn-in\"\nexit 3\n";
+    f << "#!/bin/sh\n[ \"$1\" = -- ] && [ \"$3\" = comp-5 ] && exit 0\n"
+         "echo \"$3 ($2) failed burn-in\"\nexit 3\n";
   }
   chmod(check.c_str(), 0755);
   service = make();
@@ -127,4 +128,56 @@ TEST_F(HostStates, ResumeRunsTheAdministratorsCheck) {
   EXPECT_EQ(state_of("comp-6"), "drained");
   ASSERT_TRUE(call("host.resume", {{"hosts", {"comp-5"}}})["ok"]);
   EXPECT_EQ(state_of("comp-5"), "free");
+}
+
+// A host's root sets its node description: a name that could be read as an option or a shell
+// word reaches the check as "unnamed", after the GUID that identifies the host.
+TEST_F(HostStates, AHostileNameNeverReachesTheCheck) {
+  check = dir.path + "/check.sh";
+  {
+    std::ofstream f(check);
+    f << "#!/bin/sh\nprintf '%s\\n' \"$@\" >" << dir.path << "/argv\n";
+  }
+  chmod(check.c_str(), 0755);
+  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  for (auto& n : fabric.nodes)
+    if (n.name == "comp-6") n.name = "-oProxyCommand=x";
+  service = make();
+  service->on_topology(std::make_shared<TopologyView>(tree, fabric, emb));
+  const json host = call("host.get", {{"name", "-oProxyCommand=x"}})["result"];
+  ASSERT_TRUE(host.contains("guid")) << host.dump();
+  const std::string guid = host["guid"];
+  ASSERT_TRUE(call("host.drain", {{"hosts", {guid}}, {"reason", "burn-in"}})["ok"]);
+  auto r = call("host.resume", {{"hosts", {guid}}});
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(laas::test::slurp(dir.path + "/argv"), "--\n" + guid + "\nunnamed\n");
+}
+
+// A check program others may change is refused when the service starts and at every resume;
+// it never runs, the hosts stay drained.
+TEST_F(HostStates, ACheckOthersMayChangeIsRefused) {
+  check = dir.path + "/check.sh";
+  {
+    std::ofstream f(check);
+    f << "#!/bin/sh\ntouch " << dir.path << "/ran\n";
+  }
+  chmod(check.c_str(), 0775);
+  logs.clear();
+  service = make();
+  bool logged = false;
+  for (const auto& l : logs) logged = logged || l.find("is writable by group") != std::string::npos;
+  EXPECT_TRUE(logged);
+  ASSERT_TRUE(call("host.drain", {{"hosts", {"comp-5"}}, {"reason", "burn-in"}})["ok"]);
+  auto refused = call("host.resume", {{"hosts", {"comp-5"}}});
+  ASSERT_FALSE(refused["ok"]);
+  EXPECT_EQ(refused["error"]["code"], "refused");
+  const std::string why = refused["error"]["message"];
+  EXPECT_NE(why.find("resume_check " + check + " is writable by group"), std::string::npos) << why;
+  EXPECT_EQ(state_of("comp-5"), "drained");
+  EXPECT_FALSE(std::ifstream(dir.path + "/ran").good()) << "the check ran";
+  // Fixed: resumes work again without a restart.
+  chmod(check.c_str(), 0755);
+  ASSERT_TRUE(call("host.resume", {{"hosts", {"comp-5"}}})["ok"]);
+  EXPECT_TRUE(std::ifstream(dir.path + "/ran").good());
 }
