@@ -2,12 +2,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <random>
 #include <stdexcept>
 
 namespace laas::exports {
@@ -35,7 +35,7 @@ int write_all(int fd, const std::string& content) {
 }
 
 void write_in_place(const std::string& path, const std::string& content) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
   if (fd < 0) fail(path, "open", errno);
   if (int err = write_all(fd, content)) {
     ::close(fd);
@@ -50,25 +50,37 @@ void write_in_place(const std::string& path, const std::string& content) {
   if (::close(fd) != 0) fail(path, "close", errno);
 }
 
-// `owner`: the replaced file's (uid, gid), kept where we may (root); nullptr for a new file.
-void replace_atomically(const std::string& path, const std::string& content, mode_t mode,
-                        const struct stat* owner) {
+// A new file next to `path`, created by us (O_EXCL, O_NOFOLLOW: nothing planted at the name
+// is opened) with mode 0666 less the umask, owned by the caller: nothing of a file it replaces
+// -- owner, set-id bits -- is carried over. Returns its descriptor; `tmp` gets its name.
+int create_temporary(const std::string& dir, const std::string& base, std::string* tmp) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    char suffix[16];
+    std::snprintf(suffix, sizeof suffix, "%08x", static_cast<unsigned>(random()));
+    *tmp = dir + "/." + base + ".laas-" + suffix;
+    const int fd = ::open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+// Writes `content` into a new file and renames it over `path` (a new inode: a reader holding
+// the old file keeps the old content), then syncs the directory.
+void replace_atomically(const std::string& path, const std::string& content) {
   const auto slash = path.find_last_of('/');
   const std::string dir =
       slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-  std::string tmp = dir + "/." + base + ".laas-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
+  std::string tmp;
+  const int fd = create_temporary(dir, base, &tmp);
   if (fd < 0) fail(path, "creating a temporary file in " + dir, errno);
   auto undo = [&](const char* what, int err) {
     ::close(fd);
     ::unlink(tmp.c_str());
     fail(path, what, err);
   };
-  if (::fchmod(fd, mode) != 0) undo("fchmod", errno);
-  if (owner && (owner->st_uid != ::geteuid() || owner->st_gid != ::getegid()) &&
-      ::fchown(fd, owner->st_uid, owner->st_gid) != 0 && errno != EPERM)
-    undo("fchown", errno);
   if (int err = write_all(fd, content)) undo("write", err);
   if (::fsync(fd) != 0) undo("fsync", errno);
   if (::close(fd) != 0) {
@@ -93,30 +105,36 @@ void replace_atomically(const std::string& path, const std::string& content, mod
 
 void write_output_file(const std::string& path, const std::string& content) {
   if (path.empty()) throw std::runtime_error("cannot write an empty path");
-  std::string target = path;
   struct stat st;
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    char resolved[PATH_MAX];
-    if (::realpath(path.c_str(), resolved)) target = resolved;  // dangling: replace the link
-  }
-  if (::stat(target.c_str(), &st) != 0) {
-    if (errno != ENOENT) fail(path, "stat", errno);
-    replace_atomically(target, content, 0644, nullptr);
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) fail(path, "lstat", errno);
+    replace_atomically(path, content);
     return;
   }
+  // A link may have been planted to make us write where it points (run as root, into a
+  // directory others can write): name the file itself.
+  if (S_ISLNK(st.st_mode))
+    throw std::runtime_error("cannot write " + path +
+                             ": it is a symbolic link; give the path of the file itself");
   if (S_ISDIR(st.st_mode)) throw std::runtime_error("cannot write " + path + ": is a directory");
   if (S_ISREG(st.st_mode))
-    replace_atomically(target, content, st.st_mode & 07777, &st);
+    replace_atomically(path, content);
+  else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+    write_in_place(path, content);
   else
-    write_in_place(target, content);
+    throw std::runtime_error("cannot write " + path +
+                             ": not a regular file, character device or FIFO");
 }
 
 void write_output_dir(const std::string& dir, const std::map<std::string, std::string>& files) {
   if (dir.empty()) throw std::runtime_error("cannot write into an empty directory name");
   struct stat st;
-  if (::stat(dir.c_str(), &st) != 0) {
+  if (::lstat(dir.c_str(), &st) != 0) {
     if (errno != ENOENT || ::mkdir(dir.c_str(), 0755) != 0)
       throw std::runtime_error("cannot create directory " + dir + ": " + strerror(errno));
+  } else if (S_ISLNK(st.st_mode)) {
+    throw std::runtime_error("cannot write into " + dir +
+                             ": it is a symbolic link; give the path of the directory itself");
   } else if (!S_ISDIR(st.st_mode)) {
     throw std::runtime_error("cannot write into " + dir + ": not a directory");
   }

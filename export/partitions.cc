@@ -51,6 +51,25 @@ const char* membership_text(Membership m) {
   return "limited";
 }
 
+// OpenSM compares words with strncmp(word, keyword, strlen(word)): any prefix of the keyword
+// matches, the empty word included.
+bool opensm_prefix(std::string_view word, std::string_view keyword) {
+  return word.size() <= keyword.size() && keyword.substr(0, word.size()) == word;
+}
+
+// A member's "=flag" as partition_add_port() reads it: "f", "fu" and even "" are full.
+Membership port_membership(const std::string& flag) {
+  if (opensm_prefix(flag, "full")) return Membership::kFull;
+  if (opensm_prefix(flag, "both")) return Membership::kBoth;
+  return Membership::kLimited;
+}
+
+// Keywords that, given full membership, make every port of a kind a full member: every
+// member of the partition (a tenant host of the default partition) then reaches them all.
+bool opens_to_all(const std::string& port) {
+  return port == "ALL" || port == "ALL_CAS" || port == "ALL_SWITCHES";
+}
+
 bool is_mgroup_flag(const std::string& key) {
   static const char* keys[] = {"rate", "mtu", "sl", "scope", "q_key", "tclass", "flowlabel"};
   return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
@@ -58,6 +77,7 @@ bool is_mgroup_flag(const std::string& key) {
 
 struct Checker {
   PartitionsCheck out;
+  Membership defmember = Membership::kLimited;  // of the statement being read
 
   void error(int line, std::string msg) { out.diagnostics.push_back({line, true, std::move(msg)}); }
   void warn(int line, std::string msg) { out.diagnostics.push_back({line, false, std::move(msg)}); }
@@ -82,7 +102,23 @@ struct Checker {
     return false;
   }
 
+  // partition_add_flag(): "defmember" or any prefix of it (case counts), with a value that is
+  // a prefix of full, both or limited, sets the statement's default membership.
+  void note_defmember(const std::string& item) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) return;
+    const std::string key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    if (key.empty() || !opensm_prefix(key, "defmember")) return;
+    if (opensm_prefix(value, "full"))
+      defmember = Membership::kFull;
+    else if (opensm_prefix(value, "both"))
+      defmember = Membership::kBoth;
+    else if (opensm_prefix(value, "limited"))
+      defmember = Membership::kLimited;
+  }
+
   void definition(const std::string& text, int line) {
+    defmember = Membership::kLimited;
     std::vector<std::string> items;
     std::size_t start = 0;
     for (;;) {
@@ -116,6 +152,7 @@ struct Checker {
         entry.pkey = static_cast<std::uint16_t>(*v & 0x7fff);
     }
     for (std::size_t i = 1; i < items.size(); ++i) {
+      note_defmember(items[i]);
       if (items[i].empty())
         error(line, "empty flag between ',' in the partition definition");
       else if (!flag(items[i], line))
@@ -171,13 +208,34 @@ struct Checker {
       else if (*guid == 0)
         error(line, "member GUID 0 is not a port GUID");
     }
-    if (eq != std::string::npos) {
-      const std::string m = trim(item.substr(eq + 1));
-      if (m != "full" && m != "limited" && m != "both")
-        warn(line, "membership '" + m + "' of '" + port +
-                       "' is not full, limited or both; OpenSM makes it a limited member");
-    }
+    const std::string flag = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
+    if (eq != std::string::npos && flag != "full" && flag != "limited" && flag != "both")
+      warn(line, "membership '" + flag + "' of '" + port +
+                     "' is not full, limited or both; OpenSM reads it as " +
+                     membership_text(port_membership(flag)));
+    const Membership m = eq == std::string::npos ? defmember : port_membership(flag);
+    if (m != Membership::kLimited && opens_to_all(port) && !out.partitions.empty())
+      error(line,
+            everyone_full(port,
+                          eq == std::string::npos ? port + " (defmember=" + membership_text(m) + ")"
+                                                  : trim(item),
+                          out.partitions.back()));
     return false;
+  }
+
+  // Why `port` (ALL, ALL_CAS, ALL_SWITCHES) as a full member is refused, `written` as the
+  // file says it.
+  static std::string everyone_full(const std::string& port, const std::string& written,
+                                   const PartitionEntry& p) {
+    const std::string key = p.pkey ? "0x" + hex4(*p.pkey) : "P_Key chosen by OpenSM";
+    const std::string partition = p.name.empty() ? key : p.name + " (" + key + ")";
+    const bool switches = port == "ALL_SWITCHES";
+    return written + " makes every " + (switches ? "switch's management port" : "port") +
+           (port == "ALL_CAS" ? " of a host" : "") + " a full member of partition " + partition +
+           (switches ? ": every member, whatever its tenant, could reach the switches' "
+                       "management ports (counters, vendor MADs)"
+                     : ": tenants could reach each other") +
+           "; use " + port + "=limited or list the full members";
   }
 
   static bool flag_key(const std::string& key) {
@@ -370,8 +428,10 @@ std::vector<std::uint16_t> assign_pkeys(const std::vector<TenantRecord>& tenants
 
 namespace {
 
-// The base text without an earlier generated block, trailing blank lines removed.
-std::string strip_generated(const std::string& base, const std::string& base_name) {
+// The base text without an earlier generated block, trailing blank lines removed. `blank`:
+// dropped lines are left empty instead, so that the validator's line numbers are the file's.
+std::string strip_generated(const std::string& base, const std::string& base_name,
+                            bool blank = false) {
   std::istringstream in(base);
   std::string line, out;
   int n = 0, begin_line = 0;
@@ -379,33 +439,32 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
   while (std::getline(in, line)) {
     ++n;
     const std::string t = trim(line);
+    bool keep = false, comment = false;
     if (t.rfind(kBeginMarker, 0) == 0) {
       if (inside)
         throw ExportError(kFormat, base_name + ":" + std::to_string(n),
                           "second LaaS BEGIN marker inside a generated block");
       inside = true;
       begin_line = n;
-      continue;
-    }
-    if (t.rfind(kEndMarker, 0) == 0) {
+    } else if (t.rfind(kEndMarker, 0) == 0) {
       if (!inside)
         throw ExportError(kFormat, base_name + ":" + std::to_string(n),
                           "LaaS END marker without a BEGIN marker");
       inside = false;
-      continue;
+    } else if (!inside && t.rfind(kDefaultComment, 0) == 0) {
+      // The default partition LaaS added itself (one line after its comment) is regenerated:
+      // its management and shared-service members follow the fabric.
+      comment = true;
+    } else if (own_default && t.rfind("Default=", 0) == 0 && t.back() == ';') {
+      // dropped with its comment
+    } else {
+      keep = !inside;
     }
-    // The default partition LaaS added itself (one line after its comment) is regenerated:
-    // its management and shared-service members follow the fabric (issue 24).
-    if (!inside && t.rfind(kDefaultComment, 0) == 0) {
-      own_default = true;
-      continue;
-    }
-    if (own_default && t.rfind("Default=", 0) == 0 && t.back() == ';') {
-      own_default = false;
-      continue;
-    }
-    own_default = false;
-    if (!inside) out += line + "\n";
+    own_default = comment;
+    if (keep)
+      out += line + "\n";
+    else if (blank)
+      out += "\n";
   }
   if (inside)
     throw ExportError(kFormat, base_name + ":" + std::to_string(begin_line),
@@ -416,6 +475,10 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
 
 std::string member_port(const ManagementMember& m) {
   const std::string subject = "management port '" + m.port + "'";
+  if (m.port == "ALL_SWITCHES" && m.membership != Membership::kLimited)
+    throw ExportError(kFormat, subject,
+                      "would make every switch's management port a full member of every tenant "
+                      "partition");
   if (m.port == "SELF" || m.port == "ALL_SWITCHES" || m.port == "ALL_ROUTERS") return m.port;
   if (m.port == "ALL" || m.port == "ALL_CAS")
     throw ExportError(kFormat, subject, "would make every host a member of every tenant partition");
@@ -426,7 +489,7 @@ std::string member_port(const ManagementMember& m) {
 
 std::set<std::uint16_t> base_reserved_pkeys(std::string_view base_text,
                                             const std::string& base_name) {
-  const std::string base = strip_generated(std::string(base_text), base_name);
+  const std::string base = strip_generated(std::string(base_text), base_name, true);
   const auto check = validate_partitions(base);
   for (const auto& d : check.diagnostics)
     if (d.error) throw ExportError(kFormat, base_name + ":" + std::to_string(d.line), d.message);
@@ -455,7 +518,7 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
   bool has_default = false;
   if (options.base_text) {
     base = strip_generated(*options.base_text, options.base_name);
-    reserved = base_reserved_pkeys(base, options.base_name);
+    reserved = base_reserved_pkeys(*options.base_text, options.base_name);
     for (const auto& p : validate_partitions(base).partitions) {
       base_names.insert(p.name);
       if (p.pkey && *p.pkey == 0x7fff) has_default = true;

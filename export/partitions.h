@@ -26,7 +26,8 @@ struct ManagementMember {
 struct PartitionOptions {
   // The administrator's partitions.conf. Kept verbatim, except a block between the
   // kBeginMarker/kEndMarker lines (an earlier generation) which is dropped. When it has no
-  // partition with P_Key 0x7fff, kDefaultPartition is added.
+  // partition with P_Key 0x7fff, kDefaultPartition is added. A base validate_partitions finds
+  // errors in (ALL=full included) is refused: ExportError "base_name:line: message".
   std::optional<std::string> base_text;
   std::string base_name = "partitions.conf";  // for error messages
   // Management hosts are full members of every tenant partition (they serve every tenant:
@@ -44,12 +45,13 @@ inline constexpr const char* kBeginMarker = "# BEGIN LaaS tenant partitions";
 inline constexpr const char* kEndMarker = "# END LaaS tenant partitions";
 // Heads the default partition LaaS adds; that one line is regenerated with every file.
 inline constexpr const char* kDefaultComment = "# Default partition added by LaaS";
-// Hosts are limited members of the default partition (they reach the SM and the switches, not
-// each other: tenants meet only in their own partitions); the SM's port and the switches are
-// full members. OpenSM applies members left to right and a later entry overwrites an earlier one
-// for the same port, so SELF=full after ALL_CAS=limited makes an SM on a host full.
+// Hosts and the switches' management ports are limited members of the default partition: hosts
+// reach the SM (and the management hosts LaaS adds by GUID), not each other nor the switches
+// (their counters and vendor MADs are not for tenants); tenants meet only in their own
+// partitions. OpenSM applies members left to right and a later entry overwrites an earlier one
+// for the same port, so SELF=full after them makes an SM on a host or a switch full.
 inline constexpr const char* kDefaultPartition =
-    "Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=full, SELF=full ;";
+    "Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=limited, SELF=full ;";
 inline constexpr std::size_t kMaxPartitionName = 31;     // osm_prtn_t::name is char[32]
 inline constexpr std::size_t kMaxPartitionsLine = 4094;  // fgets(line, 4096 - 1) in OpenSM
 
@@ -98,6 +100,9 @@ struct PartitionsCheck {
 // '#' comments; statements "[Name][=PKey][,ipoib|indx0|defmember=..|mgroup flags] : members ;"
 // spanning lines; members ALL, ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF or a port GUID, each
 // with optional =full|=limited|=both; "mgid=GID[,flags]" multicast groups.
+// Also an error, though OpenSM takes it: ALL, ALL_CAS or ALL_SWITCHES as full (or both) members,
+// written or by the statement's defmember, as OpenSM reads them ("ALL=f" and "ALL=" are full):
+// every tenant host would reach every other, or the switches' management ports.
 PartitionsCheck validate_partitions(std::string_view text);
 
 }  // namespace laas::exports

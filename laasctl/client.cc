@@ -42,8 +42,10 @@ int connect_to(const std::string& path) {
     if (err == EAGAIN)
       throw ClientError(kExitBusy, "the LaaS service at " + path + " is busy; try again");
     if (err == EACCES || err == EPERM)
-      throw ClientError(kExitPermission, "permission denied on " + path +
-                                             ": run as root or as a member of group laas");
+      throw ClientError(
+          kExitPermission,
+          "permission denied on " + path +
+              ": run as root or as a member of group laas (changes) or laas-read (reads)");
     throw ClientError(kExitUnreachable,
                       "cannot reach the LaaS service at " + path + ": " + std::strerror(err) +
                           " (is OpenSM running with 'event_plugin_name osmlaas'?)");

@@ -208,8 +208,8 @@ int main(int argc, char** argv) {
   exporter->add_flag("--partitions", slurm_partitions,
                      "slurm: also a Slurm partition per tenant, on its hosts");
   exporter->add_option("-o,--output", output,
-                       "write to FILE (replaced atomically) instead of standard output; "
-                       "routing-chains: into directory DIR");
+                       "write to FILE (a new file, renamed over it; a symbolic link is "
+                       "refused) instead of standard output; routing-chains: into directory DIR");
 
   auto* validate = app.add_subcommand(
       "validate", "offline: check a partitions.conf the way OpenSM 3.3.23 reads it");

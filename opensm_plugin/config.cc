@@ -61,6 +61,8 @@ void apply_key(const std::string& path, const std::string& key, const YAML::Node
     c.socket = v.IsNull() ? "" : v.as<std::string>();
   } else if (key == "socket_group") {
     c.socket_group = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "socket_read_group") {
+    c.socket_read_group = v.IsNull() ? "" : v.as<std::string>();
   } else if (key == "state_dir") {
     c.state_dir = v.as<std::string>();
     if (c.state_dir.empty() || c.state_dir.front() != '/')

@@ -15,6 +15,7 @@ namespace laas::plugin {
 struct Config {
   std::string socket = "/run/opensm/laas.sock";  // control socket; empty: not served
   std::string socket_group = "laas";             // its members may change tenants
+  std::string socket_read_group = "laas-read";   // its members may only read
   std::string state_dir = "/var/lib/laas";       // tenants.yaml in, allocations.json out
   std::string placer = "laas";                   // laas | simple | unconstrained
   // The state directory is shared storage (NFS, DRBD: docs/ha.md): an SM becoming master

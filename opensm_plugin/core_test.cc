@@ -270,6 +270,9 @@ TEST(PluginConfig, ShippedLaasYamlLoads) {
   EXPECT_EQ(c.placer, "laas");
   EXPECT_TRUE(c.manage_partitions);
   EXPECT_TRUE(c.slurm_node_names.empty());
+  // Two groups on the control socket: changes, and reads only.
+  EXPECT_EQ(c.socket_group, "laas");
+  EXPECT_EQ(c.socket_read_group, "laas-read");
 }
 
 TEST(PluginConfig, NameMapsAndTheirErrors) {

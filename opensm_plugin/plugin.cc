@@ -733,6 +733,7 @@ void* start(osm_opensm_t* osm) {
     laas::service::SocketConfig sc;
     sc.path = config.socket;
     sc.group = config.socket_group;
+    sc.read_group = config.socket_read_group;
     plugin->socket = std::make_unique<laas::service::SocketServer>(sc, plugin->engine->service(),
                                                                    logger_for(osm));
     try {

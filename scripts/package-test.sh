@@ -76,12 +76,20 @@ if [ "${1:-}" = "--fabric" ]; then
   sock=/run/opensm/laas.sock
   [ -S "$sock" ] || die "no control socket at $sock"
   perm=$(stat -c '%a %U %G' "$sock")
-  [ "$perm" = "660 root laas" ] || die "$sock is '$perm', expected '660 root laas'"
-  # Someone outside group laas cannot even reach the socket (/run/opensm is 0750 root:laas).
+  [ "$perm" = "666 root laas" ] || die "$sock is '$perm', expected '666 root laas'"
+  # Someone in neither group cannot even reach the socket (/run/opensm is 0750 root:laas, with
+  # an ACL for laas-read); the peer credentials would refuse them anyway.
   rc=0
   setpriv --reuid=nobody --regid=nogroup --clear-groups laasctl status >nobody.out 2>&1 || rc=$?
   [ $rc -eq 77 ] || die "laasctl as nobody: exit $rc, expected 77 (permission denied)"
   log "laasctl as nobody: exit 77 ($(head -1 nobody.out))"
+  # Group laas-read reads, and may not change tenants.
+  as_reader() { setpriv --reuid=nobody --regid=laas-read --clear-groups "$@"; }
+  as_reader laasctl status >reader.out 2>&1 || die "laasctl status as laas-read: $(cat reader.out)"
+  rc=0
+  as_reader laasctl tenant add r1 --hosts 1 >reader.out 2>&1 || rc=$?
+  [ $rc -eq 77 ] || die "laasctl tenant add as laas-read: exit $rc, expected 77: $(cat reader.out)"
+  log "laas-read: status ok, tenant add exit 77 ($(head -1 reader.out))"
 
   laasctl --timeout 60 tenant add t1 --hosts 10 >add.out 2>&1 ||
     die "laasctl tenant add t1 --hosts 10: $(cat add.out)"
@@ -185,6 +193,7 @@ dpkg-query -W -f='${Status} ${Version}\n' laas
 plugin=$(dpkg -L laas | grep '/libosmlaas\.so$')
 case "$plugin" in /usr/lib/*-linux-gnu*/libosmlaas.so) ;; *) die "plugin installed as '$plugin'" ;; esac
 getent group laas >/dev/null || die "group laas was not created"
+getent group laas-read >/dev/null || die "group laas-read was not created"
 # /var/lib/laas is setgid, so the state files inside are group laas (readable by its members).
 for want in "/run/opensm 750" "/var/lib/laas 2750"; do
   d=${want% *} mode=${want#* }

@@ -71,15 +71,27 @@ std::optional<gid_t> lookup_group(const std::string& name) {
   }
 }
 
-bool may_change_state(uid_t uid, gid_t peer_gid, std::optional<gid_t> group) {
-  if (uid == 0) return true;
-  if (!group) return false;
-  if (peer_gid == *group) return true;
+Access access_of(uid_t uid, gid_t peer_gid, std::optional<gid_t> write_group,
+                 std::optional<gid_t> read_group) {
+  if (uid == 0) return Access::kWrite;
+  if (write_group && peer_gid == *write_group) return Access::kWrite;
+  if (!write_group && !read_group) return Access::kNone;
+  // Otherwise the group database: the user looked up once, its groups for each group asked.
   const auto user = lookup_user(uid);
-  if (!user) return false;
-  return user_in_group(
-      user->name, user->gid, *group,
-      [](const char* u, gid_t g, gid_t* out, int* n) { return ::getgrouplist(u, g, out, n); });
+  const auto member = [&](std::optional<gid_t> group) {
+    if (!group) return false;
+    if (peer_gid == *group) return true;
+    return user && user_in_group(user->name, user->gid, *group,
+                                 [](const char* u, gid_t g, gid_t* out, int* n) {
+                                   return ::getgrouplist(u, g, out, n);
+                                 });
+  };
+  if (member(write_group)) return Access::kWrite;
+  return member(read_group) ? Access::kRead : Access::kNone;
+}
+
+bool may_change_state(uid_t uid, gid_t peer_gid, std::optional<gid_t> group) {
+  return access_of(uid, peer_gid, group, std::nullopt) == Access::kWrite;
 }
 
 }  // namespace laas::service

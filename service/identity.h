@@ -28,6 +28,15 @@ std::optional<UserEntry> lookup_user(uid_t uid);
 // The gid of group `name` (getgrnam_r); nullopt when there is no such group.
 std::optional<gid_t> lookup_group(const std::string& name);
 
+// What a peer of the control socket may do.
+enum class Access { kNone, kRead, kWrite };
+
+// Root: everything. Otherwise the peer's group (SO_PEERCRED) or the uid's groups in the group
+// database: `write_group` may change tenants and hosts (and read), `read_group` may read;
+// anyone else nothing. An absent group (nullopt) has no members.
+Access access_of(uid_t uid, gid_t peer_gid, std::optional<gid_t> write_group,
+                 std::optional<gid_t> read_group);
+
 // Root, the socket group as primary group, or a member of it.
 bool may_change_state(uid_t uid, gid_t peer_gid, std::optional<gid_t> group);
 

@@ -225,7 +225,9 @@ std::string TenantService::metrics_text() const {
 void TenantService::write_metrics_file() {
   if (config_.metrics_file.empty()) return;
   try {
-    write_file_atomically(config_.metrics_file, metrics_text(), 0644);
+    // Under mu_ (every change and routing run rewrites it): renamed into place, not synced --
+    // an fsync here would stall every request behind the disk.
+    replace_file(config_.metrics_file, metrics_text(), 0644);
     metrics_file_failing_ = false;
   } catch (const std::exception& e) {
     if (!metrics_file_failing_)

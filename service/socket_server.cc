@@ -28,6 +28,7 @@ struct SocketServer::Shared {
   TenantService& service;
   Logger log;
   std::optional<gid_t> group_gid;
+  std::optional<gid_t> read_gid;
   int wake_pipe[2] = {-1, -1};
   std::atomic<bool> stopping{false};
   std::mutex mu;
@@ -142,7 +143,19 @@ namespace {
 void serve(SocketServer::Shared& s, int fd, uid_t uid, gid_t gid) {
   Caller caller;
   caller.uid = uid;
-  caller.may_write = may_change_state(uid, gid, s.group_gid);
+  const Access access = access_of(uid, gid, s.group_gid, s.read_gid);
+  if (access == Access::kNone) {
+    // Refused before reading anything: a peer in neither group learns nothing else.
+    std::string allowed = "root";
+    if (!s.config.group.empty()) allowed += ", group " + s.config.group + " (changes)";
+    if (!s.config.read_group.empty()) allowed += ", group " + s.config.read_group + " (reads)";
+    send_now(fd, error_line(nullptr, error::kPermission,
+                            "permission denied: uid " + std::to_string(uid) +
+                                " may not use this socket; allowed: " + allowed));
+    return;
+  }
+  caller.may_write = access == Access::kWrite;
+  caller.may_read = true;
   const auto request_window = std::chrono::milliseconds(s.config.request_timeout_ms);
   const auto send_window = std::chrono::milliseconds(s.config.send_timeout_ms);
   auto deadline = Clock::now() + request_window;
@@ -205,6 +218,12 @@ void SocketServer::start() {
     if (!s.group_gid)
       s.log(LogLevel::kWarning,
             "laas: group '" + config.group + "' does not exist: only root may change tenants");
+  }
+  if (!config.read_group.empty()) {
+    s.read_gid = lookup_group(config.read_group);
+    if (!s.read_gid)
+      s.log(LogLevel::kWarning,
+            "laas: group '" + config.read_group + "' does not exist: nobody has read-only access");
   }
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;

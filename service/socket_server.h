@@ -1,6 +1,9 @@
 // The control socket: a Unix stream socket speaking newline-delimited JSON, one request per
-// line, one response per line. Peers are identified by SO_PEERCRED: root and members of the
-// configured group may change state, anyone who can connect may read.
+// line, one response per line. Peers are identified by SO_PEERCRED, and that is what grants
+// access: root and members of `group` may change tenants and hosts, members of `read_group`
+// may only read, anyone else is refused at once (permission_denied). The socket file itself is
+// mode 0666: one file has one group, and two groups must connect; who reaches it is the
+// directory's business (/run/opensm, see conf/tmpfiles.d-laas.conf), not the file's.
 //
 // Hostile or broken clients cannot stall it: a whole request must arrive within
 // request_timeout_ms (the bound does not restart with every byte), a reply must be taken
@@ -20,8 +23,9 @@ namespace laas::service {
 
 struct SocketConfig {
   std::string path = "/run/opensm/laas.sock";
-  std::string group = "laas";  // members may change state; empty: root only
-  unsigned mode = 0660;
+  std::string group = "laas";            // members may change state; empty: root only
+  std::string read_group = "laas-read";  // members may read; empty: nobody but the above
+  unsigned mode = 0666;
   size_t max_request_bytes = kMaxRequestBytes;
   // From the connection (or the previous reply) to the end of the next request line.
   int request_timeout_ms = 10000;

@@ -61,9 +61,9 @@ namespace {
 
 // Writes and syncs `text` into a new file `tmp` (given: a fixed name; empty: a unique name next
 // to `path`, returned), so that writers on several hosts sharing a directory never write into
-// each other's temporary file.
+// each other's temporary file. `durable` false: not synced.
 std::string stage_to(const std::string& path, std::string tmp, const std::string& text,
-                     unsigned mode) {
+                     unsigned mode, bool durable = true) {
   int fd;
   if (tmp.empty()) {
     std::string pattern = path + ".tmp.XXXXXX";
@@ -81,7 +81,7 @@ std::string stage_to(const std::string& path, std::string tmp, const std::string
   if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
   try {
     write_all(fd, text, tmp);
-    if (sync_fd(fd, false) != 0)
+    if (durable && sync_fd(fd, false) != 0)
       throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
   } catch (...) {
     ::close(fd);
@@ -92,7 +92,7 @@ std::string stage_to(const std::string& path, std::string tmp, const std::string
   return tmp;
 }
 
-void publish_from(const std::string& tmp, const std::string& path) {
+void publish_from(const std::string& tmp, const std::string& path, bool durable = true) {
   const auto slash = path.rfind('/');
   const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -100,6 +100,7 @@ void publish_from(const std::string& tmp, const std::string& path) {
     ::unlink(tmp.c_str());
     throw std::runtime_error("cannot replace " + path + ": " + why);
   }
+  if (!durable) return;
   // The rename is durable only once the directory entry is on disk.
   // From here on the new content is what readers see: failures say so (NotDurableError).
   const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -125,6 +126,10 @@ void publish_staged_file(const std::string& path) { publish_from(path + ".tmp", 
 
 void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
   publish_from(stage_to(path, "", text, mode), path);
+}
+
+void replace_file(const std::string& path, const std::string& text, unsigned mode) {
+  publish_from(stage_to(path, "", text, mode, false), path, false);
 }
 
 StateStore::StateStore(std::string directory)

@@ -174,6 +174,10 @@ class NotDurableError : public std::runtime_error {
 // Throws NotDurableError when only the last step failed, std::runtime_error (the old file
 // intact) otherwise; both name the path.
 void write_file_atomically(const std::string& path, const std::string& content, unsigned mode);
+// Replaces `path` atomically (readers see the old or the new file) but not durably: no fsync, so
+// it is cheap under a lock. For files rewritten often and regenerated after a crash anyway (the
+// metrics textfile). Throws std::runtime_error (the old file intact) naming the path.
+void replace_file(const std::string& path, const std::string& content, unsigned mode);
 // A file's whole text; `exists` (may be null) says whether it could be opened ("" if not).
 std::string read_text(const std::string& path, bool* exists);
 // Its two halves, for a writer that decides late whether the new content stands: stage_file

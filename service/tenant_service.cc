@@ -387,6 +387,8 @@ json TenantService::handle(const json& request, const Caller& caller) {
         fail(error::kBadRequest, "field 'id' must be a string or an integer");
       response["id"] = request["id"];
     }
+    if (!caller.may_read && !caller.may_write)
+      fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may not use this service");
     if (!request.contains("v") || !request["v"].is_number_integer())
       fail(error::kBadRequest, "field 'v' (protocol version) must be an integer");
     if (request["v"].get<long long>() != kProtocolVersion)
@@ -539,6 +541,9 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   if (method == "host.accept") return accept(params, caller);
   if (method == "audit") {
     if (!audit_) fail(error::kUnavailable, "no audit is available in this process");
+    // Without mu_: the hook takes OpenSM's lock, which the routing side holds while it calls in.
+    const auto run = audits_.start(caller.uid);
+    if (!run) fail(error::kBusy, "too many audits (" + run.why + "); try again when one is done");
     json report = audit_();
     std::lock_guard<std::mutex> lock(mu_);
     if (report.contains("violations") && report["violations"].is_number_integer())

@@ -21,6 +21,7 @@
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
+#include "service/run_limit.h"
 #include "service/sm_role.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
@@ -82,7 +83,8 @@ struct SmSeen {
 
 struct Caller {
   long uid = -1;
-  bool may_write = false;
+  bool may_write = false;  // change tenants and hosts (root, the socket group)
+  bool may_read = true;    // false: in neither socket group, every request is refused
 };
 
 enum class LogLevel { kInfo, kWarning, kError };
@@ -267,6 +269,9 @@ class TenantService {
   StateStore store_;
   std::function<void()> reroute_;
   std::function<nlohmann::json()> audit_;
+  // Live audits (each takes OpenSM's lock for its snapshot, then seconds of CPU): one per uid,
+  // two in all; more are refused busy.
+  RunLimit audits_{2, 1};
   std::function<nlohmann::json(const nlohmann::json&)> export_;
   std::function<void()> partitions_hook_;
   std::string last_partitions_;
@@ -328,7 +333,7 @@ constexpr const char* kDuplicate = "duplicate";           // exit 1
 constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
 constexpr const char* kPermission = "permission_denied";  // exit 77
 constexpr const char* kInternal = "internal";             // exit 70
-constexpr const char* kBusy = "busy";             // exit 75: connection limit reached, try again
+constexpr const char* kBusy = "busy";  // exit 75: connection or audit limit reached, try again
 constexpr const char* kNotMaster = "not_master";  // exit 3: ask the master SM (named)
 }  // namespace error
 

@@ -116,6 +116,7 @@ start_opensm() {
 state_dir: $WORK/state
 socket: ${LAAS_SOCKET_PATH:-$WORK/laas.sock}
 socket_group: ""
+socket_read_group: "${LAAS_READ_GROUP:-}"
 tenants_poll_ms: ${POLL_MS:-300}
 ${LAAS_YAML_EXTRA:-}
 EOC
@@ -173,6 +174,8 @@ set_tenants() {
 # with the plugin attached at SW_L2_0, until the first tables are in the switches.
 # PUBLIC_SOCKET=1 puts the socket in a fresh 0755 directory under /tmp ($SOCKDIR, exported as
 # LAAS_SOCKET_PATH): tests acting as other uids reach it even when the work directory is private.
+# Its read-only group (LAAS_READ_GROUP) is then gid 65534's: a uid acting with --regid=65534
+# may read.
 start_demo() {
   export SIM_HOST=SW_L2_0
   "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
@@ -181,6 +184,8 @@ start_demo() {
     SOCKDIR=$(mktemp -d /tmp/laas-socket.XXXXXX)
     chmod 0755 "$SOCKDIR"
     export LAAS_SOCKET_PATH="$SOCKDIR/laas.sock"
+    LAAS_READ_GROUP=${LAAS_READ_GROUP:-$(getent group 65534 | cut -d: -f1)}
+    export LAAS_READ_GROUP
   fi
   start_opensm "$@"
   wait_log 'laas: forwarding tables applied' 1 45

@@ -64,6 +64,7 @@ start_sm() {
 state_dir: $WORK/state
 socket: $WORK/sm$n.sock
 socket_group: ""
+socket_read_group: ""
 tenants_poll_ms: ${POLL_MS:-300}
 ${trusted:+subnet_managers: [$trusted]}
 ${LAAS_YAML_EXTRA:-}

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # partitions_flow.sh: the plugin's managed partitions.conf, read back from the simulated ports.
 # Demo tree, SM on SW_L2_0. OpenSM starts with a broken base file (partitions_base): the plugin
-# refuses it, logs why and leaves partitions.conf alone. With the base fixed, tenants A and B
-# are added with laasctl; smpquery reads every tenant host's P_Key table: A's hosts hold A's
-# P_Key as full members and not B's, and vice versa; every host is a limited member of the
-# default partition (0x7fff), the SM's port a full one (0xffff); SA queries from a host still
-# work. After `tenant remove A`, A's former hosts no longer hold A's P_Key. OpenSM's log has no
-# partition parse error.
+# refuses it, logs why and leaves partitions.conf alone; with ALL=full in the base a tenant add
+# fails. With the base fixed, tenants A and B are added with laasctl; smpquery reads every
+# tenant host's P_Key table: A's hosts hold A's P_Key as full members and not B's, and vice
+# versa; every host is a limited member of the default partition (0x7fff), the SM's port a
+# full one (0xffff); SA queries from a host still work. After `tenant remove A`, A's former
+# hosts no longer hold A's P_Key. OpenSM's log has no partition parse error.
 # Issue 11 (partitions on by default and transactional): index 0 of a tenant host's P_Key table
 # is its tenant's key (indx0); the SM's port is a full member of every tenant partition; names
 # the exporters cannot write (30 characters, .hidden, -rf) are refused and change nothing; a
@@ -70,7 +70,7 @@ start_fabric fabric.net
 printf '# site partitions\nBroken=0x0010 : 0x1=full\n' >base.conf # no ';'
 cat >partitions.conf <<'EOC'
 # seeded by the test: the file a broken base must not replace
-Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=full, SELF=full ;
+Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=limited, SELF=full ;
 EOC
 cp partitions.conf partitions.seed
 LAAS_YAML_EXTRA=$(printf 'manage_partitions: true\npartitions_base: %s' "$WORK/base.conf") \
@@ -81,6 +81,17 @@ log "broken base refused: $(grep -m1 'partitions.conf not updated' osm.log | sed
 grep -q "not updated.*base.conf:2" osm.log || die "the refusal does not name base.conf:2"
 cmp -s partitions.conf partitions.seed || die "partitions.conf was changed from a broken base"
 
+# 1b. A base that makes every port a full member of a partition is refused as well: the tenant
+# change that would rewrite partitions.conf fails, naming the file, line and member.
+printf '# site partitions\nDefault=0x7fff : ALL=full ;\n' >base.conf
+rc=0
+ctl tenant add X --hosts 1 >add.X 2>&1 || rc=$?
+[ $rc = 1 ] || die "tenant add over an ALL=full base exited $rc: $(cat add.X)"
+grep -q "base.conf:2: ALL=full makes every port a full member of partition Default (0x7fff)" add.X ||
+  die "the refusal does not name base.conf:2 and ALL=full: $(cat add.X)"
+cmp -s partitions.conf partitions.seed || die "partitions.conf was changed from an ALL=full base"
+log "ALL=full base refused: $(head -1 add.X)"
+
 # 2. Base fixed (no 0x7fff rule: LaaS adds its default); tenants A and B.
 printf '# site partitions: none yet\n' >base.conf
 for t in A B; do
@@ -88,7 +99,7 @@ for t in A B; do
   ctl --json tenant show "$t" >"show.$t.json" || die "laasctl tenant show $t failed"
 done
 wait_log "laas: wrote $WORK/partitions.conf (2 tenant partitions)" 1 30
-grep -q '^Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=full, SELF=full ;' partitions.conf ||
+grep -q '^Default=0x7fff, ipoib : ALL_CAS=limited, ALL_SWITCHES=limited, SELF=full ;' partitions.conf ||
   die "partitions.conf lacks the limited-hosts default: $(cat partitions.conf)"
 declare -A PK LIDS
 for t in A B; do

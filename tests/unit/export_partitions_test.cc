@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -18,10 +19,12 @@ TenantRecord tenant(const std::string& name, Guid first_guid, int hosts = 2) {
 
 std::string errors(const PartitionsCheck& c) { return c.report("p.conf"); }
 
+// The man page's examples, but for those giving ALL or ALL_SWITCHES full membership (refused,
+// see RefusesEveryPortAsAFullMember).
 TEST(ExportPartitionsValidate, AcceptsTheManPageExamples) {
   const char* text = R"(# examples from man opensm
 Default=0x7fff : ALL, SELF=full ;
-Default=0x7fff : ALL, ALL_SWITCHES=full, SELF=full ;
+Default=0x7fff : ALL, ALL_SWITCHES=limited, SELF=full ;
 YetAnotherOne = 0x300 : SELF=full ;
 YetAnotherOne = 0x300 : ALL=limited ;
 ShareIO = 0x80 , defmember=full : 0x123451, 0x123452;
@@ -32,7 +35,7 @@ Default=0x7fff,ipoib:
        mgid=ff12:401b::0707,sl=1 # random IPv4 group
        mgid=ff12:601b::16    # MLDv2-capable routers
        mgid=ff12::1,sl=1,Q_Key=0xDEADBEEF,rate=3,mtu=2 # random group
-       ALL=full;
+       ALL=limited;
 Empty=0x10 : ;
 )";
   const auto c = validate_partitions(text);
@@ -51,8 +54,8 @@ struct Broken {
 
 TEST(ExportPartitionsValidate, ReportsTheLineOfEachError) {
   const Broken cases[] = {
-      {"Default=0x7fff : ALL=full ;\n\nT = 0x12 : 0x10001=full,\n  0xzz=full ;\n", 4, "0xzz"},
-      {"Default=0x7fff : ALL=full ;\nT = 0x12 : 0x10001=full\n", 2, "not terminated"},
+      {"Default=0x7fff : ALL=limited ;\n\nT = 0x12 : 0x10001=full,\n  0xzz=full ;\n", 4, "0xzz"},
+      {"Default=0x7fff : ALL=limited ;\nT = 0x12 : 0x10001=full\n", 2, "not terminated"},
       {"# c\nT = 0x12 , 0x10001=full ;\n", 2, "no ':'"},
       {"T = 0x0 : ALL ;\n", 1, "low 15 bits"},
       {"T = 0x8000 : ALL ;\n", 1, "low 15 bits"},
@@ -66,8 +69,8 @@ TEST(ExportPartitionsValidate, ReportsTheLineOfEachError) {
       {"T = 0x10 : ALL ;\nU = 0x11 : \x01 ALL ;\n", 2, "control character"},
       // OpenSM reads line by line: a definition wrapped before its ':' is "no partition
       // definition found".
-      {"A=0x7fff : ALL ;\nT = 0x12, ipoib,\n  indx0 : ALL=full ;\n", 2, "wrapped before its ':'"},
-      {"T = 0x12\n: ALL=full ;\n", 1, "wrapped before its ':'"},
+      {"A=0x7fff : ALL ;\nT = 0x12, ipoib,\n  indx0 : SELF=full ;\n", 2, "wrapped before its ':'"},
+      {"T = 0x12\n: SELF=full ;\n", 1, "wrapped before its ':'"},
       // The man page's "ShareIO = 0x80 : defmember=limited : ..." is refused by OpenSM 3.3.23:
       // one ':' per statement, and a flag is no port.
       {"S = 0x80 : defmember=limited : 0x123456 ;\n", 1, "':' inside the member list"},
@@ -105,7 +108,7 @@ TEST(ExportPartitionsValidate, WarnsThatMgidSwallowsTheRestOfItsLine) {
   const auto c = validate_partitions(
       "Default=0x7fff, ipoib :\n"
       "  mgid=ff12:401b::0707, sl=1, 0x123456=full,\n"
-      "  ALL=full ;\n");
+      "  ALL=limited ;\n");
   EXPECT_TRUE(c.ok()) << errors(c);
   const auto r = errors(c);
   EXPECT_NE(r.find("p.conf:2: warning: '0x123456=full' follows an mgid= on the same line"),
@@ -113,6 +116,59 @@ TEST(ExportPartitionsValidate, WarnsThatMgidSwallowsTheRestOfItsLine) {
       << r;
   EXPECT_EQ(r.find("'sl=1'"), std::string::npos) << r;  // a group flag: meant for the mgid
   EXPECT_EQ(r.find("p.conf:3"), std::string::npos) << r;
+}
+
+// ALL, ALL_CAS or ALL_SWITCHES as full members make every tenant host a full member (tenants
+// reach each other) or open the switches' management ports to every member: refused with the
+// line, the member and the partition, read the way OpenSM reads them.
+TEST(ExportPartitionsValidate, RefusesEveryPortAsAFullMember) {
+  const Broken cases[] = {
+      {"# site\n\nDefault=0x7fff : ALL=full ;\n", 3,
+       "ALL=full makes every port a full member of partition Default (0x7fff): tenants could "
+       "reach each other; use ALL=limited or list the full members"},
+      {"Default=0x7fff :\n  SELF=full,\n  ALL_CAS=full ;\n", 3,
+       "ALL_CAS=full makes every port of a host a full member of partition Default (0x7fff)"},
+      {"Default=0x7fff : ALL_CAS=limited,\n ALL_SWITCHES=full, SELF=full ;\n", 2,
+       "ALL_SWITCHES=full makes every switch's management port a full member of partition "
+       "Default (0x7fff): every member, whatever its tenant, could reach"},
+      {"Shared=0x10 : ALL=both ;\n", 1,
+       "ALL=both makes every port a full member of partition "
+       "Shared (0x0010)"},
+      // OpenSM takes any prefix of "full" as full, the empty one included.
+      {"S=0x10 : ALL=f ;\n", 1, "ALL=f makes every port"},
+      {"S=0x10 : ALL= ;\n", 1, "ALL= makes every port"},
+      // No membership given: the statement's defmember, which OpenSM also reads by prefix.
+      {"Default=0x7fff, ipoib, defmember=full : ALL, SELF ;\n", 1,
+       "ALL (defmember=full) makes every port"},
+      {"Default=0x7fff, def=fu :\n ALL_CAS ;\n", 2, "ALL_CAS (defmember=full)"},
+      {"Auto : ALL_SWITCHES=full ;\n", 1,
+       "ALL_SWITCHES=full makes every switch's management port a full member of partition Auto "
+       "(P_Key chosen by OpenSM)"},
+  };
+  for (const auto& b : cases) {
+    const auto c = validate_partitions(b.text);
+    ASSERT_FALSE(c.ok()) << b.text;
+    const auto report = errors(c);
+    EXPECT_NE(report.find("p.conf:" + std::to_string(b.line) + ": error: " + b.needle),
+              std::string::npos)
+        << "expected on line " << b.line << ": " << b.needle << "\nfor:\n"
+        << b.text << "got:\n"
+        << report;
+  }
+  // Limited members, full members by GUID (and SELF), and a defmember=full statement of GUIDs
+  // are what partitions are for.
+  for (const char* fine : {
+           "Default=0x7fff : ALL=limited, SELF=full ;\n",
+           "Default=0x7fff : ALL_CAS=limited, ALL_SWITCHES=limited, SELF=full, "
+           "0x0002c90300001234=full ;\n",
+           "Default=0x7fff : ALL, ALL_CAS=l, ALL_SWITCHES=limi ;\n",
+           "ShareIO=0x80, defmember=full : 0x123451, 0x123452=both ;\n",
+           "T=0x20, defmember=full : SELF ;\nU=0x21 : ALL ;\n",  // defmember is per statement
+           "T=0x20, ALL=full : SELF ;\n",  // a flag OpenSM ignores, not a member
+       }) {
+    const auto c = validate_partitions(fine);
+    EXPECT_TRUE(c.ok()) << fine << errors(c);
+  }
 }
 
 TEST(ExportPartitionsValidate, DigitNameIsTheKeyAndLongLinesAreRefused) {
@@ -194,12 +250,57 @@ TEST(ExportPartitionsGenerate, RefusesBadInput) {
   expect_error({tenant("a", 0x10)}, o, "every host");
   o.management = {{"0xnope", Membership::kFull}};
   expect_error({tenant("a", 0x10)}, o, "management port '0xnope'");
+  o.management = {{"ALL_SWITCHES", Membership::kFull}};
+  expect_error({tenant("a", 0x10)}, o, "every switch's management port");
   o = {};
   o.base_name = "/etc/opensm/partitions.conf";
-  o.base_text = "Default=0x7fff : ALL=full ;\nBroken=0x10 : 0x1=full\n";
+  o.base_text = "Default=0x7fff : ALL=limited ;\nBroken=0x10 : 0x1=full\n";
   expect_error({tenant("a", 0x10)}, o, "/etc/opensm/partitions.conf:2");
-  o.base_text = std::string("Default=0x7fff : ALL=full ;\n") + kBeginMarker + "\n";
+  o.base_text = std::string("Default=0x7fff : ALL=limited ;\n") + kBeginMarker + "\n";
   expect_error({tenant("a", 0x10)}, o, "without an END marker");
+}
+
+// A base (partitions_base, or the managed file's own part) that makes everyone a full member is
+// refused with the file and line -- the line of the file, even after a generated block.
+TEST(ExportPartitionsGenerate, RefusesABaseThatMakesEveryoneAFullMember) {
+  PartitionOptions o;
+  o.base_name = "/etc/opensm/partitions.base";
+  o.base_text = "# site\n\nDefault=0x7fff : ALL=full ;\n";
+  const char* message =
+      "partitions.conf: /etc/opensm/partitions.base:3: ALL=full makes every port a full member "
+      "of partition Default (0x7fff): tenants could reach each other; use ALL=limited or list "
+      "the full members";
+  try {
+    generate_partitions({tenant("a", 0x10)}, o);
+    ADD_FAILURE() << "accepted";
+  } catch (const ExportError& e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+  EXPECT_THROW(base_reserved_pkeys(*o.base_text, o.base_name), ExportError);
+  // The managed file as its own base: what LaaS generated is dropped, the administrator's line
+  // after it keeps its number.
+  o.base_name = "/etc/opensm/partitions.conf";
+  const std::string managed = generate_partitions({tenant("a", 0x10)}, {});
+  const int lines = static_cast<int>(std::count(managed.begin(), managed.end(), '\n'));
+  o.base_text = managed + "Mine=0x20 : ALL_CAS=full ;\n";
+  try {
+    generate_partitions({tenant("a", 0x10)}, o);
+    ADD_FAILURE() << "accepted";
+  } catch (const ExportError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "/etc/opensm/partitions.conf:" + std::to_string(lines + 1) + ": ALL_CAS=full"),
+              std::string::npos)
+        << e.what();
+  }
+  // LaaS's own default (management hosts full by GUID) and a GUID=full base pass.
+  PartitionOptions m;
+  m.management = {{"SELF", Membership::kFull}, {"0x0002c90300001234", Membership::kFull}};
+  const std::string own = generate_partitions({tenant("a", 0x10)}, m);
+  EXPECT_NE(own.find("SELF=full, 0x0002c90300001234=full ;"), std::string::npos) << own;
+  m.base_text = own;
+  EXPECT_EQ(generate_partitions({tenant("a", 0x10)}, m), own);
+  m.base_text = "Default=0x7fff : ALL=limited, 0x0002c90300001234=full ;\n";
+  EXPECT_NO_THROW(generate_partitions({tenant("a", 0x10)}, m));
 }
 
 TEST(ExportPartitionsGenerate, KeepsBaseAndReservesItsKeys) {
@@ -208,7 +309,7 @@ TEST(ExportPartitionsGenerate, KeepsBaseAndReservesItsKeys) {
     char b[8];
     std::snprintf(b, sizeof b, "%04x", pkey_hash("a"));
     return std::string(b);
-  }() + " : ALL_SWITCHES=full ;\n";
+  }() + " : ALL_SWITCHES=limited ;\n";
   const auto out = generate_partitions({tenant("a", 0x10)}, o);
   EXPECT_EQ(out.rfind(*o.base_text, 0), 0u) << out;  // verbatim prefix
   EXPECT_EQ(out.find("added by LaaS"), std::string::npos);
@@ -223,7 +324,7 @@ TEST(ExportPartitionsGenerate, KeepsBaseAndReservesItsKeys) {
 // never take those either.
 TEST(ExportPartitionsGenerate, ReservesTheBaseFilesAutoNumberedKeys) {
   const std::string base =
-      "Default=0x7fff : ALL=limited, SELF=full ;\nAuto : ALL_SWITCHES=full ;\n"
+      "Default=0x7fff : ALL=limited, SELF=full ;\nAuto : ALL_SWITCHES=limited ;\n"
       "Fixed=0x0002 : SELF=full ;\nAuto2 : SELF=full ;\nAuto : SELF=full ;\n";
   EXPECT_EQ(base_reserved_pkeys(base, "b"), (std::set<std::uint16_t>{1, 2, 3, 0x7fff}));
   PartitionOptions o;
@@ -266,22 +367,23 @@ TEST(ExportPartitionsGenerate, NoTenantsStillWritesTheDefault) {
   EXPECT_TRUE(validate_partitions(out).ok());
 }
 
-// The generated default must not let tenants reach each other over P_Key 0x7fff: hosts are
-// limited members (limited members talk only to full members), the SM and switches full ones.
+// The generated default must not let tenants reach each other over P_Key 0x7fff, nor the
+// switches' management ports: hosts and switches are limited members (limited members talk only
+// to full members), the SM a full one.
 TEST(ExportPartitionsGenerate, DefaultKeepsHostsLimited) {
   const auto out = generate_partitions({}, {});
   EXPECT_EQ(out.find("ALL=full"), std::string::npos) << out;
   const auto cas = out.find("ALL_CAS=limited");
   const auto self = out.find("SELF=full");
   ASSERT_NE(cas, std::string::npos) << out;
-  ASSERT_NE(out.find("ALL_SWITCHES=full"), std::string::npos) << out;
+  ASSERT_NE(out.find("ALL_SWITCHES=limited"), std::string::npos) << out;
   // OpenSM: a later member entry overwrites an earlier one for the same port, so SELF=full
   // must follow ALL_CAS=limited for an SM running on a host.
   ASSERT_NE(self, std::string::npos) << out;
   EXPECT_LT(cas, self);
   // An administrator's own 0x7fff rule is kept and nothing is added.
   PartitionOptions o;
-  o.base_text = "Default=0x7fff : ALL=full ;\n";
+  o.base_text = "Default=0x7fff : ALL=limited, 0x0002c90300001234=full ;\n";
   const auto with_base = generate_partitions({}, o);
   EXPECT_EQ(with_base.find("ALL_CAS=limited"), std::string::npos) << with_base;
 }

@@ -1,6 +1,7 @@
 // The control plane under hostile and broken clients (issue 12): every failure path here
 // stalled, lied or half-applied a request before it was fixed.
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -12,12 +13,16 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
+#include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "laasctl/client.h"
 #include "service/identity.h"
@@ -99,6 +104,19 @@ std::string ask(const std::string& path, const std::string& line, int timeout_ms
 const std::string kStatus = R"({"v":1,"id":1,"method":"status"})"
                             "\n";
 
+// Groups the tests give the socket: readers act with gid 65534 (nogroup), writers with gid 1
+// (daemon); uid 65533 has no entry in the user database, so only its gid counts.
+constexpr gid_t kReaderGid = 65534, kWriterGid = 1, kOtherGid = 2;
+constexpr uid_t kNoUser = 65533;
+
+std::string group_name(gid_t gid) {
+  std::vector<char> buf(1 << 16);
+  group entry{};
+  group* found = nullptr;
+  if (::getgrgid_r(gid, &entry, buf.data(), buf.size(), &found) != 0 || !found) return "";
+  return found->gr_name;
+}
+
 class Hardening : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -109,6 +127,8 @@ class Hardening : public ::testing::Test {
     service->on_topology(demo_view());
     sc.path = dir.path + "/laas.sock";
     sc.group = "";
+    // The children below act with gid 65534 (as_user): readers.
+    sc.read_group = group_name(kReaderGid);
     sc.mode = 0666;
   }
   void TearDown() override { set_fsync_for_tests(nullptr); }
@@ -137,15 +157,37 @@ class Hardening : public ::testing::Test {
 #define SKIP_IF_FORK_UNSAFE() (void)0
 #endif
 
-// Runs `body` in a child process as uid/gid `uid`; returns the child's pid.
-pid_t as_user(uid_t uid, const std::function<void()>& body) {
+// Runs `body` in a child process as `uid` with group `gid` (no supplementary groups); returns
+// the child's pid.
+pid_t as_user(uid_t uid, const std::function<void()>& body, gid_t gid = kReaderGid) {
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(3);
+    if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0) ::_exit(3);
     body();
     ::_exit(0);
   }
   return pid;
+}
+
+// The reply to one request line sent as `uid` with group `gid`.
+std::string ask_as(uid_t uid, gid_t gid, const std::string& path, const std::string& line) {
+  int out[2];
+  if (::pipe(out) != 0) return "";
+  const pid_t child = as_user(
+      uid,
+      [&] {
+        const std::string reply = ask(path, line);
+        (void)!::write(out[1], reply.data(), reply.size());
+      },
+      gid);
+  ::close(out[1]);
+  std::string reply;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) reply.append(buf, n);
+  ::close(out[0]);
+  int status;
+  ::waitpid(child, &status, 0);
+  return reply;
 }
 
 void reap(pid_t pid) {
@@ -381,6 +423,121 @@ TEST_F(Hardening, AcceptFailureDoesNotSpin) {
   EXPECT_NE(read_line(client, 3000).find("\"ok\":true"), std::string::npos);
   ::close(client);
   server.stop();
+}
+
+// Two groups on one socket: the peer's credentials decide. A reader reads and cannot change; a
+// writer changes; a peer in neither group is refused whatever it sends.
+TEST_F(Hardening, PeerCredentialsGrantReadOrWriteOrNothing) {
+  SKIP_IF_FORK_UNSAFE();
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as other uids";
+  sc.group = group_name(kWriterGid);
+  if (sc.group.empty() || sc.read_group.empty()) GTEST_SKIP() << "no groups 1 and 65534 here";
+  SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
+  server.start();
+  struct stat st {};
+  ASSERT_EQ(::stat(sc.path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0666u);  // both groups connect; the credentials decide
+  const std::string add_r =
+      req("tenant.add", {{"name", "r"}, {"hosts", 1}, {"wait", false}}).dump();
+  const std::string add_w =
+      req("tenant.add", {{"name", "w"}, {"hosts", 1}, {"wait", false}}).dump();
+
+  std::string reply = ask_as(kNoUser, kReaderGid, sc.path, kStatus);
+  EXPECT_NE(reply.find("\"ok\":true"), std::string::npos) << reply;
+  reply = ask_as(kNoUser, kReaderGid, sc.path, add_r + "\n");
+  EXPECT_NE(reply.find("\"permission_denied\""), std::string::npos) << reply;
+  EXPECT_NE(reply.find("may read but not"), std::string::npos) << reply;
+
+  reply = ask_as(kNoUser, kWriterGid, sc.path, add_w + "\n");
+  EXPECT_NE(reply.find("\"ok\":true"), std::string::npos) << reply;
+
+  for (const std::string& line : {kStatus, add_r + "\n", std::string("not json\n")}) {
+    reply = ask_as(kNoUser, kOtherGid, sc.path, line);
+    EXPECT_NE(reply.find("\"permission_denied\""), std::string::npos) << line << reply;
+    EXPECT_NE(reply.find("uid 65533 may not use this socket; allowed: root, group " + sc.group +
+                         " (changes), group " + sc.read_group + " (reads)"),
+              std::string::npos)
+        << reply;
+  }
+  EXPECT_NE(ask(sc.path, kStatus).find("\"ok\":true"), std::string::npos);  // root
+  server.stop();
+  EXPECT_EQ(service->tenant_names(), std::vector<std::string>{"w"});
+}
+
+// The same rules without a socket: what the service does with each kind of caller, and the
+// decision from a peer's uid and groups.
+TEST_F(Hardening, ReadersReadWritersWriteOthersNothing) {
+  const Caller reader{1000, false}, writer{1000, true}, stranger{1000, false, false};
+  EXPECT_TRUE(call("status", json::object(), reader)["ok"]);
+  EXPECT_TRUE(call("tenant.list", json::object(), reader)["ok"]);
+  const json denied = call("tenant.add", {{"name", "r"}, {"hosts", 1}, {"wait", false}}, reader);
+  EXPECT_EQ(denied["error"]["code"], "permission_denied") << denied.dump();
+  EXPECT_TRUE(call("tenant.add", {{"name", "w"}, {"hosts", 1}, {"wait", false}}, writer)["ok"]);
+  for (const char* method : {"status", "tenant.list", "metrics", "tenant.add"}) {
+    const json r = call(method, {{"name", "x"}, {"hosts", 1}}, stranger);
+    EXPECT_EQ(r["error"]["code"], "permission_denied") << method << r.dump();
+  }
+  EXPECT_EQ(access_of(0, 0, std::nullopt, std::nullopt), Access::kWrite);
+  EXPECT_EQ(access_of(kNoUser, 4242, 4242, 4243), Access::kWrite);
+  EXPECT_EQ(access_of(kNoUser, 4243, 4242, 4243), Access::kRead);
+  EXPECT_EQ(access_of(kNoUser, 4244, 4242, 4243), Access::kNone);
+  EXPECT_EQ(access_of(kNoUser, 4242, std::nullopt, std::nullopt), Access::kNone);
+  EXPECT_EQ(access_of(kNoUser, 4243, std::nullopt, 4243), Access::kRead);
+  // The group database counts too: nobody's primary group there is 65534.
+  if (lookup_user(65534) && lookup_user(65534)->gid == kReaderGid) {
+    EXPECT_EQ(access_of(65534, kOtherGid, std::nullopt, kReaderGid), Access::kRead);
+  }
+}
+
+// The live audit takes OpenSM's lock and seconds of CPU: one at a time per uid, two in all,
+// more are refused busy -- and a running one holds no lock of the service.
+TEST_F(Hardening, AuditsAreBoundedAndHoldNoServiceLock) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool release = false;
+  int entered = 0;
+  service->set_audit_hook([&] {
+    std::unique_lock<std::mutex> lock(m);
+    ++entered;
+    cv.notify_all();
+    cv.wait(lock, [&] { return release; });
+    return json{{"violations", 0}};
+  });
+  auto wait_entered = [&](int n) {
+    std::unique_lock<std::mutex> lock(m);
+    return cv.wait_for(lock, std::chrono::seconds(5), [&] { return entered >= n; });
+  };
+  auto finish = [&] {
+    std::lock_guard<std::mutex> lock(m);
+    release = true;
+    cv.notify_all();
+  };
+  json first, other;
+  std::thread a([&] { first = call("audit", json::object(), {1000, false}); });
+  const bool first_ran = wait_entered(1);
+  const json again = call("audit", json::object(), {1000, false});
+  EXPECT_EQ(again["error"]["code"], "busy") << again.dump();
+  EXPECT_EQ(laas::ctl::exit_code_for("busy"), laas::ctl::kExitBusy);
+  // The service answers meanwhile: the audit runs without its lock.
+  auto status = std::async(std::launch::async, [&] {
+    return call("status", json::object(), {1000, false});
+  });
+  const bool answered = status.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  std::thread b([&] { other = call("audit", json::object(), {1001, false}); });
+  const bool second_ran = wait_entered(2);
+  const json third = call("audit", json::object(), {1002, false});
+  finish();
+  a.join();
+  b.join();
+  EXPECT_TRUE(first_ran);
+  EXPECT_TRUE(answered) << "status waited for the audit";
+  EXPECT_TRUE(status.get()["ok"]);
+  EXPECT_TRUE(second_ran) << "another uid's audit did not run beside the first";
+  EXPECT_EQ(third["error"]["code"], "busy") << third.dump();
+  EXPECT_TRUE(first["ok"]) << first.dump();
+  EXPECT_TRUE(other["ok"]) << other.dump();
+  // Done: the same uid may audit again.
+  EXPECT_TRUE(call("audit", json::object(), {1000, false})["ok"]);
 }
 
 TEST(HardeningProtocol, DeepNestingIsRefusedBeforeParsing) {
