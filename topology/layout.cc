@@ -56,7 +56,10 @@ Layout layout_of(const FatTree& tree, const Embedding& emb, const Fabric& fabric
   out.hosts.resize(tree.num_hosts());
   for (HostId h = 0; h < tree.num_hosts(); ++h) {
     const int node = emb.host_node[h];
-    if (node >= 0)
+    if (node >= 0 && same && previous->hosts[h].port_guid == fabric.nodes[node].port_guid &&
+        !previous->hosts[h].name.empty())
+      out.hosts[h] = previous->hosts[h];  // the name first seen: a description is the host's word
+    else if (node >= 0)
       out.hosts[h] = {fabric.nodes[node].port_guid, fabric.nodes[node].name};
     else if (same)
       out.hosts[h] = previous->hosts[h];

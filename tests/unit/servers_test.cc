@@ -362,3 +362,30 @@ TEST(ServiceServers, SchedulersSeeOneHostPerServer) {
   for (size_t at = 0; (at = partitions.find("=full", at)) != std::string::npos; ++at) ++members;
   EXPECT_GE(members, 8u) << partitions;
 }
+
+// A host's root rewrites its node description to the first word of another server: the port
+// stays in the server it was recorded in, and no server gains or loses a port.
+TEST(ServiceServers, ARenamedPortJoinsNoOtherServer) {
+  RailService fixture("xgft(2;8,2;1,4)", 2, true);
+  ASSERT_TRUE(fixture.r.rec.ok());
+  const auto& tree = *fixture.r.rec.tree;
+  const auto& emb = fixture.r.rec.embedding;
+  const topology::Layout recorded = topology::layout_of(tree, emb, fixture.r.fabric, nullptr);
+  topology::Fabric renamed = fixture.r.fabric;
+  const int victim = emb.host_node[0];
+  const std::string before = renamed.nodes[victim].name;
+  const std::string other = fixture.r.servers.names.back();
+  ASSERT_NE(topology::server_name(before), other);
+  renamed.nodes[victim].name = other + " mlx5_9";
+  // The layout re-recorded from the renamed fabric keeps the name first seen.
+  EXPECT_EQ(topology::layout_of(tree, emb, renamed, &recorded).hosts[0].name, before);
+  auto& svc = *fixture.svc;
+  svc.on_topology(
+      std::make_shared<service::TopologyView>(tree, renamed, emb, std::vector<HostId>{}, recorded));
+  const service::Caller admin{0, true};
+  auto a = svc.handle(add_request({{"name", "a"}, {"host_list", {other}}}), admin);
+  ASSERT_TRUE(a["ok"]) << a.dump();
+  EXPECT_EQ(a["result"]["hosts"].size(), 2u) << "the renamed port joined " << other;
+  for (const auto& h : a["result"]["hosts"])
+    EXPECT_NE(h["guid"], service::guid_hex(renamed.nodes[victim].port_guid));
+}
