@@ -102,9 +102,14 @@ void check_keys(osm_opensm_t* osm) {
   if (opt.m_key && opt.m_key_lease_period == 0)
     missing += std::string(missing.empty() ? "" : "; ") +
                "m_key_lease_period 0 (a key set by a dead SM never expires)";
-  if (opt.sm_key == 0)
+  if (opt.sm_key == 0 || cl_ntoh64(opt.sm_key) == 1)
+    missing += std::string(missing.empty() ? "" : "; ") + "sm_key " +
+               (opt.sm_key == 0 ? "0" : "1, OpenSM's default,") +
+               " (any SM can join the fabric's SM negotiation)";
+  if (cl_ntoh64(opt.sa_key) == 1)
     missing += std::string(missing.empty() ? "" : "; ") +
-               "sm_key 0 (any SM can join the fabric's SM negotiation)";
+               "sa_key 1, OpenSM's default (an SA query with that key is trusted and is "
+               "answered every port's M_Key)";
   if (missing.empty()) return;
   log_line(osm, OSM_LOG_ERROR,
            "WARNING: OpenSM runs with " + missing +

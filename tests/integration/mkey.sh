@@ -9,7 +9,7 @@
 # reads M_Key 0 back and so does not check the key of SMInfo sent to its own port either. A Set
 # refused for want of the key never happens under ibsim (docs/security.md, "What was verified
 # under ibsim"). This test checks what the plugin and OpenSM themselves do with the keys:
-# 1. OpenSM with m_key, m_key_protection_level 2, m_key_lease_period 60 and sm_key: OpenSM takes
+# 1. OpenSM with m_key, m_key_protection_level 2, m_key_lease_period 60, sm_key and sa_key: OpenSM takes
 #    them (and turns sweeping back on below the lease), tenants are placed and audited clean,
 #    and the plugin logs no key warning through heavy sweeps. A tenant's root starts its own
 #    OpenSM with another SM_Key (0, so that it stays standby under ibsim; a non-zero one would
@@ -25,7 +25,8 @@ laas_setup mkey
 export SIM_HOST=comp-1 QOS=1
 MKEY=0x5a5a0c0ffee1d00d
 SMKEY=0x7e11a5ecc0de0001
-KEYS=("m_key $MKEY" "m_key_protection_level 2" "m_key_lease_period 60" "sm_key $SMKEY")
+SAKEY=0x3c3c5a5a0f0f0001
+KEYS=("m_key $MKEY" "m_key_protection_level 2" "m_key_lease_period 60" "sm_key $SMKEY" "sa_key $SAKEY")
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 start_fabric_console fabric.net
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
