@@ -882,13 +882,13 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
   }
 }
 
-void Engine::on_routing_done() {
+void Engine::on_routing_done(const std::string& failure) {
   std::uint64_t generation;
   {
     std::lock_guard<std::mutex> lock(mu_);
     generation = last_generation_;
   }
-  service_.on_routing_done(generation);
+  service_.on_routing_done(generation, failure);
 }
 
 }  // namespace laas::plugin

@@ -86,7 +86,8 @@ class Engine {
   // OpenSM's LMC (0: one LID per port): every LID of a port is routed like its base LID.
   void set_lmc(int lmc) { lmc_ = lmc; }
   // The tables of the last successful route() reached the switches.
-  void on_routing_done();
+  // `failure` non-empty: the tables or the P_Keys did not reach the fabric (what failed).
+  void on_routing_done(const std::string& failure = "");
   // A routing run's wall time and the LFT blocks it left to send, for the metrics.
   void record_routing_run(double seconds, long lft_blocks) {
     service_.record_routing(seconds, lft_blocks);

@@ -801,14 +801,15 @@ void settle_new_switches(osm_opensm_t* osm) {
 // so the plugin runs it once the re-route's tables are on the switches and waits for the
 // switches' and hosts' answers, as OpenSM's sweep does, before the change is reported routed.
 // Called from the sweeper thread (UCAST_ROUTING_DONE), outside OpenSM's lock.
-void apply_partitions(Plugin* plugin) {
+// Returns what failed ("" when the P_Key tables were set and answered in time).
+std::string apply_partitions(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
   const auto t0 = std::chrono::steady_clock::now();
   if (plugin->pkey_mgr(osm) != 0) {
     log_line(osm, OSM_LOG_ERROR, "partitions.conf not applied; asking for a heavy sweep");
     osm->subn.force_heavy_sweep = TRUE;
     osm_sm_sweep(&osm->sm);
-    return;
+    return "OpenSM's partition manager could not apply partitions.conf to the P_Key tables";
   }
   const auto deadline = t0 + std::chrono::seconds(30);
   while (osm->stats.qp0_mads_outstanding > 0 && std::chrono::steady_clock::now() < deadline)
@@ -820,6 +821,9 @@ void apply_partitions(Plugin* plugin) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
       osm->stats.qp0_mads_outstanding > 0 ? "; some answers still outstanding after 30 s" : "");
   log_line(osm, OSM_LOG_INFO, line);
+  return osm->stats.qp0_mads_outstanding > 0
+             ? "the P_Key tables' answers were still outstanding after 30 s"
+             : "";
 }
 
 // The tables of the run that took the tenant state over are in the switches: say how long
@@ -866,8 +870,13 @@ void report(void* data, osm_epi_event_id_t event, void* event_data) {
 
 void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
   if (event == OSM_EVENT_ID_UCAST_ROUTING_DONE) {
-    if (plugin->pkey_mgr && plugin->partitions_pending.exchange(false)) apply_partitions(plugin);
-    plugin->engine->on_routing_done();
+    std::string failure;
+    if (plugin->pkey_mgr && plugin->partitions_pending.exchange(false))
+      failure = apply_partitions(plugin);
+    if (plugin->osm->subn.subnet_initialization_error)
+      failure += std::string(failure.empty() ? "" : "; ") +
+                 "OpenSM saw errors while programming the switches (see its log)";
+    plugin->engine->on_routing_done(failure);
     log_line(plugin->osm, OSM_LOG_INFO, "forwarding tables applied to the switches");
     if (plugin->took_over_pending) {
       plugin->took_over_pending = false;

@@ -361,10 +361,17 @@ RoutingSnapshot TenantService::snapshot() const {
   return s;
 }
 
-void TenantService::on_routing_done(std::uint64_t generation) {
+void TenantService::on_routing_done(std::uint64_t generation, const std::string& failure) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    routed_generation_ = std::max(routed_generation_, generation);
+    if (failure.empty()) {
+      routed_generation_ = std::max(routed_generation_, generation);
+    } else {
+      failed_generation_ = std::max(failed_generation_, generation);
+      apply_failure_ = failure;
+      log_(LogLevel::kError, "laas: generation " + std::to_string(generation) +
+                                 " is not in the fabric as it should be: " + failure);
+    }
     write_metrics_file();
   }
   routed_cv_.notify_all();
@@ -778,7 +785,15 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
   if (!not_durable.empty())
     fail(error::kInternal, done + " but the change may not survive a crash: " + not_durable);
   result["generation"] = generation;
-  if (wait >= 0) result["routed"] = wait_routed(generation, wait);
+  if (wait >= 0) {
+    result["routed"] = wait_routed(generation, wait);
+    // "Routed" is said only of tables and P_Keys applied without error: otherwise the reply
+    // names what failed, and that the state holds the change.
+    std::lock_guard<std::mutex> relock(mu_);
+    if (!result["routed"].get<bool>() && failed_generation_ >= generation)
+      fail(error::kInternal, done + ", but the fabric does not have it yet: " + apply_failure_ +
+                                 "; OpenSM tries again at its next sweep");
+  }
   return result;
 }
 
@@ -797,6 +812,8 @@ int TenantService::wait_ms(const json& params) const {
 
 json TenantService::wait_routed(std::uint64_t generation, int timeout_ms) {
   std::unique_lock<std::mutex> lock(mu_);
+  // A failed application is not the end: OpenSM tries again at its next sweep, and a success
+  // before the timeout is a success.
   routed_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
                       [&] { return routed_generation_ >= generation || interrupted_; });
   return routed_generation_ >= generation;

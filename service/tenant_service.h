@@ -150,7 +150,9 @@ class TenantService {
   void set_fail_closed(const std::string& reason);
   std::string fail_closed() const;
   RoutingSnapshot snapshot() const;
-  void on_routing_done(std::uint64_t generation);
+  // The tables of `generation` reached the switches; `failure` non-empty: they or the P_Keys
+  // did not (what failed), and requests waiting for that generation are told so.
+  void on_routing_done(std::uint64_t generation, const std::string& failure = "");
   // A routing run's duration and the LFT blocks it left to send (for the metrics).
   void record_routing(double seconds, long lft_blocks);
   // A reading of OpenSM's performance manager for one switch port (differences since the
@@ -293,6 +295,8 @@ class TenantService {
   std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
   std::vector<QuarantinedHost> quarantine_;      // on view_ (issue 24)
   std::uint64_t routed_generation_ = 0;
+  std::uint64_t failed_generation_ = 0;  // the last generation whose tables or P_Keys failed
+  std::string apply_failure_;            // and what failed
   // Counters for the metrics (mu_).
   long routing_runs_ = 0, lft_blocks_sent_ = 0, takeovers_ = 0;
   std::map<std::string, long> changes_;  // "add ok", "remove refused", ...

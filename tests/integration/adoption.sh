@@ -2,7 +2,8 @@
 # adoption.sh: LaaS enabled on a running cluster without an outage, with the real OpenSM, ibsim
 # and infiniband-diags on the paper's demo tree (32 hosts, the SM on SW_L2_0).
 # 1. OpenSM without LaaS (minhop): every host reaches every host (tables read back, walked).
-# 2. LaaS enabled with `free_pool: open` (the adoption mode): every host still reaches every
+# 2. The ALL=full default partition taken out (laasctl validate names it), LaaS enabled with
+#    `free_pool: open` (the adoption mode): every host still reaches every
 #    host, and every host is a full member of the default partition (so two hosts without a
 #    tenant still talk).
 # 3. Tenants created while the pool is open: each tenant's pairs reach each other, and hosts
@@ -55,7 +56,15 @@ PAIRS=$((HOSTS * (HOSTS - 1)))
 log "before LaaS (minhop): $before"
 stop_opensm
 
-# 2. LaaS enabled, free pool open.
+# 2. LaaS enabled, free pool open. The administrator's default partition makes every port a
+# full member, which LaaS refuses to keep (tenants could reach each other over it): as the admin
+# guide says, that line goes, and LaaS writes its own default partition (every host without a
+# tenant a full member while the pool is open).
+rc=0
+"$LAASCTL" validate partitions.conf >validate.before 2>&1 || rc=$?
+[ $rc -eq 1 ] && grep -q 'partitions.conf:1: error: ALL=full' validate.before ||
+  die "laasctl validate does not refuse the ALL=full default partition (exit $rc)"
+sed -i 's/^Default=0x7fff/# Default=0x7fff/' partitions.conf
 export LAAS_YAML_EXTRA="free_pool: open"
 start_opensm
 wait_log 'laas: forwarding tables applied' 1 45

@@ -168,6 +168,35 @@ TEST_F(ServiceTest, WaitReturnsOnceRoutingIsDone) {
   EXPECT_TRUE(r["result"]["routed"].get<bool>());
 }
 
+// "Routed" only after the tables and P_Keys were applied without error: a change whose
+// application failed (and was not retried in time) is an error that names what failed and
+// says the state holds the change; a failure followed by a success in time is a success.
+TEST_F(ServiceTest, AFailedApplicationIsNotReportedRouted) {
+  service->set_reroute_hook([this] {
+    std::thread([this] {
+      service->on_routing_done(service->snapshot().generation, "P_Key tables not answered");
+    }).detach();
+  });
+  auto r = service->handle(req("tenant.add", {{"name", "f"}, {"hosts", 3}, {"timeout_ms", 300}}),
+                           kAdmin);
+  ASSERT_FALSE(r["ok"]) << r.dump();
+  EXPECT_EQ(r["error"]["code"], "internal");
+  const std::string message = r["error"]["message"];
+  EXPECT_NE(message.find("P_Key tables not answered"), std::string::npos) << message;
+  EXPECT_NE(message.find("IS"), std::string::npos) << message;  // the state holds it
+  service->set_reroute_hook([this] {
+    std::thread([this] {
+      const auto generation = service->snapshot().generation;
+      service->on_routing_done(generation, "a transient error");
+      service->on_routing_done(generation);
+    }).detach();
+  });
+  r = service->handle(req("tenant.add", {{"name", "g"}, {"hosts", 2}, {"timeout_ms", 5000}}),
+                      kAdmin);
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_TRUE(r["result"]["routed"].get<bool>());
+}
+
 // The socket server: real Unix socket, several clients at once.
 namespace {
 
