@@ -148,7 +148,7 @@ void TenantService::follow_shared_state() {
   try {
     const std::string text = shared_partitions_text();
     if (text == last_partitions_) return;
-    write_file_atomically(path, text, 0644);
+    write_managed_partitions(text);
     last_partitions_ = text;
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.
