@@ -34,7 +34,7 @@ SmRole TenantService::role() const {
 bool TenantService::holds_term() const { return !role_provider_ || term_held_; }
 
 std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
-                                                            bool state_expected) {
+                                                              bool state_expected) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!role_provider_) return std::nullopt;  // one owner, no other SM: nothing to take over
   if (term_held_ && stamp_of(store_.path()) == state_stamp_) return std::nullopt;
