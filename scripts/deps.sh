@@ -11,7 +11,7 @@ packages=(
   libopensm-dev libibumad-dev libibmad-dev libibnetdisc-dev
   opensm ibsim-utils infiniband-diags
   slurmctld slurm-client munge python3-openstackclient jq iproute2
-  prometheus librsvg2-bin
+  prometheus librsvg2-bin systemd
   gnuplot-nox
   debhelper dpkg-dev fakeroot lintian
 )

@@ -1,8 +1,13 @@
 // TenantService and the rest of the cluster: the managed partitions.conf (generated from the
 // tenants, written atomically, applied by OpenSM) and the export formats (`laasctl export`).
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "export/names.h"
 #include "export/openstack.h"
@@ -70,6 +75,31 @@ TenantService::PartitionsBase TenantService::partitions_base() const {
   return b;
 }
 
+// The way back at uninstall (docs/admin-guide.md, "Uninstall"): before LaaS first replaces
+// partitions.conf, the administrator's own file is kept beside it as <file>.pre-laas. Once:
+// an existing backup is never replaced (a second install must not save LaaS's file over the
+// original), and a file holding LaaS's markers was written by LaaS, not by the administrator.
+// A hard link keeps the very file (content, owner, mode, times) and either appears whole or
+// not at all; the rename that follows, in the same directory, is synced with it. Without the
+// backup nothing is written: the original would be lost for good.
+void TenantService::write_managed_partitions(const std::string& text) {
+  const auto& path = config_.exports.managed_partitions_file;
+  const std::string backup = path + ".pre-laas";
+  if (::access(backup.c_str(), F_OK) != 0) {
+    bool exists = false;
+    const std::string original = read_text(path, &exists);
+    if (exists && original.find(exports::kBeginMarker) == std::string::npos) {
+      if (::link(path.c_str(), backup.c_str()) == 0)
+        log_(LogLevel::kInfo, "laas: kept the original " + path + " as " + backup +
+                                  " (put it back when LaaS is removed)");
+      else if (errno != EEXIST)
+        throw std::runtime_error("cannot keep the original " + path + " as " + backup + ": " +
+                                 std::strerror(errno));
+    }
+  }
+  write_file_atomically(path, text, 0644);
+}
+
 // Writes the managed partitions.conf when its content changes. A generation error leaves the
 // previous file in place: OpenSM would otherwise fall back to "everyone full member".
 bool TenantService::refresh_managed_partitions() {
@@ -81,7 +111,7 @@ bool TenantService::refresh_managed_partitions() {
   try {
     const std::string text = partitions_text();
     if (text == last_partitions_) return false;
-    write_file_atomically(path, text, 0644);
+    write_managed_partitions(text);
     last_partitions_ = text;
     log_(LogLevel::kInfo, "laas: wrote " + path + " (" +
                               std::to_string(cluster_ ? cluster_->tenants().size() : 0) +

@@ -34,7 +34,7 @@ SmRole TenantService::role() const {
 bool TenantService::holds_term() const { return !role_provider_ || term_held_; }
 
 std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
-                                                            bool state_expected) {
+                                                              bool state_expected) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!role_provider_) return std::nullopt;  // one owner, no other SM: nothing to take over
   if (term_held_ && stamp_of(store_.path()) == state_stamp_) return std::nullopt;
@@ -148,7 +148,7 @@ void TenantService::follow_shared_state() {
   try {
     const std::string text = shared_partitions_text();
     if (text == last_partitions_) return;
-    write_file_atomically(path, text, 0644);
+    write_managed_partitions(text);
     last_partitions_ = text;
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.

@@ -845,7 +845,7 @@ bool TenantService::commit(std::string* not_durable) {
     previous = read_text(path, &existed);
     changed = !existed || text != previous;
     if (changed) try {
-        write_file_atomically(path, text, 0644);
+        write_managed_partitions(text);
       } catch (const std::exception& e) {
         fail(error::kInternal, std::string("partitions.conf not written: ") + e.what());
       }

@@ -211,6 +211,9 @@ class TenantService {
   PartitionsBase partitions_base() const;
   bool commit(std::string* not_durable);
   bool refresh_managed_partitions();  // true when the file changed
+  // Replaces the managed partitions.conf with `text`, after keeping the administrator's own
+  // file once as <file>.pre-laas (exports.cc). Throws std::runtime_error, the file untouched.
+  void write_managed_partitions(const std::string& text);
   void assign_missing_pkeys();
   void require_topology() const;
   void rebuild_cluster();
@@ -319,7 +322,7 @@ class TenantService {
   FileStamp state_stamp_;  // state.json as this service last read or wrote it
   std::string fenced_;     // why another SM holds the state now (empty: none took it from us)
   bool sm_ports_dirty_ = false;
-  bool held_a_term_ = false;          // this service took the shared state over once
+  bool held_a_term_ = false;         // this service took the shared state over once
   topology::Guid self_sm_port_ = 0;  // this SM's port, as of the last routing run
   std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody
