@@ -744,3 +744,26 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
   ASSERT_TRUE(engine.route(fabric, sm).ok);
   EXPECT_TRUE(names().empty());
 }
+
+// A host's root writes its node description: naming itself after a management host ("comp-1
+// mlx5_1") must not make it part of that host's server, hence management. Only the other ports
+// of the management port's own adapter (CA node GUID) are.
+TEST(PluginEngine, ADescriptionNeverMakesAHostManagement) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  Config config = config_in(dir);
+  const int mgmt_node = emb.host_node[0];
+  config.management = {fabric.nodes[mgmt_node].port_guid};
+  const int impostor = emb.host_node[9];
+  fabric.nodes[impostor].name = fabric.nodes[mgmt_node].name + " mlx5_1";
+  Engine engine(config, quiet());
+  const auto out = engine.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  const auto alloc = load_allocations(config.allocations_file());
+  ASSERT_TRUE(alloc);
+  std::vector<Guid> mgmt;
+  for (const auto& m : alloc->management) mgmt.push_back(m.guid);
+  EXPECT_EQ(mgmt, std::vector<Guid>{fabric.nodes[mgmt_node].port_guid});
+}
