@@ -466,7 +466,7 @@ json TenantService::dispatch_request(const std::string& method, const json& para
              "tenant state over (two masters?): " +
                  fenced);
       if (sm.may_change_tenants())
-        fail(error::kUnavailable,
+        fail(error::kBusy,
              "this SM is master but has not taken the tenant state over yet (its first routing "
              "run as master is under way): try again in a few seconds");
       fail(error::kNotMaster, sm.refusal());
