@@ -21,6 +21,7 @@
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
+#include "service/resume_check.h"
 #include "service/run_limit.h"
 #include "service/sm_role.h"
 #include "service/state_store.h"
@@ -168,7 +169,8 @@ class TenantService {
   std::vector<std::string> tenant_names() const;
 
   // Shutting down: requests waiting for a routing run return now (routed: false), and later
-  // ones do not wait.
+  // ones do not wait; a resume check running is killed (its hosts stay drained), and none
+  // starts any more.
   void interrupt_waits();
 
  private:
@@ -307,6 +309,7 @@ class TenantService {
   bool metrics_file_failing_ = false;
   bool loaded_ = false;
   bool interrupted_ = false;
+  CancelSignal stopping_;  // set by interrupt_waits(): resume checks watch it
   std::function<SmRole()> role_provider_;
   // Whether this service holds the shared state's current term: always without a provider;
   // with one, from take_over_if_needed until another SM's write (seen or fenced) shows
@@ -315,7 +318,7 @@ class TenantService {
   FileStamp state_stamp_;  // state.json as this service last read or wrote it
   std::string fenced_;     // why another SM holds the state now (empty: none took it from us)
   bool sm_ports_dirty_ = false;
-  bool held_a_term_ = false;          // this service took the shared state over once
+  bool held_a_term_ = false;         // this service took the shared state over once
   topology::Guid self_sm_port_ = 0;  // this SM's port, as of the last routing run
   std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody
