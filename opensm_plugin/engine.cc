@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "routing/audit.h"
 #include "routing/multicast.h"
@@ -673,7 +674,7 @@ void Engine::compute_and_publish(RoutingRun& run) {
   const auto& remb = run.routed_emb();
   std::string save_error, staged_text;
   const bool write = config_.problems.empty();
-  auto staging = std::async(std::launch::async, [this, &run, &save_error, &staged_text, write] {
+  auto stage = [this, &run, &save_error, &staged_text, write] {
     const auto t_save = Clock::now();
     try {
       std::string text = to_json(run.alloc);
@@ -686,7 +687,14 @@ void Engine::compute_and_publish(RoutingRun& run) {
       save_error = e.what();
     }
     return ms_since(t_save);
-  });
+  };
+  std::future<double> staging;
+  try {
+    staging = std::async(std::launch::async, stage);
+  } catch (const std::system_error&) {
+    // No thread to spare: staged after the tables instead of beside them (only slower).
+    staging = std::async(std::launch::deferred, stage);
+  }
   try {
     const auto t_compute = Clock::now();
     inject_routing_failure();

@@ -30,6 +30,7 @@
 #include "service/tenant_service.h"
 #include "temp_files.h"
 #include "topology/embedding.h"
+#include "util/threads.h"
 
 using namespace laas::service;
 using nlohmann::json;
@@ -439,8 +440,8 @@ TEST_F(Hardening, StopDuringAResumeCheckKillsTheCheckAndJoinsTheWorker) {
 }
 
 // Out of threads (EAGAIN: RLIMIT_NPROC here, the cgroup's pids.max or threads-max on a server),
-// a connection is refused busy and the server goes on serving: the std::system_error of a
-// thread's creation used to escape the acceptor and end OpenSM.
+// a connection is refused busy and the server goes on serving, and a pool does its work on the
+// threads it has: the std::system_error of a thread's creation used to end OpenSM.
 TEST_F(Hardening, NoThreadForAConnectionIsABusyReplyNeverAnEnd) {
   SKIP_IF_FORK_UNSAFE();
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another uid";
@@ -455,6 +456,9 @@ TEST_F(Hardening, NoThreadForAConnectionIsABusyReplyNeverAnEnd) {
       if (::setrlimit(RLIMIT_NPROC, &none) != 0) ::_exit(4);
       report = ask(sc.path, kStatus);
       report += ask(sc.path, kStatus);  // the acceptor still answers
+      std::atomic<int> shares{0};
+      const int used = laas::util::run_on_threads(4, [&] { ++shares; });
+      report += "threads " + std::to_string(used) + " shares " + std::to_string(shares) + "\n";
       server.stop();
     }
     (void)!::write(out[1], report.data(), report.size());
@@ -472,6 +476,7 @@ TEST_F(Hardening, NoThreadForAConnectionIsABusyReplyNeverAnEnd) {
   EXPECT_NE(report.find("cannot start a thread for this connection", busy + 1), std::string::npos)
       << report;
   EXPECT_NE(report.find("\"code\":\"busy\""), std::string::npos) << report;
+  EXPECT_NE(report.find("threads 1 shares 1\n"), std::string::npos) << report;
 }
 
 // Out of descriptors, accept() fails while the listening socket stays readable: the old loop
