@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "opensm_plugin/config.h"
@@ -766,4 +768,74 @@ TEST(PluginEngine, ADescriptionNeverMakesAHostManagement) {
   std::vector<Guid> mgmt;
   for (const auto& m : alloc->management) mgmt.push_back(m.guid);
   EXPECT_EQ(mgmt, std::vector<Guid>{fabric.nodes[mgmt_node].port_guid});
+}
+
+// `laasctl audit` runs Engine::audit on a control socket thread while OpenSM's sweeper routes:
+// every run here re-records layout.json (a host renamed in its slot) or takes the state over
+// again (another SM wrote state.json) and so re-reads it, under audits and multicast trees
+// built from other threads. The layout they read must never be the one being replaced
+// (ThreadSanitizer's build runs this test).
+TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
+  TwoTenants lab;
+  auto& [dir, tree, fabric, emb, sm] = lab;
+  Engine engine(config_in(dir), quiet());
+  engine.service().set_role_provider([] {  // the plugin's: this SM is the master
+    service::SmRole r;
+    r.state = service::SmState::kMaster;
+    return r;
+  });
+  const auto first = engine.route(fabric, sm);
+  ASSERT_TRUE(first.ok) << first.error;
+  const std::vector<Guid> members = {fabric.nodes[emb.host_node[0]].port_guid,
+                                     fabric.nodes[emb.host_node[1]].port_guid};
+  std::atomic<bool> done{false};
+  std::atomic<int> audits{0}, trees{0}, failures{0};
+  std::thread auditor([&] {
+    while (!done) {
+      try {
+        const auto report = engine.audit(fabric, first.tables, sm, &first.sl2vl);
+        if (report["tenants"] != 2) ++failures;
+      } catch (const std::exception&) {
+        ++failures;
+      }
+      ++audits;
+    }
+  });
+  std::thread multicast([&] {
+    while (!done) {
+      if (!engine.multicast_tree(members, 0xC001).ok) ++failures;
+      ++trees;
+      std::this_thread::yield();
+    }
+  });
+  const std::string state = dir.path() + "/state.json";
+  for (int run = 0; run < 12 || audits < 3; ++run) {
+    topology::Fabric renamed = fabric;
+    renamed.nodes[emb.host_node[31]].name = "spare-" + std::to_string(run);
+    if (run % 3 == 2) {  // another SM's write: taken over again, layout.json read back
+      std::ifstream in(state);
+      std::stringstream text;
+      text << in.rdbuf();
+      dir.write("state.json.other", text.str());
+      std::rename((state + ".other").c_str(), state.c_str());
+    }
+    const auto out = engine.route(renamed, sm);
+    if (!out.ok || out.tables != first.tables) {  // (no ASSERT: the threads must be joined)
+      ADD_FAILURE() << "run " << run << ": " << out.error;
+      break;
+    }
+    EXPECT_EQ(out.took_over, run % 3 == 2) << run;
+    std::ifstream layout(dir.path() + "/layout.json");
+    std::stringstream recorded;
+    recorded << layout.rdbuf();
+    EXPECT_NE(recorded.str().find("\"spare-" + std::to_string(run) + "\""), std::string::npos)
+        << run;
+    if (run > 200) break;  // audits that never finish fail below
+  }
+  done = true;
+  auditor.join();
+  multicast.join();
+  EXPECT_GE(audits, 3);
+  EXPECT_GT(trees, 0);
+  EXPECT_EQ(failures, 0);
 }

@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include "routing/audit.h"
 #include "routing/multicast.h"
@@ -165,7 +166,7 @@ Engine::Engine(Config config, service::Logger log)
 // again when this SM takes the state over from another (which may have written them since).
 void Engine::read_shared_files() {
   last_allocations_.clear();  // another SM may have written allocations.json since
-  layout_.reset();
+  std::shared_ptr<const topology::Layout> layout;
   layout_unreadable_ = false;
   {
     std::ifstream in(layout_file());
@@ -173,7 +174,7 @@ void Engine::read_shared_files() {
       std::stringstream text;
       text << in.rdbuf();
       try {
-        layout_ = topology::parse_layout(text.str());
+        layout = std::make_shared<const topology::Layout>(topology::parse_layout(text.str()));
       } catch (const std::exception& e) {
         layout_unreadable_ = true;
         layout_error_ = layout_file() + ": " + e.what() +
@@ -187,8 +188,20 @@ void Engine::read_shared_files() {
   } catch (const std::exception&) {
     // allocations.json is only an output; state.json is the state.
   }
+  auto applied = load_applied(applied_file(config_));
   std::lock_guard<std::mutex> lock(mu_);
-  file_tenants_ = load_applied(applied_file(config_));
+  layout_ = std::move(layout);
+  file_tenants_ = std::move(applied);
+}
+
+std::shared_ptr<const topology::Layout> Engine::layout() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return layout_;
+}
+
+void Engine::set_layout(std::shared_ptr<const topology::Layout> layout) {
+  std::lock_guard<std::mutex> lock(mu_);
+  layout_ = std::move(layout);
 }
 
 void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
@@ -390,7 +403,7 @@ bool Engine::recognize(RoutingRun& run) {
   out.ms_recognize = ms_since(run.t0);
   if (!run.rec.ok()) {
     const std::string error = run.rec.error;
-    if (layout_ && routes_closed()) {
+    if (layout() && routes_closed()) {
       auto tolerant = recognize_now(run.fabric, run.sm_port_guid, /*set_aside_loops=*/true);
       if (tolerant.ok()) {
         run.rec = std::move(tolerant);
@@ -508,10 +521,11 @@ void Engine::derive_management(RoutingRun& run) {
 // The topology view the service places tenants on, and one log line when what is cabled
 // outside the tree changes.
 void Engine::publish_view(RoutingRun& run) {
+  const auto layout = this->layout();
   auto fresh = std::make_shared<service::TopologyView>(
       run.tree(), run.fabric, run.emb(),
       std::vector<topology::HostId>(run.mgmt.begin(), run.mgmt.end()),
-      layout_ ? *layout_ : topology::Layout{});
+      layout ? *layout : topology::Layout{});
   fresh->outside_members = run.outside_members;
   run.view = fresh;
   view_ = run.view;
@@ -604,7 +618,8 @@ void Engine::build_request(RoutingRun& run) {
   alloc.topology = tree.spec().text();
   alloc.sm_port_guid = run.sm_port_guid;
   alloc.sm_ports = service_.sm_ports();
-  const topology::Layout* layout = layout_ ? &*layout_ : nullptr;
+  const auto recorded = this->layout();
+  const topology::Layout* layout = recorded.get();
   std::vector<bool> in_tenant(tree.num_hosts(), false);
   for (const auto& [name, placement] : snap.tenants) {
     req.tenants.push_back({name, placement});
@@ -659,7 +674,7 @@ void Engine::compute_and_publish(RoutingRun& run) {
   const auto& remb = run.routed_emb();
   std::string save_error, staged_text;
   const bool write = config_.problems.empty();
-  auto staging = std::async(std::launch::async, [this, &run, &save_error, &staged_text, write] {
+  auto stage = [this, &run, &save_error, &staged_text, write] {
     const auto t_save = Clock::now();
     try {
       std::string text = to_json(run.alloc);
@@ -672,7 +687,14 @@ void Engine::compute_and_publish(RoutingRun& run) {
       save_error = e.what();
     }
     return ms_since(t_save);
-  });
+  };
+  std::future<double> staging;
+  try {
+    staging = std::async(std::launch::async, stage);
+  } catch (const std::system_error&) {
+    // No thread to spare: staged after the tables instead of beside them (only slower).
+    staging = std::async(std::launch::deferred, stage);
+  }
   try {
     const auto t_compute = Clock::now();
     inject_routing_failure();
@@ -832,10 +854,12 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
 
 topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
                                             bool set_aside_loops) const {
+  // Held until recognize() returns (the recognition keeps no pointer into it).
+  const auto layout = this->layout();
   topology::RecognizeOptions options;
   options.set_aside_loops = set_aside_loops;
   options.sm_port_guid = sm_port_guid;
-  options.layout = layout_ ? &*layout_ : nullptr;
+  options.layout = layout.get();
   options.declared = config_.topology;
   return topology::recognize(fabric, options);
 }
@@ -843,26 +867,27 @@ topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid
 void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
                          RouteOutcome& out) {
   if (layout_unreadable_) return;
+  const auto recorded = layout();
   const auto& emb = rec.embedding;
   const bool complete =
       emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
-  const topology::Layout* previous = rec.grown ? &*rec.grown : layout_ ? &*layout_ : nullptr;
+  const topology::Layout* previous = rec.grown ? &*rec.grown : recorded.get();
   topology::Layout now = topology::layout_of(*rec.tree, emb, fabric, previous);
   std::string why;
-  if (rec.source == topology::TreeSource::kGrown && layout_) {
+  if (rec.source == topology::TreeSource::kGrown && recorded) {
     // Staged build-out (issue 24): the recorded switches keep their model indices and ports.
     why = rec.growth + " (re-recorded in " + layout_file() + ")";
-  } else if (!layout_) {
+  } else if (!recorded) {
     why = "recorded the intended tree " + now.spec + " in " + layout_file();
   } else if (rec.source == topology::TreeSource::kLayout) {
     // Same tree: only host identities may have changed (a host replaced in its slot).
     bool changed = false;
     for (size_t h = 0; h < now.hosts.size() && !changed; ++h)
-      changed = now.hosts[h].port_guid != layout_->hosts[h].port_guid ||
-                now.hosts[h].name != layout_->hosts[h].name;
+      changed = now.hosts[h].port_guid != recorded->hosts[h].port_guid ||
+                now.hosts[h].name != recorded->hosts[h].name;
     for (size_t l = 0; l < now.switches.size() && !changed; ++l)
       for (size_t i = 0; i < now.switches[l].size() && !changed; ++i)
-        changed = now.switches[l][i].name != layout_->switches[l][i].name;
+        changed = now.switches[l][i].name != recorded->switches[l][i].name;
     if (!changed) return;
   } else if (complete || !config_.topology.empty()) {
     // The fabric no longer fits the recorded layout (recabled, a switch replaced, grown) and
@@ -875,7 +900,7 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
   try {
     ::mkdir(config_.state_dir.c_str(), 0755);
     service::write_file_atomically(layout_file(), topology::layout_to_json(now), 0644);
-    layout_ = std::move(now);
+    set_layout(std::make_shared<const topology::Layout>(std::move(now)));
     if (!why.empty()) out.info.push_back(why);
   } catch (const std::exception& e) {
     out.warnings.push_back(std::string("cannot record the layout: ") + e.what());

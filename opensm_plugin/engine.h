@@ -116,6 +116,11 @@ class Engine {
   // Recognition against the recorded layout / the declared spec / the cabling.
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
                                       bool set_aside_loops = false) const;
+  // layout.json as last read or recorded (null: none). The routing thread replaces it while
+  // audits read it on socket threads: each reader holds its own reference for as long as it
+  // uses it, so a replaced layout lives on until its last reader is done.
+  std::shared_ptr<const topology::Layout> layout() const;
+  void set_layout(std::shared_ptr<const topology::Layout> layout);
   // The phases of route() (engine.cc), in order.
   void take_over(RoutingRun& run);
   bool recognize(RoutingRun& run);
@@ -147,7 +152,6 @@ class Engine {
   service::TenantService service_;
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
-  std::optional<topology::Layout> layout_;             // layout.json (routing thread only)
   bool layout_unreadable_ = false;                     // never overwrite a file we could not read
   std::string layout_error_;                           // logged at the next routing run
   std::string last_source_note_;                       // logged when it changes
@@ -155,7 +159,8 @@ class Engine {
   std::string last_outside_;  // what is outside the tree, logged
   std::string fail_closed_;   // why the last run failed closed (routing thread only)
   std::atomic<std::thread::id> routing_thread_{};
-  mutable std::mutex mu_;  // guards the fields below
+  mutable std::mutex mu_;                           // guards the fields below
+  std::shared_ptr<const topology::Layout> layout_;  // see layout(); set by the routing thread
   FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;
   bool routed_once_ = false;
   std::set<std::string> file_tenants_;  // tenants the file listed last time it was read

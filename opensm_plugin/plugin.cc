@@ -36,6 +36,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -45,6 +46,7 @@
 #include "routing/switch_hops.h"
 #include "service/socket_server.h"
 #include "topology/fabric.h"
+#include "util/threads.h"
 
 namespace {
 
@@ -389,12 +391,8 @@ int fill_lid_matrices(Plugin* plugin) {
     }
     rows += mine;
   };
-  const auto threads = static_cast<unsigned>(
-      laas::routing::routing_threads(plugin->engine->config().routing_threads));
-  std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(fill);
-  fill();
-  for (auto& th : pool) th.join();
+  const auto threads = static_cast<unsigned>(laas::util::run_on_threads(
+      laas::routing::routing_threads(plugin->engine->config().routing_threads), fill));
   if (failed) {
     log_line(osm, OSM_LOG_ERROR, "cannot allocate hop matrices; OpenSM builds them");
     return 1;
@@ -749,7 +747,15 @@ void* start(osm_opensm_t* osm) {
       plugin->socket.reset();
     }
   }
-  plugin->watcher = std::thread(watch, plugin.get());
+  // The engine is registered with OpenSM by now: whatever fails here, the plugin must live.
+  try {
+    plugin->watcher = std::thread(watch, plugin.get());
+  } catch (const std::system_error& e) {
+    log_line(osm, OSM_LOG_ERROR,
+             std::string("cannot start the watcher thread: ") + e.what() +
+                 "; continuing without it (tenants.yaml is read at routing runs only, and a "
+                 "standby SM does not follow the shared state until it is master)");
+  }
   return plugin.release();
 }
 

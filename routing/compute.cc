@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "routing/routing.h"
+#include "util/threads.h"
 
 namespace laas::routing {
 
@@ -531,10 +532,7 @@ class Engine {
       LeafScratch sc;
       for (int i; (i = next.fetch_add(1)) < count;) body(i, sc);
     };
-    std::vector<std::thread> pool;
-    for (int i = 1; i < thread_count(count); ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
+    util::run_on_threads(thread_count(count), worker);
   }
 
   void route_ordinary_hosts() {
@@ -835,11 +833,7 @@ class Engine {
         }
       }
     };
-    const int threads = thread_count(batches);
-    std::vector<std::thread> pool;
-    for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
-    worker();
-    for (auto& th : pool) th.join();
+    util::run_on_threads(thread_count(batches), worker);
   }
 
   const FatTree& t_;

@@ -2,9 +2,12 @@
 # The test command: installs dependencies, builds with warnings as errors and runs every test
 # (unit, property, simulator, integration against the real OpenSM + ibsim, the Debian package)
 # through ctest; then rebuilds with AddressSanitizer and UBSan and runs the tests that need no
-# fabric again (LAAS_SKIP_SANITIZERS=1 skips that second pass); last, every libFuzzer target
-# runs for LAAS_FUZZ_SECONDS (default 15) from its seed corpus (LAAS_SKIP_FUZZ=1 skips it;
-# scripts/fuzz.sh runs them longer).
+# fabric again (LAAS_SKIP_SANITIZERS=1 skips that second pass); then rebuilds the unit tests
+# with ThreadSanitizer and runs the suites whose code has threads -- the control socket and its
+# workers, the service under concurrent requests, failover, metrics, the routing engine beside
+# live audits and multicast trees (LAAS_SKIP_TSAN=1 skips that third pass); last, every
+# libFuzzer target runs for LAAS_FUZZ_SECONDS (default 15) from its seed corpus
+# (LAAS_SKIP_FUZZ=1 skips it; scripts/fuzz.sh runs them longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -16,6 +19,19 @@ if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
     -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
   (cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure --timeout 1200 -j2 -L 'unit|sim|e2e')
+fi
+if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
+  # Only the two test binaries, the unit one with only the files whose code has threads (the
+  # socket's workers, concurrent requests, resume checks, failover, metrics, the routing's
+  # threads); the plugin's runs the engine beside live audits and multicast trees. The rest is
+  # single-threaded and ran twice already.
+  tsan="${LAAS_BUILD_DIR:-build}-tsan"
+  threaded="service;socket_hardening;resume_check;host_states;failover;metrics;routing_threads"
+  LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests laas_plugin_tests" \
+    bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLAAS_SANITIZE=thread \
+    -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF "-DLAAS_UNIT_TESTS_ONLY=$threaded"
+  (cd "$tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+    ctest --output-on-failure --timeout 1200 -j2 -L unit)
 fi
 if [ -z "${LAAS_SKIP_FUZZ:-}" ]; then
   bash scripts/fuzz.sh all "${LAAS_FUZZ_SECONDS:-15}"

@@ -270,7 +270,10 @@ json TenantService::resume(const json& params, const Caller& caller) {
       fail(error::kRefused, refusal + "; no host is resumed until it is fixed");
     for (const auto& [name, guid] : to_check) {
       auto run = run_check(config_.resume_check, guid, check_host_name(name),
-                           config_.resume_check_timeout_ms);
+                           config_.resume_check_timeout_ms, &stopping_);
+      if (run.cancelled)
+        fail(error::kUnavailable, "host '" + name + "' (" + guid + "): resume check " + run.output +
+                                      "; it stays drained");
       if (run.status == 0) continue;
       auto& output = run.output;
       while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();

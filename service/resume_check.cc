@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -123,7 +125,7 @@ bool above_stdio(int& fd) {
   return moved >= 0;
 }
 
-enum class Outcome { kExited, kTimedOut, kLost };
+enum class Outcome { kExited, kTimedOut, kLost, kCancelled };
 
 // Whether the child has exited, without reaping it: until it is reaped its pid, and so its
 // process group's id, cannot be reused, and the group can still be killed safely. kLost: it
@@ -168,10 +170,12 @@ void drain(int fd, std::string* output) {
 
 using Clock = std::chrono::steady_clock;
 
-// Reads the child's output until it exits or the deadline passes.
-Outcome wait_for(pid_t pid, int out, int timeout_ms, std::string* output) {
+// Reads the child's output until it exits, the deadline passes or `cancel` is set.
+Outcome wait_for(pid_t pid, int out, int timeout_ms, const CancelSignal* cancel,
+                 std::string* output) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   const int exit_fd = exit_descriptor(pid);
+  const int cancel_fd = cancel ? cancel->fd() : -1;
   bool reading = true;
   Outcome outcome = Outcome::kTimedOut;
   for (;;) {
@@ -180,14 +184,21 @@ Outcome wait_for(pid_t pid, int out, int timeout_ms, std::string* output) {
       outcome = *end;
       break;
     }
+    if (cancel && cancel->cancelled()) {
+      outcome = Outcome::kCancelled;
+      break;
+    }
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) break;
     std::vector<pollfd> fds;
     if (reading) fds.push_back({out, POLLIN, 0});
     if (exit_fd >= 0) fds.push_back({exit_fd, POLLIN, 0});
-    // Without a pidfd its exit is looked for every 50 ms.
-    const long wait = exit_fd >= 0 ? left : std::min<long>(left, 50);
+    if (cancel_fd >= 0) fds.push_back({cancel_fd, POLLIN, 0});
+    // Without a pidfd its exit is looked for every 50 ms; without the cancel descriptor the
+    // flag every 100 ms.
+    long wait = exit_fd >= 0 ? left : std::min<long>(left, 50);
+    if (cancel && cancel_fd < 0) wait = std::min<long>(wait, 100);
     const int ready = poll(fds.data(), fds.size(), static_cast<int>(std::min<long>(wait, INT_MAX)));
     if (ready > 0 && reading && fds[0].revents) reading = read_some(out, output);
   }
@@ -196,6 +207,19 @@ Outcome wait_for(pid_t pid, int out, int timeout_ms, std::string* output) {
 }
 
 }  // namespace
+
+CancelSignal::CancelSignal() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+CancelSignal::~CancelSignal() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void CancelSignal::cancel() {
+  cancelled_ = true;
+  // Never read: the count stays above zero, so the descriptor stays readable for every check.
+  const std::uint64_t one = 1;
+  if (fd_ >= 0) (void)!write(fd_, &one, sizeof one);
+}
 
 std::string check_host_name(const std::string& node_description) {
   const std::string& n = node_description;
@@ -230,8 +254,13 @@ std::string check_program_refusal(const std::string& program) {
 }
 
 CheckRun run_check(const std::string& program, const std::string& guid, const std::string& name,
-                   int timeout_ms) {
+                   int timeout_ms, const CancelSignal* cancel) {
   CheckRun r;
+  if (cancel && cancel->cancelled()) {
+    r.cancelled = true;
+    r.output = "not run: the service is stopping";
+    return r;
+  }
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     r.output = std::string("cannot make a pipe: ") + std::strerror(errno);
@@ -256,7 +285,7 @@ CheckRun run_check(const std::string& program, const std::string& guid, const st
     r.output = "cannot run it: " + std::string(std::strerror(rc));
     return r;
   }
-  const Outcome outcome = wait_for(pid, in, timeout_ms, &r.output);
+  const Outcome outcome = wait_for(pid, in, timeout_ms, cancel, &r.output);
   close(in);
   if (outcome == Outcome::kLost) {
     r.output += "its exit status was lost (is SIGCHLD ignored?)";
@@ -271,6 +300,11 @@ CheckRun run_check(const std::string& program, const std::string& guid, const st
   if (outcome == Outcome::kTimedOut) {
     r.output =
         "no answer within " + std::to_string(timeout_ms) + " ms (killed with its process group)";
+    return r;
+  }
+  if (outcome == Outcome::kCancelled) {
+    r.cancelled = true;
+    r.output = "interrupted: the service is stopping (killed with its process group)";
     return r;
   }
   if (WIFEXITED(status)) {

@@ -10,6 +10,7 @@
 //   - a program that anyone but root could change is never run (check_program_refusal).
 #pragma once
 
+#include <atomic>
 #include <string>
 
 namespace laas::service {
@@ -26,13 +27,34 @@ std::string check_host_name(const std::string& node_description);
 // files of this process's user are accepted as well.
 std::string check_program_refusal(const std::string& program);
 
-struct CheckRun {
-  int status = -1;     // the exit status; -1: could not run, timed out or killed by a signal
-  std::string output;  // the first 4 KiB of its stdout and stderr, or why it did not run
+// Set once, for good, when the service stops: a running check is killed at once rather than
+// keeping its request (and the shutdown of OpenSM waiting for that request) for up to
+// resume_check_timeout_s. A check watches the descriptor; without one (eventfd refused, out
+// of descriptors) it looks at the flag every 100 ms.
+class CancelSignal {
+ public:
+  CancelSignal();
+  ~CancelSignal();
+  CancelSignal(const CancelSignal&) = delete;
+  CancelSignal& operator=(const CancelSignal&) = delete;
+  void cancel();
+  bool cancelled() const { return cancelled_; }
+  int fd() const { return fd_; }  // readable once cancelled; -1: none
+
+ private:
+  int fd_ = -1;
+  std::atomic<bool> cancelled_{false};
 };
 
-// Runs `program -- guid name` as the header says and waits at most `timeout_ms` for it.
+struct CheckRun {
+  int status = -1;         // the exit status; -1: could not run, timed out or killed by a signal
+  std::string output;      // the first 4 KiB of its stdout and stderr, or why it did not run
+  bool cancelled = false;  // killed (or never started) because `cancel` was set
+};
+
+// Runs `program -- guid name` as the header says and waits at most `timeout_ms` for it, or
+// until `cancel` (when given) is set.
 CheckRun run_check(const std::string& program, const std::string& guid, const std::string& name,
-                   int timeout_ms);
+                   int timeout_ms, const CancelSignal* cancel = nullptr);
 
 }  // namespace laas::service

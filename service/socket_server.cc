@@ -11,11 +11,13 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 
 #include "service/identity.h"
 
@@ -35,12 +37,20 @@ struct SocketServer::Shared {
   std::condition_variable workers_done;
   int clients = 0;               // guarded by mu
   std::map<uid_t, int> per_uid;  // guarded by mu
-  Clock::time_point last_accept_error{};
+  // Every worker not joined yet, by number (guarded by mu). A worker that ends marks itself
+  // done (nothing it could fail to allocate): the acceptor joins those at its next connection,
+  // stop() joins every one.
+  struct Worker {
+    std::thread thread;
+    bool done = false;
+  };
+  std::map<std::uint64_t, Worker> workers;
+  std::uint64_t next_worker = 0;
+  Clock::time_point last_accept_error{}, last_thread_error{};  // acceptor only
 
   Shared(SocketConfig c, TenantService& s, Logger l)
       : config(std::move(c)), service(s), log(std::move(l)) {}
   ~Shared() {
-    // The last holder (the server or a worker that outlived stop()) closes the pipe.
     if (wake_pipe[0] >= 0) ::close(wake_pipe[0]);
     if (wake_pipe[1] >= 0) ::close(wake_pipe[1]);
   }
@@ -206,7 +216,7 @@ void serve(SocketServer::Shared& s, int fd, uid_t uid, gid_t gid) {
 }  // namespace
 
 SocketServer::SocketServer(SocketConfig config, TenantService& service, Logger log)
-    : shared_(std::make_shared<Shared>(std::move(config), service, std::move(log))) {}
+    : shared_(std::make_unique<Shared>(std::move(config), service, std::move(log))) {}
 
 SocketServer::~SocketServer() { stop(); }
 
@@ -252,7 +262,23 @@ void SocketServer::start() {
   if (::pipe2(s.wake_pipe, O_CLOEXEC) != 0)
     throw std::runtime_error("cannot create a pipe: " + errno_text());
   s.stopping = false;
-  acceptor_ = std::thread([this] { accept_loop(); });
+  try {
+    acceptor_ = std::thread([this] {
+      try {
+        accept_loop();
+      } catch (const std::exception& e) {
+        // (bad_alloc) Escaping the thread would end OpenSM: the socket stops answering instead.
+        shared_->log(LogLevel::kError,
+                     std::string("laas: control socket stopped accepting: ") + e.what());
+      }
+    });
+  } catch (const std::system_error& e) {
+    // Out of threads: no socket rather than a listening one nobody answers.
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+    ::unlink(config.path.c_str());
+    throw std::runtime_error("cannot start the control socket's thread: " + std::string(e.what()));
+  }
   s.log(LogLevel::kInfo, "laas: control socket listening on " + config.path);
 }
 
@@ -271,21 +297,39 @@ void SocketServer::stop() {
   listen_fd_ = -1;
   ::unlink(s.config.path.c_str());
   // Requests waiting for a routing run return now (their reply is still sent if the client
-  // takes it at once); every other wait of a worker also watches the wake pipe. Workers are
-  // detached (a long-running SM must not collect finished threads), so wait for them here,
-  // but only so long.
+  // takes it at once), a resume check is killed; every other wait of a worker also watches
+  // the wake pipe. Every worker is joined: the service they use is destroyed after stop()
+  // (remove_plugin), so none may be left inside it, however long it takes.
   s.service.interrupt_waits();
   std::unique_lock<std::mutex> lock(s.mu);
   if (!s.workers_done.wait_for(lock, std::chrono::milliseconds(s.config.stop_timeout_ms),
                                [&s] { return s.clients == 0; }))
     s.log(LogLevel::kError, "laas: " + std::to_string(s.clients) +
-                                " control socket worker(s) still busy; not waiting for them");
+                                " control socket worker(s) still busy after " +
+                                std::to_string(s.config.stop_timeout_ms) +
+                                " ms; waiting for them to leave the service");
+  auto workers = std::move(s.workers);
+  s.workers.clear();
+  lock.unlock();
+  for (auto& [id, worker] : workers) worker.thread.join();
 }
 
 void SocketServer::accept_loop() {
   Shared& s = *shared_;
   const int general = std::max(0, s.config.max_clients - s.config.root_reserved);
   while (!s.stopping) {
+    // Workers that ended since the last connection: joined, so no finished thread waits long.
+    // (Under the lock: a worker marked done needs it no more, and only has to return.)
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      for (auto it = s.workers.begin(); it != s.workers.end();)
+        if (it->second.done) {
+          it->second.thread.join();
+          it = s.workers.erase(it);
+        } else {
+          ++it;
+        }
+    }
     pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {s.wake_pipe[0], POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
@@ -337,14 +381,56 @@ void SocketServer::accept_loop() {
       ::close(fd);
       continue;
     }
-    std::thread([shared = shared_, fd, uid = cred.uid, gid = cred.gid] {
-      serve(*shared, fd, uid, gid);
-      ::close(fd);
-      std::lock_guard<std::mutex> lock(shared->mu);
-      if (--shared->per_uid[uid] == 0) shared->per_uid.erase(uid);
-      --shared->clients;
-      shared->workers_done.notify_all();
-    }).detach();
+    start_worker(fd, cred.uid, cred.gid);
+  }
+}
+
+// One worker for a connection just counted in clients and per_uid. Without a thread (EAGAIN:
+// the process's or the cgroup's limit), the client is told to try again and the SM goes on:
+// an exception escaping here would end OpenSM.
+void SocketServer::start_worker(int fd, uid_t uid, gid_t gid) {
+  Shared& s = *shared_;
+  std::string error;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    const std::uint64_t id = s.next_worker++;
+    try {
+      // The slot first: once the thread runs, nothing here may fail and leave it unowned.
+      std::thread& slot = s.workers[id].thread;
+      try {
+        slot = std::thread([&s, fd, uid, gid, id] {
+          try {
+            serve(s, fd, uid, gid);
+          } catch (...) {
+            // Out of memory inside a request: the connection ends, the SM goes on.
+          }
+          ::close(fd);
+          std::lock_guard<std::mutex> done(s.mu);
+          if (--s.per_uid[uid] == 0) s.per_uid.erase(uid);
+          --s.clients;
+          // Its entry was made before it started (stop() may have taken the map by now).
+          if (auto it = s.workers.find(id); it != s.workers.end()) it->second.done = true;
+          s.workers_done.notify_all();
+        });
+      } catch (...) {
+        s.workers.erase(id);
+        throw;
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+      if (--s.per_uid[uid] == 0) s.per_uid.erase(uid);
+      --s.clients;
+    }
+  }
+  if (error.empty()) return;
+  send_now(fd, error_line(nullptr, error::kBusy,
+                          "cannot start a thread for this connection (" + error + "); try again"));
+  ::close(fd);
+  const auto now = Clock::now();
+  if (now - s.last_thread_error > std::chrono::minutes(1)) {
+    s.last_thread_error = now;
+    s.log(LogLevel::kError, "laas: control socket cannot start a worker thread: " + error +
+                                "; connections are refused until threads are available");
   }
 }
 

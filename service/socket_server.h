@@ -7,8 +7,13 @@
 //
 // Hostile or broken clients cannot stall it: a whole request must arrive within
 // request_timeout_ms (the bound does not restart with every byte), a reply must be taken
-// within send_timeout_ms, one uid holds at most max_clients_per_uid connections, the last
-// root_reserved connections are root's, and stop() returns within about stop_timeout_ms.
+// within send_timeout_ms, one uid holds at most max_clients_per_uid connections, and the last
+// root_reserved connections are root's.
+//
+// Each connection has a worker thread. stop() wakes every one (and the service's waits and
+// resume checks, interrupt_waits) and joins them all before it returns, so the TenantService
+// they use may be destroyed right after; every wait of a worker watches the wake, so that
+// is quick. A thread that cannot be created refuses its connection (busy), never more.
 #pragma once
 
 #include <sys/types.h>
@@ -33,7 +38,7 @@ struct SocketConfig {
   int max_clients = 32;
   int max_clients_per_uid = 8;  // root excepted
   int root_reserved = 2;        // connections only root may open
-  int stop_timeout_ms = 5000;   // stop() waits this long for workers to leave
+  int stop_timeout_ms = 5000;   // stop() says so in the log when workers take longer to leave
 };
 
 constexpr int kMaxJsonDepth = 32;  // nesting deeper than this is refused before parsing
@@ -54,12 +59,13 @@ class SocketServer {
   void start();
   void stop();
 
-  struct Shared;  // what worker threads share with the server (they may outlive a stop())
+  struct Shared;  // what worker threads share with the server (never outlives them)
 
  private:
   void accept_loop();
+  void start_worker(int fd, uid_t uid, gid_t gid);
 
-  std::shared_ptr<Shared> shared_;
+  std::unique_ptr<Shared> shared_;
   int listen_fd_ = -1;
   std::thread acceptor_;
 };

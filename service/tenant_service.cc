@@ -825,6 +825,7 @@ void TenantService::interrupt_waits() {
     interrupted_ = true;
   }
   routed_cv_.notify_all();
+  stopping_.cancel();  // a `host resume` inside its check
 }
 
 // Saves the state and, when partitions are managed, partitions.conf for it: both or neither.

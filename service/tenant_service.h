@@ -21,6 +21,7 @@
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
+#include "service/resume_check.h"
 #include "service/run_limit.h"
 #include "service/sm_role.h"
 #include "service/state_store.h"
@@ -170,7 +171,8 @@ class TenantService {
   std::vector<std::string> tenant_names() const;
 
   // Shutting down: requests waiting for a routing run return now (routed: false), and later
-  // ones do not wait.
+  // ones do not wait; a resume check running is killed (its hosts stay drained), and none
+  // starts any more.
   void interrupt_waits();
 
  private:
@@ -314,6 +316,7 @@ class TenantService {
   bool metrics_file_failing_ = false;
   bool loaded_ = false;
   bool interrupted_ = false;
+  CancelSignal stopping_;  // set by interrupt_waits(): resume checks watch it
   std::function<SmRole()> role_provider_;
   // Whether this service holds the shared state's current term: always without a provider;
   // with one, from take_over_if_needed until another SM's write (seen or fenced) shows

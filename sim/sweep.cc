@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "allocator/placer.h"
+#include "util/threads.h"
 
 namespace laas::sim {
 
@@ -74,10 +75,7 @@ std::vector<SweepRow> run_sweep(const SweepSpec& spec,
       }
     }
   };
-  std::vector<std::thread> threads;
-  for (int j = 1; j < spec.jobs; ++j) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  util::run_on_threads(spec.jobs, worker);
   if (error) std::rethrow_exception(error);
   return rows;
 }

@@ -137,6 +137,35 @@ TEST(ResumeCheck, ATimeoutKillsTheWholeProcessGroup) {
   EXPECT_TRUE(dies_soon(grandchild[0])) << "the check's background sleep outlived it";
 }
 
+// The service stopping (CancelSignal) kills a check at once, its whole group with it, and no
+// check starts after that.
+TEST(ResumeCheck, ACancelKillsTheCheckAtOnce) {
+  TempDir dir;
+  const std::string check =
+      script(dir.path, "sleep 100 &\necho $! >" + dir.path + "/grandchild\nsleep 100\n");
+  CancelSignal stop;
+  ASSERT_GE(stop.fd(), 0);
+  std::thread stopper([&] {
+    for (int i = 0; i < 500 && slurp(dir.path + "/grandchild").empty(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stop.cancel();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto run = run_check(check, "0x1", "comp-1", 60000, &stop);
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  EXPECT_TRUE(run.cancelled);
+  EXPECT_EQ(run.status, -1);
+  EXPECT_NE(run.output.find("interrupted: the service is stopping"), std::string::npos)
+      << run.output;
+  const auto grandchild = lines(slurp(dir.path + "/grandchild"));
+  ASSERT_EQ(grandchild.size(), 1u);
+  EXPECT_TRUE(dies_soon(grandchild[0])) << "the check's background sleep outlived it";
+  const auto after = run_check(check, "0x1", "comp-1", 60000, &stop);
+  EXPECT_TRUE(after.cancelled);
+  EXPECT_EQ(after.output, "not run: the service is stopping");
+}
+
 // A check that exits leaving something behind (holding its stdout open) is done when it exits:
 // the rest of its group is killed, the service does not wait for the timeout.
 TEST(ResumeCheck, WhatAFinishedCheckLeftBehindIsKilled) {

@@ -30,6 +30,7 @@
 #include "service/tenant_service.h"
 #include "temp_files.h"
 #include "topology/embedding.h"
+#include "util/threads.h"
 
 using namespace laas::service;
 using nlohmann::json;
@@ -388,6 +389,94 @@ TEST_F(Hardening, AWaitingRequestDoesNotBlockStop) {
   // The answer arrived before the connection was cut: added, not routed yet.
   EXPECT_NE(reply.find("\"routed\":false"), std::string::npos) << reply;
   server.reset();
+}
+
+// `laasctl host resume` sits in the administrator's check for up to resume_check_timeout_s.
+// OpenSM stopping meanwhile (remove_plugin: the server stopped, then the service destroyed)
+// used to give up on the worker after stop_timeout_ms and destroy the service under it: the
+// check is killed and the worker joined before stop() returns.
+TEST_F(Hardening, StopDuringAResumeCheckKillsTheCheckAndJoinsTheWorker) {
+  laas::test::TempDir bin("laas-check");  // 0700 and ours: a check nobody else may change
+  const std::string pid_file = bin.path + "/check.pid", check = bin.path + "/check.sh";
+  {
+    std::ofstream f(check);
+    f << "#!/bin/sh\necho $$ > " << pid_file << ".new\nmv " << pid_file << ".new " << pid_file
+      << "\nexec sleep 60\n";
+  }
+  ASSERT_EQ(::chmod(check.c_str(), 0755), 0);
+  ServiceConfig c;
+  c.state_dir = dir.path + "/state";
+  c.resume_check = check;
+  c.resume_check_timeout_ms = 120000;
+  service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
+  service->on_topology(demo_view());
+  ASSERT_TRUE(call("host.drain", {{"hosts", {"comp-3"}}, {"reason", "burn-in"}})["ok"]);
+  auto server = std::make_unique<SocketServer>(sc, *service, [](LogLevel, const std::string&) {});
+  server->start();
+  std::string reply;
+  std::thread client([&] {
+    reply = ask(sc.path, req("host.resume", {{"hosts", {"comp-3"}}}).dump() + "\n", 30000);
+  });
+  std::string pid;
+  for (int i = 0; i < 1000 && pid.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    pid = slurp(pid_file);
+  }
+  EXPECT_FALSE(pid.empty()) << "the check never ran";
+  const auto t0 = Clock::now();
+  server->stop();
+  server.reset();
+  service.reset();
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(3));
+  client.join();
+  if (!pid.empty()) {
+    EXPECT_NE(::kill(std::stoi(pid), 0), 0) << "the check " << pid << " still runs";
+  }
+  // The reply, when it got out before the connection was cut: refused, still drained.
+  if (!reply.empty()) {
+    EXPECT_NE(reply.find("\"ok\":false"), std::string::npos) << reply;
+    EXPECT_NE(reply.find("stays drained"), std::string::npos) << reply;
+  }
+}
+
+// Out of threads (EAGAIN: RLIMIT_NPROC here, the cgroup's pids.max or threads-max on a server),
+// a connection is refused busy and the server goes on serving, and a pool does its work on the
+// threads it has: the std::system_error of a thread's creation used to end OpenSM.
+TEST_F(Hardening, NoThreadForAConnectionIsABusyReplyNeverAnEnd) {
+  SKIP_IF_FORK_UNSAFE();
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as another uid";
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t child = as_user(kNoUser, [&] {
+    std::string report;
+    {
+      SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
+      server.start();
+      const rlimit none{0, 0};  // this uid may start no more threads
+      if (::setrlimit(RLIMIT_NPROC, &none) != 0) ::_exit(4);
+      report = ask(sc.path, kStatus);
+      report += ask(sc.path, kStatus);  // the acceptor still answers
+      std::atomic<int> shares{0};
+      const int used = laas::util::run_on_threads(4, [&] { ++shares; });
+      report += "threads " + std::to_string(used) + " shares " + std::to_string(shares) + "\n";
+      server.stop();
+    }
+    (void)!::write(out[1], report.data(), report.size());
+  });
+  ::close(out[1]);
+  std::string report;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) report.append(buf, n);
+  ::close(out[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status << ": " << report;
+  const auto busy = report.find("cannot start a thread for this connection");
+  EXPECT_NE(busy, std::string::npos) << report;
+  EXPECT_NE(report.find("cannot start a thread for this connection", busy + 1), std::string::npos)
+      << report;
+  EXPECT_NE(report.find("\"code\":\"busy\""), std::string::npos) << report;
+  EXPECT_NE(report.find("threads 1 shares 1\n"), std::string::npos) << report;
 }
 
 // Out of descriptors, accept() fails while the listening socket stays readable: the old loop
