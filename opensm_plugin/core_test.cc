@@ -771,7 +771,7 @@ TEST(PluginEngine, ADescriptionNeverMakesAHostManagement) {
 }
 
 // `laasctl audit` runs Engine::audit on a control socket thread while OpenSM's sweeper routes:
-// every run here re-records layout.json (a host renamed in its slot) or takes the state over
+// every run here re-records layout.json (another machine in a free slot) or takes the state over
 // again (another SM wrote state.json) and so re-reads it, under audits and multicast trees
 // built from other threads. The layout they read must never be the one being replaced
 // (ThreadSanitizer's build runs this test).
@@ -811,7 +811,10 @@ TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
   const std::string state = dir.path() + "/state.json";
   for (int run = 0; run < 12 || audits < 3; ++run) {
     topology::Fabric renamed = fabric;
+    // Another machine in a free slot (a new port GUID): its name is recorded with it. (A name
+    // alone would not be: a port keeps the name it was first seen with.)
     renamed.nodes[emb.host_node[31]].name = "spare-" + std::to_string(run);
+    renamed.nodes[emb.host_node[31]].port_guid = 0x5ba7e00000ULL + static_cast<Guid>(run);
     if (run % 3 == 2) {  // another SM's write: taken over again, layout.json read back
       std::ifstream in(state);
       std::stringstream text;
