@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "demo_views.h"
@@ -51,9 +52,17 @@ class ServiceTest : public ::testing::Test {
     params["wait"] = false;
     return service->handle(req(method, params), c);
   }
+  // A routing run the test plays on a thread of its own (OpenSM's sweeper), joined before the
+  // service it calls into is destroyed: a detached one could still be inside on_routing_done
+  // (notifying the waiter it just woke) when the test ends.
+  void sweep(std::function<void()> run) { sweepers.emplace_back(std::move(run)); }
+  void TearDown() override {
+    for (auto& t : sweepers) t.join();
+  }
   TempDir dir;
   std::vector<std::string> logs;
   std::unique_ptr<TenantService> service;
+  std::vector<std::thread> sweepers;
 };
 
 }  // namespace
@@ -159,9 +168,8 @@ TEST_F(ServiceTest, NoFatTreeRefusesWithTheReason) {
 }
 
 TEST_F(ServiceTest, WaitReturnsOnceRoutingIsDone) {
-  service->set_reroute_hook([this] {
-    std::thread([this] { service->on_routing_done(service->snapshot().generation); }).detach();
-  });
+  service->set_reroute_hook(
+      [this] { sweep([this] { service->on_routing_done(service->snapshot().generation); }); });
   auto r = service->handle(req("tenant.add", {{"name", "w"}, {"hosts", 3}, {"timeout_ms", 5000}}),
                            kAdmin);
   ASSERT_TRUE(r["ok"]) << r.dump();
@@ -173,9 +181,9 @@ TEST_F(ServiceTest, WaitReturnsOnceRoutingIsDone) {
 // says the state holds the change; a failure followed by a success in time is a success.
 TEST_F(ServiceTest, AFailedApplicationIsNotReportedRouted) {
   service->set_reroute_hook([this] {
-    std::thread([this] {
+    sweep([this] {
       service->on_routing_done(service->snapshot().generation, "P_Key tables not answered");
-    }).detach();
+    });
   });
   auto r = service->handle(req("tenant.add", {{"name", "f"}, {"hosts", 3}, {"timeout_ms", 300}}),
                            kAdmin);
@@ -185,11 +193,11 @@ TEST_F(ServiceTest, AFailedApplicationIsNotReportedRouted) {
   EXPECT_NE(message.find("P_Key tables not answered"), std::string::npos) << message;
   EXPECT_NE(message.find("IS"), std::string::npos) << message;  // the state holds it
   service->set_reroute_hook([this] {
-    std::thread([this] {
+    sweep([this] {
       const auto generation = service->snapshot().generation;
       service->on_routing_done(generation, "a transient error");
       service->on_routing_done(generation);
-    }).detach();
+    });
   });
   r = service->handle(req("tenant.add", {{"name", "g"}, {"hosts", 2}, {"timeout_ms", 5000}}),
                       kAdmin);
