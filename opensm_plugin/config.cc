@@ -147,6 +147,10 @@ Config check_config(const std::string& path) {
     return c;
   }
   for (const auto& kv : root) {
+    if (!kv.first.IsScalar()) {
+      c.problems.push_back(where(path, kv.first) + ": a key must be a plain name");
+      continue;
+    }
     const std::string key = kv.first.as<std::string>();
     // A key that cannot be read keeps its default, but only to fill the struct: the problem
     // makes the plugin route closed.

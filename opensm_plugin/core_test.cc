@@ -842,3 +842,26 @@ TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
   EXPECT_GT(trees, 0);
   EXPECT_EQ(failures, 0);
 }
+
+// A wrong value never means defaults: every problem is listed with its line, the valid keys
+// still apply, and a host name where a privilege is granted is one of the problems.
+TEST(PluginConfig, EveryProblemIsListedWithItsLine) {
+  TempDir dir;
+  dir.write("laas.yaml",
+            "placer: bogus\n"
+            "routing_threads: many\n"
+            "management: [comp-1, 0x1234]\n"
+            "free_pool: open\n"
+            "[a]: 1\n");
+  const Config c = check_config(dir.path() + "/laas.yaml");
+  ASSERT_EQ(c.problems.size(), 4u);
+  EXPECT_NE(c.problems[0].find("laas.yaml:1: key 'placer'"), std::string::npos) << c.problems[0];
+  EXPECT_NE(c.problems[1].find("laas.yaml:2: key 'routing_threads'"), std::string::npos);
+  EXPECT_NE(c.problems[2].find("laas.yaml:3: key 'management': 'comp-1' is not a port GUID"),
+            std::string::npos)
+      << c.problems[2];
+  EXPECT_NE(c.problems[3].find("laas.yaml:5: a key must be a plain name"), std::string::npos);
+  EXPECT_EQ(c.management, std::vector<std::uint64_t>{0x1234});
+  EXPECT_TRUE(c.free_pool_open);
+  EXPECT_THROW(load_config(dir.path() + "/laas.yaml"), std::runtime_error);
+}
