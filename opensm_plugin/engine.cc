@@ -30,7 +30,7 @@ using nlohmann::json;
 // For the acceptance tests of failing closed: while the file LAAS_INJECT_ROUTING_FAILURE names
 // exists, every routing computation throws, as a RoutingError or a port without a LID would.
 void inject_routing_failure() {
-  const char* path = std::getenv("LAAS_INJECT_ROUTING_FAILURE");
+  static const char* const path = std::getenv("LAAS_INJECT_ROUTING_FAILURE");
   struct stat st;
   if (path && *path && ::stat(path, &st) == 0)
     throw std::runtime_error(std::string("injected failure (") + path + " exists)");

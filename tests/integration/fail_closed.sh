@@ -16,12 +16,7 @@ laas_setup fail_closed
 export SIM_HOST=comp-1 QOS=1
 "$LAAS_TOPOGEN" "pgft(2;8,4;1,4;1,2)" -o fabric.net
 sed -i -E 's/^Switch\t16 "SW_L1_/Switch\t20 "SW_L1_/' fabric.net
-start_fabric_console fabric.net
-start_opensm
-wait_log 'laas: forwarding tables applied' 1 45
-ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
-ctl tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
-ctl tenant add b --hosts 10 >/dev/null || die "tenant add b failed"
+start_lab_tenants
 audit_layout good
 sort lfts.good | grep -E '^0x' >entries.good
 cp state/state.json state.json.good

@@ -307,3 +307,15 @@ audit_layout() {
   done
   [ $rc -eq 0 ] || die "laas-audit ($tag) exit $rc: $(grep -E 'VIOLATION|laas-audit|fabric' "audit.$tag" | head -5)"
 }
+
+# start_lab_tenants: ibsim on ./fabric.net with its console, OpenSM with the plugin, `ctl`
+# (laasctl on this test's socket), and tenants a (8 hosts) and b (10) placed -- the starting
+# point of the tests that break the lab tree pgft(2;8,4;1,4;1,2) around two tenants.
+start_lab_tenants() {
+  start_fabric_console fabric.net
+  start_opensm
+  wait_log 'laas: forwarding tables applied' 1 45
+  ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+  ctl tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
+  ctl tenant add b --hosts 10 >/dev/null || die "tenant add b failed"
+}

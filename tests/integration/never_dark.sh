@@ -22,12 +22,7 @@ export LAAS_INJECT_ROUTING_FAILURE="$WORK/inject-routing-failure"
 # console links it).
 sed -i -E 's/^Switch\t16 "SW_L1_/Switch\t20 "SW_L1_/; s/^Switch\t8 "SW_L2_/Switch\t10 "SW_L2_/' fabric.net
 printf '\nSwitch\t8 "SW_NEW"\n' >>fabric.net
-start_fabric_console fabric.net
-start_opensm
-wait_log 'laas: forwarding tables applied' 1 45
-ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
-ctl tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
-ctl tenant add b --hosts 10 >/dev/null || die "tenant add b failed"
+start_lab_tenants
 audit_layout good
 cp partitions.conf partitions.good
 cp state/state.json state.json.good

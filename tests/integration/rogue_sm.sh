@@ -14,12 +14,7 @@ laas_enter_namespace "$@"
 laas_setup rogue_sm
 export SIM_HOST=comp-1 QOS=1
 "$LAAS_TOPOGEN" "pgft(2;8,4;1,4;1,2)" -o fabric.net
-start_fabric_console fabric.net
-start_opensm
-wait_log 'laas: forwarding tables applied' 1 45
-ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
-ctl tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
-ctl tenant add b --hosts 10 >/dev/null || die "tenant add b failed"
+start_lab_tenants
 audit_layout good
 sort lfts.good | grep -E '^0x' >entries.good
 ctl --json tenant show a >show.a.good
