@@ -616,6 +616,86 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   EXPECT_GT(bad["counts"].value("attached-host-unreachable", 0), 0) << bad.dump();
 }
 
+// An adapter cabled to a spare port that nobody listed is a free host: only the management
+// sources' way to its switch routes it (every tenant's packet to it dies at the tenant's leaf or
+// at the first-hop drop), and its own packets die at its switch. Listed in shared_services, the
+// same adapter is routed from everywhere.
+TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
+  TwoTenants lab;
+  auto& [dir, tree, fabric, emb, sm] = lab;
+  Engine engine(config_in(dir), quiet());
+  const auto before = engine.route(fabric, sm);
+  ASSERT_TRUE(before.ok) << before.error;
+  auto adapter = [&](Guid guid, const std::string& name, topology::Lid lid, int sw, int port) {
+    topology::FabricNode n;
+    n.guid = guid;
+    n.port_guid = guid + 1;
+    n.name = name;
+    n.ports.resize(2);
+    n.ports[1].lid = lid;
+    const int id = fabric.add_node(n);
+    if (static_cast<int>(fabric.nodes[sw].ports.size()) <= port)
+      fabric.nodes[sw].ports.resize(port + 1);
+    fabric.connect(id, 1, sw, port);
+  };
+  const int leaf0 = emb.switch_node[0][0], spine2 = emb.switch_node[1][2];
+  const int leaf_port = static_cast<int>(fabric.nodes[leaf0].ports.size());
+  adapter(0x7100, "rogue-leaf", 201, leaf0, leaf_port);
+  adapter(0x7200, "rogue-spine", 202, spine2, 11);
+  const auto after = engine.route(fabric, sm);
+  ASSERT_TRUE(after.ok) << after.error;
+  const topology::Lid spine2_lid = fabric.lid_of(spine2);
+  for (size_t n = 0; n < fabric.nodes.size(); ++n) {
+    if (!fabric.nodes[n].is_switch) continue;
+    const auto& t = after.tables[n];
+    ASSERT_GT(t.size(), 202u);
+    EXPECT_TRUE(std::equal(before.tables[n].begin(), before.tables[n].end(), t.begin())) << n;
+    const bool leaf = emb.node_model[n].first == 1;
+    // The SM is on spine 0: spines carry it down, leaves other than the adapter's own have none.
+    const int expect201 = static_cast<int>(n) == leaf0 ? leaf_port
+                          : leaf                       ? routing::kNoRoute
+                                                       : t[201];
+    const int expect202 = static_cast<int>(n) == spine2 ? 11 : leaf ? routing::kNoRoute : t[202];
+    EXPECT_EQ(t[201], expect201) << fabric.nodes[n].name;
+    EXPECT_EQ(t[202], expect202) << fabric.nodes[n].name;
+    // (The SM reaches the adapter on another spine only by directed route: a leaf between
+    // them would let its hosts follow the entry.)
+    if (static_cast<int>(n) == emb.switch_node[1][0]) {
+      EXPECT_NE(t[201], routing::kNoRoute);
+    }
+  }
+  auto report = engine.audit(fabric, after.tables, sm, &after.sl2vl);
+  EXPECT_EQ(report["violations"], 0) << report.dump();
+  EXPECT_EQ(report["figures"]["unlisted_attached_hosts"], 2) << report.dump();
+  EXPECT_GT(report["figures"]["unlisted_attached_pairs"], 0);
+  EXPECT_EQ(report["figures"]["unlisted_attached_pairs"],
+            report["figures"]["unlisted_attached_pairs_refused"]);
+  // The audit catches a tenant's leaf that routes the adapter (as before this change every
+  // switch did), and a first-hop drop missing at the adapter's own port.
+  auto tampered = after.tables;
+  const int leaf1 = emb.switch_node[0][1];
+  tampered[leaf1][201] = tampered[leaf1][fabric.lid_of(leaf0)];
+  auto bad = engine.audit(fabric, tampered, sm, &after.sl2vl);
+  EXPECT_GT(bad["counts"].value("unlisted-attached-host-reachable", 0), 0) << bad.dump();
+  auto open_sl2vl = after.sl2vl;
+  for (int o = 0; o < open_sl2vl.ports[leaf0]; ++o) open_sl2vl.set(leaf0, leaf_port, o, 0);
+  bad = engine.audit(fabric, after.tables, sm, &open_sl2vl);
+  EXPECT_GT(bad["counts"].value("unlisted-attached-host-reachable", 0), 0) << bad.dump();
+  // Listed by the administrator, the spine's adapter is routed from every switch.
+  Config c = config_in(dir);
+  c.shared_services = {0x7201};
+  Engine listed(c, quiet());
+  const auto shared = listed.route(fabric, sm);
+  ASSERT_TRUE(shared.ok) << shared.error;
+  for (size_t n = 0; n < fabric.nodes.size(); ++n) {
+    if (fabric.nodes[n].is_switch && static_cast<int>(n) != spine2) {
+      EXPECT_EQ(shared.tables[n][202], shared.tables[n][spine2_lid]) << fabric.nodes[n].name;
+    }
+  }
+  report = listed.audit(fabric, shared.tables, sm, &shared.sl2vl);
+  EXPECT_EQ(report["violations"], 0) << report.dump();
+}
+
 // Issue 24, staged build-out: a leaf (partly populated) and a spine cabled to a running fabric
 // with tenants. Named to sort first, they still take the last model indices; the recorded tree
 // grows, layout.json is re-recorded, and every switch of the old tree keeps its entries for

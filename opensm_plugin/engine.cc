@@ -102,8 +102,9 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
                                     const routing::RoutingRequest& req,
                                     const std::vector<int>& mgmt_switch_nodes,
                                     const std::vector<topology::HostId>& quarantined,
-                                    RouteOutcome& out) {
+                                    const std::vector<int>& closed_attached, RouteOutcome& out) {
   routing::Sl2VlInput in;
+  in.closed_attached = closed_attached;
   in.fabric = &fabric;
   in.embedding = &emb;
   in.quarantined_hosts = quarantined;
@@ -330,6 +331,7 @@ struct RoutingRun {
   std::vector<topology::HostId> quarantined;
   topology::Embedding without_quarantined;  // the embedding the tables are computed on
   routing::RoutingRequest req;
+  routing::ClosedAttached closed_attached;  // unlisted hosts outside the slots: free hosts
   Allocations alloc;
 
   const topology::Embedding& emb() const { return rec.embedding; }
@@ -643,6 +645,7 @@ void Engine::build_request(RoutingRun& run) {
     for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
       if (!in_tenant[h] && emb.host_node[h] >= 0) reach_all.insert(h);
   req.management_hosts.assign(reach_all.begin(), reach_all.end());
+  close_unlisted_attached(run);
   req.management_switches = run.mgmt_switches;
   req.faulty_links = emb.missing_links;
   // Links isolated for their error counters are faults to the routing too, and
@@ -661,6 +664,39 @@ void Engine::build_request(RoutingRun& run) {
     alloc.management.push_back(
         {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
   }
+}
+
+// Hosts cabled outside the tree's slots that nobody listed (an adapter on a spare switch port)
+// are free hosts: reached from management only and dropped at their first switch, since
+// nothing the administrator wrote vouches for them. An open free pool leaves them open too.
+void Engine::close_unlisted_attached(RoutingRun& run) {
+  const auto& fabric = run.fabric;
+  const auto& emb = run.emb();
+  std::vector<Guid> open = run.outside_members;
+  for (const auto& a : emb.attached) {
+    const Guid g = fabric.nodes[a.node].port_guid;
+    if (config_.free_pool_open) open.push_back(g);
+    if (!std::binary_search(run.outside_members.begin(), run.outside_members.end(), g) &&
+        !config_.free_pool_open)
+      run.closed_attached.nodes.push_back(a.node);
+  }
+  std::sort(open.begin(), open.end());
+  open.erase(std::unique(open.begin(), open.end()), open.end());
+  run.alloc.attached_open = std::move(open);
+  if (run.closed_attached.nodes.empty()) return;
+  auto& sources = run.closed_attached.management_sources;
+  sources = run.mgmt_switch_nodes;
+  for (topology::HostId h : run.req.management_hosts)
+    if (emb.host_node[h] >= 0) sources.push_back(emb.switch_node[0][run.tree().leaf_of_host(h)]);
+  const std::set<Guid> shared(config_.shared_services.begin(), config_.shared_services.end());
+  for (const auto& a : emb.attached)  // management cabled outside the slots (an SM host's port)
+    if (const Guid g = fabric.nodes[a.node].port_guid;
+        !shared.count(g) &&
+        std::binary_search(run.outside_members.begin(), run.outside_members.end(), g))
+      sources.push_back(emb.switch_node[a.level - 1][a.index]);
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  sources.erase(std::remove(sources.begin(), sources.end(), -1), sources.end());
 }
 
 // The tables, then allocations.json and the multicast context. allocations.json is serialized
@@ -702,11 +738,11 @@ void Engine::compute_and_publish(RoutingRun& run) {
     out.ms_compute = ms_since(t_compute);
     for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
     const auto t_tables = Clock::now();
-    out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables);
+    out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables, run.closed_attached);
     routing::spread_lmc(fabric, lmc_, out.tables);
     if (run.with_sl2vl)
       out.sl2vl = first_hop_drop(fabric, run.rec, remb, run.req, run.mgmt_switch_nodes,
-                                 run.quarantined, out);
+                                 run.quarantined, run.closed_attached.nodes, out);
     out.ms_tables = ms_since(t_tables);
   } catch (...) {
     staging.wait();

@@ -129,6 +129,7 @@ class Engine {
   void log_outside_tree(RoutingRun& run);
   bool choose_tenants(RoutingRun& run);
   void build_request(RoutingRun& run);
+  void close_unlisted_attached(RoutingRun& run);
   void compute_and_publish(RoutingRun& run);
   void publish_multicast(RoutingRun& run);
   void note_closed(RoutingRun& run);

@@ -135,6 +135,11 @@ std::string to_json(const Allocations& a) {
     for (Guid g : a.sm_ports) ports.push_back(format_guid(g));
     root["sm_ports"] = std::move(ports);
   }
+  if (a.attached_open) {
+    json ports = json::array();
+    for (Guid g : *a.attached_open) ports.push_back(format_guid(g));
+    root["attached_open"] = std::move(ports);
+  }
   return root.dump(1) + "\n";
 }
 
@@ -151,6 +156,11 @@ Allocations allocations_from_json(const std::string& text) {
     if (root.contains("sm_ports"))
       for (const auto& g : root.at("sm_ports"))
         a.sm_ports.push_back(parse_guid(g.get<std::string>()));
+    if (root.contains("attached_open")) {
+      a.attached_open.emplace();
+      for (const auto& g : root.at("attached_open"))
+        a.attached_open->push_back(parse_guid(g.get<std::string>()));
+    }
     if (root.contains("isolated_links"))
       for (const auto& l : root.at("isolated_links"))
         a.isolated_links.push_back(
@@ -373,6 +383,13 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
     if (!found && std::find(optional.begin(), optional.end(), g) == optional.end())
       throw std::runtime_error("management GUID " + format_guid(g) + " is not in the fabric");
   }
+  if (alloc.attached_open)
+    for (const auto& a : rec.embedding.attached)
+      if (std::find(alloc.attached_open->begin(), alloc.attached_open->end(),
+                    fabric.nodes[a.node].port_guid) == alloc.attached_open->end() &&
+          std::find(management.begin(), management.end(), fabric.nodes[a.node].port_guid) ==
+              management.end())
+        input.closed_attached.push_back(a.node);
   return input;
 }
 

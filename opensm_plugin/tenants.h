@@ -78,6 +78,10 @@ struct Allocations {
   // the audit counts them as faulty too.
   std::vector<LinkRecord> isolated_links{};
   std::vector<QuarantineRecord> quarantined{};  // issue 24
+  // The hosts cabled outside the tree's slots that may talk to everyone (listed as management
+  // or shared services, or every one while the free pool is open); every other attached host
+  // is a free host for the audit. Absent (files from before the distinction): all are open.
+  std::optional<std::vector<Guid>> attached_open{};
 };
 
 // JSON (see conf/laas.yaml and docs): {"version":1,"topology":..,"tenants":[{name, requested,

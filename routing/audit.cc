@@ -59,6 +59,8 @@ const char* to_string(FindingKind kind) {
       return "attached-host-route-crosses-tenant";
     case FindingKind::kAttachedReplySharesLink:
       return "attached-host-reply-shares-link";
+    case FindingKind::kUnlistedAttachedReachable:
+      return "unlisted-attached-host-reachable";
   }
   return "unknown";
 }
@@ -436,6 +438,11 @@ class Auditor {
       const int at = emb_.switch_node[a.level - 1][a.index];
       const topology::Lid lid = f_.lid_of(a.node);
       if (at < 0 || lid == 0) continue;
+      if (std::find(in_.closed_attached.begin(), in_.closed_attached.end(), a.node) !=
+          in_.closed_attached.end()) {
+        check_unlisted_attached(a, at, lid);
+        continue;
+      }
       const std::string name = f_.nodes[a.node].name;
       std::vector<Hop> hops;
       auto crossed = [&](int cls) -> std::string {
@@ -482,6 +489,59 @@ class Auditor {
     rep_.figures["attached_pairs_delivered"] = delivered;
   }
 
+  // An attached host nobody listed is a free host: every management host reaches it; no other
+  // host does (its packet dies at its own first switch, for want of a route or by the first-hop
+  // drop); with SL2VL tables, its own packets towards any host but management die at its switch.
+  void check_unlisted_attached(const topology::AttachedHost& a, int at, topology::Lid lid) {
+    const std::string name = f_.nodes[a.node].name;
+    long pairs = 0, refused = 0;
+    for (HostId h = 0; h < t_.num_hosts(); ++h) {
+      const int cls = host_class_[h];
+      const int hnode = emb_.host_node[h];
+      if (hnode < 0) continue;
+      const int leaf = leaf_node(t_.leaf_of_host(h));
+      const auto ref = t_.host_peer(h);
+      const int in_port = emb_.port_map[0][ref.index][ref.port];
+      const std::string hname = f_.nodes[hnode].name;
+      ++pairs;
+      if (cls == kMgmtClass) {
+        const bool ok = in_.sl2vl ? trace_sl(leaf, in_port, lid, a.node, nullptr).delivered
+                                  : trace(leaf, lid, a.node, nullptr) == Outcome::kDelivered;
+        if (!ok) add(FindingKind::kAttachedUnreachable, "", hname, name, "management host");
+        continue;
+      }
+      bool stopped_first;
+      std::string where;
+      if (in_.sl2vl) {
+        const PairTrace r = trace_sl(leaf, in_port, lid, a.node, nullptr);
+        stopped_first = !r.delivered && !r.left_first_switch;
+        where = r.delivered ? "delivered" : "passes " + f_.nodes[leaf].name + ", then " + r.where;
+      } else {
+        const LidTable& table = lft_[leaf];
+        stopped_first = lid >= table.size() || table[lid] == kNoRoute;
+        where = "routed by " + f_.nodes[leaf].name;
+      }
+      if (stopped_first)
+        ++refused;
+      else if (!in_.sl2vl && leaf == at)  // without the first-hop drop: P_Keys only
+        add(FindingKind::kSharedLeaf, class_name(cls), hname, name,
+            "cabled to the same switch; without SL2VL (qos) only partition keys separate them");
+      else
+        add(FindingKind::kUnlistedAttachedReachable, class_name(cls), hname, name, where);
+      if (!in_.sl2vl) continue;
+      ++pairs;
+      const PairTrace back = trace_sl(at, a.switch_port, f_.lid_of(hnode), hnode, nullptr);
+      if (!back.delivered && !back.left_first_switch)
+        ++refused;
+      else
+        add(FindingKind::kUnlistedAttachedReachable, class_name(cls), name, hname,
+            back.delivered ? "delivered" : "passes " + f_.nodes[at].name + ", then " + back.where);
+    }
+    rep_.figures["unlisted_attached_hosts"] += 1;
+    rep_.figures["unlisted_attached_pairs"] += pairs;
+    rep_.figures["unlisted_attached_pairs_refused"] += refused;
+  }
+
   // ---- SL2VL ---------------------------------------------------------------------------
   Sl2VlInput sl2vl_input() const {
     Sl2VlInput si;
@@ -493,6 +553,7 @@ class Auditor {
     si.management_hosts = in_.management_hosts;
     si.management_nodes = in_.management_nodes;
     for (const auto& q : in_.quarantined) si.quarantined_hosts.push_back(q.host);
+    si.closed_attached = in_.closed_attached;
     return si;
   }
 

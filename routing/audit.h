@@ -49,6 +49,9 @@ struct AuditInput {
   // taken without them when it still shows them), each reported (`unaccepted-host`), and every
   // switch's entry for the newcomer's LID must be empty (`quarantined-host-routed`).
   std::vector<AuditQuarantine> quarantined{};
+  // Attached hosts nobody listed (fabric nodes): free hosts, reached from management only and
+  // dropped at their first switch (routing.h ClosedAttached, sl2vl.h rule 4).
+  std::vector<int> closed_attached{};
   // Keeps `embedding` alive when the input's maker built it (plugin::audit_input).
   std::shared_ptr<const topology::Embedding> owned_embedding{};
 };
@@ -102,6 +105,9 @@ enum class FindingKind {
   // tenant holds: the only link from that spine to the host's leaf (no routing can avoid it;
   // cable shared services to a leaf to keep it off tenants' links)
   kAttachedReplySharesLink,
+  // an attached host nobody listed (a free host outside the slots) reached from a host that is
+  // not management, or its traffic passing its first switch towards such a host
+  kUnlistedAttachedReachable,
 };
 
 const char* to_string(FindingKind kind);

@@ -22,7 +22,8 @@ topology::Embedding without_hosts(const topology::Embedding& embedding,
 }
 
 LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
-                        const FatTree& tree, const ModelTables& tables) {
+                        const FatTree& tree, const ModelTables& tables,
+                        const ClosedAttached& closed) {
   const int endpoints = tables.num_endpoints();
   if (static_cast<int>(embedding.host_node.size()) != tree.num_hosts() ||
       static_cast<int>(embedding.switch_node.size()) != tree.height() ||
@@ -79,14 +80,29 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
     const int at = embedding.switch_node.at(a.level - 1).at(a.index);
     if (l == 0 || at < 0) continue;  // no LID yet, or its switch is absent
     const topology::Lid via = lid[tables.endpoint_of_switch(a.level, a.index)];
-    for (std::size_t node = 0; node < out.size(); ++node) {
-      LidTable& lft = out[node];
-      if (lft.empty()) continue;
-      if (static_cast<int>(node) == at)
-        lft[l] = static_cast<std::uint8_t>(a.switch_port);
-      else if (via != 0)
-        lft[l] = lft[via];
+    out[at][l] = static_cast<std::uint8_t>(a.switch_port);
+    if (via == 0) continue;
+    const bool is_closed =
+        std::find(closed.nodes.begin(), closed.nodes.end(), a.node) != closed.nodes.end();
+    if (!is_closed) {
+      for (std::size_t node = 0; node < out.size(); ++node)
+        if (!out[node].empty() && static_cast<int>(node) != at) out[node][l] = out[node][via];
+      continue;
     }
+    // Only along the management sources' routes to its switch, and never through a leaf on
+    // the way (an SM on a spine to a host on another spine): a leaf's hosts could follow the
+    // entry. Management hosts reach every switch without a leaf on the way.
+    for (int node : closed.management_sources)
+      for (int hop = 0; hop < 64 && node >= 0 && node != at; ++hop) {
+        if (hop > 0 && embedding.node_model[node].first == 1) break;
+        LidTable& lft = out.at(static_cast<std::size_t>(node));
+        if (lft.empty() || via >= lft.size() || lft[via] == kNoRoute || lft[via] == 0) break;
+        lft[l] = lft[via];
+        const auto& ports = fabric.nodes[node].ports;
+        if (lft[via] >= ports.size()) break;
+        const int next = ports[lft[via]].peer_node;
+        node = next >= 0 && fabric.nodes[next].is_switch ? next : -1;
+      }
   }
   return out;
 }

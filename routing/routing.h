@@ -134,14 +134,25 @@ using LidTables = std::vector<LidTable>;  // [fabric node]
 topology::Embedding without_hosts(const topology::Embedding& embedding,
                                   const std::vector<HostId>& hosts);
 
+// Hosts cabled outside the tree's slots (Embedding::attached) that nobody listed as management
+// or shared service: free hosts, reached from management only. An adapter on a spare port has
+// no identity the administrator vouched for, so no tenant may reach it.
+struct ClosedAttached {
+  std::vector<int> nodes;               // fabric nodes of the unlisted attached hosts
+  std::vector<int> management_sources;  // switch nodes management traffic starts from
+};
+
 // Every table has max LID + 1 entries (kNoRoute where nothing is routed; LID 0 unused). Throws
 // RoutingError if the embedding does not match the tree or an endpoint has no LID.
-// Hosts attached outside the tree's slots (Embedding::attached, issue 24) take the routes of
-// the switch they are cabled to, and that switch forwards them on their port: traffic to a
-// storage host on a spine goes where management traffic to the spine goes, over links no
-// tenant holds wherever they lead there. Their own traffic follows their switch's entries.
+// Hosts attached outside the tree's slots take the routes of the switch they are cabled to, and
+// that switch forwards them on their port: traffic to a storage host on a spine goes where
+// management traffic to the spine goes, over links no tenant holds wherever they lead there.
+// Their own traffic follows their switch's entries. Those in `closed` are routed only on the
+// management sources' way to their switch: every other switch has no entry for them, so a
+// tenant's packet to one dies at the tenant's own leaf.
 LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
-                        const FatTree& tree, const ModelTables& tables);
+                        const FatTree& tree, const ModelTables& tables,
+                        const ClosedAttached& closed = {});
 
 // With LMC > 0 every port answers 2^lmc LIDs from its base LID: each channel adapter port's
 // extra LIDs take its base LID's entry in every table. Tenant isolation needs one path per

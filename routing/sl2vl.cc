@@ -63,6 +63,14 @@ std::vector<std::vector<PortOwner>> port_owners(const Sl2VlInput& in) {
                                   : PortOwner{PortClass::kManagement, -1, true};
     set(t.host_peer(h), o);
   }
+  for (const auto& a : emb.attached) {
+    if (std::find(in.closed_attached.begin(), in.closed_attached.end(), a.node) ==
+        in.closed_attached.end())
+      continue;
+    const int node = emb.switch_node[a.level - 1][a.index];
+    if (node >= 0 && a.switch_port > 0 && a.switch_port < static_cast<int>(owners[node].size()))
+      owners[node][a.switch_port] = PortOwner{PortClass::kFreeHost, -1, true};
+  }
   return owners;
 }
 
@@ -150,9 +158,13 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
         owners[node][port].cls == PortClass::kFreeHost)
       destinations.push_back(h);
   }
-  for (HostId d : destinations) {
-    if (d < 0 || d >= t.num_hosts() || emb.host_node[d] < 0) continue;
-    const topology::Lid lid = f.lid_of(emb.host_node[d]);
+  std::vector<topology::Lid> destination_lids;
+  for (HostId d : destinations)
+    if (d >= 0 && d < t.num_hosts() && emb.host_node[d] >= 0)
+      destination_lids.push_back(f.lid_of(emb.host_node[d]));
+  for (int node : in.closed_attached) destination_lids.push_back(f.lid_of(node));
+  for (const topology::Lid lid : destination_lids) {
+    if (lid == 0) continue;
     for (const auto& [start, start_in] : sources)
       walk_route(lft, f, start, start_in, lid, -1, [&](int node, int inp, int out, int hop) {
         if (owners[node].empty() || out >= static_cast<int>(owners[node].size()) ||
@@ -212,6 +224,17 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
     const auto& own = owners[node];
     for (int i = 0; i < static_cast<int>(own.size()); ++i)
       if (own[i].cls != PortClass::kManagement) plan.tables.set(node, i, out, kAllSls);
+  }
+  for (const auto& a : emb.attached) {  // rule 4
+    const int node = emb.switch_node[a.level - 1][a.index];
+    if (node < 0 || !plan.tables.has(node) ||
+        std::find(in.closed_attached.begin(), in.closed_attached.end(), a.node) ==
+            in.closed_attached.end())
+      continue;
+    const auto& own = owners[node];
+    for (int o = 0; o < static_cast<int>(own.size()); ++o)
+      if (o != a.switch_port && !(own[o].cls == PortClass::kManagement && own[o].host))
+        plan.tables.set(node, a.switch_port, o, kAllSls);
   }
   for (const auto& [key, tenant] : exempt_tenant)
     plan.exemptions.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), tenant});

@@ -27,6 +27,10 @@
 //  3. at a management leaf (a management host or the SM on it), the open up-links that carry
 //     management traffic to tenants ("management up-links") drop everything that does not come
 //     from a management port, so no other host on that leaf can borrow them.
+//  4. input the port of an attached host nobody listed (an adapter on a spare switch port,
+//     ClosedAttached in routing.h): drop towards every output but a management host's port.
+//     Such a port is a free host's port for rules 0 and 1 as well, so its traffic dies at its
+//     first switch and only management reaches it.
 #pragma once
 
 #include <cstdint>
@@ -85,6 +89,8 @@ struct Sl2VlInput {
   // ports whatever the placements say, so the newcomer's packets die at its leaf (rule 1) and
   // no other host's enter its port (rule 0).
   std::vector<HostId> quarantined_hosts{};
+  // Fabric nodes of the attached hosts nobody listed (rule 4).
+  std::vector<int> closed_attached{};
 };
 
 struct Exemption {

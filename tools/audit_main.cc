@@ -195,6 +195,7 @@ int main(int argc, char** argv) {
     }
     si.management_hosts = input.management_hosts;
     si.management_nodes = input.management_nodes;
+    si.closed_attached = input.closed_attached;
     const auto own = routing::port_owners(si);
     auto text = [&](const routing::PortOwner& o) -> std::string {
       switch (o.cls) {
