@@ -697,6 +697,13 @@ void Engine::close_unlisted_attached(RoutingRun& run) {
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
   sources.erase(std::remove(sources.begin(), sources.end(), -1), sources.end());
+  std::vector<char> taken(run.tree().num_hosts(), 0);
+  for (const auto& t : run.req.tenants)
+    for (topology::HostId h : t.placement.hosts) taken[h] = 1;
+  for (topology::HostId h : run.req.management_hosts) taken[h] = 1;
+  for (topology::HostId h : run.quarantined) taken[h] = 1;
+  for (topology::HostId h = 0; h < run.tree().num_hosts(); ++h)
+    if (!taken[h] && emb.host_node[h] >= 0) run.closed_attached.free_hosts.push_back(h);
 }
 
 // The tables, then allocations.json and the multicast context. allocations.json is serialized

@@ -503,13 +503,13 @@ class Auditor {
       const auto ref = t_.host_peer(h);
       const int in_port = emb_.port_map[0][ref.index][ref.port];
       const std::string hname = f_.nodes[hnode].name;
-      ++pairs;
       if (cls == kMgmtClass) {
         const bool ok = in_.sl2vl ? trace_sl(leaf, in_port, lid, a.node, nullptr).delivered
                                   : trace(leaf, lid, a.node, nullptr) == Outcome::kDelivered;
         if (!ok) add(FindingKind::kAttachedUnreachable, "", hname, name, "management host");
         continue;
       }
+      ++pairs;
       bool stopped_first;
       std::string where;
       if (in_.sl2vl) {

@@ -21,6 +21,27 @@ topology::Embedding without_hosts(const topology::Embedding& embedding,
   return out;
 }
 
+namespace {
+
+// Whether the routes towards `via` (the LID of switch `at`) lead from switch `node` to `at`
+// through switches above the leaves only.
+bool reaches_without_leaf(const topology::Fabric& fabric, const topology::Embedding& embedding,
+                          const LidTables& out, int node, int at, topology::Lid via) {
+  for (int hop = 0; hop < 64; ++hop) {
+    if (node == at) return true;
+    if (node < 0 || (hop > 0 && embedding.node_model[node].first == 1)) return false;
+    const LidTable& lft = out[node];
+    if (lft.empty() || via >= lft.size() || lft[via] == kNoRoute || lft[via] == 0 ||
+        lft[via] >= fabric.nodes[node].ports.size())
+      return false;
+    const int next = fabric.nodes[node].ports[lft[via]].peer_node;
+    node = next >= 0 && fabric.nodes[next].is_switch ? next : -1;
+  }
+  return false;
+}
+
+}  // namespace
+
 LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
                         const FatTree& tree, const ModelTables& tables,
                         const ClosedAttached& closed) {
@@ -89,20 +110,32 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
         if (!out[node].empty() && static_cast<int>(node) != at) out[node][l] = out[node][via];
       continue;
     }
-    // Only along the management sources' routes to its switch, and never through a leaf on
-    // the way (an SM on a spine to a host on another spine): a leaf's hosts could follow the
-    // entry. Management hosts reach every switch without a leaf on the way.
-    for (int node : closed.management_sources)
-      for (int hop = 0; hop < 64 && node >= 0 && node != at; ++hop) {
-        if (hop > 0 && embedding.node_model[node].first == 1) break;
-        LidTable& lft = out.at(static_cast<std::size_t>(node));
-        if (lft.empty() || via >= lft.size() || lft[via] == kNoRoute || lft[via] == 0) break;
-        lft[l] = lft[via];
-        const auto& ports = fabric.nodes[node].ports;
-        if (lft[via] >= ports.size()) break;
-        const int next = ports[lft[via]].peer_node;
-        node = next >= 0 && fabric.nodes[next].is_switch ? next : -1;
+    for (int source : closed.management_sources) {
+      int node = source;
+      // A leaf with management on it: up the first management up-link (the way it sends a
+      // free host) after which the switches' own routes lead to `at` without another leaf.
+      if (node != at && embedding.node_model[node].first == 1) {
+        const LidTable& lft = out[node];
+        int chosen = -1;
+        for (HostId h : closed.free_hosts) {
+          const int hn = embedding.host_node[h];
+          const topology::Lid hl = hn >= 0 ? fabric.lid_of(hn) : 0;
+          if (hl == 0 || hl >= lft.size() || lft[hl] == kNoRoute || lft[hl] == 0) continue;
+          const auto& port = fabric.nodes[node].ports.at(lft[hl]);
+          if (port.peer_node < 0 || !fabric.nodes[port.peer_node].is_switch) continue;
+          if (reaches_without_leaf(fabric, embedding, out, port.peer_node, at, via)) {
+            chosen = lft[hl];
+            break;
+          }
+        }
+        if (chosen < 0) continue;
+        out[node][l] = static_cast<std::uint8_t>(chosen);
+        node = fabric.nodes[node].ports[chosen].peer_node;
       }
+      if (!reaches_without_leaf(fabric, embedding, out, node, at, via)) continue;
+      for (; node != at; node = fabric.nodes[node].ports[out[node][via]].peer_node)
+        out[node][l] = out[node][via];
+    }
   }
   return out;
 }

@@ -140,6 +140,10 @@ topology::Embedding without_hosts(const topology::Embedding& embedding,
 struct ClosedAttached {
   std::vector<int> nodes;               // fabric nodes of the unlisted attached hosts
   std::vector<int> management_sources;  // switch nodes management traffic starts from
+  // Free hosts in the tree's slots: a management leaf reaches them over its management
+  // up-links only (which drop every other host's packets, sl2vl.h rule 3), so an unlisted
+  // host leaves a management leaf the way one of them does.
+  std::vector<HostId> free_hosts;
 };
 
 // Every table has max LID + 1 entries (kNoRoute where nothing is routed; LID 0 unused). Throws
@@ -149,7 +153,9 @@ struct ClosedAttached {
 // management traffic to the spine goes, over links no tenant holds wherever they lead there.
 // Their own traffic follows their switch's entries. Those in `closed` are routed only on the
 // management sources' way to their switch: every other switch has no entry for them, so a
-// tenant's packet to one dies at the tenant's own leaf.
+// tenant's packet to one dies at the tenant's own leaf. A management leaf sends them up a
+// management up-link towards their switch (none: no entry, only the SM's directed routes reach
+// them from there); no way passes through another leaf.
 LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
                         const FatTree& tree, const ModelTables& tables,
                         const ClosedAttached& closed = {});
