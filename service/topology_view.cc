@@ -38,7 +38,7 @@ TopologyView::TopologyView(topology::FatTree t, topology::Fabric f, topology::Em
       host_by_guid_[g] = h;
     else if (g != 0)
       host_by_guid_.emplace(g, h);
-    host_by_name_[host_name(h)] = h;
+    host_by_name_[recorded_name(h)] = h;
     host_by_slot_[slot_of_host(h)] = h;
     print << ' ' << std::hex << g << (host_present(h) ? "" : "-");
   }
@@ -68,6 +68,14 @@ std::string TopologyView::host_name(topology::HostId host) const {
   if (node >= 0) return fabric.nodes[node].name;
   if (!known_.hosts.empty() && !known_.hosts.at(host).name.empty()) return known_.hosts[host].name;
   return tree.host_name(host);
+}
+
+std::string TopologyView::recorded_name(topology::HostId host) const {
+  if (!known_.hosts.empty()) {
+    const auto& k = known_.hosts.at(host);
+    if (!k.name.empty() && (k.port_guid == host_guid(host) || !host_present(host))) return k.name;
+  }
+  return host_name(host);
 }
 
 topology::Lid TopologyView::host_lid(topology::HostId host) const {
@@ -124,7 +132,7 @@ bool TopologyView::link_present(topology::LinkId link) const {
 std::map<std::string, std::vector<topology::Guid>> shared_host_names(const TopologyView& view) {
   std::map<std::string, std::vector<topology::Guid>> by_name;
   for (topology::HostId h = 0; h < view.tree.num_hosts(); ++h)
-    if (const auto guid = view.host_guid(h)) by_name[view.host_name(h)].push_back(guid);
+    if (const auto guid = view.host_guid(h)) by_name[view.recorded_name(h)].push_back(guid);
   for (auto it = by_name.begin(); it != by_name.end();)
     it = it->second.size() > 1 ? std::next(it) : by_name.erase(it);
   return by_name;

@@ -35,9 +35,13 @@ struct TopologyView {
   // never seen).
   topology::Guid host_guid(topology::HostId host) const;
   std::string host_name(topology::HostId host) const;
+  // The name the slot's port had when its GUID was first recorded (layout.json), else its
+  // description now. Requests name hosts by it: a host's root sets its own description and must
+  // not take another host's name, an absent one's least of all.
+  std::string recorded_name(topology::HostId host) const;
   topology::Lid host_lid(topology::HostId host) const;  // 0 when absent
   std::optional<topology::HostId> host_by_guid(topology::Guid port_guid) const;
-  std::optional<topology::HostId> host_by_name(const std::string& name) const;
+  std::optional<topology::HostId> host_by_name(const std::string& name) const;  // recorded
   // A host slot by its physical identity: (leaf switch GUID, leaf port); absent hosts too.
   std::optional<topology::HostId> host_by_slot(topology::Guid leaf_guid, int port) const;
   std::pair<topology::Guid, int> slot_of_host(topology::HostId host) const;
@@ -84,8 +88,8 @@ struct TopologyView {
 // every extra cable.
 nlohmann::json outside_tree_json(const TopologyView& view);
 
-// Host names (node descriptions) that several hosts share, with their GUIDs. A host's own
-// root sets its node description, so a shared name cannot be trusted to mean one host.
+// Host names (recorded names, see recorded_name) that several hosts share, with their GUIDs:
+// a shared name cannot be trusted to mean one host.
 std::map<std::string, std::vector<topology::Guid>> shared_host_names(const TopologyView& view);
 
 }  // namespace laas::service

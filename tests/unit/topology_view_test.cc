@@ -110,3 +110,22 @@ TEST(TopologyViewFaults, AllocationMapMarksPartsDown) {
   EXPECT_NE(text.find("host comp-1 (held by bank)"), std::string::npos) << text;
   EXPECT_NE(text.find("X = down or faulty"), std::string::npos) << text;
 }
+
+// A host's root sets its own node description: renamed after another host that is down, it
+// must not be found by that name, nor lose its own recorded name.
+TEST(TopologyViewNames, RequestsNameHostsByTheirRecordedNames) {
+  Views v;
+  Fabric f = v.full;
+  const int absent = v.model.host_node[3], rogue = v.model.host_node[5];
+  const std::string absent_name = f.nodes[absent].name, rogue_name = f.nodes[rogue].name;
+  ASSERT_NE(absent_name, rogue_name);
+  f.nodes[rogue].name = absent_name;
+  unplug(f, absent, 1);
+  const auto view = v.view_of(f);
+  ASSERT_FALSE(view.host_present(3));
+  EXPECT_EQ(view.host_by_name(absent_name), std::optional<topology::HostId>(3));
+  EXPECT_EQ(view.host_by_name(rogue_name), std::optional<topology::HostId>(5));
+  EXPECT_EQ(view.recorded_name(5), rogue_name);
+  EXPECT_EQ(view.host_name(5), absent_name);  // what it says now, for display
+  EXPECT_TRUE(service::shared_host_names(view).empty());
+}
