@@ -6,7 +6,8 @@
 #    tenants of LAAS_BENCH_SIZES hosts (default 10 500 3000, added one after the other), then
 #    of `tenant remove` of each, split into stages from OpenSM's log, with the LFT blocks sent;
 #    with managed partitions (applied by the plugin; or by a heavy sweep as before), and
-#    without (LAAS_BENCH_ROUNDS).
+#    without (LAAS_BENCH_ROUNDS);
+#  - OpenSM's peak resident memory with ftree and with the plugin (the difference is the plugin's).
 # Figures, not a pass/fail test. Needs a build (LAAS_BUILD_DIR, default build/) with
 # libosmlaas.so and laasctl, ibsim-utils and opensm. Runs in its own network namespace.
 #
@@ -97,11 +98,16 @@ EOC
   OSM_PID=$!
 }
 
+# OpenSM's peak resident memory (VmHWM, MiB) so far: with ftree, then with the plugin loaded
+# and every change of the round made; the difference is the plugin's (its model, tables, state).
+peak_mib() { awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$OSM_PID/status" 2>/dev/null || echo "?"; }
+
 echo "== ftree"
 run_osm ftree.log ftree
 wait_for 'SUBNET UP' 1 ftree.log 1800
 FTREE=$(span ftree.log "building routing with 'ftree'" "ftree tables configured")
 SWEEP_F=$(span ftree.log "Entering DISCOVERING state" "SUBNET UP")
+PEAK_F=$(peak_mib)
 stop_osm
 
 ctl() { "$BUILD/laasctl/laasctl" -s "$WORK/laas.sock" --timeout 900 "$@"; }
@@ -138,7 +144,7 @@ change() {
 # before issue 14 (a heavy sweep per change, LAAS_PARTITIONS_HEAVY_SWEEP=1), "unmanaged":
 # without managed partitions (a re-route only).
 ROUNDS=${LAAS_BENCH_ROUNDS:-"managed heavy unmanaged"}
-LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST=""
+LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST="" PEAKS=()
 for round in $ROUNDS; do
   echo "== laas ($round partitions)"
   base_extra=$YAML_EXTRA
@@ -159,6 +165,7 @@ for round in $ROUNDS; do
   for n in $SIZES; do change "$log" "add $n ($round)" tenant add "t$n" --hosts "$n"; done
   for n in $SIZES; do change "$log" "remove $n ($round)" tenant remove "t$n"; done
   grep -E 'laas: (uid|tenant)' "$log" | sed 's/.*laas: /  /' | head -20
+  PEAKS+=("$round $(peak_mib)")
   stop_osm
 done
 
@@ -169,6 +176,7 @@ full routing, first sweep (OpenSM's "building routing" -> "tables configured"):
   ftree ${FTREE} s, laas ${LAAS} s, ratio ftree/laas $(awk -v f="$FTREE" -v l="$LAAS" 'BEGIN { printf "%.1f", (l > 0 ? f / l : 0) }')
   first sweep to SUBNET UP: ftree ${SWEEP_F} s, laas ${SWEEP_L} s
   laas plugin, first run: ${HOPS_FIRST}; ${FIRST}
+OpenSM peak resident memory (VmHWM): ftree ${PEAK_F} MiB; with laas, after the round's changes: ${PEAKS[*]/%/ MiB}
 tenant changes (ms; stages as in the header of this script):
 change                    wall service   sweep    hops  plugin lft-queue upload to-reply runs  blocks
 EOR
