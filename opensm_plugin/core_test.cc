@@ -249,10 +249,18 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   dir.write("state.json", "{ truncated");
   Engine corrupt(config_in(dir), quiet());
   EXPECT_FALSE(corrupt.state_error().empty());
+  // A state that exists and cannot be read may hold tenants, and nothing else records them:
+  // never the next engine. At a start OpenSM knows nothing the switches hold: no tenant is
+  // routed (every host free), closed.
   out = corrupt.route(fabric, 0);
-  EXPECT_FALSE(out.ok);
+  EXPECT_TRUE(out.ok) << out.error;
+  EXPECT_FALSE(out.keep_switch_tables);
+  EXPECT_FALSE(out.tables.empty());
   EXPECT_FALSE(out.not_fat_tree);
-  EXPECT_NE(out.error.find("state"), std::string::npos) << out.error;
+  EXPECT_NE(out.fail_closed.find("tenant state cannot be read"), std::string::npos)
+      << out.fail_closed;
+  EXPECT_NE(out.fail_closed.find("nothing records the tenants last routed"), std::string::npos)
+      << out.fail_closed;
 
   Config pinned = config_in(dir);
   pinned.topology = "xgft(2;4,4;1,4)";
@@ -551,8 +559,8 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   out = nothing.route(looped, sm);
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.fail_closed.empty());
-  // Unless the state must exist (a shared directory, unmounted at a failover): the fabric is
-  // routed without tenants -- every host a quarantined free host -- not by the next engine.
+  // Unless the state must exist (a shared directory, unmounted at a failover): the switches
+  // keep the tables the last master gave them, never the next engine's.
   Config shared = config_in(empty);
   shared.state_must_exist = true;
   Engine unmounted(shared, quiet());
@@ -565,6 +573,19 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_NE(out.fail_closed.find("tenant state cannot be read"), std::string::npos)
       << out.fail_closed;
+  // A restart on an unreadable state with allocations.json lost as well: closed, with no
+  // tenant (before, the next engine routed the fabric open); once it has routed, a run that
+  // finds both lost keeps what the switches hold.
+  std::remove((dir.path() + "/allocations.json").c_str());
+  Engine lost(config_in(dir), quiet());
+  out = lost.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_FALSE(out.keep_switch_tables);
+  EXPECT_NE(out.fail_closed.find("nothing records the tenants last routed"), std::string::npos)
+      << out.fail_closed;
+  out = lost.route(fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_TRUE(out.keep_switch_tables);
 }
 
 // Issue 24: a storage host on a spine is reached by every host over the spine's routes, and the

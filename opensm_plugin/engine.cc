@@ -587,6 +587,22 @@ bool Engine::choose_tenants(RoutingRun& run) {
     }
     run.closed = run.closed.empty() ? unusable : run.closed + "; " + unusable;
     run.snap.tenants = last_routed_tenants(*run.view, out);
+    if (run.snap.tenants.empty() && !run.snap.blocked.empty()) {
+      // A tenant state that cannot be read, and nothing records what was routed
+      // (allocations.json lost too): the switches' own tables are the only record left of
+      // the tenants' routes -- while OpenSM knows them. Since its start it knows nothing of
+      // what the switches hold (keeping would send them empty tables): then no tenant is
+      // routed, every host is a free host reaching management only, and P_Keys stay.
+      const std::string lost =
+          "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
+      if (routed_once_) {
+        fail_closed(run.fabric, unusable + lost, out);
+        return false;
+      }
+      run.closed += lost +
+                    ": routed with no tenant (every host free, reaching management only) "
+                    "until state.json or allocations.json is restored";
+    }
   }
   const auto& emb = run.emb();
   if (emb.missing_links.size() > emb.uncabled.size() || !emb.missing_hosts.empty() ||
@@ -831,6 +847,7 @@ bool Engine::tenants_known() const {
   // The administrator said the shared state must be there (state_must_exist): an unmounted
   // share at a failover may hide tenants this SM has never seen, so never hand them over.
   if (config_.state_must_exist || !config_.problems.empty()) return true;
+  if (service_.state_blocked()) return true;  // recorded, and cannot be read back
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!routed_.tenants.empty()) return true;

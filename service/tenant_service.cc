@@ -385,6 +385,11 @@ std::vector<std::string> TenantService::tenant_names() const {
   return out;
 }
 
+bool TenantService::state_blocked() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !blocked_.empty();
+}
+
 json TenantService::handle(const json& request, const Caller& caller) {
   json response = {{"v", kProtocolVersion}, {"id", nullptr}};
   try {

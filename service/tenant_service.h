@@ -169,6 +169,8 @@ class TenantService {
 
   // For tests and tools: the placed tenants as seen now.
   std::vector<std::string> tenant_names() const;
+  // The tenant state exists but cannot be used (corrupt, inconsistent): tenants may exist.
+  bool state_blocked() const;
 
   // Shutting down: requests waiting for a routing run return now (routed: false), and later
   // ones do not wait; a resume check running is killed (its hosts stay drained), and none

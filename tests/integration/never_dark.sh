@@ -9,7 +9,9 @@
 # 2. OpenSM restarted with a bad value in laas.yaml (a number that is not a number, an unknown
 #    placer, a host name in management): tables and every tenant host's P_Key kept,
 #    partitions.conf untouched, status, metrics and the log say why, changes refused.
-# 3. state.json missing at a restart: tables and partitions.conf kept, changes refused.
+# 3. state.json missing at a restart: tables and partitions.conf kept, changes refused; then
+#    a garbage state.json with allocations.json lost as well: closed with no tenant routed,
+#    P_Keys kept, changes refused.
 # 4. A routing exception injected on a running OpenSM: every switch keeps its tables, no other
 #    engine routes, status says why; it recovers by itself.
 source "$(dirname "$0")/lib.sh"
@@ -132,6 +134,46 @@ wait_log 'laas: recovered' 2 30
 ctl tenant list --json >/dev/null 2>&1 || true
 [ "$(ctl --json tenant list | jq length)" = 2 ] || die "the tenants are not both back"
 
+# 3b. A garbage state.json and allocations.json lost too, at a restart: nothing records the
+#     tenants, and after its start OpenSM knows nothing of what the switches hold. Closed all
+#     the same: no tenant is routed (every host free, reaching management only; the audit of
+#     the tables read back is clean), the P_Keys and partitions.conf stay, changes are refused,
+#     no other engine routes; restored, every table is the good one again.
+stop_opensm
+cp state/state.json state.json.good
+cp state/allocations.json allocations.json.good
+echo '{ "version": 1, "tenants": [ {"na' >state/state.json
+rm state/allocations.json
+applied=$(count_log 'laas: forwarding tables applied')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+why="nothing records the tenants last routed"
+ctl --json status >status.lost || die "status failed"
+jq -r '.fail_closed // ""' status.lost | grep -q "$why" ||
+  die "status does not say '$why': $(jq -c . status.lost | head -c 400)"
+host_pkeys >pkeys.lost
+cmp -s pkeys.good pkeys.lost || die "lost: P_Keys changed: $(diff pkeys.good pkeys.lost | head -4)"
+cmp -s partitions.good partitions.conf || die "lost: partitions.conf was rewritten"
+rc=0
+ctl tenant add z --hosts 1 >refused.lost 2>&1 || rc=$?
+[ $rc -ne 0 ] || die "lost: a tenant change was accepted"
+! grep -qE '(minhop|updn|ftree|dnup) tables configured' osm.log || die "lost: another engine routed"
+sim ibnetdiscover >disc.lost 2>/dev/null || die "ibnetdiscover failed"
+sim dump_fts >lfts.lost 2>/dev/null || die "dump_fts failed"
+"$LAAS_AUDIT" --fabric disc.lost --lfts lfts.lost --allocations state/allocations.json \
+  --layout state/layout.json >audit.lost 2>&1 ||
+  die "lost: the tables routed with no tenant fail the audit: $(grep VIOLATION audit.lost | head -3)"
+log "lost: routed closed with no tenant (audit clean: $(head -1 audit.lost | cut -c1-60)...), P_Keys and partitions.conf kept, status says '$why', tenant add refused (exit $rc)"
+cp state.json.good state/state.json
+cp allocations.json.good state/allocations.json
+heavy_sweep "state.json and allocations.json restored"
+wait_log 'laas: recovered' 3 30
+[ "$(ctl --json tenant list | jq length)" = 2 ] || die "the tenants are not both back"
+sim dump_fts >lfts.restored 2>/dev/null
+entries lfts.restored >entries.restored
+cmp -s entries.good entries.restored || die "the tables differ once restored"
+
 # 4. A routing exception on a running OpenSM.
 touch "$LAAS_INJECT_ROUTING_FAILURE"
 kill -HUP "$OSM_PID"
@@ -141,8 +183,8 @@ sleep 1
 kept injected "routing failed"
 rm -f "$LAAS_INJECT_ROUTING_FAILURE"
 heavy_sweep "the injected failure removed"
-wait_log 'laas: recovered' 3 30
+wait_log 'laas: recovered' 4 30
 sim dump_fts >lfts.after 2>/dev/null
 entries lfts.after >entries.after
 cmp -s entries.good entries.after || die "the tables differ after recovery"
-log "PASS never_dark: a restart on a miscabled fabric, three bad laas.yaml values, a lost state.json and a routing exception keep every tenant's tables and P_Keys, refuse changes, say why and recover"
+log "PASS never_dark: a restart on a miscabled fabric, three bad laas.yaml values, a lost state.json, a garbage one without allocations.json and a routing exception keep every tenant's tables and P_Keys, refuse changes, say why and recover"
