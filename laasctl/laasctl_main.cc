@@ -373,6 +373,9 @@ int main(int argc, char** argv) {
                   << result["config_error"].get<std::string>() << "\n";
       if (result.contains("fail_closed"))
         std::cout << "FAIL CLOSED: " << result["fail_closed"].get<std::string>() << "\n";
+      if (result.contains("state_dir_not_answering"))
+        std::cout << "STATE DIRECTORY: " << result["state_dir_not_answering"].get<std::string>()
+                  << "; routing from the last state it gave, changes refused\n";
       if (result.contains("free_pool"))
         std::cout << "free pool:  " << result["free_pool"].get<std::string>()
                   << (result["free_pool"] == "open"

@@ -14,6 +14,7 @@
 
 #include "opensm_plugin/config.h"
 #include "opensm_plugin/engine.h"
+#include "opensm_plugin/engine_testing.h"
 #include "opensm_plugin/tenants.h"
 #include "topology/embedding.h"
 #include "topology/layout.h"
@@ -156,7 +157,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
   Engine engine(config_in(dir), quiet());
-  auto out = engine.route(fabric, sm);
+  auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   ASSERT_EQ(out.tables.size(), fabric.nodes.size());
   EXPECT_FALSE(out.tables[emb.switch_node[0][0]].empty());
@@ -170,7 +171,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   dir.write("tenants.yaml.new", "- name: A\n  hosts: 10\n- name: B\n  hosts: 6\n");
   std::rename((dir.path() + "/tenants.yaml.new").c_str(), (dir.path() + "/tenants.yaml").c_str());
   EXPECT_TRUE(engine.tenants_changed());
-  out = engine.route(fabric, sm);
+  out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(engine.tenants_changed());
   for (const auto& w : out.warnings) ADD_FAILURE() << w;
@@ -178,7 +179,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   ASSERT_EQ(second->tenants.size(), 2u);
   EXPECT_EQ(to_json(Allocations{"", 0, {}, {{"A", second->tenants.at("A")}}}), a_json);
   Engine restarted(config_in(dir), quiet());
-  out = restarted.route(fabric, sm);
+  out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   const auto third = load_allocations(dir.path() + "/allocations.json");
   EXPECT_EQ(to_json(*third), to_json(*second));
@@ -190,7 +191,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
     if (fabric.nodes[i].guid == link.lower.guid) node = static_cast<int>(i);
   ASSERT_GE(node, 0);
   disconnect(fabric, node, link.lower.port);
-  out = restarted.route(fabric, sm);
+  out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   for (const auto& w : out.warnings)
     EXPECT_EQ(w.find("cannot be restored"), std::string::npos) << w;
@@ -200,7 +201,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
 
   // B removed from the file: released.
   dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
-  out = restarted.route(fabric, sm);
+  out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_EQ(load_allocations(dir.path() + "/allocations.json")->tenants.count("B"), 0u);
 }
@@ -212,7 +213,7 @@ TEST(PluginEngine, SmHostIsManagementAndNeverAllocated) {
   const Guid sm = fabric.nodes[emb.host_node[0]].port_guid;
   dir.write("tenants.yaml", "- name: all\n  hosts: 32\n- name: most\n  hosts: 28\n");
   Engine engine(config_in(dir), quiet());
-  auto out = engine.route(fabric, sm);
+  auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   const auto a = load_allocations(dir.path() + "/allocations.json");
   EXPECT_EQ(a->tenants.count("all"), 0u);  // refused: the SM's host is not allocatable
@@ -232,7 +233,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   {
     TempDir other;
     Engine engine(config_in(other), quiet());
-    auto out = engine.route(broken, 0);
+    auto out = routed(engine, broken, 0);
     EXPECT_TRUE(out.ok) << out.error;
   }
   // A leaf cabled to itself: not a fat-tree.
@@ -241,7 +242,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   broken.nodes[leaf].ports.resize(spare + 2);
   broken.connect(leaf, spare, leaf, spare + 1);
   Engine engine(config_in(dir), quiet());
-  auto out = engine.route(broken, 0);
+  auto out = routed(engine, broken, 0);
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.not_fat_tree);
   EXPECT_NE(out.error.find("loop cable"), std::string::npos) << out.error;
@@ -252,7 +253,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   // A state that exists and cannot be read may hold tenants, and nothing else records them:
   // never the next engine. At a start OpenSM knows nothing the switches hold: no tenant is
   // routed (every host free), closed.
-  out = corrupt.route(fabric, 0);
+  out = routed(corrupt, fabric, 0);
   EXPECT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(out.keep_switch_tables);
   EXPECT_FALSE(out.tables.empty());
@@ -266,7 +267,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   pinned.topology = "xgft(2;4,4;1,4)";
   std::remove((dir.path() + "/state.json").c_str());
   Engine expecting(pinned, quiet());
-  out = expecting.route(fabric, 0);
+  out = routed(expecting, fabric, 0);
   EXPECT_FALSE(out.ok);
   EXPECT_NE(out.error.find("laas.yaml"), std::string::npos) << out.error;
 }
@@ -311,7 +312,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: [comp-1, comp-2, comp-5, comp-6]\n");
   Engine engine(config_in(dir), quiet());
-  auto clean = engine.route(fabric, sm);
+  auto clean = routed(engine, fabric, sm);
   ASSERT_TRUE(clean.ok) << clean.error;
   const auto before = load_allocations(dir.path() + "/allocations.json");
   ASSERT_EQ(before->tenants.at("A").links.size(), 4u);
@@ -332,7 +333,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
     if (rec.embedding.port_map[lo.level - 1][lo.index][lo.port] != link.lower.port)
       GTEST_SKIP() << "recognition does not keep intended ports yet (issue 10, recognition half)";
   }
-  auto out = engine.route(broken, sm);
+  auto out = routed(engine, broken, sm);
   ASSERT_TRUE(out.ok) << out.error;
   const auto after = load_allocations(dir.path() + "/allocations.json");
   const auto& a = after->tenants.at("A");
@@ -343,7 +344,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   for (const auto& h : a.hosts) EXPECT_NE(h.slot_switch, 0u);
   const auto report = routing::audit(audit_input(rec, broken, out.tables, *after));
   EXPECT_TRUE(report.ok()) << routing::to_json(report).dump(1);
-  auto back = engine.route(fabric, sm);
+  auto back = routed(engine, fabric, sm);
   ASSERT_TRUE(back.ok) << back.error;
   EXPECT_EQ(back.tables, clean.tables);
   EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->tenants.at("A").idle.empty());
@@ -363,7 +364,7 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
   dir.write("tenants.yaml",
             "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n- name: C\n  hosts: 3\n");
   Engine engine(config_in(dir), quiet());
-  const auto out = engine.route(fabric, sm);
+  const auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   ASSERT_EQ(out.sl2vl.drops.size(), fabric.nodes.size());
   long dropped = 0;
@@ -380,7 +381,7 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
   const auto open = engine.audit(fabric, out.tables, sm, &none);
   EXPECT_FALSE(open["ok"].get<bool>());
   // Without qos (with_sl2vl false) the same forwarding tables, and no SL2VL plan.
-  const auto no_qos = engine.route(fabric, sm, false);
+  const auto no_qos = routed(engine, fabric, sm, false);
   ASSERT_TRUE(no_qos.ok) << no_qos.error;
   EXPECT_EQ(no_qos.tables, out.tables);
   EXPECT_TRUE(no_qos.sl2vl.drops.empty());
@@ -394,7 +395,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
   Engine engine(config_in(dir), quiet());
-  const auto before = engine.route(fabric, sm);
+  const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
   const auto alloc = load_allocations(dir.path() + "/allocations.json");
   const Guid recorded = alloc->tenants.at("A").hosts[1].guid;
@@ -405,7 +406,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   const auto lid = fabric.lid_of(node);
   fabric.nodes[node].port_guid = fabric.nodes[node].guid = 0xdead;
   fabric.nodes[node].name = "intruder";
-  const auto after = engine.route(fabric, sm);
+  const auto after = routed(engine, fabric, sm);
   ASSERT_TRUE(after.ok) << after.error;
   long entries = 0;
   for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
@@ -439,7 +440,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
       {{"v", 1}, {"method", "host.accept"}, {"params", {{"hosts", {"intruder"}}, {"wait", false}}}},
       service::Caller{0, true});
   ASSERT_TRUE(r["ok"]) << r.dump();
-  const auto accepted = engine.route(fabric, sm);
+  const auto accepted = routed(engine, fabric, sm);
   ASSERT_TRUE(accepted.ok) << accepted.error;
   EXPECT_EQ(accepted.tables, before.tables);
   EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->quarantined.empty());
@@ -459,7 +460,7 @@ TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
   {
     Engine engine(config_in(dir), quiet());
-    ASSERT_TRUE(engine.route(fabric, sm).ok);
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
     // C comes through the socket: the file does not own it.
     const json r =
         engine.service().handle({{"v", 1},
@@ -470,7 +471,7 @@ TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
   }
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n");  // B dropped while "down"
   Engine restarted(config_in(dir), quiet());
-  auto out = restarted.route(fabric, sm);
+  auto out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   for (const auto& w : out.warnings) ADD_FAILURE() << w;
   auto names = restarted.service().tenant_names();
@@ -481,7 +482,7 @@ TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
       {{"v", 1}, {"method", "tenant.remove"}, {"params", {{"name", "A"}, {"wait", false}}}},
       {0, true})["ok"]);
   dir.write("tenants.yaml", "[]\n");
-  out = restarted.route(fabric, sm);
+  out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   for (const auto& w : out.warnings) ADD_FAILURE() << w;
 }
@@ -507,13 +508,13 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
   Engine engine(config_in(dir), quiet());
-  const auto good = engine.route(fabric, sm);
+  const auto good = routed(engine, fabric, sm);
   ASSERT_TRUE(good.ok) << good.error;
   EXPECT_TRUE(good.fail_closed.empty());
 
   topology::Fabric looped = fabric;
   add_loop_cable(looped, emb.switch_node[0][3]);
-  auto out = engine.route(looped, sm);
+  auto out = routed(engine, looped, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_NE(out.fail_closed.find("loop cable"), std::string::npos) << out.fail_closed;
   EXPECT_EQ(out.tables, good.tables);
@@ -523,7 +524,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
             std::string::npos);
   EXPECT_THROW(engine.audit(looped, out.tables, sm), std::runtime_error);
 
-  out = engine.route(fabric, sm);
+  out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_TRUE(out.fail_closed.empty());
   EXPECT_EQ(out.tables, good.tables);
@@ -537,7 +538,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   std::rename(state.c_str(), (state + ".good").c_str());
   dir.write("state.json", "{ truncated");
   Engine restarted(config_in(dir), quiet());
-  out = restarted.route(fabric, sm);
+  out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_NE(out.fail_closed.find("tenant state cannot be read"), std::string::npos)
       << out.fail_closed;
@@ -550,13 +551,13 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   Config open = config_in(dir);
   open.fail_open = true;
   Engine opened(open, quiet());
-  out = opened.route(fabric, sm);
+  out = routed(opened, fabric, sm);
   EXPECT_FALSE(out.ok);
   EXPECT_NE(out.error.find("fail_open"), std::string::npos) << out.error;
   // Without tenants anywhere there is nothing to keep: the next engine routes.
   TempDir empty;
   Engine nothing(config_in(empty), quiet());
-  out = nothing.route(looped, sm);
+  out = routed(nothing, looped, sm);
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.fail_closed.empty());
   // Unless the state must exist (a shared directory, unmounted at a failover): the switches
@@ -569,7 +570,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
     r.state = service::SmState::kMaster;
     return r;
   });
-  out = unmounted.route(fabric, sm);
+  out = routed(unmounted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_NE(out.fail_closed.find("tenant state cannot be read"), std::string::npos)
       << out.fail_closed;
@@ -578,12 +579,12 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   // finds both lost keeps what the switches hold.
   std::remove((dir.path() + "/allocations.json").c_str());
   Engine lost(config_in(dir), quiet());
-  out = lost.route(fabric, sm);
+  out = routed(lost, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(out.keep_switch_tables);
   EXPECT_NE(out.fail_closed.find("nothing records the tenants last routed"), std::string::npos)
       << out.fail_closed;
-  out = lost.route(fabric, sm);
+  out = routed(lost, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_TRUE(out.keep_switch_tables);
 }
@@ -596,7 +597,7 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   Config c = config_in(dir);
   c.shared_services = {0x5107};
   Engine engine(c, quiet());
-  const auto before = engine.route(fabric, sm);
+  const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
   topology::FabricNode storage;
   storage.guid = 0x5106;
@@ -608,7 +609,7 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   const int id = fabric.add_node(storage);
   fabric.nodes[spine].ports.resize(12);
   fabric.connect(id, 1, spine, 11);
-  const auto after = engine.route(fabric, sm);
+  const auto after = routed(engine, fabric, sm);
   ASSERT_TRUE(after.ok) << after.error;
   const topology::Lid spine_lid = fabric.lid_of(spine);
   for (size_t n = 0; n < fabric.nodes.size(); ++n) {
@@ -645,7 +646,7 @@ TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
   Engine engine(config_in(dir), quiet());
-  const auto before = engine.route(fabric, sm);
+  const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
   auto adapter = [&](Guid guid, const std::string& name, topology::Lid lid, int sw, int port) {
     topology::FabricNode n;
@@ -663,7 +664,7 @@ TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
   const int leaf_port = static_cast<int>(fabric.nodes[leaf0].ports.size());
   adapter(0x7100, "rogue-leaf", 201, leaf0, leaf_port);
   adapter(0x7200, "rogue-spine", 202, spine2, 11);
-  const auto after = engine.route(fabric, sm);
+  const auto after = routed(engine, fabric, sm);
   ASSERT_TRUE(after.ok) << after.error;
   const topology::Lid spine2_lid = fabric.lid_of(spine2);
   for (size_t n = 0; n < fabric.nodes.size(); ++n) {
@@ -706,7 +707,7 @@ TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
   Config c = config_in(dir);
   c.shared_services = {0x7201};
   Engine listed(c, quiet());
-  const auto shared = listed.route(fabric, sm);
+  const auto shared = routed(listed, fabric, sm);
   ASSERT_TRUE(shared.ok) << shared.error;
   for (size_t n = 0; n < fabric.nodes.size(); ++n) {
     if (fabric.nodes[n].is_switch && static_cast<int>(n) != spine2) {
@@ -743,7 +744,7 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
     dir.write("tenants.yaml",
               "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n- name: C\n  hosts: 3\n");
     Engine engine(config_in(dir), quiet());
-    auto out = engine.route(before, sm);
+    auto out = routed(engine, before, sm);
     ASSERT_TRUE(out.ok) << out.error;
     const auto old_layout = topology::parse_layout([&] {
       std::ifstream in(dir.path() + "/layout.json");
@@ -756,7 +757,7 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
     ASSERT_EQ(a0->tenants.size(), 3u);
     const auto tables0 = out.tables;
 
-    out = engine.route(grown, sm);
+    out = routed(engine, grown, sm);
     ASSERT_TRUE(out.ok) << out.error;
     bool logged = false;
     for (const auto& line : out.info)
@@ -809,7 +810,7 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
               "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n- name: C\n  hosts: 3\n"
               "- name: D\n  hosts: [" +
                   names + "]\n");
-    out = engine.route(grown, sm);
+    out = routed(engine, grown, sm);
     ASSERT_TRUE(out.ok) << out.error;
     const auto a2 = load_allocations(dir.path() + "/allocations.json");
     ASSERT_EQ(a2->tenants.count("D"), 1u) << ::testing::PrintToString(out.warnings);
@@ -825,7 +826,7 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
   Engine engine(config_in(dir), quiet());
-  ASSERT_TRUE(engine.route(fabric, sm).ok);
+  ASSERT_TRUE(routed(engine, fabric, sm).ok);
   auto names = [&] {
     auto n = engine.service().tenant_names();
     std::sort(n.begin(), n.end());
@@ -836,7 +837,7 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
     SCOPED_TRACE(text);
     dir.write("tenants.yaml.new", text);
     std::rename((dir.path() + "/tenants.yaml.new").c_str(), (dir.path() + "/tenants.yaml").c_str());
-    auto out = engine.route(fabric, sm);
+    auto out = routed(engine, fabric, sm);
     ASSERT_TRUE(out.ok) << out.error;
     EXPECT_EQ(names(), (std::vector<std::string>{"A", "B"}));
     bool said = false;
@@ -844,7 +845,7 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
     EXPECT_TRUE(said) << "no warning for a suspicious tenants file";
   }
   dir.write("tenants.yaml", "[]\n");
-  ASSERT_TRUE(engine.route(fabric, sm).ok);
+  ASSERT_TRUE(routed(engine, fabric, sm).ok);
   EXPECT_TRUE(names().empty());
 }
 
@@ -862,7 +863,7 @@ TEST(PluginEngine, ADescriptionNeverMakesAHostManagement) {
   const int impostor = emb.host_node[9];
   fabric.nodes[impostor].name = fabric.nodes[mgmt_node].name + " mlx5_1";
   Engine engine(config, quiet());
-  const auto out = engine.route(fabric, sm);
+  const auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   const auto alloc = load_allocations(config.allocations_file());
   ASSERT_TRUE(alloc);
@@ -885,7 +886,7 @@ TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
     r.state = service::SmState::kMaster;
     return r;
   });
-  const auto first = engine.route(fabric, sm);
+  const auto first = routed(engine, fabric, sm);
   ASSERT_TRUE(first.ok) << first.error;
   const std::vector<Guid> members = {fabric.nodes[emb.host_node[0]].port_guid,
                                      fabric.nodes[emb.host_node[1]].port_guid};
@@ -923,7 +924,7 @@ TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
       dir.write("state.json.other", text.str());
       std::rename((state + ".other").c_str(), state.c_str());
     }
-    const auto out = engine.route(renamed, sm);
+    const auto out = routed(engine, renamed, sm);
     if (!out.ok || out.tables != first.tables) {  // (no ASSERT: the threads must be joined)
       ADD_FAILURE() << "run " << run << ": " << out.error;
       break;

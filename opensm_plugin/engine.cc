@@ -153,8 +153,8 @@ std::set<std::string> load_applied(const std::string& path) {
 }  // namespace
 
 Engine::Engine(Config config, service::Logger log)
-    : config_(std::move(config)), service_(service_config(config_), std::move(log)) {
-  read_shared_files();
+    : config_(std::move(config)), log_(log), service_(service_config(config_), std::move(log)) {
+  read_shared_files(std::chrono::seconds(10));
   service_.set_reroute_hook([this] {
     // Changes made inside a routing run (the tenants file) are routed by that run.
     if (routing_thread_.load() == std::this_thread::get_id()) return;
@@ -163,36 +163,77 @@ Engine::Engine(Config config, service::Logger log)
 }
 
 // What the state directory holds besides state.json: the intended tree (layout.json), the
-// shapes last routed (allocations.json) and the tenants file last applied. Read at start, and
-// again when this SM takes the state over from another (which may have written them since).
-void Engine::read_shared_files() {
-  last_allocations_.clear();  // another SM may have written allocations.json since
+// tenants last routed (allocations.json) and the tenants file last applied. Read at start, and
+// again when this SM takes the state over from another (which may have written them since),
+// on the state directory's worker: a directory that does not answer leaves memory as it is.
+bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
+  struct Files {
+    std::optional<std::string> layout;
+    std::optional<Allocations> allocations;
+    std::string allocations_error;
+    std::set<std::string> applied;
+  };
+  Files files;
+  try {
+    files = service_.io().call(
+        [layout_path = layout_file(), allocations_path = config_.allocations_file(),
+         applied_path = applied_file(config_)] {
+          Files f;
+          bool exists = false;
+          std::string text = service::read_text(layout_path, &exists);
+          if (exists) f.layout = std::move(text);
+          try {
+            f.allocations = load_allocations(allocations_path);
+          } catch (const std::exception& e) {
+            f.allocations_error = e.what();
+          }
+          f.applied = load_applied(applied_path);
+          return f;
+        },
+        deadline);
+  } catch (const service::NotAnsweringError& e) {
+    // Never write over what could not be read; read again at the first run it answers.
+    shared_files_unread_ = true;
+    layout_unreadable_ = true;
+    log_(service::LogLevel::kError,
+         std::string("laas: ") + e.what() +
+             ": layout.json, allocations.json and tenants.yaml.applied are read when it answers");
+    return false;
+  }
+  shared_files_unread_ = false;
+  {
+    std::lock_guard<std::mutex> lock(writes_->mu);
+    writes_->allocations_text.clear();  // another SM may have written allocations.json since
+  }
   std::shared_ptr<const topology::Layout> layout;
   layout_unreadable_ = false;
-  {
-    std::ifstream in(layout_file());
-    if (in) {
-      std::stringstream text;
-      text << in.rdbuf();
-      try {
-        layout = std::make_shared<const topology::Layout>(topology::parse_layout(text.str()));
-      } catch (const std::exception& e) {
-        layout_unreadable_ = true;
-        layout_error_ = layout_file() + ": " + e.what() +
-                        "; recognizing from laas.yaml or the cabling, the file is left as it is";
-      }
+  if (files.layout) {
+    try {
+      layout = std::make_shared<const topology::Layout>(topology::parse_layout(*files.layout));
+    } catch (const std::exception& e) {
+      layout_unreadable_ = true;
+      layout_error_ = layout_file() + ": " + e.what() +
+                      "; recognizing from laas.yaml or the cabling, the file is left as it is";
     }
   }
-  try {
-    if (auto previous = load_allocations(config_.allocations_file()))
-      for (const auto& [name, t] : previous->tenants) shapes_[name] = t.shape;
-  } catch (const std::exception&) {
-    // allocations.json is only an output; state.json is the state.
-  }
-  auto applied = load_applied(applied_file(config_));
+  // allocations.json is only an output; state.json is the state.
+  disk_allocations_ = std::move(files.allocations);
+  disk_allocations_error_ = files.allocations_error;
+  if (disk_allocations_)
+    for (const auto& [name, t] : disk_allocations_->tenants) shapes_[name] = t.shape;
   std::lock_guard<std::mutex> lock(mu_);
   layout_ = std::move(layout);
-  file_tenants_ = std::move(applied);
+  file_tenants_ = std::move(files.applied);
+  return true;
+}
+
+std::optional<service::FileStamp> Engine::tenants_stamp() const {
+  try {
+    return service_.io().call([path = config_.tenants_file()] { return service::stamp_of(path); },
+                              service::kIoDeadline);
+  } catch (const service::NotAnsweringError&) {
+    return std::nullopt;
+  }
 }
 
 std::shared_ptr<const topology::Layout> Engine::layout() const {
@@ -210,13 +251,17 @@ void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move
 std::string Engine::state_error() const { return service_.snapshot().blocked; }
 
 bool Engine::tenants_changed() const {
-  const FileStamp now = service::stamp_of(config_.tenants_file());
+  const auto stamp = tenants_stamp();
+  if (!stamp) return false;
+  const FileStamp now = *stamp;
   std::lock_guard<std::mutex> lock(mu_);
   return routed_once_ && !(now == seen_stamp_);
 }
 
 bool Engine::claim_tenants_change() {
-  const FileStamp now = service::stamp_of(config_.tenants_file());
+  const auto stamp = tenants_stamp();
+  if (!stamp) return false;
+  const FileStamp now = *stamp;
   std::lock_guard<std::mutex> lock(mu_);
   if (!routed_once_ || now == seen_stamp_ || now == claimed_stamp_) return false;
   claimed_stamp_ = now;
@@ -227,26 +272,51 @@ bool Engine::claim_tenants_change() {
 // version of the file listed and this one does not are removed. Tenants added through the
 // socket are left alone.
 void Engine::feed_tenants_file(RouteOutcome& out) {
-  const FileStamp now = service::stamp_of(config_.tenants_file());
+  // The file is in the state directory: read on its worker, and not at all while it does not
+  // answer (changes are refused then anyway; the file is read at the first run it answers).
+  const auto stamp = tenants_stamp();
+  if (!stamp) return;
+  const FileStamp now = *stamp;
   {
     std::lock_guard<std::mutex> lock(mu_);
     seen_stamp_ = now;
     if (now == fed_stamp_) return;
     fed_stamp_ = now;
   }
-  std::vector<TenantRequest> requests;
+  struct Read {
+    std::vector<TenantRequest> requests;
+    std::string error, suspicious;
+  };
+  Read read;
   try {
-    requests = load_tenant_requests(config_.tenants_file());
-  } catch (const std::exception& e) {
-    out.warnings.push_back(std::string("tenants file ignored: ") + e.what() +
+    read = service_.io().call(
+        [path = config_.tenants_file()] {
+          Read r;
+          try {
+            r.requests = load_tenant_requests(path);
+            r.suspicious = suspicious_tenants_file(path);
+          } catch (const std::exception& e) {
+            r.error = e.what();
+          }
+          return r;
+        },
+        service::kIoDeadline);
+  } catch (const service::NotAnsweringError&) {
+    std::lock_guard<std::mutex> lock(mu_);
+    fed_stamp_ = FileStamp{};  // read again at the next run
+    return;
+  }
+  if (!read.error.empty()) {
+    out.warnings.push_back("tenants file ignored: " + read.error +
                            "; the tenants it listed before are kept");
     return;
   }
+  std::vector<TenantRequest> requests = std::move(read.requests);
   {
     // An empty or cut-off file (an editor's crash, a full disk, a copy interrupted) must not
     // read as "remove every tenant": that takes `[]`, said on purpose.
     std::lock_guard<std::mutex> lock(mu_);
-    const std::string why = suspicious_tenants_file(config_.tenants_file());
+    const std::string& why = read.suspicious;
     if (!why.empty() && !file_tenants_.empty()) {
       out.warnings.push_back("tenants file ignored: " + config_.tenants_file() + " " + why +
                              "; the " + std::to_string(file_tenants_.size()) +
@@ -285,14 +355,16 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
   }
   std::set<std::string> applied = listed;
   applied.insert(not_removed.begin(), not_removed.end());
-  if (applied != previous) {
-    try {
-      service::write_file_atomically(applied_file(config_),
-                                     json({{"tenants", applied}}).dump() + "\n", 0640);
-    } catch (const std::exception& e) {
-      out.warnings.push_back(std::string("cannot record the applied tenants file: ") + e.what());
-    }
-  }
+  if (applied != previous)
+    service_.io().post("tenants.yaml.applied", [path = applied_file(config_), log = log_,
+                                                text = json({{"tenants", applied}}).dump() + "\n"] {
+      try {
+        service::write_file_atomically(path, text, 0640);
+      } catch (const std::exception& e) {
+        log(service::LogLevel::kError,
+            std::string("laas: cannot record the applied tenants file: ") + e.what());
+      }
+    });
   for (const auto& t : requests) {
     if (held.count(t.name)) continue;
     json params = {{"name", t.name}};
@@ -366,6 +438,8 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
   } catch (...) {
     fail_closed(fabric, "routing failed: an unknown exception", out);
   }
+  // The next run learns from the worker whether another SM wrote state.json meanwhile.
+  service_.probe_state_dir();
   return out;
 }
 
@@ -375,20 +449,20 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
 // nothing over: it writes nothing to the state directory.
 void Engine::take_over(RoutingRun& run) {
   if (!config_.problems.empty()) return;
+  if (shared_files_unread_ && service_.io().not_answering().empty())
+    read_shared_files(service::kIoDeadline);
+  // From memory: state.json as the worker last saw it, allocations.json as last read or written.
   bool state_expected = false;
-  if (!service::stamp_of(config_.state_dir + "/state.json").exists) {
-    try {
-      const auto previous = load_allocations(config_.allocations_file());
-      state_expected = previous && !previous->tenants.empty();
-    } catch (const std::exception&) {
-      state_expected = true;  // something was routed and cannot be read back
-    }
+  if (!service_.polled_stamp().exists) {
+    std::lock_guard<std::mutex> lock(mu_);
+    state_expected = !routed_.tenants.empty() || !disk_allocations_error_.empty() ||
+                     (disk_allocations_ && !disk_allocations_->tenants.empty());
   }
   if (auto line =
           service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid), state_expected)) {
     run.out.took_over = line->rfind("laas: took over", 0) == 0;
     (run.out.took_over ? run.out.info : run.out.warnings).push_back(*line);
-    if (run.out.took_over) read_shared_files();
+    if (run.out.took_over) read_shared_files(service::kIoDeadline);
   }
   if (!layout_error_.empty()) {
     run.out.warnings.push_back(layout_error_);
@@ -723,67 +797,28 @@ void Engine::close_unlisted_attached(RoutingRun& run) {
 }
 
 // The tables, then allocations.json and the multicast context. allocations.json is serialized
-// and staged (written and synced next to the file) while the tables are computed, so the
-// disk's latency hides behind the routing; it replaces the file only once the routing
-// succeeded.
+// and written on the state directory's worker once the routing succeeded: the run never waits
+// for it (UCAST_ROUTING_DONE does, briefly, outside OpenSM's lock: see on_routing_done).
 void Engine::compute_and_publish(RoutingRun& run) {
   auto& out = run.out;
   const auto& fabric = run.fabric;
   const auto& tree = run.tree();
   const auto& remb = run.routed_emb();
-  std::string save_error, staged_text;
-  const bool write = config_.problems.empty();
-  auto stage = [this, &run, &save_error, &staged_text, write] {
-    const auto t_save = Clock::now();
-    try {
-      std::string text = to_json(run.alloc);
-      if (write && text != last_allocations_) {
-        ::mkdir(config_.state_dir.c_str(), 0755);
-        service::stage_file(config_.allocations_file(), text, 0644);
-        staged_text = std::move(text);
-      }
-    } catch (const std::exception& e) {
-      save_error = e.what();
-    }
-    return ms_since(t_save);
-  };
-  std::future<double> staging;
-  try {
-    staging = std::async(std::launch::async, stage);
-  } catch (const std::system_error&) {
-    // No thread to spare: staged after the tables instead of beside them (only slower).
-    staging = std::async(std::launch::deferred, stage);
-  }
-  try {
-    const auto t_compute = Clock::now();
-    inject_routing_failure();
-    auto result = routing::compute(tree, run.req);
-    out.ms_compute = ms_since(t_compute);
-    for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
-    const auto t_tables = Clock::now();
-    out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables, run.closed_attached);
-    routing::spread_lmc(fabric, lmc_, out.tables);
-    if (run.with_sl2vl)
-      out.sl2vl = first_hop_drop(fabric, run.rec, remb, run.req, run.mgmt_switch_nodes,
-                                 run.quarantined, run.closed_attached.nodes, out);
-    out.ms_tables = ms_since(t_tables);
-  } catch (...) {
-    staging.wait();
-    if (!staged_text.empty()) service::discard_staged_file(config_.allocations_file());
-    throw;  // route() fails closed
-  }
-  out.ms_save = staging.get();
-  if (!staged_text.empty()) {
-    const auto t_publish = Clock::now();
-    try {
-      service::publish_staged_file(config_.allocations_file());
-      last_allocations_ = std::move(staged_text);
-    } catch (const std::exception& e) {
-      save_error = e.what();
-    }
-    out.ms_save += ms_since(t_publish);
-  }
-  if (!save_error.empty()) out.warnings.push_back("cannot write allocations: " + save_error);
+  const auto t_compute = Clock::now();
+  inject_routing_failure();
+  auto result = routing::compute(tree, run.req);
+  out.ms_compute = ms_since(t_compute);
+  for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
+  const auto t_tables = Clock::now();
+  out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables, run.closed_attached);
+  routing::spread_lmc(fabric, lmc_, out.tables);
+  if (run.with_sl2vl)
+    out.sl2vl = first_hop_drop(fabric, run.rec, remb, run.req, run.mgmt_switch_nodes,
+                               run.quarantined, run.closed_attached.nodes, out);
+  out.ms_tables = ms_since(t_tables);
+  const auto t_save = Clock::now();
+  if (config_.problems.empty()) queue_allocations(run.alloc);
+  out.ms_save = ms_since(t_save);
   publish_multicast(run);
   out.ok = true;
   out.ms_total = ms_since(run.t0);
@@ -792,6 +827,48 @@ void Engine::compute_and_publish(RoutingRun& run) {
                      " hosts, " + std::to_string(run.req.tenants.size()) + " tenants, " +
                      std::to_string(run.mgmt.size()) + " management hosts, generation " +
                      std::to_string(run.snap.generation) + ")");
+}
+
+std::uint64_t Engine::queue_write() {
+  std::lock_guard<std::mutex> lock(writes_->mu);
+  return ++writes_->queued;
+}
+
+void Engine::Writes::finish(std::uint64_t n) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    done = std::max(done, n);
+  }
+  cv.notify_all();
+}
+
+// Serialized and written on the worker, only when the text differs from what the file holds
+// (a failed write is written again by the next run); a newer record replaces one still queued.
+void Engine::queue_allocations(const Allocations& alloc) {
+  const std::uint64_t n = queue_write();
+  service_.io().post(
+      "allocations.json", [alloc, n, writes = writes_, log = log_, dir = config_.state_dir,
+                           path = config_.allocations_file()] {
+        try {
+          std::string text = to_json(alloc);
+          bool same;
+          {
+            std::lock_guard<std::mutex> lock(writes->mu);
+            same = text == writes->allocations_text;
+            writes->allocations_text.clear();  // unknown until written
+          }
+          if (!same) {
+            ::mkdir(dir.c_str(), 0755);
+            service::write_file_atomically(path, text, 0644);
+          }
+          std::lock_guard<std::mutex> lock(writes->mu);
+          writes->allocations_text = std::move(text);
+        } catch (const std::exception& e) {
+          log(service::LogLevel::kError,
+              std::string("laas: cannot write allocations: ") + e.what() + "; written again later");
+        }
+        writes->finish(n);
+      });
 }
 
 // Multicast trees are built between routing runs (joins), from what this run routed.
@@ -853,12 +930,10 @@ bool Engine::tenants_known() const {
     if (!routed_.tenants.empty()) return true;
   }
   if (!service_.tenant_names().empty()) return true;
-  try {
-    const auto previous = load_allocations(config_.allocations_file());
-    return previous && !previous->tenants.empty();
-  } catch (const std::exception&) {
-    return true;  // something was routed and cannot be read back: assume tenants
-  }
+  // allocations.json as last read (from memory): something routed that cannot be read back,
+  // or a directory that never answered, counts as tenants.
+  if (!disk_allocations_error_.empty() || shared_files_unread_) return true;
+  return disk_allocations_ && !disk_allocations_->tenants.empty();
 }
 
 std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_tenants(
@@ -868,12 +943,10 @@ std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_te
     std::lock_guard<std::mutex> lock(mu_);
     last = routed_;
   }
-  if (last.tenants.empty()) {
-    try {
-      if (auto previous = load_allocations(config_.allocations_file())) last = *previous;
-    } catch (const std::exception& e) {
-      out.warnings.push_back(std::string("cannot read the tenants last routed: ") + e.what());
-    }
+  if (last.tenants.empty()) {  // allocations.json as read at start or at the take-over
+    if (disk_allocations_) last = *disk_allocations_;
+    if (!disk_allocations_error_.empty())
+      out.warnings.push_back("cannot read the tenants last routed: " + disk_allocations_error_);
   }
   std::vector<std::pair<std::string, allocator::Placement>> tenants;
   for (const auto& [name, record] : last.tenants) {
@@ -928,6 +1001,7 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
                          RouteOutcome& out) {
   if (layout_unreadable_) return;
   const auto recorded = layout();
+  const bool retry = writes_->layout_failed.exchange(false) && recorded;
   const auto& emb = rec.embedding;
   const bool complete =
       emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
@@ -936,7 +1010,8 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
   std::string why;
   if (rec.source == topology::TreeSource::kGrown && recorded) {
     // Staged build-out (issue 24): the recorded switches keep their model indices and ports.
-    why = rec.growth + " (re-recorded in " + layout_file() + ")";
+    out.info.push_back(rec.growth);  // the decision; the worker logs the write
+    why = "re-recorded the grown tree " + now.spec + " in " + layout_file();
   } else if (!recorded) {
     why = "recorded the intended tree " + now.spec + " in " + layout_file();
   } else if (rec.source == topology::TreeSource::kLayout) {
@@ -948,26 +1023,49 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
     for (size_t l = 0; l < now.switches.size() && !changed; ++l)
       for (size_t i = 0; i < now.switches[l].size() && !changed; ++i)
         changed = now.switches[l][i].name != recorded->switches[l][i].name;
-    if (!changed) return;
+    if (!changed && !retry) return;
   } else if (complete || !config_.topology.empty()) {
     // The fabric no longer fits the recorded layout (recabled, a switch replaced, grown) and
     // shows a whole tree, or the administrator declared one: that is the intended tree now.
     why = "re-recorded the intended tree " + now.spec + " in " + layout_file() +
           " (the previous layout does not fit the fabric)";
+  } else if (retry) {
+    now = *recorded;  // the recorded layout, which could not be written
   } else {
     return;  // keep the recorded layout until the fabric fits it or shows a whole tree
   }
-  try {
-    ::mkdir(config_.state_dir.c_str(), 0755);
-    service::write_file_atomically(layout_file(), topology::layout_to_json(now), 0644);
-    set_layout(std::make_shared<const topology::Layout>(std::move(now)));
-    if (!why.empty()) out.info.push_back(why);
-  } catch (const std::exception& e) {
-    out.warnings.push_back(std::string("cannot record the layout: ") + e.what());
-  }
+  // Recorded in memory now (this run recognizes with it), on disk by the worker; a write that
+  // failed is made again by the next run.
+  const std::uint64_t n = queue_write();
+  service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
+                                     path = layout_file(), text = topology::layout_to_json(now)] {
+    try {
+      ::mkdir(dir.c_str(), 0755);
+      service::write_file_atomically(path, text, 0644);
+      writes->layout_failed = false;
+      if (!why.empty()) log(service::LogLevel::kInfo, "laas: " + why);
+    } catch (const std::exception& e) {
+      writes->layout_failed = true;
+      log(service::LogLevel::kError, std::string("laas: cannot record the layout: ") + e.what() +
+                                         "; recorded again at the next routing run");
+    }
+    writes->finish(n);
+  });
+  set_layout(std::make_shared<const topology::Layout>(std::move(now)));
+}
+
+bool Engine::wait_for_writes(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(writes_->mu);
+  const std::uint64_t target = writes_->queued;
+  if (writes_->done >= target) return true;
+  if (!service_.io().not_answering().empty()) return false;
+  return writes_->cv.wait_for(lock, timeout, [&] { return writes_->done >= target; });
 }
 
 void Engine::on_routing_done(const std::string& failure) {
+  // The files this run queued land before the tables are reported applied, for the tools that
+  // read them then. OpenSM calls this outside its lock.
+  wait_for_writes(service::kIoDeadline);
   std::uint64_t generation;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -85,6 +87,10 @@ class Engine {
                      const std::vector<Guid>& sm_ports = {});
   // OpenSM's LMC (0: one LID per port): every LID of a port is routed like its base LID.
   void set_lmc(int lmc) { lmc_ = lmc; }
+  // Waits at most `timeout` for the files the routing runs queued (allocations.json,
+  // layout.json, tenants.yaml.applied) to be written; not at all while the state directory does
+  // not answer. False: some are not written yet.
+  bool wait_for_writes(std::chrono::milliseconds timeout);
   // The tables of the last successful route() reached the switches.
   // `failure` non-empty: the tables or the P_Keys did not reach the fabric (what failed).
   void on_routing_done(const std::string& failure = "");
@@ -112,7 +118,11 @@ class Engine {
  private:
   using FileStamp = service::FileStamp;
   void feed_tenants_file(RouteOutcome& out);
-  void read_shared_files();  // layout.json, allocations.json's shapes, tenants.yaml.applied
+  // layout.json, allocations.json, tenants.yaml.applied, read on the state directory's worker
+  // within `deadline`; false (memory kept) when the directory does not answer.
+  bool read_shared_files(std::chrono::milliseconds deadline);
+  // tenants.yaml's stamp, asked of the worker (nullopt: the directory does not answer).
+  std::optional<FileStamp> tenants_stamp() const;
   // Recognition against the recorded layout / the declared spec / the cabling.
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
                                       bool set_aside_loops = false) const;
@@ -150,6 +160,7 @@ class Engine {
       const service::TopologyView& view, RouteOutcome& out) const;
 
   Config config_;
+  service::Logger log_;
   service::TenantService service_;
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
@@ -167,9 +178,27 @@ class Engine {
   std::set<std::string> file_tenants_;  // tenants the file listed last time it was read
   std::uint64_t last_generation_ = 0;
   Allocations routed_;                         // what the last successful run routed
-  std::string last_allocations_;               // what allocations.json holds (route() only)
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
   std::shared_ptr<const McastContext> mcast_;  // what the last successful run routed
+  // allocations.json as last read from the directory (at start or a take-over): the "last
+  // routed" record on disk, kept in memory so that no routing run reads it.
+  std::optional<Allocations> disk_allocations_;
+  std::string disk_allocations_error_;  // why it could not be read ("": it could, or none)
+  bool shared_files_unread_ = false;    // the directory did not answer: read at the next run
+  // Writes of allocations.json and layout.json queued on the worker (never waited for under
+  // OpenSM's lock): how many were queued and done, and whether the last one failed (written
+  // again by the next run). Shared with the queued operations, which may outlive the engine.
+  struct Writes {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::uint64_t queued = 0, done = 0;
+    std::atomic<bool> layout_failed{false};
+    std::string allocations_text;  // what allocations.json holds (the worker's)
+    void finish(std::uint64_t n);  // the write queued as number n is done (or failed)
+  };
+  std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
+  std::uint64_t queue_write();  // the number of the next queued write
+  void queue_allocations(const Allocations& alloc);
 };
 
 }  // namespace laas::plugin

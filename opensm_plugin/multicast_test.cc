@@ -9,6 +9,7 @@
 #include <map>
 
 #include "opensm_plugin/engine.h"
+#include "opensm_plugin/engine_testing.h"
 #include "opensm_plugin/tenants.h"
 #include "topology/embedding.h"
 
@@ -47,7 +48,7 @@ TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
   Engine engine(config, [](service::LogLevel, const std::string&) {});
   EXPECT_FALSE(engine.multicast_tree({1, 2}, 0xC001).ok);  // nothing routed yet
 
-  auto out = engine.route(fabric, sm);
+  auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(out.multicast_changed);
   const auto alloc = load_allocations(dir.path() + "/allocations.json");
@@ -82,12 +83,12 @@ TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
   EXPECT_GE(report["violations"].get<long>(), 1);
 
   // Same tenants: trees stand. Another tenant: every tree must be rebuilt.
-  out = engine.route(fabric, sm);
+  out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok);
   EXPECT_FALSE(out.multicast_changed);
   dir.write("tenants.yaml",
             "- name: a\n  hosts: 8\n- name: b\n  hosts: 10\n- name: c\n  hosts: 5\n");
-  out = engine.route(fabric, sm);
+  out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_TRUE(out.multicast_changed);
 }

@@ -625,9 +625,9 @@ int setup_engine(osm_routing_engine_t* engine, osm_opensm_t* /*osm*/) {
   return 0;
 }
 
-// Every tick: refreshes what this SM knows of the subnet managers, and, while it is not the
-// master, follows the shared tenant state (managed partitions.conf). With tenants_poll_ms > 0
-// it also watches tenants.yaml and asks OpenSM for a re-route when it changed.
+// Every tick: refreshes what this SM knows of the subnet managers, probes the state directory,
+// and, while it is not the master, follows the shared tenant state (managed partitions.conf). With
+// tenants_poll_ms > 0 it also watches tenants.yaml and asks OpenSM for a re-route when it changed.
 void watch(Plugin* plugin) {
   const int poll = plugin->engine->config().tenants_poll_ms;
   const int period = poll > 0 ? std::min(poll, 1000) : 1000;
@@ -638,6 +638,10 @@ void watch(Plugin* plugin) {
     lock.unlock();
     plugin->sms->note_state();
     plugin->sms->refresh();
+    // A look at state.json on the state directory's worker: another SM's write is seen by the
+    // next routing run, and a directory that stopped answering is noticed (status, metrics,
+    // changes refused) even when nothing else touches it.
+    plugin->engine->service().probe_state_dir();
     plugin->engine->service().follow_shared_state();
     lock.lock();
     if (plugin->stopping) break;

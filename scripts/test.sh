@@ -26,7 +26,7 @@ if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   # threads); the plugin's runs the engine beside live audits and multicast trees. The rest is
   # single-threaded and ran twice already.
   tsan="${LAAS_BUILD_DIR:-build}-tsan"
-  threaded="service;socket_hardening;resume_check;host_states;failover;metrics;routing_threads"
+  threaded="service;socket_hardening;resume_check;host_states;failover;metrics;routing_threads;state_io"
   LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests laas_plugin_tests" \
     bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLAAS_SANITIZE=thread \
     -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF "-DLAAS_UNIT_TESTS_ONLY=$threaded"

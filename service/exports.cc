@@ -62,11 +62,11 @@ TenantService::PartitionsBase TenantService::partitions_base() const {
   const auto& managed = config_.exports.managed_partitions_file;
   bool exists = false;
   if (!base.empty()) {
-    b.text = read_text(base, &exists);
+    b.text = read_text_io(base, &exists);
     b.name = base;
     if (!exists) fail(error::kUnavailable, "cannot read the base partitions file " + base);
   } else if (!managed.empty()) {
-    const std::string text = read_text(managed, &exists);
+    const std::string text = read_text_io(managed, &exists);
     if (exists) {
       b.text = text;
       b.name = managed;
@@ -83,21 +83,25 @@ TenantService::PartitionsBase TenantService::partitions_base() const {
 // not at all; the rename that follows, in the same directory, is synced with it. Without the
 // backup nothing is written: the original would be lost for good.
 void TenantService::write_managed_partitions(const std::string& text) {
-  const auto& path = config_.exports.managed_partitions_file;
-  const std::string backup = path + ".pre-laas";
-  if (::access(backup.c_str(), F_OK) != 0) {
-    bool exists = false;
-    const std::string original = read_text(path, &exists);
-    if (exists && original.find(exports::kBeginMarker) == std::string::npos) {
-      if (::link(path.c_str(), backup.c_str()) == 0)
-        log_(LogLevel::kInfo, "laas: kept the original " + path + " as " + backup +
-                                  " (put it back when LaaS is removed)");
-      else if (errno != EEXIST)
-        throw std::runtime_error("cannot keep the original " + path + " as " + backup + ": " +
-                                 std::strerror(errno));
-    }
-  }
-  write_file_atomically(path, text, 0644);
+  // On the state directory's worker (it may share a file system with it), with copies.
+  io_->call(
+      [path = config_.exports.managed_partitions_file, text, log = log_] {
+        const std::string backup = path + ".pre-laas";
+        if (::access(backup.c_str(), F_OK) != 0) {
+          bool exists = false;
+          const std::string original = read_text(path, &exists);
+          if (exists && original.find(exports::kBeginMarker) == std::string::npos) {
+            if (::link(path.c_str(), backup.c_str()) == 0)
+              log(LogLevel::kInfo, "laas: kept the original " + path + " as " + backup +
+                                       " (put it back when LaaS is removed)");
+            else if (errno != EEXIST)
+              throw std::runtime_error("cannot keep the original " + path + " as " + backup + ": " +
+                                       std::strerror(errno));
+          }
+        }
+        write_file_atomically(path, text, 0644);
+      },
+      kIoDeadline);
 }
 
 // Writes the managed partitions.conf when its content changes. A generation error leaves the
@@ -108,6 +112,7 @@ bool TenantService::refresh_managed_partitions() {
   // The file holds the tenants last routed: a state that cannot be read (or was never taken
   // over) says nothing about them, and rewriting from it would wipe every tenant's P_Key.
   if (!blocked_.empty() || !config_.config_error.empty() || !loaded_) return false;
+  partitions_unsynced_ = false;
   try {
     const std::string text = partitions_text();
     if (text == last_partitions_) return false;
@@ -119,6 +124,11 @@ bool TenantService::refresh_managed_partitions() {
     return true;
   } catch (const RequestError& e) {
     log_(LogLevel::kError, "laas: " + path + " not updated: " + e.message);
+  } catch (const NotAnsweringError& e) {
+    // The P_Keys in place stay; written at the first routing run after it answers.
+    if (!partitions_unsynced_)
+      log_(LogLevel::kError, "laas: " + path + " not updated yet: " + e.what());
+    partitions_unsynced_ = true;
   } catch (const std::exception& e) {
     log_(LogLevel::kError, "laas: " + path + " not updated: " + e.what());
   }

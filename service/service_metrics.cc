@@ -71,6 +71,10 @@ std::string TenantService::metrics_text() const {
                     "1 while the fabric or the tenant state cannot be used and routing keeps the "
                     "last good tenant routes (see laasctl status for why)",
                     fail_closed_.empty() ? 0 : 1));
+  f.push_back(gauge("laas_state_dir_not_answering_seconds",
+                    "Seconds the state directory has not answered (0: it answers); meanwhile "
+                    "routing uses the last state it gave and changes are refused",
+                    io_->not_answering_seconds()));
   f.push_back(gauge("laas_config_error",
                     "1 while laas.yaml is invalid: routing keeps the tenants last routed and "
                     "changes are refused (laasctl config check names the line)",
@@ -224,16 +228,18 @@ std::string TenantService::metrics_text() const {
 
 void TenantService::write_metrics_file() {
   if (config_.metrics_file.empty()) return;
-  try {
-    // Under mu_ (every change and routing run rewrites it): renamed into place, not synced --
-    // an fsync here would stall every request behind the disk.
-    replace_file(config_.metrics_file, metrics_text(), 0644);
-    metrics_file_failing_ = false;
-  } catch (const std::exception& e) {
-    if (!metrics_file_failing_)
-      log_(LogLevel::kWarning, std::string("laas: cannot write the metrics file: ") + e.what());
-    metrics_file_failing_ = true;
-  }
+  // Queued on the state directory's worker (never waited for: every change and routing run
+  // rewrites it, the latest text replacing one not written yet): renamed into place, not synced.
+  auto failing = metrics_file_failing_;
+  io_->post("metrics", [path = config_.metrics_file, text = metrics_text(), failing, log = log_] {
+    try {
+      replace_file(path, text, 0644);
+      failing->store(false);
+    } catch (const std::exception& e) {
+      if (!failing->exchange(true))
+        log(LogLevel::kWarning, std::string("laas: cannot write the metrics file: ") + e.what());
+    }
+  });
 }
 
 }  // namespace laas::service

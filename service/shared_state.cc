@@ -37,30 +37,63 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
                                                               bool state_expected) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!role_provider_) return std::nullopt;  // one owner, no other SM: nothing to take over
-  if (term_held_ && stamp_of(store_.path()) == state_stamp_) return std::nullopt;
+  // Whether another SM wrote state.json since: a stat on the worker, waited for at most
+  // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
+  // our own writes), so the run routes from memory without waiting.
+  FileStamp seen = polled_stamp();
+  if (term_held_ && io_->not_answering().empty()) try {
+      seen = io_->call(
+          [path = store_.path(), polled = polled_] {
+            const FileStamp stamp = stamp_of(path);
+            std::lock_guard<std::mutex> plock(polled->mu);
+            polled->stamp = stamp;
+            return stamp;
+          },
+          kIoDeadline);
+    } catch (const NotAnsweringError&) {
+    }
+  if (term_held_ && seen == state_stamp_) return std::nullopt;
   const bool after_other = term_held_;  // held it, but another SM has written since
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    FileStamp written;
-    if (config_.state_must_exist && !stamp_of(store_.path()).exists)
-      throw std::runtime_error(store_.path() +
-                               " does not exist and state_must_exist is set: is the shared state "
-                               "directory mounted? No tenant is routed until the file is there");
-    // A missing file is an empty state only on a fabric that never had tenants: once this SM
-    // held a term, or tenants were routed from this directory, it is a lost file (an unmounted
-    // share, a slip of rm), and taking it over would hand every tenant's hosts away.
-    if ((state_expected || held_a_term_) && !stamp_of(store_.path()).exists)
-      throw std::runtime_error(
-          store_.path() + " does not exist, but " +
-          (held_a_term_ ? std::string("this SM held the tenant state before")
-                        : std::string("allocations.json records tenants routed from it")) +
-          ": the tenants last routed keep their routes until the file is restored");
-    persisted_ = store_.take_over(self.text(), self.port_guid, &written);
-    state_stamp_ = written;
+    // On the worker, with copies; refused at once while the directory does not answer.
+    struct Taken {
+      PersistedState state;
+      FileStamp written;
+    };
+    const bool held = held_a_term_;
+    Taken taken = io_->call(
+        [store = store_, polled = polled_, must_exist = config_.state_must_exist,
+         expected = state_expected, held, master = self.text(), port = self.port_guid] {
+          const bool exists = stamp_of(store.path()).exists;
+          if (must_exist && !exists)
+            throw std::runtime_error(
+                store.path() +
+                " does not exist and state_must_exist is set: is the shared state "
+                "directory mounted? No tenant is routed until the file is there");
+          // A missing file is an empty state only on a fabric that never had tenants: once
+          // this SM held a term, or tenants were routed from this directory, it is a lost file
+          // (an unmounted share, a slip of rm), and taking it over would hand every tenant's
+          // hosts away.
+          if ((expected || held) && !exists)
+            throw std::runtime_error(
+                store.path() + " does not exist, but " +
+                (held ? std::string("this SM held the tenant state before")
+                      : std::string("allocations.json records tenants routed from it")) +
+                ": the tenants last routed keep their routes until the file is restored");
+          Taken t;
+          t.state = store.take_over(master, port, &t.written);
+          std::lock_guard<std::mutex> plock(polled->mu);
+          polled->stamp = t.written;
+          return t;
+        },
+        kIoDeadline);
+    persisted_ = std::move(taken.state);
+    state_stamp_ = taken.written;
     unsaved_.clear();  // what was recorded and not written is replaced by the file
   } catch (const std::exception& e) {
-    // Unreadable or unwritable: route no tenant from it (never re-allocate); try again at the
-    // next routing run, so a repaired file is taken over by itself.
+    // Unreadable, unwritable or not answering: route no tenant from it (never re-allocate);
+    // try again at the next routing run, so a repaired file is taken over by itself.
     term_held_ = false;
     if (blocked_ != e.what()) log_(LogLevel::kError, std::string("laas: ") + e.what());
     blocked_ = e.what();
@@ -91,21 +124,50 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
 }
 
 bool TenantService::reload_shared_state() {
-  const FileStamp now = stamp_of(store_.path());
-  if (now == state_stamp_) return false;
+  struct Read {
+    FileStamp stamp;
+    bool changed = false;
+    std::optional<PersistedState> state;
+    std::string error;
+  };
+  Read read;
   try {
-    PersistedState fresh = store_.load();
-    persisted_ = std::move(fresh);
-    state_stamp_ = now;
-    unsaved_.clear();  // the file is the truth
-    if (!blocked_.empty()) log_(LogLevel::kInfo, "laas: " + store_.path() + " is readable again");
-    blocked_.clear();
-  } catch (const std::exception& e) {
-    if (blocked_ != e.what()) log_(LogLevel::kError, std::string("laas: ") + e.what());
-    blocked_ = e.what();
-    state_stamp_ = now;
+    read = io_->call(
+        [store = store_, polled = polled_, known = state_stamp_] {
+          Read r;
+          r.stamp = stamp_of(store.path());
+          {
+            std::lock_guard<std::mutex> plock(polled->mu);
+            polled->stamp = r.stamp;
+          }
+          if (r.stamp == known) return r;
+          r.changed = true;
+          try {
+            r.state = store.load();
+          } catch (const std::exception& e) {
+            r.error = e.what();
+          }
+          return r;
+        },
+        kIoDeadline);
+  } catch (const NotAnsweringError& e) {
+    // What was read last stands; the reads say so (status), changes are refused anyway here.
+    if (!hang_logged_->exchange(true))
+      log_(LogLevel::kError,
+           std::string("laas: ") + e.what() + "; answering from the shared state as last read");
     return false;
   }
+  if (!read.changed) return false;
+  state_stamp_ = read.stamp;
+  if (!read.state) {
+    if (blocked_ != read.error) log_(LogLevel::kError, "laas: " + read.error);
+    blocked_ = read.error;
+    return false;
+  }
+  persisted_ = std::move(*read.state);
+  unsaved_.clear();  // the file is the truth
+  if (!blocked_.empty()) log_(LogLevel::kInfo, "laas: " + store_.path() + " is readable again");
+  blocked_.clear();
   // What this SM placed when it was master is stale now: the file is the truth.
   if (term_held_ && role_provider_)
     fenced_ = "SM " + persisted_.master + " wrote " + store_.path() + " (term " +
@@ -199,6 +261,8 @@ json TenantService::answer_from_shared_state(const std::string& method, const js
     if (!blocked_.empty()) s["blocked"] = blocked_;
     if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
     if (!config_.config_error.empty()) s["config_error"] = config_.config_error;
+    if (const std::string hung = io_->not_answering(); !hung.empty())
+      s["state_dir_not_answering"] = hung;
     s["free_pool"] = config_.free_pool_open ? "open" : "closed";
     return s;
   }

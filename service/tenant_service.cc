@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -69,9 +70,30 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     if (const auto refusal = check_program_refusal(config_.resume_check); !refusal.empty())
       log_(LogLevel::kError,
            "laas: " + refusal + "; `laasctl host resume` is refused until it is fixed");
+  io_ = std::make_unique<StateIo>(config_.state_dir);
+  io_->set_recovery_hook([this](double seconds) {
+    hang_logged_->store(false);
+    char line[64];
+    std::snprintf(line, sizeof line, " after %.0f s", seconds);
+    log_(LogLevel::kInfo, "laas: state directory " + config_.state_dir + " answers again" + line +
+                              "; changes are accepted again, and what was not written is "
+                              "written at the next routing run");
+    if (reroute_) reroute_();
+  });
   try {
-    state_stamp_ = stamp_of(store_.path());
-    persisted_ = store_.load();
+    const StateStore store = store_;
+    auto loaded = io_->call(
+        [store] {
+          const FileStamp stamp = stamp_of(store.path());
+          return std::make_pair(stamp, store.load());
+        },
+        std::chrono::seconds(10));
+    state_stamp_ = loaded.first;
+    {
+      std::lock_guard<std::mutex> lock(polled_->mu);
+      polled_->stamp = state_stamp_;
+    }
+    persisted_ = std::move(loaded.second);
     loaded_ = true;
     assign_missing_pkeys();
     log_(LogLevel::kInfo, "laas: loaded " + std::to_string(persisted_.tenants.size()) +
@@ -134,11 +156,13 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       group_servers();
       ports_indexed_ = false;  // a new view: port_links() re-indexes
       if (!unsaved_.empty() && holds_term()) save_placed(unsaved_);
-      return;
+      // A partitions.conf the worker could not write (the directory hung) is written now.
+      if (partitions_unsynced_) partitions_changed = refresh_managed_partitions();
+    } else {
+      view_ = std::move(view);
+      rebuild_cluster();
+      partitions_changed = refresh_managed_partitions();
     }
-    view_ = std::move(view);
-    rebuild_cluster();
-    partitions_changed = refresh_managed_partitions();
   }
   if (partitions_changed && partitions_hook_) partitions_hook_();
 }
@@ -302,6 +326,12 @@ void TenantService::save_placed(const std::string& why) {
     term_held_ = false;
     fenced_ = e.what();
     log_(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
+  } catch (const NotAnsweringError& e) {
+    // Kept in memory and routed; written by the first routing run after the directory answers.
+    if (!hang_logged_->exchange(true))
+      log_(LogLevel::kError, "laas: cannot save " + why + " yet: " + e.what() +
+                                 "; routed from memory, written when it answers");
+    unsaved_ = why;
   } catch (const std::exception& e) {
     log_(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   }
@@ -482,8 +512,10 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   if (method != "tenant.plan" && !get_bool(params, "dry_run", false) &&
       (method == "tenant.add" || method == "tenant.remove" || method == "host.drain" ||
        method == "host.resume" || method == "host.accept" || method == "sm.accept" ||
-       method == "sm.forget"))
+       method == "sm.forget")) {
+    refuse_changes_while_not_answering();
     refuse_changes_while_closed();
+  }
   if (method == "status") return status();
   if (method == "topology") return topology_info(params);
   if (method == "sm.list") return sm_list();
@@ -584,13 +616,65 @@ PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
 }
 
 void TenantService::store_save() {
-  try {
-    state_stamp_ = store_.save(persisted_);
-    unsaved_.clear();  // everything persisted_ holds is written
-  } catch (const NotDurableError&) {
-    state_stamp_ = stamp_of(store_.path());  // in place: what readers see is ours
-    throw;
-  }
+  // On the worker, with copies: after the deadline the write may still land (the reply then
+  // says it is not confirmed), and it must not touch this service's memory meanwhile.
+  struct Saved {
+    FileStamp stamp;
+    std::string not_durable;
+  };
+  const StateStore store = store_;
+  auto polled = polled_;
+  const Saved saved = io_->call(
+      [store, polled, state = persisted_] {
+        Saved out;
+        try {
+          out.stamp = store.save(state);
+        } catch (const NotDurableError& e) {
+          out.stamp = stamp_of(store.path());  // in place: what readers see is ours
+          out.not_durable = e.what();
+        }
+        std::lock_guard<std::mutex> lock(polled->mu);
+        polled->stamp = out.stamp;
+        return out;
+      },
+      kIoDeadline);
+  state_stamp_ = saved.stamp;
+  if (!saved.not_durable.empty()) throw NotDurableError(saved.not_durable);
+  unsaved_.clear();  // everything persisted_ holds is written
+}
+
+std::string TenantService::read_text_io(const std::string& path, bool* exists) const {
+  auto [text, found] = io_->call(
+      [path] {
+        bool e = false;
+        std::string t = read_text(path, &e);
+        return std::make_pair(std::move(t), e);
+      },
+      kIoDeadline);
+  if (exists) *exists = found;
+  return text;
+}
+
+FileStamp TenantService::polled_stamp() const {
+  std::lock_guard<std::mutex> lock(polled_->mu);
+  return polled_->stamp;
+}
+
+void TenantService::probe_state_dir() {
+  auto polled = polled_;
+  io_->post("probe state.json", [polled, path = store_.path()] {
+    const FileStamp stamp = stamp_of(path);
+    std::lock_guard<std::mutex> lock(polled->mu);
+    polled->stamp = stamp;
+  });
+}
+
+void TenantService::refuse_changes_while_not_answering() const {
+  const std::string why = io_->not_answering();
+  if (!why.empty())
+    fail(error::kUnavailable, why +
+                                  ": changes are refused until it answers (the fabric is "
+                                  "routed from the last state it gave)");
 }
 
 void TenantService::save_or_throw() {
@@ -848,7 +932,11 @@ bool TenantService::commit(std::string* not_durable) {
     } catch (const exports::ExportError& e) {
       fail(error::kRefused, std::string("partitions.conf would not be valid: ") + e.what());
     }
-    previous = read_text(path, &existed);
+    try {
+      previous = read_text_io(path, &existed);
+    } catch (const NotAnsweringError& e) {
+      fail(error::kUnavailable, std::string(e.what()) + ": nothing was changed");
+    }
     changed = !existed || text != previous;
     if (changed) try {
         write_managed_partitions(text);
@@ -867,10 +955,14 @@ bool TenantService::commit(std::string* not_durable) {
   } catch (const std::exception& e) {
     const bool fenced = dynamic_cast<const FencedError*>(&e) != nullptr;
     if (changed) try {
-        if (existed)
-          write_file_atomically(path, previous, 0644);
-        else
-          std::remove(path.c_str());
+        io_->call(
+            [path, previous, existed] {
+              if (existed)
+                write_file_atomically(path, previous, 0644);
+              else
+                std::remove(path.c_str());
+            },
+            kIoDeadline);
       } catch (const std::exception& e2) {
         log_(LogLevel::kError, "laas: " + path + " could not be put back: " + e2.what());
       }
@@ -880,6 +972,11 @@ bool TenantService::commit(std::string* not_durable) {
       fenced_ = e.what();
       fail(error::kNotMaster, std::string("this SM no longer holds the tenant state: ") + e.what());
     }
+    if (dynamic_cast<const NotAnsweringError*>(&e))
+      fail(error::kUnavailable, std::string(e.what()) +
+                                    ": the change is not confirmed and is not made here; the "
+                                    "write may still land when the directory answers (then the "
+                                    "next routing run reads it back: check `laasctl tenant list`)");
     fail(error::kInternal, std::string("the state could not be saved: ") + e.what());
   }
   if (changed) {

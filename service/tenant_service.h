@@ -3,6 +3,8 @@
 // routing run and tells it when tables were uploaded; the socket server feeds it requests.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -24,6 +26,7 @@
 #include "service/resume_check.h"
 #include "service/run_limit.h"
 #include "service/sm_role.h"
+#include "service/state_io.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
 #include "topology/servers.h"
@@ -167,6 +170,15 @@ class TenantService {
   // accepted, unaccepted): `laasctl sm list`, and the audit's finding.
   nlohmann::json sm_list() const;
 
+  // The state directory's worker (service/state_io.h): every access to the directory runs there,
+  // so a directory that stops answering never stops the caller for longer than a deadline.
+  StateIo& io() const { return *io_; }
+  // Asks the worker to look at state.json (cheap, queued once): how the routing side learns
+  // that another SM wrote it, and how a hung directory is noticed with no request under way.
+  void probe_state_dir();
+  // state.json's stamp as the worker last saw it (probe, load, save, take-over).
+  FileStamp polled_stamp() const;
+
   // For tests and tools: the placed tenants as seen now.
   std::vector<std::string> tenant_names() const;
   // The tenant state exists but cannot be used (corrupt, inconsistent): tenants may exist.
@@ -264,6 +276,10 @@ class TenantService {
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
+  // read_text on the worker, waiting at most kIoDeadline (NotAnsweringError).
+  std::string read_text_io(const std::string& path, bool* exists) const;
+  // Changes are refused while the state directory does not answer (RequestError).
+  void refuse_changes_while_not_answering() const;
   // Shared state (service/shared_state.cc): whether this service may write it now, and the
   // answers of an SM that is not the master.
   bool holds_term() const;  // mu_ held
@@ -315,7 +331,7 @@ class TenantService {
   mutable bool ports_indexed_ = false;                     // port_link_ is for view_/ids_
   mutable std::vector<long> largest_key_;                  // what largest_ was computed for
   mutable int largest_ = 0;
-  bool metrics_file_failing_ = false;
+  std::shared_ptr<std::atomic<bool>> metrics_file_failing_ = std::make_shared<std::atomic<bool>>();
   bool loaded_ = false;
   bool interrupted_ = false;
   CancelSignal stopping_;  // set by interrupt_waits(): resume checks watch it
@@ -332,9 +348,26 @@ class TenantService {
   std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody
   // Why persisted_ holds placements not written yet (empty: none): changed off the routing
-  // thread (repairs around an isolated link), written by the next routing run.
+  // thread (repairs around an isolated link), or the directory did not answer; written by the
+  // next routing run.
   std::string unsaved_;
+  bool partitions_unsynced_ = false;  // partitions.conf could not be written: next run retries
+  // A hang was logged (one line per hang; the recovery hook clears it).
+  std::shared_ptr<std::atomic<bool>> hang_logged_ = std::make_shared<std::atomic<bool>>();
+  // state.json's stamp as the worker last saw it, written by the worker (its own mutex: the
+  // worker never takes mu_, which a request holds while it waits for the worker).
+  struct Polled {
+    std::mutex mu;
+    FileStamp stamp;
+  };
+  std::shared_ptr<Polled> polled_ = std::make_shared<Polled>();
+  // Last: destroyed first, while everything a queued operation's completion reports to lives.
+  std::unique_ptr<StateIo> io_;
 };
+
+// How long a caller waits for the state directory's worker (service/state_io.h) before it
+// gives up; the routing run waits for nothing but a take-over, a request for its own change.
+constexpr std::chrono::milliseconds kIoDeadline{2000};
 
 // Protocol error codes and the laasctl exit code each maps to.
 namespace error {

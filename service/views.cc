@@ -59,6 +59,8 @@ json TenantService::status() const {
   if (!blocked_.empty()) s["blocked"] = blocked_;
   if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
   if (!config_.config_error.empty()) s["config_error"] = config_.config_error;
+  if (const std::string hung = io_->not_answering(); !hung.empty())
+    s["state_dir_not_answering"] = hung;
   s["free_pool"] = config_.free_pool_open ? "open" : "closed";
   if (unaccepted_sms_ > 0) s["unaccepted_sms"] = unaccepted_sms_;
   if (view_) {
