@@ -14,6 +14,7 @@
 #include "export/partitions.h"
 #include "export/routing_chains.h"
 #include "laasctl/client.h"
+#include "laasctl/fabric_cmds.h"
 #include "laasctl/render.h"
 #include "opensm_plugin/config.h"
 
@@ -178,6 +179,9 @@ int main(int argc, char** argv) {
   host_accept->add_flag("--dry-run", accept_dry_run, "say what would be accepted, change nothing");
   host_accept->add_flag("--no-wait", accept_no_wait, "reply once the state is saved");
 
+  laas::ctl::FabricCommands fabric;
+  laas::ctl::add_fabric_commands(app, fabric);
+
   auto* topology = app.add_subcommand("topology", "the fabric as LaaS sees it");
   topology->require_subcommand(1);
   bool color = isatty(1);
@@ -253,6 +257,14 @@ int main(int argc, char** argv) {
   try {
     json result;
     int rc = 0;
+    rc = laas::ctl::run_fabric_commands(
+        fabric,
+        [&](const std::string& method, const json& params, json& out) {
+          return request(o, method, params, out);
+        },
+        o.json_output, laas::ctl::server_wait_ms(o.timeout_s * 1000));
+    if (rc >= 0) return rc;
+    rc = 0;
     if (validate->parsed()) {
       // No service needed: the same validator the plugin runs before writing the file.
       std::ifstream in(validate_file);
@@ -332,6 +344,17 @@ int main(int argc, char** argv) {
         std::cout << "down:       " << result.value("down_hosts", 0) << " hosts, "
                   << result.value("down_links", 0) << " links, " << result.value("down_switches", 0)
                   << " switches (laasctl topology show lists them)\n";
+      if (result.contains("maintenance")) {
+        const json& m = result["maintenance"];
+        const int links = m["links"].value("drained", 0) + m["links"].value("draining", 0);
+        const int switches = m["switches"].value("drained", 0) + m["switches"].value("draining", 0);
+        if (links || switches)
+          std::cout << "maintenance: " << m["links"].value("drained", 0) << " link(s) drained, "
+                    << m["links"].value("draining", 0) << " draining; "
+                    << m["switches"].value("drained", 0) << " switch(es) drained, "
+                    << m["switches"].value("draining", 0)
+                    << " draining (laasctl link list, laasctl switch list)\n";
+      }
       if (result.contains("sm")) {
         // The SM's role (issue 22): only the master changes tenants.
         const json& sm = result["sm"];
