@@ -16,6 +16,7 @@
 #include "laasctl/client.h"
 #include "laasctl/fabric_cmds.h"
 #include "laasctl/render.h"
+#include "laasctl/switch_audit.h"
 #include "opensm_plugin/config.h"
 
 using laas::ctl::ClientError;
@@ -191,6 +192,17 @@ int main(int argc, char** argv) {
   topo_show->add_flag("--svg", svg, "the map as an SVG document (tenants in colours)");
 
   auto* audit = app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
+  bool from_switches = false;
+  laas::ctl::SwitchAuditOptions switch_audit;
+  audit->add_flag("--from-switches", from_switches,
+                  "read the tables back from the switches (ibnetdiscover, dump_fts from this "
+                  "host) and audit them with laas-audit, instead of OpenSM's copy: a table "
+                  "changed behind OpenSM's back is seen");
+  audit->add_option("--ca", switch_audit.ca, "--from-switches: the HCA to read through (-C)");
+  audit->add_option("--ca-port", switch_audit.ca_port, "--from-switches: its port (-P)")
+      ->check(CLI::Range(1, 254));
+  audit->add_flag("--keep-dumps", switch_audit.keep,
+                  "--from-switches: keep the tables read back even when the audit is clean");
 
   auto* exporter = app.add_subcommand("export", "files for the rest of the cluster");
   std::string format, output, only_tenant;
@@ -553,6 +565,9 @@ int main(int argc, char** argv) {
                         : laas::ctl::render_allocation_map(map, color));
       return 0;
     }
+    if (audit->parsed() && from_switches)
+      return laas::ctl::audit_from_switches(
+          [&](json& status) { return request(o, "status", json::object(), status); }, switch_audit);
     if (audit->parsed()) {
       if ((rc = request(o, "audit", json::object(), result))) return rc;
       std::cout << result.dump(2) << "\n";
