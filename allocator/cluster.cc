@@ -286,7 +286,12 @@ void Cluster::set_faults(const Faults& faults) {
       if (down[lo.level][lo.index] || down[up.level][up.index]) link_bad[l] = 1;
     }
   }
-  for (LinkId l = 0; l < t.total_links(); ++l) state_.set_faulty(l, link_bad[l] != 0);
+  drained_.assign(t.total_links(), 0);
+  for (LinkId l : faults.drained)
+    if (l >= 0 && l < t.total_links() && !link_bad[l]) drained_[l] = 1;
+  // The allocator sees a drained link as a faulty one: never placed, repaired off.
+  for (LinkId l = 0; l < t.total_links(); ++l)
+    state_.set_faulty(l, link_bad[l] != 0 || drained_[l] != 0);
   for (HostId h = 0; h < t.num_hosts(); ++h) state_.set_host_down(h, host_bad[h] != 0);
   faults_ = faults;
 }
@@ -299,7 +304,7 @@ Health Cluster::health(const Tenant& tenant) const {
   std::map<int, SlotSet> h1, h2;  // healthy columns routed over, per leaf / level-2 switch
   for (HostId h : tenant.placement.hosts) h1[t.leaf_of_host(h)];
   for (LinkId l : tenant.placement.links) {
-    if (state_.link_faulty(l)) {
+    if (state_.link_faulty(l) && !link_drained(l)) {
       out.faulty_links.push_back(l);
       continue;
     }
@@ -428,8 +433,9 @@ bool Cluster::try_repair(Tenant& t, LinkId broken, std::vector<std::string>& log
     std::string where;
     for (LinkId l : r.added) where += (where.empty() ? "" : ", ") + link_text(l);
     log.push_back("tenant '" + t.name + "' repaired online: " + link_text(broken) +
-                  " is faulty; column " + std::to_string(column) + " replaced by free column " +
-                  std::to_string(c) + " (" + where + ")");
+                  (link_drained(broken) ? " is drained" : " is faulty") + "; column " +
+                  std::to_string(column) + " replaced by free column " + std::to_string(c) + " (" +
+                  where + ")");
     t.repairs.push_back(std::move(r));
     return true;
   }

@@ -40,6 +40,10 @@ struct Faults {
   std::vector<LinkId> links;                  // cables absent
   std::vector<HostId> hosts;                  // hosts absent
   std::vector<std::pair<int, int>> switches;  // (level, index) absent
+  // Links an administrator took out of service (maintenance): never placed, and tenants are
+  // repaired off them as off a fault, but they work -- a tenant that cannot be moved yet keeps
+  // routing over one and is not degraded for it.
+  std::vector<LinkId> drained{};
 };
 
 // How a tenant fares under the current faults.
@@ -94,6 +98,10 @@ class Cluster {
   // Replaces the fault set (see Faults). Tenants keep everything they hold.
   void set_faults(const Faults& faults);
   const Faults& faults() const { return faults_; }
+  // Drained (Faults::drained) and not faulty: out of service, but it works.
+  bool link_drained(LinkId l) const {
+    return l >= 0 && l < static_cast<LinkId>(drained_.size()) && drained_[l];
+  }
   // After set_faults: undoes repairs whose faults have cleared (the tenant returns to its
   // placement as made, so its routes are bit-identical to before the fault), then repairs every
   // tenant routing over a faulty link where a free replacement column keeps Theorems 1-2 (checked
@@ -137,6 +145,7 @@ class Cluster {
   std::unique_ptr<Placer> placer_;
   std::map<std::string, Tenant> tenants_;
   Faults faults_;
+  std::vector<char> drained_;  // [link]: drained and not faulty
   std::function<std::string(LinkId)> namer_;
   std::vector<TenantIndex> free_indices_;
   TenantIndex next_index_ = 0;

@@ -14,7 +14,9 @@
 #include "export/partitions.h"
 #include "export/routing_chains.h"
 #include "laasctl/client.h"
+#include "laasctl/fabric_cmds.h"
 #include "laasctl/render.h"
+#include "laasctl/switch_audit.h"
 #include "opensm_plugin/config.h"
 
 using laas::ctl::ClientError;
@@ -178,6 +180,9 @@ int main(int argc, char** argv) {
   host_accept->add_flag("--dry-run", accept_dry_run, "say what would be accepted, change nothing");
   host_accept->add_flag("--no-wait", accept_no_wait, "reply once the state is saved");
 
+  laas::ctl::FabricCommands fabric;
+  laas::ctl::add_fabric_commands(app, fabric);
+
   auto* topology = app.add_subcommand("topology", "the fabric as LaaS sees it");
   topology->require_subcommand(1);
   bool color = isatty(1);
@@ -187,6 +192,17 @@ int main(int argc, char** argv) {
   topo_show->add_flag("--svg", svg, "the map as an SVG document (tenants in colours)");
 
   auto* audit = app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
+  bool from_switches = false;
+  laas::ctl::SwitchAuditOptions switch_audit;
+  audit->add_flag("--from-switches", from_switches,
+                  "read the tables back from the switches (ibnetdiscover, dump_fts from this "
+                  "host) and audit them with laas-audit, instead of OpenSM's copy: a table "
+                  "changed behind OpenSM's back is seen");
+  audit->add_option("--ca", switch_audit.ca, "--from-switches: the HCA to read through (-C)");
+  audit->add_option("--ca-port", switch_audit.ca_port, "--from-switches: its port (-P)")
+      ->check(CLI::Range(1, 254));
+  audit->add_flag("--keep-dumps", switch_audit.keep,
+                  "--from-switches: keep the tables read back even when the audit is clean");
 
   auto* exporter = app.add_subcommand("export", "files for the rest of the cluster");
   std::string format, output, only_tenant;
@@ -253,6 +269,14 @@ int main(int argc, char** argv) {
   try {
     json result;
     int rc = 0;
+    rc = laas::ctl::run_fabric_commands(
+        fabric,
+        [&](const std::string& method, const json& params, json& out) {
+          return request(o, method, params, out);
+        },
+        o.json_output, laas::ctl::server_wait_ms(o.timeout_s * 1000));
+    if (rc >= 0) return rc;
+    rc = 0;
     if (validate->parsed()) {
       // No service needed: the same validator the plugin runs before writing the file.
       std::ifstream in(validate_file);
@@ -332,6 +356,17 @@ int main(int argc, char** argv) {
         std::cout << "down:       " << result.value("down_hosts", 0) << " hosts, "
                   << result.value("down_links", 0) << " links, " << result.value("down_switches", 0)
                   << " switches (laasctl topology show lists them)\n";
+      if (result.contains("maintenance")) {
+        const json& m = result["maintenance"];
+        const int links = m["links"].value("drained", 0) + m["links"].value("draining", 0);
+        const int switches = m["switches"].value("drained", 0) + m["switches"].value("draining", 0);
+        if (links || switches)
+          std::cout << "maintenance: " << m["links"].value("drained", 0) << " link(s) drained, "
+                    << m["links"].value("draining", 0) << " draining; "
+                    << m["switches"].value("drained", 0) << " switch(es) drained, "
+                    << m["switches"].value("draining", 0)
+                    << " draining (laasctl link list, laasctl switch list)\n";
+      }
       if (result.contains("sm")) {
         // The SM's role (issue 22): only the master changes tenants.
         const json& sm = result["sm"];
@@ -533,6 +568,9 @@ int main(int argc, char** argv) {
                         : laas::ctl::render_allocation_map(map, color));
       return 0;
     }
+    if (audit->parsed() && from_switches)
+      return laas::ctl::audit_from_switches(
+          [&](json& status) { return request(o, "status", json::object(), status); }, switch_audit);
     if (audit->parsed()) {
       if ((rc = request(o, "audit", json::object(), result))) return rc;
       std::cout << result.dump(2) << "\n";

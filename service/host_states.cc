@@ -16,8 +16,6 @@ namespace laas::service {
 
 using nlohmann::json;
 
-namespace {
-
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -26,8 +24,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-}  // namespace
 
 std::vector<topology::HostId> TenantService::resolve_hosts(const json& names,
                                                            const char* field) const {
@@ -86,6 +82,10 @@ std::vector<topology::HostId> TenantService::drained_hosts() const {
   if (!view_) return out;
   for (const auto& d : persisted_.drained)
     if (const auto h = view_->host_by_guid(d.guid)) out.push_back(*h);
+  // The hosts of a drained leaf (fabric_drains.cc) are out of service with it.
+  if (!persisted_.drained_switches.empty())
+    for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h)
+      if (!drain_of(h) && leaf_drain_of(h)) out.push_back(h);
   return out;
 }
 
@@ -109,6 +109,7 @@ json TenantService::host_json(topology::HostId h,
   const auto owner = cluster_ ? cluster_->state().host_owner(h) : allocator::kFree;
   const auto tenant = tenants.find(owner);
   const auto* drained = drain_of(h);
+  const auto* leaf_drained = drained ? nullptr : leaf_drain_of(h);
   const auto id = ids_ ? ids_->host(h) : PersistedHost{};
   json j = {{"name", id.name.empty() ? view_->host_name(h) : id.name},
             {"guid", guid_hex(view_->host_guid(h))},
@@ -124,8 +125,8 @@ json TenantService::host_json(topology::HostId h,
   else if (quarantined)
     state = "quarantined";  // issue 24: another port GUID than the tenant's in its slot
   else if (tenant != tenants.end())
-    state = drained ? "draining" : "allocated";
-  else if (drained)
+    state = drained || leaf_drained ? "draining" : "allocated";
+  else if (drained || leaf_drained)
     state = "drained";
   else if (down)
     state = "down";
@@ -134,6 +135,11 @@ json TenantService::host_json(topology::HostId h,
   j["state"] = state;
   if (tenant != tenants.end()) j["tenant"] = tenant->second;
   if (drained) j["drain"] = {{"reason", drained->reason}, {"by", drained->by}, {"at", drained->at}};
+  if (leaf_drained)  // out of service with its leaf
+    j["drain"] = {{"reason", leaf_drained->reason},
+                  {"by", leaf_drained->by},
+                  {"at", leaf_drained->at},
+                  {"switch", leaf_drained->name}};
   if (quarantined)
     j["recorded"] = {{"guid", guid_hex(quarantined->recorded_guid)},
                      {"name", quarantined->recorded_name}};
@@ -258,7 +264,12 @@ json TenantService::resume(const json& params, const Caller& caller) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto h : hosts_to_change(params, caller, "resume")) {
-      if (!drain_of(h)) fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
+      if (!drain_of(h)) {
+        if (const auto* d = leaf_drain_of(h))
+          fail(error::kBadRequest, "host " + host_label(h) + " is out of service with its leaf '" +
+                                       d->name + "' (drained): `laasctl switch resume` it");
+        fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
+      }
       const auto id = ids_ ? ids_->host(h) : PersistedHost{};
       to_check.push_back({id.name, guid_hex(view_->host_guid(h))});
     }

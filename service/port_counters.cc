@@ -44,6 +44,7 @@ allocator::Faults TenantService::current_faults() const {
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
   for (const auto& q : quarantine_) faults.hosts.push_back(q.host);  // issue 24
+  faults.drained = drained_links();  // maintenance (fabric_drains.cc)
   return faults;
 }
 

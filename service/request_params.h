@@ -10,6 +10,9 @@
 
 namespace laas::service {
 
+// Now, in UTC (ISO 8601): when a drain was made.
+std::string utc_now();
+
 inline std::string get_string(const nlohmann::json& params, const char* field) {
   if (!params.contains(field))
     fail(error::kBadRequest, std::string("missing field '") + field + "'");

@@ -162,13 +162,21 @@ std::string TenantService::metrics_text() const {
     const auto& tree = view_->tree;
     const auto& state = cluster_->state();
     MetricFamily links{"laas_links", "Switch-to-switch links by level and state", "gauge", {}};
+    // Drained by an administrator (maintenance): drained once no tenant routes over them,
+    // draining while one still does.
+    std::set<topology::LinkId> routed;
+    for (const auto& [name, t] : cluster_->tenants())
+      routed.insert(t.placement.links.begin(), t.placement.links.end());
+    const auto drained_set = drained_links();  // sorted; down ones too
     for (int level = 1; level < tree.height(); ++level) {
-      double held = 0, free = 0, faulty = 0, uncabled = 0;
+      double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
       const auto& by_design = view_->embedding.uncabled;
       for (int l = 0; l < tree.total_links(); ++l) {
         if (tree.link_level(l) != level) continue;
         if (std::binary_search(by_design.begin(), by_design.end(), l))
           ++uncabled;
+        else if (std::binary_search(drained_set.begin(), drained_set.end(), l))
+          ++(routed.count(l) ? draining : drained);
         else if (state.link_faulty(l))
           ++faulty;
         else if (state.link_owner(l) >= 0)
@@ -181,8 +189,19 @@ std::string TenantService::metrics_text() const {
       links.samples.push_back({{{"level", lv}, {"state", "free"}}, free});
       links.samples.push_back({{{"level", lv}, {"state", "faulty"}}, faulty});
       links.samples.push_back({{{"level", lv}, {"state", "uncabled"}}, uncabled});
+      links.samples.push_back({{{"level", lv}, {"state", "drained"}}, drained});
+      links.samples.push_back({{{"level", lv}, {"state", "draining"}}, draining});
     }
     f.push_back(std::move(links));
+    const auto maintenance = maintenance_counts();
+    MetricFamily switches{"laas_switches_drained",
+                          "Switches drained for maintenance: drained (no tenant left on them) "
+                          "or draining (a tenant still on them)",
+                          "gauge",
+                          {}};
+    for (const char* s : {"drained", "draining"})
+      switches.samples.push_back({{{"state", s}}, maintenance["switches"][s].get<double>()});
+    f.push_back(std::move(switches));
     f.push_back({"laas_down",
                  "Parts of the intended tree absent from the fabric now",
                  "gauge",

@@ -259,6 +259,7 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
         state.drained.push_back(std::move(one));
       }
     }
+    parse_fabric_drains(doc, state);
   } catch (const nlohmann::json::exception& e) {
     fail(std::string("missing or mistyped field (") + e.what() + ")");
   } catch (const std::invalid_argument& e) {
@@ -320,6 +321,7 @@ std::string serialize_state(const PersistedState& state) {
                          {"by", d.by},
                          {"at", d.at}});
   }
+  write_fabric_drains(state, doc);
   return doc.dump(1) + "\n";
 }
 

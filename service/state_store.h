@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -64,6 +65,22 @@ struct PersistedDrain {
   }
 };
 
+// A link or switch taken out of service by an administrator for maintenance: a link by its
+// lower switch's node GUID and up-port (either end names it on the command line), a switch by
+// its node GUID (port 0). Never placed; tenants are moved off it as off a fault.
+struct PersistedFabricDrain {
+  topology::Guid guid = 0;
+  int port = 0;
+  std::string name;  // as last seen, for the reader
+  std::string reason;
+  std::string by;
+  std::string at;
+  bool operator==(const PersistedFabricDrain& o) const {
+    return guid == o.guid && port == o.port && name == o.name && reason == o.reason && by == o.by &&
+           at == o.at;
+  }
+};
+
 struct PersistedTenant {
   std::string name;
   int requested = 0;
@@ -102,12 +119,20 @@ struct PersistedState {
   std::vector<topology::Guid> sm_ports{};
   std::vector<topology::Guid> management{};
   std::vector<PersistedDrain> drained{};  // issue 23
+  std::vector<PersistedFabricDrain> drained_links{};
+  std::vector<PersistedFabricDrain> drained_switches{};
   bool operator==(const PersistedState& o) const {
     return topology == o.topology && generation == o.generation && tenants == o.tenants &&
            term == o.term && master == o.master && sm_ports == o.sm_ports &&
-           management == o.management && drained == o.drained;
+           management == o.management && drained == o.drained && drained_links == o.drained_links &&
+           drained_switches == o.drained_switches;
   }
 };
+
+// The drained links and switches of state.json (service/fabric_drain_state.cc): read from and
+// written into the document; a bad entry throws std::invalid_argument saying which.
+void parse_fabric_drains(const nlohmann::json& doc, PersistedState& state);
+void write_fabric_drains(const PersistedState& state, nlohmann::json& doc);
 
 // The file's text and its parser, without I/O (property tests reload after every operation).
 // parse_state throws std::runtime_error saying what is wrong; `where` names the source.

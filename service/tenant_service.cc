@@ -302,6 +302,13 @@ void TenantService::reserve_management_uplinks() {
   std::set<int> leaves;
   for (auto h : view_->management_hosts) leaves.insert(view_->tree.leaf_of_host(h));
   for (int leaf : leaves) {
+    bool reserved = false;  // one already (a drain re-applied): not a second
+    for (int c = 0; c < view_->tree.up_columns(1) && !reserved; ++c) {
+      const auto l = view_->tree.l1_link(leaf, c);
+      reserved = cluster_->state().link_owner(l) == allocator::kReserved &&
+                 !cluster_->state().link_faulty(l);
+    }
+    if (reserved) continue;
     if (!view_->switch_present(1, leaf) || cluster_->reserve_uplink(leaf)) continue;
     const std::string name = ids_->switch_name(1, leaf);
     if (warned_mgmt_leaves_.insert(name).second)
@@ -387,6 +394,12 @@ RoutingSnapshot TenantService::snapshot() const {
   if (cluster_)
     for (const auto& [name, t] : cluster_->tenants()) s.tenants.emplace_back(name, t.placement);
   s.isolated_links = isolated_links();
+  // Drained links no tenant routes over any more are avoided like isolated ones: the
+  // administrator may pull them.
+  for (auto l : out_of_service_links()) s.isolated_links.push_back(l);
+  std::sort(s.isolated_links.begin(), s.isolated_links.end());
+  s.isolated_links.erase(std::unique(s.isolated_links.begin(), s.isolated_links.end()),
+                         s.isolated_links.end());
   if (cluster_) s.quarantined = quarantine_;
   return s;
 }
@@ -452,9 +465,9 @@ json TenantService::handle(const json& request, const Caller& caller) {
 }
 
 json TenantService::dispatch(const std::string& method, const json& params, const Caller& caller) {
-  static const std::set<std::string> changes = {"tenant.add",  "tenant.remove", "host.drain",
-                                                "host.resume", "host.accept",   "sm.accept",
-                                                "sm.forget"};
+  static const std::set<std::string> changes = {
+      "tenant.add", "tenant.remove", "host.drain",  "host.resume",  "host.accept",  "sm.accept",
+      "sm.forget",  "link.drain",    "link.resume", "switch.drain", "switch.resume"};
   if (!changes.count(method) || get_bool(params, "dry_run", false))
     return dispatch_request(method, params, caller);
   // Changes are counted and timed for the metrics, and the metrics file follows them.
@@ -462,7 +475,11 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
   bool ok = false;
   auto done = [&] {
     std::lock_guard<std::mutex> lock(mu_);
-    note_change(method.c_str() + method.find('.') + 1,
+    // Links and switches are counted apart from hosts: "link_drain", "switch_resume".
+    std::string op = method.substr(method.find('.') + 1);
+    if (method.rfind("link.", 0) == 0 || method.rfind("switch.", 0) == 0)
+      op = method.substr(0, method.find('.')) + "_" + op;
+    note_change(op.c_str(),
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok);
     write_metrics_file();
   };
@@ -489,7 +506,8 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   if (!master) {
     if (method == "tenant.add" || method == "tenant.remove" || method == "tenant.plan" ||
         method == "host.drain" || method == "host.resume" || method == "host.accept" ||
-        method == "sm.accept" || method == "sm.forget") {
+        method == "sm.accept" || method == "sm.forget" || method == "link.drain" ||
+        method == "link.resume" || method == "switch.drain" || method == "switch.resume") {
       std::string fenced;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -512,7 +530,8 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   if (method != "tenant.plan" && !get_bool(params, "dry_run", false) &&
       (method == "tenant.add" || method == "tenant.remove" || method == "host.drain" ||
        method == "host.resume" || method == "host.accept" || method == "sm.accept" ||
-       method == "sm.forget")) {
+       method == "sm.forget" || method == "link.drain" || method == "link.resume" ||
+       method == "switch.drain" || method == "switch.resume")) {
     refuse_changes_while_not_answering();
     refuse_changes_while_closed();
   }
@@ -583,6 +602,12 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   if (method == "host.drain") return drain(params, caller);
   if (method == "host.resume") return resume(params, caller);
   if (method == "host.accept") return accept(params, caller);
+  if (method == "link.list") return link_list(params);
+  if (method == "switch.list") return switch_list(params);
+  if (method == "link.drain" || method == "link.resume" || method == "switch.drain" ||
+      method == "switch.resume")
+    return fabric_drain(params, caller, method[0] == 'l',
+                        method.find(".drain") != std::string::npos);
   if (method == "audit") {
     if (!audit_) fail(error::kUnavailable, "no audit is available in this process");
     // Without mu_: the hook takes OpenSM's lock, which the routing side holds while it calls in.
@@ -607,7 +632,8 @@ json TenantService::dispatch_request(const std::string& method, const json& para
   fail(error::kBadRequest,
        "unknown method '" + method +
            "'; methods: status, topology, tenant.add, tenant.remove, tenant.list, tenant.get, "
-           "tenant.plan, host.list, host.get, host.drain, host.resume, host.accept, sm.list, "
+           "tenant.plan, host.list, host.get, host.drain, host.resume, host.accept, link.list, "
+           "link.drain, link.resume, switch.list, switch.drain, switch.resume, sm.list, "
            "sm.accept, sm.forget, metrics, audit, export");
 }
 
@@ -722,10 +748,15 @@ json TenantService::add(const json& params, const Caller& caller) {
     if (!params["host_list"].is_array())
       fail(error::kBadRequest, "field 'host_list' must be an array of host names or GUIDs");
     std::vector<topology::HostId> chosen = resolve_hosts(params["host_list"], "host_list");
-    for (auto h : chosen)
+    for (auto h : chosen) {
       if (const auto* d = drain_of(h))
         fail(error::kRefused, "host " + host_label(h) + " is drained (" + d->reason + ", " + d->by +
                                   ", " + d->at + "): `laasctl host resume` it first");
+      if (const auto* d = leaf_drain_of(h))
+        fail(error::kRefused, "host " + host_label(h) + " is on drained leaf '" + d->name + "' (" +
+                                  d->reason + ", " + d->by + ", " + d->at +
+                                  "): `laasctl switch resume` it first");
+    }
     chosen = whole_servers(chosen);  // every port of a named server's port too
     std::vector<int> named;
     for (auto h : chosen) named.push_back(servers_.server_of[h]);

@@ -256,6 +256,31 @@ class TenantService {
   const QuarantinedHost* quarantine_of(topology::HostId h) const;
   std::vector<topology::HostId> resolve_slots(const nlohmann::json& names) const;
   nlohmann::json accept(const nlohmann::json& params, const Caller& caller);  // takes mu_
+  // Maintenance of links and switches (service/fabric_drains.cc): drained like hosts, kept in
+  // state.json, treated by the allocator as faults (tenants are repaired off them), routed
+  // around once no tenant routes over them. mu_ held unless said otherwise.
+  std::vector<topology::LinkId> drained_links() const;  // by record or with their switch
+  // Drained links no tenant routes over: the routing avoids them like isolated links.
+  std::vector<topology::LinkId> out_of_service_links() const;
+  const PersistedFabricDrain* switch_drain_of(int level, int index) const;
+  const PersistedFabricDrain* link_drain_of(topology::LinkId l) const;  // its own or its switch's
+  const PersistedFabricDrain* leaf_drain_of(topology::HostId h) const;  // the host's leaf drained
+  topology::LinkId resolve_link(const std::string& text) const;
+  std::pair<int, int> resolve_switch(const std::string& text) const;
+  // `routed`: every link a tenant routes over, with the tenant.
+  using RoutedLinks = std::map<topology::LinkId, std::string>;
+  std::string link_state(topology::LinkId l, const RoutedLinks& routed) const;
+  std::string switch_state(int level, int index, const RoutedLinks& routed) const;
+  nlohmann::json link_json(topology::LinkId l, const RoutedLinks& routed) const;
+  nlohmann::json switch_json(int level, int index, const RoutedLinks& routed) const;
+  nlohmann::json maintenance_counts() const;  // status: links and switches drained, draining
+  nlohmann::json link_list(const nlohmann::json& params) const;    // takes mu_
+  nlohmann::json switch_list(const nlohmann::json& params) const;  // takes mu_
+  nlohmann::json fabric_drain(const nlohmann::json& params, const Caller& caller, bool link,
+                              bool drain);  // takes mu_
+  // After a change of the drains: faults, hosts kept out of placements, repairs made or undone,
+  // recorded in persisted_ (not saved).
+  void apply_fabric_drains();
   // Port counters (issue 23; service/port_counters.cc). mu_ held.
   const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
   std::vector<topology::LinkId> isolated_links() const;

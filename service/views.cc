@@ -25,7 +25,14 @@ json TenantService::status() const {
     s["topology"] = view_->tree.spec().text();
     s["hosts"] = view_->tree.num_hosts();
     s["free_hosts"] = cluster_->state().free_hosts();
-    s["faulty_links"] = cluster_->state().faulty_links();
+    // Drained links are faulty to the allocator but work: counted apart (maintenance).
+    int faulty = 0;
+    const auto drained = drained_links();  // sorted; counted in "maintenance", down or not
+    for (topology::LinkId l = 0; l < view_->tree.total_links(); ++l)
+      faulty += cluster_->state().link_faulty(l) &&
+                !std::binary_search(drained.begin(), drained.end(), l);
+    s["faulty_links"] = faulty;
+    s["maintenance"] = maintenance_counts();
     s["down_hosts"] = cluster_->state().down_hosts();
     s["missing_switches"] = view_->embedding.missing_switches.size();
     int degraded = 0, repairs = 0;
@@ -96,10 +103,17 @@ json TenantService::topology_info(const json& params) const {
     if (i == allocator::kReserved) return "@management";
     return name_of[i];
   };
-  // An up-link's three cells: as drawn (faulty or its owner), faulty, and its owner.
+  // An up-link's three cells: as drawn (faulty, drained or its owner), faulty, and its owner.
+  // A drained link a tenant still routes over (draining) is drawn as the tenant's.
+  std::set<topology::LinkId> routed;
+  for (const auto& [name, t] : cluster_->tenants())
+    routed.insert(t.placement.links.begin(), t.placement.links.end());
   auto up_link = [&](topology::LinkId l, json& cells, json& faulty, json& owners) {
-    cells.push_back(state.link_faulty(l) ? json("@faulty") : owner(state.link_owner(l)));
-    faulty.push_back(state.link_faulty(l));
+    const bool drained = cluster_->link_drained(l);
+    cells.push_back(drained && !routed.count(l)        ? json("@drained")
+                    : state.link_faulty(l) && !drained ? json("@faulty")
+                                                       : owner(state.link_owner(l)));
+    faulty.push_back(state.link_faulty(l) && !drained);
     owners.push_back(owner(state.link_owner(l)));
   };
   // Rail-optimized trees (issue 21): each leaf's rail group and rail, for a map drawn rail by rail.
@@ -111,7 +125,8 @@ json TenantService::topology_info(const json& params) const {
     for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
       const auto h = tree.host_at(leaf, s);
       // A drained host no tenant holds (issue 23); one a tenant holds still shows its tenant.
-      const bool out_of_service = state.host_owner(h) == allocator::kReserved && drain_of(h);
+      const bool out_of_service =
+          state.host_owner(h) == allocator::kReserved && (drain_of(h) || leaf_drain_of(h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
@@ -140,6 +155,9 @@ json TenantService::topology_info(const json& params) const {
                         {"up_links_faulty", faulty},
                         {"up_links_owner", link_owners}});
     }
+  int faulty_count = 0;  // drained links work: not faulty
+  for (topology::LinkId l = 0; l < tree.total_links(); ++l)
+    faulty_count += state.link_faulty(l) && !cluster_->link_drained(l);
   return {{"topology", tree.spec().text()},
           {"hosts", tree.num_hosts()},
           {"free_hosts", state.free_hosts()},
@@ -147,7 +165,7 @@ json TenantService::topology_info(const json& params) const {
           {"l1_allocated", state.allocated_links(1)},
           {"l2_links", tree.height() == 3 ? tree.num_links(2) : 0},
           {"l2_allocated", tree.height() == 3 ? state.allocated_links(2) : 0},
-          {"faulty_links", state.faulty_links()},
+          {"faulty_links", faulty_count},
           {"down_hosts", state.down_hosts()},
           {"leaves", leaves},
           {"level2", spines},
@@ -221,7 +239,10 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
                   {{"name", ids_->switch_name(upper.first, upper.second)},
                    {"guid", guid_hex(ids_->switch_guid(upper.first, upper.second))},
                    {"port", upper_port}}}};
-    if (cluster_ && cluster_->state().link_faulty(l)) link["faulty"] = true;
+    if (cluster_ && cluster_->link_drained(l))
+      link["drained"] = true;  // draining: no free column to move to yet
+    else if (cluster_ && cluster_->state().link_faulty(l))
+      link["faulty"] = true;
     links.push_back(std::move(link));
   }
   const auto& s = t.placement.shape;

@@ -1,0 +1,151 @@
+#include "laasctl/switch_audit.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "laasctl/client.h"
+
+namespace laas::ctl {
+
+namespace {
+
+// Runs argv with stdout into `out` and stderr into `err` (files); the program is looked up in
+// PATH, then in /usr/sbin (infiniband-diags live there). Returns its exit status, 127 when it
+// could not be started, 128+N when killed by signal N.
+int run(const std::vector<std::string>& argv, const std::string& out, const std::string& err) {
+  const pid_t pid = fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (o < 0 || e < 0 || in < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0) _exit(127);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    if (argv[0].find('/') == std::string::npos) {
+      const std::string sbin = "/usr/sbin/" + argv[0];
+      execv(sbin.c_str(), args.data());
+    }
+    dprintf(2, "cannot run %s: %s\n", argv[0].c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string first_lines(const std::string& path, int n) {
+  std::istringstream in(slurp(path));
+  std::string line, out;
+  for (int i = 0; i < n && std::getline(in, line); ++i) out += (out.empty() ? "" : " | ") + line;
+  return out;
+}
+
+// laas-audit: $LAAS_AUDIT, beside this laasctl (the package installs both in one directory),
+// else from PATH.
+std::string audit_program() {
+  if (const char* env = std::getenv("LAAS_AUDIT"); env && *env) return env;
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<size_t>(n));
+    dir = dir.substr(0, dir.rfind('/'));
+    const std::string beside = dir + "/laas-audit";
+    if (access(beside.c_str(), X_OK) == 0) return beside;
+  }
+  return "laas-audit";
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions& o) {
+  // Where the plugin records what it routed: the state directory of state.json.
+  nlohmann::json st;
+  if (const int rc = status(st)) return rc;
+  const std::string state_file = st.value("state_file", "");
+  const std::string state_dir = state_file.substr(0, state_file.rfind('/'));
+  const std::string allocations = state_dir + "/allocations.json";
+  if (state_file.empty() || !exists(allocations)) {
+    std::cerr << "laasctl: " << allocations
+              << " cannot be read (no routing run recorded yet, or no access to the state "
+                 "directory): the tables read back cannot be audited\n";
+    return kExitInternal;
+  }
+  char tmpl[] = "/tmp/laasctl-audit.XXXXXX";
+  if (!mkdtemp(tmpl)) {
+    std::cerr << "laasctl: cannot create a directory for the dumps: " << std::strerror(errno)
+              << "\n";
+    return kExitInternal;
+  }
+  const std::string dir = tmpl;
+  std::vector<std::string> where;
+  if (!o.ca.empty()) where.insert(where.end(), {"-C", o.ca});
+  if (o.ca_port > 0) where.insert(where.end(), {"-P", std::to_string(o.ca_port)});
+  auto read_back = [&](const std::string& tool, const std::string& file) {
+    std::vector<std::string> argv{tool};
+    argv.insert(argv.end(), where.begin(), where.end());
+    const int rc = run(argv, dir + "/" + file, dir + "/" + file + ".err");
+    if (rc != 0)
+      std::cerr << "laasctl: " << tool << " failed (exit " << rc
+                << "): " << first_lines(dir + "/" + file + ".err", 3) << " (dumps kept in " << dir
+                << ")\n";
+    return rc == 0;
+  };
+  // The fabric first, then the tables: a table read later than the fabric can only be newer.
+  if (!read_back("ibnetdiscover", "fabric") || !read_back("dump_fts", "lfts"))
+    return kExitUnreachable;
+  std::vector<std::string> argv{audit_program(), "--fabric",      dir + "/fabric", "--lfts",
+                                dir + "/lfts",   "--allocations", allocations,     "--json"};
+  if (exists(state_dir + "/layout.json"))
+    argv.insert(argv.end(), {"--layout", state_dir + "/layout.json"});
+  const int rc = run(argv, dir + "/audit.json", dir + "/audit.err");
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(slurp(dir + "/audit.json"));
+  } catch (const nlohmann::json::exception&) {
+    std::cerr << "laasctl: " << argv[0] << " failed (exit " << rc
+              << "): " << first_lines(dir + "/audit.err", 3) << " (dumps kept in " << dir << ")\n";
+    return kExitInternal;
+  }
+  report["source"] = "switches";
+  if (!report.contains("violations")) report["violations"] = rc == 1 ? 1 : 0;
+  const bool clean = rc == 0;
+  if (!clean || o.keep)
+    report["dumps"] = dir;  // the evidence: fabric and tables as read back
+  else
+    for (const char* f : {"fabric", "fabric.err", "lfts", "lfts.err", "audit.json", "audit.err"})
+      unlink((dir + "/" + f).c_str());
+  if (clean && !o.keep) rmdir(dir.c_str());
+  std::cout << report.dump(2) << "\n";
+  if (rc == 0) return kExitOk;
+  if (rc == 1) return kExitRefused;
+  std::cerr << "laasctl: " << argv[0] << " exit " << rc << ": "
+            << first_lines(dir + "/audit.err", 3) << "\n";
+  return kExitInternal;
+}
+
+}  // namespace laas::ctl

@@ -1,0 +1,28 @@
+// laasctl audit --from-switches: the tables as the switches hold them, not OpenSM's copy. The
+// fabric and the LFTs are read back with infiniband-diags (ibnetdiscover, dump_fts) from this
+// host, and audited by laas-audit against the allocations and the layout the plugin recorded in
+// its state directory -- the offline audit, run on the live fabric. A table changed behind
+// OpenSM's back (a tenant's root with an SMP Set, no M_Key) is seen here and not by the audit of
+// OpenSM's copy.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace laas::ctl {
+
+struct SwitchAuditOptions {
+  std::string ca;     // -C for the diagnostics (empty: the first one)
+  int ca_port = 0;    // -P (0: the first active)
+  bool keep = false;  // keep the dumps even when the audit is clean
+};
+
+using StatusRequester = std::function<int(nlohmann::json& status)>;
+
+// Runs the audit and prints its JSON report; returns laasctl's exit code: 0 clean, 1
+// violations, 69 the fabric could not be read, 70 the audit could not run, or the status
+// request's own code.
+int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions& o);
+
+}  // namespace laas::ctl

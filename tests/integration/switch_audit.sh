@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# switch_audit.sh: `laasctl audit --from-switches` reads the tables back from the switches
+# (ibnetdiscover and dump_fts from the SM's node) and audits them with laas-audit, with the real
+# OpenSM, ibsim and infiniband-diags. A leaf's LFT entry is then changed behind OpenSM's back
+# (a directed SMP Set, as a tenant's root could without an M_Key): tenant a's leaf gets a route
+# to a free host. The audit of OpenSM's copy still finds nothing; the audit from the switches
+# finds the route and exits 1, keeping the tables it read as evidence.
+source "$(dirname "$0")/lib.sh"
+laas_enter_namespace "$@"
+laas_setup switch_audit
+[ -x "${LAAS_LFT_SET:-}" ] || die "LAAS_LFT_SET (laas-lft-set) is not set"
+start_demo
+ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+ctl tenant add a --hosts 4 >/dev/null || die "tenant add a failed"
+ctl tenant add b --hosts 8 >/dev/null || die "tenant add b failed"
+audit_layout base
+
+# Clean from the switches as from OpenSM's copy.
+sim "$LAASCTL" -s "$WORK/laas.sock" --timeout 60 audit --from-switches >clean.json 2>clean.err ||
+  die "audit --from-switches of untouched tables failed: $(head -3 clean.err)"
+[ "$(jq -r .source clean.json)" = switches ] && [ "$(jq .violations clean.json)" = 0 ] ||
+  die "audit --from-switches: $(jq -c '{source, violations}' clean.json)"
+[ "$(jq .traces clean.json)" -gt 0 ] || die "audit --from-switches traced nothing"
+ctl audit >opensm.clean.json || die "laasctl audit failed"
+log "untouched: clean from the switches ($(jq .traces clean.json) paths) and from OpenSM's copy"
+
+# Tamper: on tenant a's leaf, a route to a free host on another leaf (up-port 1, whose spine
+# routes every host down).
+A_HOST=$(ctl --json tenant show a | jq -r '.hosts[0].name')
+LEAF=$(ctl --json host show "$A_HOST" | jq -r .leaf)
+FREE=$(ctl --json host list --state free | jq -r --arg l "$LEAF" '[.[] | select(.leaf != $l)][-1].name')
+FREE_LID=$(ctl --json host show "$FREE" | jq -r .lid)
+LEAF_LID=$(awk -v n="\"$LEAF\"" '/^Switch/ && index($0, "# " n) { for (i = 1; i < NF; i++) if ($i == "lid") print $(i + 1) }' disc.base)
+[ -n "$LEAF_LID" ] && [ "$FREE_LID" -gt 0 ] || die "cannot find the LIDs of $LEAF and $FREE"
+sim "$LAAS_LFT_SET" "$LEAF_LID" "$FREE_LID" 1 >tamper.out 2>&1 || die "laas-lft-set failed: $(cat tamper.out)"
+log "tampered: $LEAF (LID $LEAF_LID) now routes $FREE (LID $FREE_LID) to port 1: $(cat tamper.out)"
+
+# OpenSM's copy does not know.
+rc=0
+ctl audit >opensm.json 2>&1 || rc=$?
+[ $rc -eq 0 ] && [ "$(jq .violations opensm.json)" = 0 ] ||
+  die "the audit of OpenSM's copy exited $rc: $(jq -c '.findings[:2]' opensm.json)"
+# The switches do.
+rc=0
+sim "$LAASCTL" -s "$WORK/laas.sock" --timeout 60 audit --from-switches >tampered.json 2>tampered.err || rc=$?
+[ $rc -eq 1 ] || die "audit --from-switches of a tampered table exited $rc: $(head -3 tampered.err)"
+[ "$(jq .violations tampered.json)" -gt 0 ] || die "no violation reported"
+jq -e --arg f "$FREE" '[.findings[] | select(.violation and (.destination | contains($f)))] | length > 0' \
+  tampered.json >/dev/null || die "no finding names $FREE: $(jq -c '.findings[:3]' tampered.json)"
+dumps=$(jq -r .dumps tampered.json)
+[ -s "$dumps/lfts" ] || die "the tables read back are not kept ($dumps)"
+rm -rf "$dumps"
+log "found from the switches: $(jq -r '[.findings[] | select(.violation)][0] | "\(.kind): \(.source) -> \(.destination)"' tampered.json)"
+log "PASS switch_audit: a table changed behind OpenSM's back is found from the switches only"
