@@ -321,6 +321,9 @@ struct RoutingRun {
   topology::Recognition rec;
   // Why this run routes closed (the tenants last routed, changes refused); empty: it does not.
   std::string closed;
+  // The host ports grouped by server (topology::group_servers, as the service and the audit
+  // group them), once per run.
+  topology::Servers servers;
   std::set<topology::HostId> mgmt;
   std::vector<std::pair<int, int>> mgmt_switches;
   std::vector<int> mgmt_switch_nodes;
@@ -436,6 +439,7 @@ void Engine::derive_management(RoutingRun& run) {
   const auto& tree = run.tree();
   const auto& emb = run.emb();
   auto& out = run.out;
+  run.servers = topology::group_servers(tree, emb, fabric, this->layout().get(), config_.servers);
   if (run.rec.sm_host >= 0) run.mgmt.insert(run.rec.sm_host);
   std::vector<service::SmSeen> seen;
   for (Guid g : run.sm_ports) {
@@ -503,13 +507,12 @@ void Engine::derive_management(RoutingRun& run) {
   std::sort(run.mgmt_switches.begin(), run.mgmt_switches.end());
   std::sort(run.mgmt_switch_nodes.begin(), run.mgmt_switch_nodes.end());
   // The other ports of a management adapter (a dual-port HCA's second port) are management.
+  const auto& adapter_of = run.servers.adapter_of;
   std::set<Guid> mgmt_cas;
   for (topology::HostId h : run.mgmt)
-    if (const Guid ca = fabric.nodes[emb.host_node[h]].ca_guid) mgmt_cas.insert(ca);
+    if (const Guid ca = adapter_of[h]) mgmt_cas.insert(ca);
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    if (const int node = emb.host_node[h];
-        node >= 0 && fabric.nodes[node].ca_guid && mgmt_cas.count(fabric.nodes[node].ca_guid))
-      run.mgmt.insert(h);
+    if (adapter_of[h] && mgmt_cas.count(adapter_of[h])) run.mgmt.insert(h);
   for (const auto& a : emb.attached)
     if (const Guid ca = fabric.nodes[a.node].ca_guid; ca && mgmt_cas.count(ca))
       run.outside_members.push_back(fabric.nodes[a.node].port_guid);
@@ -618,6 +621,7 @@ void Engine::build_request(RoutingRun& run) {
   alloc.topology = tree.spec().text();
   alloc.sm_port_guid = run.sm_port_guid;
   alloc.sm_ports = service_.sm_ports();
+  alloc.servers = config_.servers;
   const auto recorded = this->layout();
   const topology::Layout* layout = recorded.get();
   std::vector<bool> in_tenant(tree.num_hosts(), false);
@@ -937,6 +941,8 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     alloc = routed_;
   }
   routing::AuditInput input = audit_input(rec, fabric, tables, alloc);
+  const auto recorded = layout();  // the names servers are grouped by
+  input.layout = recorded.get();
   input.sl2vl = sl2vl;
   const auto report = routing::audit(input);
   nlohmann::json j = routing::to_json(report);

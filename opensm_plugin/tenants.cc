@@ -135,6 +135,7 @@ std::string to_json(const Allocations& a) {
     for (Guid g : a.sm_ports) ports.push_back(format_guid(g));
     root["sm_ports"] = std::move(ports);
   }
+  if (!a.servers.empty()) root["servers"] = a.servers;
   return root.dump(1) + "\n";
 }
 
@@ -155,6 +156,8 @@ Allocations allocations_from_json(const std::string& text) {
       for (const auto& l : root.at("isolated_links"))
         a.isolated_links.push_back(
             {endpoint_from(l.at("switch"), true), endpoint_from(l.at("peer"), true)});
+    if (root.contains("servers"))
+      a.servers = root.at("servers").get<std::map<std::string, std::string>>();
     if (root.contains("quarantined"))
       for (const auto& q : root.at("quarantined"))
         a.quarantined.push_back({q.at("tenant").get<std::string>(),
@@ -312,6 +315,7 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
   input.tree = &*rec.tree;
   input.tables = &tables;
   input.faulty_links = rec.embedding.missing_links;
+  input.server_map = alloc.servers;
   const service::PhysicalIds ids(*rec.tree, rec.embedding, fabric);
   for (const auto& l : alloc.isolated_links)
     if (const auto id = ids.link_at(l.lower.guid, l.lower.port)) input.faulty_links.push_back(*id);

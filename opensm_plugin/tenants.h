@@ -78,6 +78,8 @@ struct Allocations {
   // the audit counts them as faulty too.
   std::vector<LinkRecord> isolated_links{};
   std::vector<QuarantineRecord> quarantined{};  // issue 24
+  // laas.yaml's `servers:` map the tenants were placed with: the audit groups servers by it.
+  std::map<std::string, std::string> servers{};
 };
 
 // JSON (see conf/laas.yaml and docs): {"version":1,"topology":..,"tenants":[{name, requested,

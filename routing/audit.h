@@ -13,6 +13,7 @@
 
 #include "routing/routing.h"
 #include "routing/sl2vl.h"
+#include "topology/layout.h"
 
 namespace laas::routing {
 
@@ -49,6 +50,10 @@ struct AuditInput {
   // taken without them when it still shows them), each reported (`unaccepted-host`), and every
   // switch's entry for the newcomer's LID must be empty (`quarantined-host-routed`).
   std::vector<AuditQuarantine> quarantined{};
+  // What servers are made of (topology::group_servers, the grouping the service places by):
+  // the recorded layout (may be null: the names the fabric shows) and laas.yaml's `servers:`.
+  const topology::Layout* layout = nullptr;
+  std::map<std::string, std::string> server_map{};
   // Keeps `embedding` alive when the input's maker built it (plugin::audit_input).
   std::shared_ptr<const topology::Embedding> owned_embedding{};
 };

@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
   routing::AuditInput input;
   try {
     input = plugin::audit_input(rec, fabric, tables, alloc, extra);
+    if (!layout_path.empty()) input.layout = &layout;
   } catch (const std::exception& e) {
     return bad_input(alloc_path + ": " + e.what());
   }
