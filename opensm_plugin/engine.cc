@@ -324,6 +324,8 @@ struct RoutingRun {
   // The host ports grouped by server (topology::group_servers, as the service and the audit
   // group them), once per run.
   topology::Servers servers;
+  // Port GUIDs -> hosts cabled now, and (from the tenants chosen) whose each host is.
+  routing::OwnerIndex owners;
   std::set<topology::HostId> mgmt;
   std::vector<std::pair<int, int>> mgmt_switches;
   std::vector<int> mgmt_switch_nodes;
@@ -440,6 +442,7 @@ void Engine::derive_management(RoutingRun& run) {
   const auto& emb = run.emb();
   auto& out = run.out;
   run.servers = topology::group_servers(tree, emb, fabric, this->layout().get(), config_.servers);
+  run.owners = routing::OwnerIndex(tree, emb, fabric);
   if (run.rec.sm_host >= 0) run.mgmt.insert(run.rec.sm_host);
   std::vector<service::SmSeen> seen;
   for (Guid g : run.sm_ports) {
@@ -458,9 +461,6 @@ void Engine::derive_management(RoutingRun& run) {
                            " is not trusted: laas.yaml's subnet_managers does not list it and "
                            "nobody accepted it (laasctl sm accept); routed as what its port is, "
                            "never as management");
-  std::map<Guid, topology::HostId> host_by_guid;
-  for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
   // Hosts cabled outside the tree's slots: those configured as management or shared services
   // join every tenant partition.
   std::set<Guid> attached_ports;
@@ -470,9 +470,8 @@ void Engine::derive_management(RoutingRun& run) {
     if (attached_ports.count(g)) run.outside_members.push_back(g);
   for (const auto* list : {&config_.management, &config_.shared_services})
     for (Guid g : *list) {
-      auto it = host_by_guid.find(g);
-      if (it != host_by_guid.end())
-        run.mgmt.insert(it->second);
+      if (const auto h = run.owners.host(g))
+        run.mgmt.insert(*h);
       else if (attached_ports.count(g))
         run.outside_members.push_back(g);
       else
@@ -490,8 +489,8 @@ void Engine::derive_management(RoutingRun& run) {
   };
   if (run.rec.sm_node >= 0 && fabric.nodes[run.rec.sm_node].is_switch) add_switch(run.rec.sm_node);
   for (Guid g : trusted_sms) {
-    if (auto it = host_by_guid.find(g); it != host_by_guid.end()) {
-      run.mgmt.insert(it->second);
+    if (const auto h = run.owners.host(g)) {
+      run.mgmt.insert(*h);
       continue;
     }
     for (size_t n = 0; n < fabric.nodes.size(); ++n)  // an SM on a switch (port 0)
@@ -624,10 +623,10 @@ void Engine::build_request(RoutingRun& run) {
   alloc.servers = config_.servers;
   const auto recorded = this->layout();
   const topology::Layout* layout = recorded.get();
-  std::vector<bool> in_tenant(tree.num_hosts(), false);
+  std::vector<const allocator::Placement*> placements;
   for (const auto& [name, placement] : snap.tenants) {
     req.tenants.push_back({name, placement});
-    for (auto h : placement.hosts) in_tenant[h] = true;
+    placements.push_back(&placement);
     // Hosts down now stay the tenant's, named by the identity last seen in their slot.
     auto record = make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb,
                               fabric, layout);
@@ -639,13 +638,14 @@ void Engine::build_request(RoutingRun& run) {
     shapes_[name] = record.shape;
     alloc.tenants[name] = std::move(record);
   }
+  run.owners.set_tenants(placements, tree.num_hosts());
   record_quarantine(alloc, snap.quarantined, emb, fabric);
   std::set<topology::HostId> reach_all = run.mgmt;
   // An open free pool talks as before LaaS: hosts without a tenant are routed like management
   // (they reach and are reached by everyone) until the administrator closes the pool.
   if (config_.free_pool_open)
     for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-      if (!in_tenant[h] && emb.host_node[h] >= 0) reach_all.insert(h);
+      if (run.owners.tenant_of(h) < 0 && emb.host_node[h] >= 0) reach_all.insert(h);
   req.management_hosts.assign(reach_all.begin(), reach_all.end());
   req.management_switches = run.mgmt_switches;
   req.faulty_links = emb.missing_links;
@@ -950,14 +950,12 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
   if (mfts) {
     routing::McastMembership membership;
     if (members) {
-      std::map<Guid, topology::HostId> host_of;
-      for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
-        if (input.embedding->node_model[n].first == 0)  // quarantined newcomers are not
-          host_of[fabric.nodes[n].port_guid] = input.embedding->node_model[n].second;
+      // On the audited embedding: quarantined newcomers are no members.
+      const routing::OwnerIndex owners(*rec.tree, *input.embedding, fabric);
       for (const auto& [mlid, guids] : *members) {
         auto& hosts = membership[mlid];
         for (Guid g : guids)
-          if (auto it = host_of.find(g); it != host_of.end()) hosts.push_back(it->second);
+          if (const auto h = owners.host(g)) hosts.push_back(*h);
       }
     }
     const auto mreport = routing::audit_multicast(input, *mfts, members ? &membership : nullptr);
