@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 
+#include "export/formats.h"
 #include "export/output.h"
 #include "export/partitions.h"
 #include "export/routing_chains.h"
@@ -207,14 +208,9 @@ int main(int argc, char** argv) {
   auto* exporter = app.add_subcommand("export", "files for the rest of the cluster");
   std::string format, output, only_tenant;
   bool removal = false;
-  exporter
-      ->add_option("FORMAT", format,
-                   "partitions (OpenSM partitions.conf), routing-chains (NVIDIA OpenSM/UFM policy "
-                   "files), slurm (reservation commands), slurm-topology (topology.conf), "
-                   "openstack (aggregate commands)")
+  exporter->add_option("FORMAT", format, laas::exports::formats_text(true))
       ->required()
-      ->check(
-          CLI::IsMember({"partitions", "routing-chains", "slurm", "slurm-topology", "openstack"}));
+      ->check(CLI::IsMember(laas::exports::format_names()));
   exporter->add_option("--tenant", only_tenant, "only this tenant");
   exporter->add_flag("--remove", removal, "slurm, openstack: the commands that undo a tenant");
   bool magnetic = false, slurm_partitions = false;

@@ -12,10 +12,7 @@
 
 namespace laas::plugin {
 
-std::uint64_t parse_guid(const std::string& text) {
-  if (auto guid = util::parse_guid(text)) return *guid;
-  throw std::invalid_argument("'" + text + "' is not a GUID (" + util::kGuidGrammar + ")");
-}
+std::uint64_t parse_guid(const std::string& text) { return util::guid_or_throw(text); }
 
 std::string format_guid(std::uint64_t guid) { return util::guid_hex(guid); }
 

@@ -143,9 +143,11 @@ TEST(PluginTenants, AllocationsJsonRoundTrip) {
   t.hosts = {{"comp-1", 0x100001, 0, 2}, {"comp-2", 0x100003, 0, 5}};
   t.links = {{{"SW_L1_0", 0x200004, 1, 7}, {"SW_L2_0", 0x200000, 1, 1}}};
   a.tenants["A"] = t;
+  a.servers = {{"stor-a", "storage"}};  // laas.yaml's servers: map, for the audit
   const auto b = allocations_from_json(to_json(a));
   EXPECT_EQ(to_json(b), to_json(a));
   EXPECT_EQ(b.tenants.at("A").links[0].upper.port, 1);
+  EXPECT_EQ(b.servers, a.servers);
   EXPECT_THROW(allocations_from_json("{\"version\": 1, \"tenants\": [{}]}"), std::runtime_error);
   EXPECT_THROW(allocations_from_json("not json"), std::runtime_error);
 }

@@ -394,6 +394,11 @@ struct RoutingRun {
   topology::Recognition rec;
   // Why this run routes closed (the tenants last routed, changes refused); empty: it does not.
   std::string closed;
+  // The host ports grouped by server (topology::group_servers, as the service and the audit
+  // group them), once per run.
+  topology::Servers servers;
+  // Port GUIDs -> hosts cabled now, and (from the tenants chosen) whose each host is.
+  routing::OwnerIndex owners;
   std::set<topology::HostId> mgmt;
   std::vector<std::pair<int, int>> mgmt_switches;
   std::vector<int> mgmt_switch_nodes;
@@ -512,6 +517,8 @@ void Engine::derive_management(RoutingRun& run) {
   const auto& tree = run.tree();
   const auto& emb = run.emb();
   auto& out = run.out;
+  run.servers = topology::group_servers(tree, emb, fabric, this->layout().get(), config_.servers);
+  run.owners = routing::OwnerIndex(tree, emb, fabric);
   if (run.rec.sm_host >= 0) run.mgmt.insert(run.rec.sm_host);
   std::vector<service::SmSeen> seen;
   for (Guid g : run.sm_ports) {
@@ -530,9 +537,6 @@ void Engine::derive_management(RoutingRun& run) {
                            " is not trusted: laas.yaml's subnet_managers does not list it and "
                            "nobody accepted it (laasctl sm accept); routed as what its port is, "
                            "never as management");
-  std::map<Guid, topology::HostId> host_by_guid;
-  for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    if (emb.host_node[h] >= 0) host_by_guid[fabric.nodes[emb.host_node[h]].port_guid] = h;
   // Hosts cabled outside the tree's slots: those configured as management or shared services
   // join every tenant partition.
   std::set<Guid> attached_ports;
@@ -542,9 +546,8 @@ void Engine::derive_management(RoutingRun& run) {
     if (attached_ports.count(g)) run.outside_members.push_back(g);
   for (const auto* list : {&config_.management, &config_.shared_services})
     for (Guid g : *list) {
-      auto it = host_by_guid.find(g);
-      if (it != host_by_guid.end())
-        run.mgmt.insert(it->second);
+      if (const auto h = run.owners.host(g))
+        run.mgmt.insert(*h);
       else if (attached_ports.count(g))
         run.outside_members.push_back(g);
       else
@@ -562,8 +565,8 @@ void Engine::derive_management(RoutingRun& run) {
   };
   if (run.rec.sm_node >= 0 && fabric.nodes[run.rec.sm_node].is_switch) add_switch(run.rec.sm_node);
   for (Guid g : trusted_sms) {
-    if (auto it = host_by_guid.find(g); it != host_by_guid.end()) {
-      run.mgmt.insert(it->second);
+    if (const auto h = run.owners.host(g)) {
+      run.mgmt.insert(*h);
       continue;
     }
     for (size_t n = 0; n < fabric.nodes.size(); ++n)  // an SM on a switch (port 0)
@@ -579,13 +582,12 @@ void Engine::derive_management(RoutingRun& run) {
   std::sort(run.mgmt_switches.begin(), run.mgmt_switches.end());
   std::sort(run.mgmt_switch_nodes.begin(), run.mgmt_switch_nodes.end());
   // The other ports of a management adapter (a dual-port HCA's second port) are management.
+  const auto& adapter_of = run.servers.adapter_of;
   std::set<Guid> mgmt_cas;
   for (topology::HostId h : run.mgmt)
-    if (const Guid ca = fabric.nodes[emb.host_node[h]].ca_guid) mgmt_cas.insert(ca);
+    if (const Guid ca = adapter_of[h]) mgmt_cas.insert(ca);
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-    if (const int node = emb.host_node[h];
-        node >= 0 && fabric.nodes[node].ca_guid && mgmt_cas.count(fabric.nodes[node].ca_guid))
-      run.mgmt.insert(h);
+    if (adapter_of[h] && mgmt_cas.count(adapter_of[h])) run.mgmt.insert(h);
   for (const auto& a : emb.attached)
     if (const Guid ca = fabric.nodes[a.node].ca_guid; ca && mgmt_cas.count(ca))
       run.outside_members.push_back(fabric.nodes[a.node].port_guid);
@@ -710,12 +712,13 @@ void Engine::build_request(RoutingRun& run) {
   alloc.topology = tree.spec().text();
   alloc.sm_port_guid = run.sm_port_guid;
   alloc.sm_ports = service_.sm_ports();
+  alloc.servers = config_.servers;
   const auto recorded = this->layout();
   const topology::Layout* layout = recorded.get();
-  std::vector<bool> in_tenant(tree.num_hosts(), false);
+  std::vector<const allocator::Placement*> placements;
   for (const auto& [name, placement] : snap.tenants) {
     req.tenants.push_back({name, placement});
-    for (auto h : placement.hosts) in_tenant[h] = true;
+    placements.push_back(&placement);
     // Hosts down now stay the tenant's, named by the identity last seen in their slot.
     auto record = make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb,
                               fabric, layout);
@@ -727,13 +730,14 @@ void Engine::build_request(RoutingRun& run) {
     shapes_[name] = record.shape;
     alloc.tenants[name] = std::move(record);
   }
+  run.owners.set_tenants(placements, tree.num_hosts());
   record_quarantine(alloc, snap.quarantined, emb, fabric);
   std::set<topology::HostId> reach_all = run.mgmt;
   // An open free pool talks as before LaaS: hosts without a tenant are routed like management
   // (they reach and are reached by everyone) until the administrator closes the pool.
   if (config_.free_pool_open)
     for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
-      if (!in_tenant[h] && emb.host_node[h] >= 0) reach_all.insert(h);
+      if (run.owners.tenant_of(h) < 0 && emb.host_node[h] >= 0) reach_all.insert(h);
   req.management_hosts.assign(reach_all.begin(), reach_all.end());
   close_unlisted_attached(run);
   req.management_switches = run.mgmt_switches;
@@ -1095,6 +1099,8 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     alloc = routed_;
   }
   routing::AuditInput input = audit_input(rec, fabric, tables, alloc);
+  const auto recorded = layout();  // the names servers are grouped by
+  input.layout = recorded.get();
   input.sl2vl = sl2vl;
   const auto report = routing::audit(input);
   nlohmann::json j = routing::to_json(report);
@@ -1102,14 +1108,12 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
   if (mfts) {
     routing::McastMembership membership;
     if (members) {
-      std::map<Guid, topology::HostId> host_of;
-      for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
-        if (input.embedding->node_model[n].first == 0)  // quarantined newcomers are not
-          host_of[fabric.nodes[n].port_guid] = input.embedding->node_model[n].second;
+      // On the audited embedding: quarantined newcomers are no members.
+      const routing::OwnerIndex owners(*rec.tree, *input.embedding, fabric);
       for (const auto& [mlid, guids] : *members) {
         auto& hosts = membership[mlid];
         for (Guid g : guids)
-          if (auto it = host_of.find(g); it != host_of.end()) hosts.push_back(it->second);
+          if (const auto h = owners.host(g)) hosts.push_back(*h);
       }
     }
     const auto mreport = routing::audit_multicast(input, *mfts, members ? &membership : nullptr);

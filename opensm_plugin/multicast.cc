@@ -9,16 +9,7 @@ namespace laas::plugin {
 
 McastContext::McastContext(const topology::FatTree& t, const topology::Fabric& fabric,
                            const topology::Embedding& emb, routing::McastPolicy p)
-    : tree(t), embedding(emb), policy(std::move(p)) {
-  for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
-    const int node = emb.host_node[h];
-    if (node >= 0) host_by_port[fabric.nodes[node].port_guid] = h;
-  }
-  for (int level = 1; level <= tree.height(); ++level)
-    for (int i = 0; i < tree.num_switches(level); ++i) {
-      const int node = emb.switch_node[level - 1][i];
-      if (node >= 0) switch_by_guid[fabric.nodes[node].guid] = {level, i};
-    }
+    : tree(t), embedding(emb), policy(std::move(p)), owners(tree, emb, fabric) {
   for (const auto& n : fabric.nodes) node_guid.push_back(n.guid);
 }
 
@@ -28,10 +19,10 @@ McastOutcome multicast_tree(const McastContext& ctx, const std::vector<Guid>& me
   routing::McastGroup group;
   group.seed = mlid;
   for (Guid g : member_ports) {
-    if (auto h = ctx.host_by_port.find(g); h != ctx.host_by_port.end()) {
-      group.hosts.push_back(h->second);
-    } else if (auto s = ctx.switch_by_guid.find(g); s != ctx.switch_by_guid.end()) {
-      group.switches.push_back(s->second);
+    if (const auto h = ctx.owners.host(g)) {
+      group.hosts.push_back(*h);
+    } else if (const auto s = ctx.owners.switch_at(g)) {
+      group.switches.push_back(*s);
     } else {
       char buf[96];
       std::snprintf(buf, sizeof buf,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "routing/multicast.h"
+#include "routing/owners.h"
 #include "topology/embedding.h"
 #include "topology/fabric.h"
 #include "topology/fat_tree.h"
@@ -27,9 +28,8 @@ struct McastContext {
   topology::FatTree tree;
   topology::Embedding embedding;
   routing::McastPolicy policy;
-  std::unordered_map<Guid, topology::HostId> host_by_port;       // host port GUID
-  std::unordered_map<Guid, std::pair<int, int>> switch_by_guid;  // node GUID -> (level, index)
-  std::vector<Guid> node_guid;                                   // [fabric node]
+  routing::OwnerIndex owners;   // member port GUIDs -> hosts and switches of `embedding`
+  std::vector<Guid> node_guid;  // [fabric node]
 };
 
 struct McastOutcome {

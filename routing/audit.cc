@@ -272,17 +272,10 @@ class Auditor {
   }
   bool present(HostId h) const { return emb_.host_node[h] >= 0; }
 
-  // Every server is wholly one tenant's or no tenant's: its ports grouped by name as the
-  // service groups them (one-word names only within one multi-port CA).
+  // Every server is wholly one tenant's or no tenant's, servers being what the service places
+  // (the one grouping: recorded names, multi-port CAs, the administrator's map).
   void check_servers() {
-    std::vector<std::string> names(t_.num_hosts());
-    std::vector<topology::Guid> cas(t_.num_hosts(), 0);
-    for (HostId h = 0; h < t_.num_hosts(); ++h)
-      if (const int node = emb_.host_node[h]; node >= 0) {
-        names[h] = f_.nodes[node].name;
-        cas[h] = f_.nodes[node].ca_guid;
-      }
-    const auto servers = topology::group_servers(t_, names, cas);
+    const auto servers = topology::group_servers(t_, emb_, f_, in_.layout, in_.server_map);
     for (int s = 0; s < servers.count(); ++s) {
       const auto& ports = servers.ports[s];
       auto tenant_of = [&](HostId h) { return host_class_[h] >= 0 ? host_class_[h] : -1; };

@@ -13,6 +13,7 @@
 
 #include "routing/routing.h"
 #include "routing/sl2vl.h"
+#include "topology/layout.h"
 
 namespace laas::routing {
 
@@ -52,6 +53,10 @@ struct AuditInput {
   // Attached hosts nobody listed (fabric nodes): free hosts, reached from management only and
   // dropped at their first switch (routing.h ClosedAttached, sl2vl.h rule 4).
   std::vector<int> closed_attached{};
+  // What servers are made of (topology::group_servers, the grouping the service places by):
+  // the recorded layout (may be null: the names the fabric shows) and laas.yaml's `servers:`.
+  const topology::Layout* layout = nullptr;
+  std::map<std::string, std::string> server_map{};
   // Keeps `embedding` alive when the input's maker built it (plugin::audit_input).
   std::shared_ptr<const topology::Embedding> owned_embedding{};
 };

@@ -6,9 +6,12 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
+#include "export/formats.h"
 #include "export/names.h"
 #include "export/openstack.h"
 #include "export/partitions.h"
@@ -153,52 +156,70 @@ json TenantService::export_files(const json& params) const {
     for (auto& r : records)
       for (const auto& p : persisted_.tenants)
         if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+    const exports::Format* known = exports::find_format(format);
+    if (!known)
+      fail(error::kBadRequest,
+           "unknown export format '" + format + "'; formats: " + exports::formats_text(false));
     // Schedulers see servers: one node (or compute host) a server, whatever its ports.
-    if (format == "slurm" || format == "openstack") one_host_per_server(records);
+    if (known->per_server) one_host_per_server(records);
     const auto& cfg = config_.exports;
-    if (format == "partitions") return {{"format", format}, {"content", partitions_text()}};
-    if (format == "routing-chains") {
-      const auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
-      const auto files = exports::generate_routing_chains(records, &tree, {});
-      return {{"format", format},
-              {"files",
-               {{exports::kPortGroupsFile, files.port_groups},
-                {exports::kTopologiesFile, files.topologies},
-                {exports::kChainsFile, files.chains}}},
-              {"content", "# ---- pgrp_policy_file ----\n" + files.port_groups +
-                              "# ---- topo_policy_file ----\n" + files.topologies +
-                              "# ---- rch_policy_file ----\n" + files.chains}};
-    }
-    if (format == "slurm" || format == "slurm-topology") {
+    auto slurm_options = [&] {
       exports::SlurmOptions options;
       options.node_names = cfg.slurm_node_names;
       options.magnetic = get_bool(params, "magnetic", false);
       options.partitions = get_bool(params, "slurm_partitions", false);
       // Every tenant listed: reservations of departed tenants go.
       options.prune = !params.contains("tenant");
-      if (format == "slurm-topology") {
-        auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
-        one_leaf_per_server(tree);
-        return {{"format", format}, {"content", exports::generate_slurm_topology(tree, options)}};
-      }
-      return {{"format", format},
-              {"content", removal ? exports::generate_slurm_release(records, options)
-                                  : exports::generate_slurm_reservations(records, options)}};
-    }
-    if (format == "openstack") {
-      exports::OpenStackOptions options;
-      options.projects = cfg.openstack_projects;
-      options.host_names = cfg.openstack_hosts;
-      return {{"format", format},
-              {"content", removal ? exports::generate_openstack_remove(records, options)
-                                  : exports::generate_openstack_add(records, options)}};
-    }
+      return options;
+    };
+    // One exporter a format of exports::kFormats: the content (and files) it writes.
+    const std::map<std::string, std::function<json()>> exporters = {
+        {"partitions",
+         [&] {
+           return json{{"content", partitions_text()}};
+         }},
+        {"routing-chains",
+         [&] {
+           const auto tree =
+               exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+           const auto files = exports::generate_routing_chains(records, &tree, {});
+           return json{{"files",
+                        {{exports::kPortGroupsFile, files.port_groups},
+                         {exports::kTopologiesFile, files.topologies},
+                         {exports::kChainsFile, files.chains}}},
+                       {"content", "# ---- pgrp_policy_file ----\n" + files.port_groups +
+                                       "# ---- topo_policy_file ----\n" + files.topologies +
+                                       "# ---- rch_policy_file ----\n" + files.chains}};
+         }},
+        {"slurm",
+         [&] {
+           const auto options = slurm_options();
+           return json{{"content", removal
+                                       ? exports::generate_slurm_release(records, options)
+                                       : exports::generate_slurm_reservations(records, options)}};
+         }},
+        {"slurm-topology",
+         [&] {
+           auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+           one_leaf_per_server(tree);
+           return json{{"content", exports::generate_slurm_topology(tree, slurm_options())}};
+         }},
+        {"openstack",
+         [&] {
+           exports::OpenStackOptions options;
+           options.projects = cfg.openstack_projects;
+           options.host_names = cfg.openstack_hosts;
+           return json{{"content", removal ? exports::generate_openstack_remove(records, options)
+                                           : exports::generate_openstack_add(records, options)}};
+         }},
+    };
+    json out = exporters.at(format)();
+    out["format"] = format;
+    return out;
   } catch (const exports::ExportError& e) {
     fail(error::kRefused, e.what());
   }
-  fail(error::kBadRequest, "unknown export format '" + format +
-                               "'; formats: partitions, routing-chains, slurm, slurm-topology, "
-                               "openstack");
+  return {};  // not reached: fail() throws
 }
 
 }  // namespace laas::service

@@ -10,15 +10,15 @@ PhysicalIds::PhysicalIds(const topology::FatTree& tree, const topology::Embeddin
       static_cast<int>(known->switches.size()) == tree.height())
     known_ = known;
   if (!index) return;
+  std::vector<topology::Guid> guids(tree.num_hosts());
+  std::vector<bool> present(tree.num_hosts());
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
     const PersistedHost id = host(h);
     host_at_[{id.leaf_guid, id.port}] = h;
-    // A GUID seen now wins over the same GUID remembered for an absent slot (a host moved).
-    if (id.guid && host_present(h))
-      host_by_guid_[id.guid] = h;
-    else if (id.guid)
-      host_by_guid_.emplace(id.guid, h);
+    guids[h] = id.guid;
+    present[h] = host_present(h);
   }
+  owners_ = routing::OwnerIndex(guids, present);
   for (topology::LinkId l = 0; l < tree.total_links(); ++l) {
     const PersistedLink id = link(l);
     link_at_[{id.switch_guid, id.port}] = l;
@@ -79,9 +79,7 @@ std::optional<topology::HostId> PhysicalIds::host_at(topology::Guid leaf_guid, i
 }
 
 std::optional<topology::HostId> PhysicalIds::host_by_port_guid(topology::Guid port_guid) const {
-  auto it = host_by_guid_.find(port_guid);
-  if (it == host_by_guid_.end()) return std::nullopt;
-  return it->second;
+  return owners_.host(port_guid);
 }
 
 std::optional<topology::LinkId> PhysicalIds::link_at(topology::Guid switch_guid, int port) const {

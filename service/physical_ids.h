@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "allocator/cluster.h"
+#include "routing/owners.h"
 #include "service/state_store.h"
 #include "topology/embedding.h"
 #include "topology/layout.h"
@@ -55,7 +56,7 @@ class PhysicalIds {
   const topology::Fabric& fabric_;
   const topology::Layout* known_ = nullptr;
   std::map<std::pair<topology::Guid, int>, topology::HostId> host_at_;
-  std::unordered_map<topology::Guid, topology::HostId> host_by_guid_;
+  routing::OwnerIndex owners_;  // host port GUIDs, cabled now or last seen in their slots
   std::map<std::pair<topology::Guid, int>, topology::LinkId> link_at_;
 };
 

@@ -13,21 +13,8 @@ namespace laas::service {
 using nlohmann::json;
 
 void TenantService::group_servers() {
-  std::vector<std::string> names(view_->tree.num_hosts());
-  std::vector<topology::Guid> cas(view_->tree.num_hosts(), 0);
-  const auto& recorded = view_->known().hosts;
-  for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h) {
-    names[h] = ids_ ? ids_->host(h).name : "";
-    if (names[h].empty()) names[h] = view_->host_name(h);
-    // A port keeps the server it was grouped in when first seen: its description is its root's
-    // word, and rewriting it must not move the port into another server.
-    if (static_cast<size_t>(h) < recorded.size() && recorded[h].port_guid &&
-        recorded[h].port_guid == view_->host_guid(h) && !recorded[h].name.empty())
-      names[h] = recorded[h].name;
-    if (const int node = view_->embedding.host_node[h]; node >= 0)
-      cas[h] = view_->fabric.nodes[node].ca_guid;
-  }
-  servers_ = topology::group_servers(view_->tree, names, cas, config_.servers);
+  servers_ = topology::group_servers(view_->tree, view_->embedding, view_->fabric, &view_->known(),
+                                     config_.servers);
   // Rail by rail: a tenant's servers are checked per rail (one remainder leaf on each).
   if (cluster_) cluster_->set_leaf_rails(topology::rail_of_leaf(view_->tree, servers_));
 }

@@ -31,17 +31,16 @@ TopologyView::TopologyView(topology::FatTree t, topology::Fabric f, topology::Em
     }
   std::ostringstream print;
   print << tree.spec().text() << " hosts";
+  std::vector<topology::Guid> guids(tree.num_hosts());
+  std::vector<bool> present(tree.num_hosts());
   for (topology::HostId h = 0; h < tree.num_hosts(); ++h) {
-    const topology::Guid g = host_guid(h);
-    // A GUID seen now wins over the same GUID remembered for an absent slot.
-    if (g != 0 && host_present(h))
-      host_by_guid_[g] = h;
-    else if (g != 0)
-      host_by_guid_.emplace(g, h);
+    const topology::Guid g = guids[h] = host_guid(h);
+    present[h] = host_present(h);
     host_by_name_[recorded_name(h)] = h;
     host_by_slot_[slot_of_host(h)] = h;
     print << ' ' << std::hex << g << (host_present(h) ? "" : "-");
   }
+  owners_ = routing::OwnerIndex(guids, present);
   print << " switches";
   for (int l = 1; l <= tree.height(); ++l)
     for (int i = 0; i < tree.num_switches(l); ++i)
@@ -71,11 +70,8 @@ std::string TopologyView::host_name(topology::HostId host) const {
 }
 
 std::string TopologyView::recorded_name(topology::HostId host) const {
-  if (!known_.hosts.empty()) {
-    const auto& k = known_.hosts.at(host);
-    if (!k.name.empty() && (k.port_guid == host_guid(host) || !host_present(host))) return k.name;
-  }
-  return host_name(host);
+  const std::string name = topology::recorded_host_name(tree, embedding, fabric, &known_, host);
+  return name.empty() ? host_name(host) : name;
 }
 
 topology::Lid TopologyView::host_lid(topology::HostId host) const {
@@ -84,9 +80,7 @@ topology::Lid TopologyView::host_lid(topology::HostId host) const {
 }
 
 std::optional<topology::HostId> TopologyView::host_by_guid(topology::Guid port_guid) const {
-  auto it = host_by_guid_.find(port_guid);
-  if (it == host_by_guid_.end()) return std::nullopt;
-  return it->second;
+  return owners_.host(port_guid);
 }
 
 std::optional<topology::HostId> TopologyView::host_by_name(const std::string& name) const {

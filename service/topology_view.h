@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "routing/owners.h"
 #include "topology/embedding.h"
 #include "topology/layout.h"
 
@@ -76,7 +77,7 @@ struct TopologyView {
  private:
   topology::Layout known_;
   std::vector<std::vector<topology::FabricNode>> absent_switches_;  // stand-ins
-  std::unordered_map<topology::Guid, topology::HostId> host_by_guid_;
+  routing::OwnerIndex owners_;  // host port GUIDs, cabled now or last seen in their slots
   std::unordered_map<std::string, topology::HostId> host_by_name_;
   std::map<std::pair<topology::Guid, int>, topology::HostId> host_by_slot_;
   std::map<std::pair<topology::Guid, int>, topology::LinkId> link_by_port_;

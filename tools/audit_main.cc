@@ -17,8 +17,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "opensm_plugin/config.h"
-#include "opensm_plugin/tenants.h"
+#include "allocation/allocations.h"
 #include "routing/audit.h"
 #include "routing/ibroute.h"
 #include "routing/mft_dump.h"
@@ -26,6 +25,7 @@
 #include "routing/sl2vl.h"
 #include "topology/ibnetdiscover.h"
 #include "topology/recognize.h"
+#include "util/guid.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ int bad_input(const std::string& msg) {
 // Follows the tables hop by hop from each host of `t` to each other one.
 void print_paths(const laas::topology::Fabric& fabric,
                  const std::vector<std::vector<std::uint8_t>>& tables,
-                 const laas::plugin::TenantRecord& t) {
+                 const laas::allocation::TenantRecord& t) {
   std::map<laas::topology::Guid, int> node_of;
   for (size_t i = 0; i < fabric.nodes.size(); ++i)
     if (!fabric.nodes[i].is_switch) node_of[fabric.nodes[i].port_guid] = static_cast<int>(i);
@@ -136,10 +136,10 @@ int main(int argc, char** argv) {
       return bad_input(e.what());
     }
   }
-  plugin::Allocations alloc;
+  allocation::Allocations alloc;
   if (!alloc_path.empty()) {
     try {
-      auto a = plugin::load_allocations(alloc_path);
+      auto a = allocation::load_allocations(alloc_path);
       if (!a) return bad_input(alloc_path + ": cannot open");
       alloc = std::move(*a);
     } catch (const std::exception& e) {
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   std::vector<topology::Guid> extra;
   for (const auto& g : management) {
     try {
-      extra.push_back(plugin::parse_guid(g));
+      extra.push_back(util::guid_or_throw(g));
     } catch (const std::exception& e) {
       return bad_input(std::string("--management: ") + e.what());
     }
@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
   }
   routing::AuditInput input;
   try {
-    input = plugin::audit_input(rec, fabric, tables, alloc, extra);
+    input = allocation::audit_input(rec, fabric, tables, alloc, extra);
+    if (!layout_path.empty()) input.layout = &layout;
   } catch (const std::exception& e) {
     return bad_input(alloc_path + ": " + e.what());
   }

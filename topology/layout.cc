@@ -30,14 +30,30 @@ Guid parse_hex(const json& j, const std::string& where) {
   return v;
 }
 
+// Whether `layout` records `tree`: its host slots are the tree's.
+bool records(const Layout* layout, const FatTree& tree) {
+  return layout && layout->spec == tree.spec().text() &&
+         static_cast<int>(layout->hosts.size()) == tree.num_hosts();
+}
+
 }  // namespace
+
+std::string recorded_host_name(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
+                               const Layout* recorded, HostId host) {
+  const bool same = records(recorded, tree);
+  const int node = emb.host_node[host];
+  if (node < 0) return same ? recorded->hosts[host].name : "";
+  if (same && recorded->hosts[host].port_guid == fabric.nodes[node].port_guid &&
+      !recorded->hosts[host].name.empty())
+    return recorded->hosts[host].name;
+  return fabric.nodes[node].name;
+}
 
 Layout layout_of(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
                  const Layout* previous) {
   Layout out;
   out.spec = tree.spec().text();
-  const bool same = previous && previous->spec == out.spec &&
-                    static_cast<int>(previous->hosts.size()) == tree.num_hosts();
+  const bool same = records(previous, tree);
   out.switches.resize(tree.height());
   for (int l = 1; l <= tree.height(); ++l)
     for (int i = 0; i < tree.num_switches(l); ++i) {
@@ -56,11 +72,9 @@ Layout layout_of(const FatTree& tree, const Embedding& emb, const Fabric& fabric
   out.hosts.resize(tree.num_hosts());
   for (HostId h = 0; h < tree.num_hosts(); ++h) {
     const int node = emb.host_node[h];
-    if (node >= 0 && same && previous->hosts[h].port_guid == fabric.nodes[node].port_guid &&
-        !previous->hosts[h].name.empty())
-      out.hosts[h] = previous->hosts[h];  // the name first seen: a description is the host's word
-    else if (node >= 0)
-      out.hosts[h] = {fabric.nodes[node].port_guid, fabric.nodes[node].name};
+    if (node >= 0)
+      out.hosts[h] = {fabric.nodes[node].port_guid,
+                      recorded_host_name(tree, emb, fabric, previous, h)};
     else if (same)
       out.hosts[h] = previous->hosts[h];
   }

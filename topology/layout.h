@@ -31,6 +31,14 @@ struct Layout {
   std::vector<LayoutHost> hosts;                    // [HostId]
 };
 
+// The name a host slot is recorded by: the node description first seen with the port GUID the
+// slot holds now (a description is its host's root's word: rewriting it renames nothing), the
+// description now for a port `recorded` does not know yet (what this run records), and the
+// recorded name for a host that is down. "" for a slot never seen. `recorded` counts only
+// when it records `tree` (the same spec and host count); it may be null.
+std::string recorded_host_name(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
+                               const Layout* recorded, HostId host);
+
 // The layout an embedding realises on `fabric` (host identities from the present hosts,
 // `previous` for absent ones when it has the same shape).
 Layout layout_of(const FatTree& tree, const Embedding& emb, const Fabric& fabric,

@@ -30,6 +30,8 @@ Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_
                       const std::map<std::string, std::string>& admin_map) {
   Servers s;
   s.server_of.assign(tree.num_hosts(), -1);
+  s.adapter_of = host_cas;
+  s.adapter_of.resize(tree.num_hosts(), 0);
   std::map<std::pair<std::string, Guid>, int> index;  // (name, what tells it apart) -> server
   for (HostId h = 0; h < tree.num_hosts(); ++h) {
     const std::string description = h < static_cast<HostId>(host_names.size()) ? host_names[h] : "";
@@ -51,6 +53,17 @@ Servers group_servers(const FatTree& tree, const std::vector<std::string>& host_
     s.ports[it->second].push_back(h);
   }
   return s;
+}
+
+Servers group_servers(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
+                      const Layout* recorded, const std::map<std::string, std::string>& admin_map) {
+  std::vector<std::string> names(tree.num_hosts());
+  std::vector<Guid> cas(tree.num_hosts(), 0);
+  for (HostId h = 0; h < tree.num_hosts(); ++h) {
+    names[h] = recorded_host_name(tree, emb, fabric, recorded, h);
+    if (const int node = emb.host_node[h]; node >= 0) cas[h] = fabric.nodes[node].ca_guid;
+  }
+  return group_servers(tree, names, cas, admin_map);
 }
 
 std::vector<std::pair<int, int>> leaf_rails(const FatTree& tree, const Servers& servers) {

@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "topology/embedding.h"
 #include "topology/fabric.h"
 #include "topology/fat_tree.h"
+#include "topology/layout.h"
 
 namespace laas::topology {
 
@@ -24,6 +26,9 @@ struct Servers {
   std::vector<std::string> names;          // [server] its name
   std::vector<std::vector<HostId>> ports;  // [server] its host ports, in host order
   std::vector<int> server_of;              // [host] its server
+  // [host] the node GUID of the multi-port CA the port belongs to (0: a CA of one port, or a
+  // host that is down; empty: not known): the ports a management port widens to.
+  std::vector<Guid> adapter_of{};
 
   int count() const { return static_cast<int>(names.size()); }
   // Some server has several ports: placement, reservations and exports go by server.
@@ -37,6 +42,14 @@ struct Servers {
 // word. An empty description gives "".
 std::string server_name(const std::string& node_description,
                         const std::map<std::string, std::string>& admin_map = {});
+
+// The server grouping of a recognized fabric, the one the service places by, the engine and
+// the audit check by: every host port by the name layout.json records for it
+// (topology::recorded_host_name: never the description a host's root rewrote since), its
+// multi-port CA, and the administrator's map (laas.yaml's `servers:`). `recorded` may be null
+// (no layout recorded yet: the names this fabric shows, the ones the first run records).
+Servers group_servers(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
+                      const Layout* recorded, const std::map<std::string, std::string>& admin_map);
 
 // Groups the hosts of `tree` by server. `host_names[h]` is host h's node description (as seen
 // now, or as last seen for a host that is down; "" for a slot never seen: that host is a

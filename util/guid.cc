@@ -1,6 +1,8 @@
 #include "util/guid.h"
 
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 namespace laas::util {
 
@@ -22,6 +24,11 @@ std::optional<std::uint64_t> parse_guid(std::string_view text) {
     value = value << 4 | static_cast<std::uint64_t>(digit);
   }
   return value;
+}
+
+std::uint64_t guid_or_throw(std::string_view text) {
+  if (auto guid = parse_guid(text)) return *guid;
+  throw std::invalid_argument("'" + std::string(text) + "' is not a GUID (" + kGuidGrammar + ")");
 }
 
 std::string guid_hex(std::uint64_t guid) {

@@ -15,6 +15,8 @@ inline constexpr const char* kGuidGrammar = "an optional 0x and 1 to 16 hex digi
 
 // The GUID `text` spells, or nothing when it does not follow the grammar.
 std::optional<std::uint64_t> parse_guid(std::string_view text);
+// As parse_guid, but throws std::invalid_argument naming the text and the grammar.
+std::uint64_t guid_or_throw(std::string_view text);
 // As written everywhere: 0x and 16 lower-case hex digits.
 std::string guid_hex(std::uint64_t guid);
 

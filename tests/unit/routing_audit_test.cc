@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "routing/audit.h"
 #include "routing/ibroute.h"
 #include "routing/routing.h"
+#include "topology/layout.h"
 
 namespace laas::routing {
 namespace {
@@ -40,6 +42,8 @@ class AuditFixture : public ::testing::Test {
     in.tables = &tables;
     for (const auto& t : tenants) in.tenants.push_back({t.key, t.placement});
     in.management_nodes.push_back(emb.switch_node[1][0]);  // SM on SW_L2_0
+    in.layout = layout;
+    in.server_map = server_map;
     return audit(in);
   }
   // LFT entry of switch (level, index) for a host or a switch endpoint.
@@ -57,6 +61,8 @@ class AuditFixture : public ::testing::Test {
   topology::Embedding emb;
   std::vector<TenantRoutes> tenants;
   LidTables tables;
+  const topology::Layout* layout = nullptr;       // the names servers are grouped by
+  std::map<std::string, std::string> server_map;  // laas.yaml's `servers:`
 };
 
 TEST_F(AuditFixture, CleanTablesPass) {
@@ -85,6 +91,32 @@ TEST_F(AuditFixture, CatchesAServerSplit) {
   const AuditReport r = run();
   EXPECT_EQ(r.count(FindingKind::kServerSplit), 2) << dump(r);
   EXPECT_FALSE(r.ok());
+  EXPECT_NE(dump(r).find("server gpu1 is split"), std::string::npos) << dump(r);
+}
+
+// The administrator's map groups ports whose one-word names say nothing (a host's root sets its
+// description): the audit checks the servers the service placed, map included.
+TEST_F(AuditFixture, ServerSplitHonoursTheAdministratorsServersMap) {
+  fabric.nodes[emb.host_node[0]].name = "stor-a";   // tenant 4
+  fabric.nodes[emb.host_node[30]].name = "stor-b";  // free
+  EXPECT_EQ(run().count(FindingKind::kServerSplit), 0);
+  server_map = {{"stor-a", "storage"}, {"stor-b", "storage"}};
+  const AuditReport r = run();
+  EXPECT_EQ(r.count(FindingKind::kServerSplit), 1) << dump(r);
+  EXPECT_NE(dump(r).find("server storage is split"), std::string::npos) << dump(r);
+}
+
+// Servers are grouped by the names layout.json recorded, never by what a host's root wrote
+// into its description since.
+TEST_F(AuditFixture, ServerSplitGroupsByTheRecordedNames) {
+  fabric.nodes[emb.host_node[0]].name = "gpu1 mlx5_0";   // tenant 4
+  fabric.nodes[emb.host_node[10]].name = "gpu1 mlx5_1";  // tenant 1
+  const topology::Layout recorded = topology::layout_of(tree, emb, fabric);
+  fabric.nodes[emb.host_node[10]].name = "gpu9 mlx5_1";  // renamed by its root
+  EXPECT_EQ(run().count(FindingKind::kServerSplit), 0);
+  layout = &recorded;
+  const AuditReport r = run();
+  EXPECT_EQ(r.count(FindingKind::kServerSplit), 1) << dump(r);
   EXPECT_NE(dump(r).find("server gpu1 is split"), std::string::npos) << dump(r);
 }
 
