@@ -216,7 +216,7 @@ bool placement_of(const TenantRecord& record, const service::PhysicalIds& ids,
 }  // namespace
 
 // Identities come from the embedding's intended ports and switch GUIDs, which exist for absent
-// hosts, cables and switches too (issue 10).
+// hosts, cables and switches too.
 TenantRecord make_record(const std::string& name, int requested,
                          const allocator::Placement& placement, const topology::FatTree& tree,
                          const topology::Embedding& emb, const topology::Fabric& fabric,
@@ -284,7 +284,7 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
   const service::PhysicalIds ids(*rec.tree, rec.embedding, fabric);
   for (const auto& l : alloc.isolated_links)
     if (const auto id = ids.link_at(l.lower.guid, l.lower.port)) input.faulty_links.push_back(*id);
-  // Issue 24: quarantined slots stay their tenants' hosts, audited as absent ones; the
+  // Quarantined slots stay their tenants' hosts, audited as absent ones; the
   // newcomer's LID (as the fabric has it now) must be in no switch's table.
   std::vector<topology::HostId> hidden;
   for (const auto& q : alloc.quarantined) {

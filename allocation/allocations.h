@@ -29,7 +29,7 @@ struct Endpoint {
   Guid guid = 0;  // node GUID for switches, port GUID for hosts (0: an absent host)
   int port = 0;
   int lid = 0;
-  // Hosts: the slot that identifies them (issue 10), the leaf switch's node GUID and port.
+  // Hosts: the slot that identifies them, the leaf switch's node GUID and port.
   Guid slot_switch = 0;
   int slot_port = 0;
 };
@@ -45,10 +45,10 @@ struct TenantRecord {
   std::string shape;
   std::vector<Endpoint> hosts;
   std::vector<LinkRecord> links;   // routed over
-  std::vector<LinkRecord> idle{};  // held but retired by a repair (issue 10)
+  std::vector<LinkRecord> idle{};  // held but retired by a repair
 };
 
-// A tenant's slot holding a port GUID the tenant has not accepted (issue 24): the slot stays the
+// A tenant's slot holding a port GUID the tenant has not accepted: the slot stays the
 // tenant's host (its record in the tenant names the recorded GUID), the newcomer is unrouted.
 struct QuarantineRecord {
   std::string tenant;
@@ -61,13 +61,13 @@ struct Allocations {
   Guid sm_port_guid = 0;             // the SM's port (a switch's port 0 or a host's port)
   std::vector<Endpoint> management;  // management hosts: reachable by all, never allocated
   std::map<std::string, TenantRecord> tenants;
-  // Every SM's port recorded in the shared state (issue 22): management on every SM, so the
+  // Every SM's port recorded in the shared state: management on every SM, so the
   // audit exempts them all, as the routing does. Ports absent from the fabric are skipped.
   std::vector<Guid> sm_ports{};
-  // Links isolated as faults for their error counters (issue 23): the routing avoids them, so
+  // Links isolated as faults for their error counters: the routing avoids them, so
   // the audit counts them as faulty too.
   std::vector<LinkRecord> isolated_links{};
-  std::vector<QuarantineRecord> quarantined{};  // issue 24
+  std::vector<QuarantineRecord> quarantined{};
   // laas.yaml's `servers:` map the tenants were placed with: the audit groups servers by it.
   std::map<std::string, std::string> servers{};
   // The hosts cabled outside the tree's slots that may talk to everyone (listed as management
@@ -97,7 +97,7 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
                   allocator::Placement* out, std::string* why);
 
-// Issue 24: names the quarantined slots in `a` (a.quarantined) and makes their tenants' records
+// Names the quarantined slots in `a` (a.quarantined) and makes their tenants' records
 // name the host recorded for the slot (no LID), not the newcomer. `emb` is the recognized
 // embedding (the newcomers present in it).
 void record_quarantine(Allocations& a, const std::vector<service::QuarantinedHost>& quarantined,

@@ -169,7 +169,7 @@ const Tenant* Cluster::find(const std::string& name) const {
 
 }  // namespace laas::allocator
 
-// ---- faults and repairs (issue 10) ---------------------------------------------------------
+// ---- faults and repairs ---------------------------------------------------------
 
 namespace laas::allocator {
 namespace {

@@ -15,7 +15,7 @@
 
 namespace laas::allocator {
 
-// A repair (issue 10): column retired[i] of a switch was replaced by added[i] on the same switch,
+// A repair: column retired[i] of a switch was replaced by added[i] on the same switch,
 // across every switch of the tenant that shares the broken column, so Theorems 1-2 still hold on
 // the links the tenant routes over. The retired links stay held (Placement::idle).
 struct Repair {
@@ -117,14 +117,14 @@ class Cluster {
   void unreserve(const std::vector<HostId>& hosts);
   // Keeps one working up-link of `leaf` out of every placement -- the highest free column, so
   // that placements, which take the lowest first, rarely notice -- and returns it; none when
-  // the leaf has no free working up-link (issue 24: a management leaf whose up-links a tenant
+  // the leaf has no free working up-link (a management leaf whose up-links a tenant
   // took all of reaches the rest of the fabric only over that tenant's links).
   std::optional<LinkId> reserve_uplink(int leaf);
 
   const Tenant* find(const std::string& name) const;
   const std::map<std::string, Tenant>& tenants() const { return tenants_; }
 
-  // On a rail-optimized fabric (issue 21), each leaf's rail ([leaf]; empty: one rail): the
+  // On a rail-optimized fabric, each leaf's rail ([leaf]; empty: one rail): the
   // LaaS conditions are then checked rail by rail (check::TenantView::leaf_rail).
   void set_leaf_rails(std::vector<int> leaf_rail) { leaf_rail_ = std::move(leaf_rail); }
   const std::vector<int>& leaf_rails() const { return leaf_rail_; }

@@ -35,7 +35,7 @@ struct ShapeLevel {
 struct Shape {
   ShapeLevel leaves;
   ShapeLevel pods;
-  // > 1: a rail-optimized placement (issue 21), `leaves` counted on each of `rails` rails.
+  // > 1: a rail-optimized placement, `leaves` counted on each of `rails` rails.
   int rails = 0;
   std::string text() const;  // e.g. "2x4+2" or "pods 3x2+1 of whole leaves"
 };
@@ -44,7 +44,7 @@ struct Placement {
   std::vector<HostId> hosts;  // sorted
   std::vector<LinkId> links;  // sorted; level-1 up-links first; the links its routes use
   Shape shape;
-  // Links the tenant holds but does not route over: columns a repair retired (issue 10). They
+  // Links the tenant holds but does not route over: columns a repair retired. They
   // stay reserved (never handed to anyone else) so that undoing the repair always works.
   std::vector<LinkId> idle{};  // sorted
 };

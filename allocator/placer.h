@@ -37,7 +37,7 @@ class Placer {
 // must be free and shaped as Theorem 1 demands; the columns are chosen as LaasPlacer would.
 PlaceResult place_on_hosts(const LinkState& state, std::vector<HostId> hosts);
 
-// Whole servers (issue 21): `servers[s]` lists server s's host ports (one a rail leaf, for a
+// Whole servers: `servers[s]` lists server s's host ports (one a rail leaf, for a
 // multi-HCA or dual-port server). Places `count` servers, all their ports or none, so that the
 // tenant's ports on every rail are a placement of Theorems 1-2 over the same spines: first on
 // the rail projection (rail_projection.h; one remainder leaf per rail, inside a pod or across
@@ -47,7 +47,7 @@ PlaceResult place_on_hosts(const LinkState& state, std::vector<HostId> hosts);
 PlaceResult place_servers(const LinkState& state, const std::vector<std::vector<HostId>>& servers,
                           int count);
 
-// A placer of whole servers for the simulator (issue 21): `servers[s]` as for place_servers;
+// A placer of whole servers for the simulator: `servers[s]` as for place_servers;
 // a request for `hosts` ports takes hosts / ports-per-server whole servers ("laas":
 // place_servers; "unconstrained": any free servers, no links). Throws std::invalid_argument
 // for another algorithm or servers of different port counts.

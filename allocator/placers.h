@@ -44,7 +44,7 @@ class LaasPlacer : public Placer {
   // measurement on the issue-15 workloads (9 classes, 3 seeds, FIFO; bench/allocator_results.md):
   // 20,000 nodes instead of 500 cost 1.3-10 times the CPU for -0.2 to +0.2 point on the large
   // classes; for tenants of at most 4 leaves, 2,000 nodes lift exp 8 (+0.16 point, the only
-  // class otherwise below the allocator before issue 15) and N(16) (+0.6) but cost exp 32 and
+  // class otherwise below the allocator before the search rework) and N(16) (+0.6) but cost exp 32 and
   // U[4,36] 0.5 point (still 1-2 points above that allocator).
   struct Options {
     long across_budget = 500;         // the whole across-pods search of one call

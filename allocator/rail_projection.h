@@ -1,4 +1,4 @@
-// Rail-optimized trees (issue 21): every server of a group has one port on each of the group's R
+// Rail-optimized trees: every server of a group has one port on each of the group's R
 // rail leaves, and a tenant's ports on each rail must form a placement of Theorems 1-2. The
 // rails of a group are identical as far as a tenant is concerned -- the same servers, the same
 // columns to the same spines -- so the search runs once, on the projection of the tree onto

@@ -26,7 +26,7 @@ struct TenantView {
   bool isolated = true;        // false: bare-metal tenant, only host exclusivity applies
   std::vector<LinkId> idle{};  // held but not routed over (retired by repairs): still exclusive
   std::vector<RepairView> repairs{};
-  // [leaf] its rail, on a rail-optimized fabric (issue 21: leaves serving rail r of a group of
+  // [leaf] its rail, on a rail-optimized fabric (leaves serving rail r of a group of
   // multi-HCA servers); nullptr or one rail: the tree is one rail. Inside one pod, a tenant on
   // several rails is checked rail by rail (Theorem 1 with one remainder leaf per rail, Theorem 2
   // on each rail), its rails over the same columns so that every port reaches every other.
@@ -44,7 +44,7 @@ struct Violation {
 // a subset, counts per the slimmed-tree rule), whole leaves and FBG_2 symmetry across pods; or
 // else exclusive ownership of every sub-tree it spans (the Simple scheme).
 // A faulty link a tenant holds is no violation (the tenant keeps what it holds, degraded); the
-// fault rules are about repairs (issue 10): "repair-mismatch" (a repair that does not replace a
+// fault rules are about repairs: "repair-mismatch" (a repair that does not replace a
 // column by another on the same switches, or whose links the tenant does not hold as it says),
 // "idle-mismatch" (held-but-unused links other than the retired ones) and "repair-stale" (a
 // repair none of whose retired links is faulty any more: it should have been undone).

@@ -559,7 +559,7 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
   if (!base.empty()) parts.push_back(base);
   if (!has_default) {
     // Management hosts and shared services (storage, login) serve everyone in the default
-    // partition too: without them there, ALL_CAS=limited would cut them off (issue 24).
+    // partition too: without them there, ALL_CAS=limited would cut them off.
     std::string def = kDefaultPartition;
     std::string extra;
     for (const auto& m : management)

@@ -364,7 +364,7 @@ int main(int argc, char** argv) {
                     << " draining (laasctl link list, laasctl switch list)\n";
       }
       if (result.contains("sm")) {
-        // The SM's role (issue 22): only the master changes tenants.
+        // The SM's role: only the master changes tenants.
         const json& sm = result["sm"];
         auto who = [](const json& id) {
           if (!id.is_object()) return std::string("none known");
@@ -501,7 +501,7 @@ int main(int argc, char** argv) {
         if (h.contains("drain"))
           note += (note.empty() ? "" : "; ") + h["drain"].value("reason", "") + " (" +
                   h["drain"].value("by", "") + ", " + h["drain"].value("at", "") + ")";
-        if (h.contains("recorded"))  // issue 24
+        if (h.contains("recorded"))
           note += (note.empty() ? "" : "; ") + std::string("not the recorded ") +
                   h["recorded"].value("guid", "") + " '" + h["recorded"].value("name", "") +
                   "' (laasctl host accept)";

@@ -38,7 +38,7 @@ std::string render_allocation_map(const AllocationMap& map, bool color);
 // a tenant's servers show as the same host columns on every rail; else as given.
 std::vector<const MapRow*> leaves_in_order(const AllocationMap& map, bool* railed);
 
-// The same map as an SVG document (issue 23): a square per host and up-link in its tenant's
+// The same map as an SVG document: a square per host and up-link in its tenant's
 // colour, with tooltips and a legend, for a wiki page or a dashboard.
 std::string render_allocation_svg(const AllocationMap& map);
 

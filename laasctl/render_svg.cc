@@ -1,4 +1,4 @@
-// The allocation map as SVG (issue 23): the same rows as the text map -- leaves (rail by rail
+// The allocation map as SVG: the same rows as the text map -- leaves (rail by rail
 // on a rail-optimized tree) with their hosts and up-links, level-2 switches with theirs -- one
 // square per host or link in its tenant's colour, free ones white, management grey, drained
 // hatched, down or faulty crossed red; every square has a tooltip; a legend names the tenants.

@@ -47,7 +47,7 @@ struct Config {
   // without cutting its jobs off, closed once tenants cover the running work.
   bool free_pool_open = false;
   // Port GUIDs of shared services (storage, gateways) every tenant must reach: the same rules as
-  // management, on a leaf slot or cabled anywhere else on a tree switch (issue 24).
+  // management, on a leaf slot or cabled anywhere else on a tree switch.
   std::vector<std::uint64_t> shared_services;
   // What to do while tenants exist and the fabric cannot be recognized or the tenant state
   // cannot be read: false (the default) keeps every tenant's routes and nothing else changes
@@ -69,7 +69,7 @@ struct Config {
   bool manage_partitions = true;
   std::string partitions_base;
   // Names for `laasctl export slurm|openstack`: fabric node description -> cluster name.
-  // Server names: node description (or its first word) -> server (issue 21).
+  // Server names: node description (or its first word) -> server.
   std::map<std::string, std::string> servers;
   std::map<std::string, std::string> slurm_node_names;
   std::map<std::string, std::string> openstack_hosts;

@@ -230,7 +230,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = topology::build_model_fabric(tree);
   topology::Fabric broken = fabric;
-  // A host down is an absent part of the tree, not a reason to refuse (issue 10).
+  // A host down is an absent part of the tree, not a reason to refuse.
   disconnect(broken, emb.host_node[3], 1);
   {
     TempDir other;
@@ -304,7 +304,7 @@ TEST(PluginConfig, NameMapsAndTheirErrors) {
   ::unlink(tmpl);
 }
 
-// Issue 10 end to end through the engine: a cable under a tenant with a free column is lost;
+// Faults end to end through the engine: a cable under a tenant with a free column is lost;
 // the tenant is repaired, allocations.json records the idle (retired) links by physical
 // identity, and the audit of the computed tables is clean. The cable returns: tables as before.
 TEST(PluginEngine, RepairsATenantUnderACableFault) {
@@ -329,11 +329,11 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   ASSERT_TRUE(rec.ok()) << rec.error;
   {
     // The contract of topology/embedding.h: the missing cable keeps its intended port. A
-    // recognizer from before issue 10 renumbers the remaining parallel cable instead.
+    // recognizer that does not keep intended ports renumbers the remaining parallel cable instead.
     ASSERT_EQ(rec.embedding.missing_links.size(), 1u);
     const auto lo = tree.link_lower(rec.embedding.missing_links[0]);
     if (rec.embedding.port_map[lo.level - 1][lo.index][lo.port] != link.lower.port)
-      GTEST_SKIP() << "recognition does not keep intended ports yet (issue 10, recognition half)";
+      GTEST_SKIP() << "recognition does not keep intended ports yet (recognition half)";
   }
   auto out = routed(engine, broken, sm);
   ASSERT_TRUE(out.ok) << out.error;
@@ -389,7 +389,7 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
   EXPECT_TRUE(no_qos.sl2vl.drops.empty());
 }
 
-// Issue 24: another port GUID in tenant A's slot is routed like an absent host -- no switch
+// Another port GUID in tenant A's slot is routed like an absent host -- no switch
 // has an entry for its LID, every other entry is unchanged -- allocations.json names the slot,
 // the audit of the same tables reports it (and a route to it), and `host.accept` restores the
 // tables exactly.
@@ -504,7 +504,7 @@ void add_loop_cable(topology::Fabric& f, int node) {
 
 }  // namespace
 
-// Issue 24: while tenants exist, a fabric that cannot be recognized keeps the last good tables
+// While tenants exist, a fabric that cannot be recognized keeps the last good tables
 // (and says why); the state made unreadable routes the tenants last routed; both recover.
 TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   TwoTenants lab;
@@ -591,7 +591,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   EXPECT_TRUE(out.keep_switch_tables);
 }
 
-// Issue 24: a storage host on a spine is reached by every host over the spine's routes, and the
+// A storage host on a spine is reached by every host over the spine's routes, and the
 // tenants' own routes do not change.
 TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   TwoTenants lab;
@@ -720,7 +720,7 @@ TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
   EXPECT_EQ(report["violations"], 0) << report.dump();
 }
 
-// Issue 24, staged build-out: a leaf (partly populated) and a spine cabled to a running fabric
+// Staged build-out: a leaf (partly populated) and a spine cabled to a running fabric
 // with tenants. Named to sort first, they still take the last model indices; the recorded tree
 // grows, layout.json is re-recorded, and every switch of the old tree keeps its entries for
 // the tenants' hosts bit for bit; the new leaf's hosts are placeable.

@@ -95,7 +95,7 @@ std::string error_of(const json& response) {
 // The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
 // `mgmt_switch_nodes`: the fabric nodes of the switches an SM runs on (every SM's, so that
 // the exemptions do not move at failover).
-// `emb`: the recognized embedding without the quarantined slots (issue 24).
+// `emb`: the recognized embedding without the quarantined slots.
 routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
                                     const topology::Recognition& rec,
                                     const topology::Embedding& emb,
@@ -1013,7 +1013,7 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
   topology::Layout now = topology::layout_of(*rec.tree, emb, fabric, previous);
   std::string why;
   if (rec.source == topology::TreeSource::kGrown && recorded) {
-    // Staged build-out (issue 24): the recorded switches keep their model indices and ports.
+    // Staged build-out: the recorded switches keep their model indices and ports.
     out.info.push_back(rec.growth);  // the decision; the worker logs the write
     why = "re-recorded the grown tree " + now.spec + " in " + layout_file();
   } else if (!recorded) {

@@ -50,7 +50,7 @@ struct RouteOutcome {
   // Tenants, management hosts or faulty links differ from the previous run: multicast trees
   // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
   bool multicast_changed = false;
-  // This run took the shared tenant state over (the first run as master, issue 22).
+  // This run took the shared tenant state over (the first run as master).
   bool took_over = false;
   // Non-empty: the fabric, the tenant state or laas.yaml could not be used, tenants exist, and
   // the run routes the tenants last routed or keeps what the switches hold: why.
@@ -149,7 +149,7 @@ class Engine {
   void keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
                    RouteOutcome& out);
   std::string layout_file() const { return config_.state_dir + "/layout.json"; }
-  // Fail closed (issue 24): with tenants known and fail_open unset, `out` gets the last good
+  // Fail closed: with tenants known and fail_open unset, `out` gets the last good
   // tables (by switch GUID; switches never routed get none: OpenSM leaves them without
   // routes) and is ok; otherwise `out` is returned as the refusal it is.
   RouteOutcome& fail_closed(const topology::Fabric& fabric, const std::string& why,

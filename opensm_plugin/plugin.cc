@@ -454,7 +454,7 @@ int route_fabric(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
   const auto fallback = "; falling back to the next routing engine";
   // LMC > 0: each port's extra LIDs take its base LID's route (one path per destination keeps
-  // tenants apart); said once, not refused (issue 24).
+  // tenants apart); said once, not refused.
   if (osm->subn.opt.lmc > 0 && !plugin->lmc_logged) {
     log_line(osm, OSM_LOG_INFO,
              "LMC " + std::to_string(osm->subn.opt.lmc) +
@@ -708,7 +708,7 @@ void* start(osm_opensm_t* osm) {
                  "; tenants will not be routed until it is repaired or removed");
   plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
   Plugin* raw = plugin.get();
-  // Only the master changes tenants; every SM reads them from the shared state (issue 22).
+  // Only the master changes tenants; every SM reads them from the shared state.
   plugin->sms = std::make_unique<laas::plugin::SubnetManagers>(osm);
   plugin->engine->service().set_role_provider([raw] { return raw->sms->role(); });
   // A changed partitions.conf: applied after the re-route's tables (apply_partitions), or
@@ -897,7 +897,7 @@ void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
     settle_new_switches(plugin->osm);
   } else if (event == OSM_EVENT_ID_PORT_ERRORS && event_data) {
     // The performance manager's reading of one port (perfmgr TRUE), differences since the
-    // last one, GUID in host order: the health of the tenants' links (issue 23).
+    // last one, GUID in host order: the health of the tenants' links.
     const auto* pe = static_cast<const osm_epi_pe_event_t*>(event_data);
     laas::service::PortCounters d;
     d.symbol_errors = pe->symbol_err_cnt;

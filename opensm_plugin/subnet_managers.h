@@ -1,4 +1,4 @@
-// The subnet managers of the fabric as this OpenSM sees them (issue 22): its own role (SMInfo
+// The subnet managers of the fabric as this OpenSM sees them: its own role (SMInfo
 // state), the master it polls, and every SM port it knows of. The only other file of the
 // plugin that includes OpenSM headers (besides plugin.cc).
 #pragma once

@@ -190,7 +190,7 @@ class Auditor {
         mgmt_switches_.push_back(node);
       }
     }
-    // Classes of hosts on each leaf. A host that is down keeps its class (issue 10): the
+    // Classes of hosts on each leaf. A host that is down keeps its class: the
     // leaf's routes are those of the intended tree and return unchanged with the host.
     leaf_classes_.assign(t_.num_leaves(), {});
     for (HostId h = 0; h < t_.num_hosts(); ++h) {
@@ -248,7 +248,7 @@ class Auditor {
 
   int leaf_node(int leaf) const { return emb_.switch_node[0][leaf]; }
 
-  // Issue 24: every quarantined slot is reported, and no switch may have an entry for the
+  // Every quarantined slot is reported, and no switch may have an entry for the
   // newcomer's LID (OpenSM's "no route", 0xFF, everywhere).
   void check_quarantine() {
     long checked = 0;
@@ -310,7 +310,7 @@ class Auditor {
         // intra: hosts of d's own tenant other than d; allowed: anyone who may reach d (intra,
         // management hosts or an SM on this leaf, anyone if d is management); other: hosts that
         // may not reach d -- for a free d every host but management (free hosts are
-        // quarantined, issue 23).
+        // quarantined).
         bool intra = false, other = false, any = false;
         for (int c : leaf_classes_[leaf]) {
           any = true;
@@ -869,7 +869,7 @@ class Auditor {
       if (l >= t_.height()) continue;
       for (int c = 0; c < t_.up_columns(l); ++c) {
         const LinkId link = l == 1 ? t_.l1_link(i, c) : t_.l2_link(i, c);
-        // Absent, or faulty as the input says (a link isolated for its errors, issue 23).
+        // Absent, or faulty as the input says (a link isolated for its errors).
         if (std::binary_search(emb_.missing_links.begin(), emb_.missing_links.end(), link) ||
             std::find(in_.faulty_links.begin(), in_.faulty_links.end(), link) !=
                 in_.faulty_links.end())

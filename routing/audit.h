@@ -22,7 +22,7 @@ struct AuditTenant {
   allocator::Placement placement;
 };
 
-// A tenant's slot holding a port GUID the tenant has not accepted (issue 24): the slot is the
+// A tenant's slot holding a port GUID the tenant has not accepted: the slot is the
 // tenant's, but no switch may route to the newcomer, and the audit reports it until accepted.
 struct AuditQuarantine {
   HostId host = -1;       // the slot's model host
@@ -46,7 +46,7 @@ struct AuditInput {
   // SL2VL tables (read back): when given, every (source host, destination) pair is traced
   // with them too, and they are compared with the first-hop drop plan (sl2vl.h).
   const Sl2VlTables* sl2vl = nullptr;
-  // Quarantined slots (issue 24): audited as absent hosts of their tenants (the embedding is
+  // Quarantined slots: audited as absent hosts of their tenants (the embedding is
   // taken without them when it still shows them), each reported (`unaccepted-host`), and every
   // switch's entry for the newcomer's LID must be empty (`quarantined-host-routed`).
   std::vector<AuditQuarantine> quarantined{};
@@ -79,14 +79,14 @@ enum class FindingKind {
   kCrossRoute,               // routing lets a host reach another tenant's / a free host
   kSharedLeaf,               // (info) only through a shared leaf: needs partition keys
   kManagementUnreachable,    // a management destination/source cannot reach/be reached
-  kFreeUnreachable,          // (info, unused since issue 23: free hosts need not reach each other)
+  kFreeUnreachable,          // (info, unused: free hosts need not reach each other)
   kBalanceWorseThanPrivate,  // a tenant's worst shift congestion exceeds its private routing's
   // With SL2VL tables:
   kCrossTenantSurvives,  // a packet from one owner to another tenant's host passes its first switch
   kSharedCable,          // a cable carries the own traffic of two owners
   kSl2VlMismatch,        // an (in, out) pair dropped where the plan passes, or the reverse
   kExemption,            // (info) a cross-owner (in, out) pair passed for management traffic
-  kFreeHostReachable,    // a host other than management reaches a free host (issue 23: free hosts
+  kFreeHostReachable,    // a host other than management reaches a free host (free hosts
                          // are quarantined, reached from management only)
   // (info) two hosts of one tenant cannot reach each other, and could not even if the tenant
   // were routed alone on the links it holds that are up: a tenant degraded by a fault
@@ -95,13 +95,13 @@ enum class FindingKind {
   // up*/down* path at all (faults cut the tree; no routing of a fat-tree could do better)
   kManagementPartitioned,
   // A server (topology/servers.h) whose ports are not all its tenant's: one port held by a
-  // tenant, another free, management or another tenant's (issue 21)
+  // tenant, another free, management or another tenant's
   kServerSplit,
-  // A tenant's slot holds a port GUID the tenant has not accepted (issue 24: `host accept`)
+  // A tenant's slot holds a port GUID the tenant has not accepted (`host accept`)
   kUnacceptedHost,
-  // A switch routes to a quarantined newcomer's LID (issue 24: nobody may reach it)
+  // A switch routes to a quarantined newcomer's LID (nobody may reach it)
   kQuarantinedHostRouted,
-  // A host cabled outside the tree's slots (a storage host on a spine, issue 24) and a tenant or
+  // A host cabled outside the tree's slots (a storage host on a spine) and a tenant or
   // management host do not reach each other
   kAttachedUnreachable,
   // Traffic from a tenant's host to such a host crosses a link another tenant holds

@@ -31,7 +31,7 @@ namespace {
 
 constexpr int kFree = -1;
 constexpr int kManagement = -2;
-// Held by a tenant but retired by a repair (issue 10): only management routes cross it.
+// Held by a tenant but retired by a repair: only management routes cross it.
 constexpr int kIdle = -5;
 constexpr int kOpenOr = -3;  // links nobody holds or held by Job::owner
 constexpr int kNobody = -4;
@@ -203,7 +203,7 @@ class Engine {
   // cols[0, n) (ascending, within base .. base + full - 1), key's column with every column
   // usable -- base + key mod full -- while it is usable, else cols[key mod n]. A tenant taking
   // or releasing columns then moves only the destinations routed over those columns, so a
-  // tenant change rewrites few LFT blocks beyond its own (issue 14). With every column usable
+  // tenant change rewrites few LFT blocks beyond its own. With every column usable
   // this is cols[key mod n], as for tenants, whose routes keep the paper's D-mod-K.
   // (`set` holds cols[0, n) and maybe other columns outside base .. base + full - 1.)
   static int stable_pick(const ColumnSet& set, const std::uint8_t* cols, int n, int key, int base,
@@ -578,7 +578,7 @@ class Engine {
             ok.push_back(h);
           }
         if (owner == kFree) {
-          // Free hosts are quarantined (issue 23): only management leaves route to them, over
+          // Free hosts are quarantined: only management leaves route to them, over
           // their management up-links (sl2vl.h rule 3 keeps everyone else off those), then on
           // over any link; the job below moves them onto open links wherever those lead there.
           Job any{kManagement, &od, &ok, &mgmt_leaves, &l2};

@@ -59,7 +59,7 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
     if (l > max_lid) max_lid = l;
     return l;
   };
-  // Absent hosts and switches (issue 10) have no LID and no table: they are skipped, the
+  // Absent hosts and switches have no LID and no table: they are skipped, the
   // model's routes towards them are simply not installed.
   for (HostId h = 0; h < tree.num_hosts(); ++h)
     if (embedding.host_node[h] >= 0)

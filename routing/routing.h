@@ -10,7 +10,7 @@
 //    tenant's placement and the faulty links (no churn when other tenants come and go);
 //  - a leaf has an entry for host d only if some host on it may reach d (same tenant, or a
 //    management host on the leaf / an SM on the leaf switch): leaves gate what enters;
-//  - free hosts are quarantined (issue 23): reached from management only, never from tenants or
+//  - free hosts are quarantined: reached from management only, never from tenants or
 //    from each other, so a host being re-imaged between tenants is nobody's; management
 //    destinations (switches, management hosts) are reached by everyone, and every non-leaf
 //    switch routes to every host, over all non-faulty links;
@@ -129,7 +129,7 @@ using LidTable = std::vector<std::uint8_t>;
 using LidTables = std::vector<LidTable>;  // [fabric node]
 
 // The embedding with `hosts` absent (host_node -1, listed in missing_hosts): what a tenant's slot
-// holding an unaccepted port GUID is to the tables (issue 24): no switch routes to it, like a
+// holding an unaccepted port GUID is to the tables: no switch routes to it, like a
 // host that is down, while its tenant keeps the slot in its placement.
 topology::Embedding without_hosts(const topology::Embedding& embedding,
                                   const std::vector<HostId>& hosts);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The allocator benchmark of issue 15: nine workload classes generated with `laas-sim gen`
+# The allocator benchmark: nine workload classes generated with `laas-sim gen`
 # (10,000 tenants, runtimes U[20,3000], all arriving at 0) on xgft(3;18,18,36;1,18,18), FIFO,
 # several seeds; prints one markdown table (medians over seeds) and, if a baseline laas-sim is
 # given, the same runs of the baseline interleaved with ours (run by run, so machine load hits

@@ -141,7 +141,7 @@ change() {
 
 # Rounds: OpenSM with the plugin managing partitions.conf (the default: every tenant change
 # changes it; the plugin applies it after the re-route), "heavy": the same the way it was
-# before issue 14 (a heavy sweep per change, LAAS_PARTITIONS_HEAVY_SWEEP=1), "unmanaged":
+# before changes were applied without one (a heavy sweep per change, LAAS_PARTITIONS_HEAVY_SWEEP=1), "unmanaged":
 # without managed partitions (a re-route only).
 ROUNDS=${LAAS_BENCH_ROUNDS:-"managed heavy unmanaged"}
 LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST="" PEAKS=()

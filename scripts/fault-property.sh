@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 10 acceptance: the tenants-under-faults property test at full length (100,000 random
+# The tenants-under-faults property test at full length (100,000 random
 # operations per algorithm and tree by default), printing its figures. ctest runs a short version.
 # Usage: scripts/fault-property.sh [OPERATIONS [AUDIT_EVERY]]   (build first: ninja -C build
 # laas_unit_tests). AUDIT_EVERY (default 1) audits the routes after every that many operations.

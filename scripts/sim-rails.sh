@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The utilization study on a rail-optimized tree (issue 21): the allocator benchmark's nine
+# The utilization study on a rail-optimized tree: the allocator benchmark's nine
 # workload classes (sizes in servers, truncated at the tree's servers), each run with laas-sim
 # --rails R for LaaS and for Unconstrained (whole servers anywhere, no link isolation), FIFO,
 # one seed; prints one markdown table. Figures, not a pass/fail test.

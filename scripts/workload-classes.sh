@@ -1,4 +1,4 @@
-# The allocator benchmark's nine workload classes (issue 15), sourced by bench-allocator.sh and
+# The allocator benchmark's nine workload classes, sourced by bench-allocator.sh and
 # sim-rails.sh: ALL_CLASSES, and gen_args NAME printing the `laas-sim gen` arguments of one.
 # name: gen arguments (the classes of the issue's table)
 ALL_CLASSES="exp8 exp32 exp128 exp324 gauss16 gauss100 gauss330 uni4-36 uni40-360"

@@ -1,4 +1,4 @@
-// Identity is the host, not the slot (issue 24). A tenant's hosts are recorded by slot (leaf
+// Identity is the host, not the slot. A tenant's hosts are recorded by slot (leaf
 // switch GUID, port) and by the port GUID seen there when the tenant got it. A different port
 // GUID in a tenant's slot -- a replaced server, or someone else's machine -- is quarantined:
 // the slot stays the tenant's (down for its health), but the newcomer gets no route from any

@@ -1,4 +1,4 @@
-// TenantService and host states (issue 23), as a scheduler's node states: free, allocated,
+// TenantService and host states, as a scheduler's node states: free, allocated,
 // drained (out of service, with reason, who and when), draining (drained while a tenant still
 // holds it: it leaves service when the tenant releases it), down (absent from the fabric) and
 // management. Drains are kept in state.json by port GUID, so they survive restarts and SM
@@ -123,7 +123,7 @@ json TenantService::host_json(topology::HostId h,
   if (management)
     state = "management";
   else if (quarantined)
-    state = "quarantined";  // issue 24: another port GUID than the tenant's in its slot
+    state = "quarantined";  // another port GUID than the tenant's in its slot
   else if (tenant != tenants.end())
     state = drained || leaf_drained ? "draining" : "allocated";
   else if (drained || leaf_drained)
@@ -317,7 +317,7 @@ json TenantService::resume(const json& params, const Caller& caller) {
   return {{"resumed", names}};
 }
 
-// ---- Identity is the host, not the slot (issue 24) -------------------------------------
+// ---- Identity is the host, not the slot -------------------------------------
 
 const QuarantinedHost* TenantService::quarantine_of(topology::HostId h) const {
   for (const auto& q : quarantine_)

@@ -1,4 +1,4 @@
-// The health of a tenant's links (issue 23): port error counters as OpenSM's performance
+// The health of a tenant's links: port error counters as OpenSM's performance
 // manager reports them (differences since its last reading), summed per switch port, and the
 // ports an administrator's error threshold isolates -- handled as faults, as UFM isolates
 // high-BER ports -- until they stay clean for a number of readings. A pure model.

@@ -1,4 +1,4 @@
-// Prometheus text exposition (issue 23): the format the cluster's monitoring already collects,
+// Prometheus text exposition: the format the cluster's monitoring already collects,
 // through node_exporter's textfile collector or `laasctl metrics`. A pure model and writer;
 // the service fills it from its own state (TenantService::metrics_text).
 #pragma once

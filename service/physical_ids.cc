@@ -153,7 +153,7 @@ PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
   for (auto h : t.placement.hosts) {
     PersistedHost id = ids.host(h);
     // A host that is down keeps the port GUID and name last seen on its slot; a slot holding
-    // another port GUID than the one recorded keeps the recorded one (issue 24: the newcomer is
+    // another port GUID than the one recorded keeps the recorded one (the newcomer is
     // quarantined until `laasctl host accept` records it).
     if (old)
       for (const auto& was : old->hosts)

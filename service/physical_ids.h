@@ -1,4 +1,4 @@
-// Physical identities of a tree's parts on one recognized fabric (issue 10): a host slot is
+// Physical identities of a tree's parts on one recognized fabric: a host slot is
 // (leaf switch node GUID, physical port), an up-link is (lower switch node GUID, physical
 // up-port). They come from the embedding's intended ports and switch GUIDs, which are kept for
 // absent cables, hosts and switches too, so a part that is down keeps its name and never
@@ -73,7 +73,7 @@ std::optional<ModelTenant> to_model(const PersistedTenant& t, const PhysicalIds&
 
 // The record to save for a placed tenant. `old` (its previous record, may be null) supplies the
 // P_Key and the port GUID and name of every slot it recorded one for: of hosts that are down
-// now, and of slots where another port GUID is seen (issue 24: only `host accept` changes it).
+// now, and of slots where another port GUID is seen (only `host accept` changes it).
 PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
                              const PersistedTenant* old);
 

@@ -1,8 +1,8 @@
-// TenantService and the performance manager's port counters (issue 23): each reading is added
+// TenantService and the performance manager's port counters: each reading is added
 // to its switch port; a tenant's links and host ports sum to its link health (tenant show, the
 // metrics); a link whose errors reach `link_error_threshold` in
 // `link_error_consecutive_readings` readings in a row is isolated as a fault -- its tenant is
-// repaired onto a free column as for a cable down (issue 10), routes avoid it -- until it stays
+// repaired onto a free column as for a cable down, routes avoid it -- until it stays
 // clean for `link_error_clean_readings` readings. A counter reset counts no errors
 // (service/link_health.h).
 #include "service/tenant_service.h"
@@ -43,7 +43,7 @@ allocator::Faults TenantService::current_faults() const {
   const auto& emb = view_->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
-  for (const auto& q : quarantine_) faults.hosts.push_back(q.host);  // issue 24
+  for (const auto& q : quarantine_) faults.hosts.push_back(q.host);
   faults.drained = drained_links();  // maintenance (fabric_drains.cc)
   return faults;
 }

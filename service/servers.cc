@@ -1,4 +1,4 @@
-// TenantService and servers (issue 21): a tenant holds whole servers. The service groups the
+// TenantService and servers: a tenant holds whole servers. The service groups the
 // tree's host ports by server at each new view; on a fabric where some server has several
 // ports, requests count servers, explicit host lists name servers, reservations and the
 // placement take every port of a server or none.

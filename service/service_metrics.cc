@@ -1,4 +1,4 @@
-// TenantService's metrics (issue 23): what the cluster's monitoring should see of LaaS --
+// TenantService's metrics: what the cluster's monitoring should see of LaaS --
 // tenants, hosts and links by state and owner, the capacity left, routing runs and tenant
 // changes, faults and repairs, the last audit, take-overs -- in Prometheus text exposition
 // (service/metrics.h), answered by `laasctl metrics` and kept in a node_exporter textfile.

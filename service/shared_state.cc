@@ -1,4 +1,4 @@
-// TenantService and the subnet manager's role (issue 22): one tenant truth for a master and its
+// TenantService and the subnet manager's role: one tenant truth for a master and its
 // standbys. The state directory may be shared by every SM host; the master's service holds the
 // state's current term (StateStore::take_over) and is the only writer, fenced by that term; the
 // others re-read the file when it changes, answer reads from it, keep their own managed

@@ -1,6 +1,6 @@
 // Durable tenant state: one JSON file, replaced atomically (write a temporary file, fsync,
 // rename, fsync the directory), so a crash leaves either the old or the new state, never half.
-// Tenants are stored by physical identities, never by model indices (issue 10): a host by its
+// Tenants are stored by physical identities, never by model indices: a host by its
 // leaf switch's node GUID and port (plus the port GUID last seen there), a link by its lower
 // switch's node GUID and up-port. A missing cable, host or switch therefore never renames
 // another, and a re-discovered fabric maps every tenant back, its absent parts included.
@@ -52,7 +52,7 @@ struct PersistedRepair {  // see allocator::Repair
   }
 };
 
-// A host taken out of service by an administrator (issue 23), by its port GUID: a drained free
+// A host taken out of service by an administrator, by its port GUID: a drained free
 // host is never placed; a drained tenant host leaves service when its tenant releases it.
 struct PersistedDrain {
   topology::Guid guid = 0;
@@ -109,7 +109,7 @@ struct PersistedState {
   std::uint64_t generation = 0;
   std::vector<PersistedTenant> tenants;
   int loaded_version = 2;  // the version read from disk (1: migrate at the next save)
-  // Subnet-manager failover (issue 22). `term` rises each time an SM takes the state over as
+  // Subnet-manager failover. `term` rises each time an SM takes the state over as
   // master (StateStore::take_over); a writer whose term is older is fenced off. `master` names
   // the SM that holds the current term. `sm_ports`: the port GUIDs of every SM seen (management
   // hosts on every SM, so nothing moves at failover). `management`: the management port GUIDs
@@ -118,7 +118,7 @@ struct PersistedState {
   std::string master{};
   std::vector<topology::Guid> sm_ports{};
   std::vector<topology::Guid> management{};
-  std::vector<PersistedDrain> drained{};  // issue 23
+  std::vector<PersistedDrain> drained{};
   std::vector<PersistedFabricDrain> drained_links{};
   std::vector<PersistedFabricDrain> drained_switches{};
   bool operator==(const PersistedState& o) const {

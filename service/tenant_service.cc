@@ -169,7 +169,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
 
 namespace {
 
-// One log line per part that went down or came back since the last recognition (issue 10).
+// One log line per part that went down or came back since the last recognition.
 void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
                        const allocator::Faults& before, const allocator::Faults& after,
                        const Logger& log) {
@@ -204,7 +204,7 @@ void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
 }  // namespace
 
 // Maps every persisted tenant onto the current fabric by physical identity and re-validates its
-// placement. Nothing is re-allocated: parts that are down stay the tenant's (issue 10), a tenant
+// placement. Nothing is re-allocated: parts that are down stay the tenant's, a tenant
 // that does not fit this fabric at all is reported and kept on disk. Then repairs are undone
 // where their fault cleared and made where a free column allows, and the state is saved.
 void TenantService::rebuild_cluster() {
@@ -218,7 +218,7 @@ void TenantService::rebuild_cluster() {
   const auto& emb = view_->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   if (last_faults_spec_ != view_->tree.spec().text()) last_faults_ = {};
-  // Up-links uncabled by design (issue 24) are never allocated, like faults, but are no fault:
+  // Up-links uncabled by design are never allocated, like faults, but are no fault:
   // one line says so when the set changes, not one "down" line each.
   allocator::Faults down = faults;
   down.links.clear();
@@ -235,7 +235,7 @@ void TenantService::rebuild_cluster() {
              ids_->link_name(emb.uncabled.front()) + ")");
   last_uncabled_ = emb.uncabled;
   last_faults_spec_ = view_->tree.spec().text();
-  // Another port GUID in a tenant's slot is quarantined (issue 24): the slot stays the tenant's
+  // Another port GUID in a tenant's slot is quarantined: the slot stays the tenant's
   // and counts as down for it until `laasctl host accept`.
   quarantine_.clear();
   if (blocked_.empty()) quarantine_ = find_quarantined(persisted_.tenants, *ids_);
@@ -295,7 +295,7 @@ void TenantService::rebuild_cluster() {
                                                      " not placed (see laasctl status)"));
 }
 
-// Every leaf with a management host keeps one up-link no tenant may take (issue 24): with
+// Every leaf with a management host keeps one up-link no tenant may take: with
 // uneven cabling or faults a tenant could otherwise hold all of them, and management -- the
 // SM's own host -- would reach other leaves only over that tenant's links.
 void TenantService::reserve_management_uplinks() {
@@ -496,7 +496,7 @@ json TenantService::dispatch(const std::string& method, const json& params, cons
 
 json TenantService::dispatch_request(const std::string& method, const json& params,
                                      const Caller& caller) {
-  // Only the master changes tenants; the others answer from the shared state (issue 22).
+  // Only the master changes tenants; the others answer from the shared state.
   const SmRole sm = role();
   bool master;
   {
@@ -872,7 +872,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
   unplaced_.erase(name);
-  // Its quarantined slots (issue 24) are free now: a newcomer there is a free host like any other.
+  // Its quarantined slots are free now: a newcomer there is a free host like any other.
   const auto quarantined = quarantine_.size();
   quarantine_.erase(std::remove_if(quarantine_.begin(), quarantine_.end(),
                                    [&](const QuarantinedHost& q) { return q.tenant == name; }),

@@ -50,7 +50,7 @@ struct ServiceConfig {
   // Taking the state over as master needs an existing state.json (shared storage: an
   // unmounted share must not pass for an empty state).
   bool state_must_exist = false;
-  // Server names (issue 21): node description or its first word -> server; unlisted ports
+  // Server names: node description or its first word -> server; unlisted ports
   // belong to the server named by their description's first word.
   std::map<std::string, std::string> servers;
   // Port GUIDs of the administrator's subnet managers (laas.yaml subnet_managers).
@@ -63,11 +63,11 @@ struct ServiceConfig {
   int default_wait_ms = 30000;
   ExportConfig exports;
   // A command an administrator requires a drained host to pass before it returns to the free
-  // pool (issue 23): run as `resume_check -- PORT_GUID HOST_NAME`, exit 0 = pass, hardened as
+  // pool: run as `resume_check -- PORT_GUID HOST_NAME`, exit 0 = pass, hardened as
   // service/resume_check.h says. Empty: none.
   std::string resume_check;
   int resume_check_timeout_ms = 120000;
-  // Prometheus textfile (issue 23): kept current after every routing run and change, for
+  // Prometheus textfile: kept current after every routing run and change, for
   // node_exporter's textfile collector. Empty: only `laasctl metrics`.
   std::string metrics_file;
   // Port errors (OpenSM's perfmgr) in one reading that count against a link; 0: never
@@ -102,7 +102,7 @@ struct RoutingSnapshot {
   std::string blocked;
   std::string config_error;  // laas.yaml is invalid: route the tenants last routed, closed
   std::vector<topology::LinkId> isolated_links;  // over the error threshold: route around them
-  // Tenants' slots holding another port GUID than recorded (issue 24): held by their tenant
+  // Tenants' slots holding another port GUID than recorded: held by their tenant
   // (in its placement), but routed like absent hosts -- no switch has an entry for them.
   std::vector<QuarantinedHost> quarantined;
 };
@@ -119,7 +119,7 @@ class TenantService {
   // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
   void set_partitions_hook(std::function<void()> hook);
 
-  // The SM's role (issue 22; service/shared_state.cc). Without a provider the service is a
+  // The SM's role (service/shared_state.cc). Without a provider the service is a
   // master that owns its state directory (tests, offline tools). With one, it changes tenants
   // only while the provider says MASTER and it holds the current term of the shared state
   // (take_over_if_needed); otherwise it answers reads from the shared state and refuses
@@ -149,7 +149,7 @@ class TenantService {
   // Routing side (the SM's sweeper thread).
   void on_topology(std::shared_ptr<const TopologyView> view);
   void on_topology_error(const std::string& reason);
-  // Why routing fails closed (issue 24), empty when it does not: shown by status, the metrics
+  // Why routing fails closed, empty when it does not: shown by status, the metrics
   // and the audit. Set by the routing engine at every run.
   void set_fail_closed(const std::string& reason);
   std::string fail_closed() const;
@@ -201,9 +201,9 @@ class TenantService {
   std::string sm_state(topology::Guid guid) const;       // mu_ held: this|listed|accepted|...
   nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller, bool accept);
   nlohmann::json topology_info(const nlohmann::json& params) const;
-  nlohmann::json down_parts() const;  // mu_ held; parts down now (issue 10)
+  nlohmann::json down_parts() const;  // mu_ held; parts down now
   nlohmann::json tenant_json(const allocator::Tenant& t) const;
-  // Issue 10: "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
+  // "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
   nlohmann::json health_json(const allocator::Tenant& t) const;
   std::string health_text(const allocator::Tenant& t) const;
   const PersistedTenant* persisted(const std::string& name) const;
@@ -233,9 +233,9 @@ class TenantService {
   void assign_missing_pkeys();
   void require_topology() const;
   void rebuild_cluster();
-  // Servers (service/servers.cc, issue 21).
+  // Servers (service/servers.cc).
   void group_servers();  // mu_ held; servers_ from view_
-  // Host states (issue 23; service/host_states.cc). mu_ held unless said otherwise.
+  // Host states (service/host_states.cc). mu_ held unless said otherwise.
   std::vector<topology::HostId> resolve_hosts(const nlohmann::json& names, const char* field) const;
   const PersistedDrain* drain_of(topology::HostId h) const;
   std::string host_label(topology::HostId h) const;
@@ -251,7 +251,7 @@ class TenantService {
   std::vector<topology::HostId> hosts_to_change(const nlohmann::json& params, const Caller& caller,
                                                 const char* verb) const;
   nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
-  // Issue 24 (service/host_states.cc): a quarantined slot by model host (nullptr: none), and
+  // a quarantined slot by model host (nullptr: none), and
   // `host accept`, which records the port GUID seen in tenants' slots as their host's.
   const QuarantinedHost* quarantine_of(topology::HostId h) const;
   std::vector<topology::HostId> resolve_slots(const nlohmann::json& names) const;
@@ -281,12 +281,12 @@ class TenantService {
   // After a change of the drains: faults, hosts kept out of placements, repairs made or undone,
   // recorded in persisted_ (not saved).
   void apply_fabric_drains();
-  // Port counters (issue 23; service/port_counters.cc). mu_ held.
+  // Port counters (service/port_counters.cc). mu_ held.
   const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
   std::vector<topology::LinkId> isolated_links() const;
   allocator::Faults current_faults() const;  // the fabric's and the isolated links
   nlohmann::json link_health_json(const allocator::Tenant& t) const;
-  // Metrics (issue 23; service/service_metrics.cc).
+  // Metrics (service/service_metrics.cc).
   std::string metrics_text() const;  // mu_ held
   int largest_tenant() const;        // mu_ held; cluster_ set
   void write_metrics_file();         // mu_ held; logs (once per failure streak) when it cannot
@@ -332,7 +332,7 @@ class TenantService {
   std::string topology_error_ = "no routing run has discovered the fabric yet";
   std::unique_ptr<allocator::Cluster> cluster_;
   std::unique_ptr<PhysicalIds> ids_;  // on view_
-  topology::Servers servers_;         // on view_: host ports grouped by server (issue 21)
+  topology::Servers servers_;         // on view_: host ports grouped by server
   allocator::Faults last_faults_;     // as last logged, to log one line per change
   std::vector<topology::LinkId> last_uncabled_;  // up-links uncabled by design, as last logged
   std::set<std::string> warned_mgmt_leaves_;     // management leaves without a free up-link
@@ -341,7 +341,7 @@ class TenantService {
   std::string blocked_;                          // corrupt or inconsistent state
   std::string fail_closed_;                      // why routing keeps the last good tenants
   std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
-  std::vector<QuarantinedHost> quarantine_;      // on view_ (issue 24)
+  std::vector<QuarantinedHost> quarantine_;      // on view_
   std::uint64_t routed_generation_ = 0;
   std::uint64_t failed_generation_ = 0;  // the last generation whose tables or P_Keys failed
   std::string apply_failure_;            // and what failed

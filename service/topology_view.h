@@ -1,7 +1,7 @@
 // The fabric as the service sees it at one routing run: the recognized tree, the discovered
 // graph it sits on, and the mapping between them. Immutable once built; shared by pointer.
 //
-// The tree is the intended one (issue 10): hosts, links and switches may be absent. Every
+// The tree is the intended one: hosts, links and switches may be absent. Every
 // lookup works for absent parts too -- by (switch GUID, physical port) and, with the recorded
 // layout, by the GUID and name a host or switch had when last seen.
 #pragma once
@@ -29,7 +29,7 @@ struct TopologyView {
   topology::Embedding embedding;
   std::vector<topology::HostId> management_hosts;  // never allocated to tenants
   // Port GUIDs of management hosts and shared services cabled outside the tree's slots
-  // (Embedding::attached, issue 24): full members of every tenant partition, like those above.
+  // (Embedding::attached): full members of every tenant partition, like those above.
   std::vector<topology::Guid> outside_members;
 
   // GUID of the host's cabled port; for an absent host the GUID last seen in its slot (0 when
@@ -84,7 +84,7 @@ struct TopologyView {
   std::string fingerprint_;
 };
 
-// What is cabled outside the tree (issue 24), for status and the routing log: every attached
+// What is cabled outside the tree, for status and the routing log: every attached
 // host (name, port GUID, switch and port, role: management, shared service or unlisted) and
 // every extra cable.
 nlohmann::json outside_tree_json(const TopologyView& view);

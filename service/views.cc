@@ -42,15 +42,15 @@ json TenantService::status() const {
     }
     s["tenants_degraded"] = degraded;
     s["repairs"] = repairs;
-    // Parts of the intended tree that are down now (issue 10).
+    // Parts of the intended tree that are down now.
     s["down_links"] = view_->down_links();
-    if (view_->uncabled_links()) s["uncabled_links"] = view_->uncabled_links();  // issue 24
+    if (view_->uncabled_links()) s["uncabled_links"] = view_->uncabled_links();
     s["down_switches"] = view_->down_switches();
-    s["host_states"] = host_states();                // issue 23
-    const auto outside = outside_tree_json(*view_);  // issue 24
+    s["host_states"] = host_states();
+    const auto outside = outside_tree_json(*view_);
     if (!outside["attached_hosts"].empty() || !outside["extra_cables"].empty())
       s["outside_tree"] = outside;
-    json quarantined = json::array();  // issue 24
+    json quarantined = json::array();
     for (const auto& q : quarantine_)
       quarantined.push_back(
           {{"tenant", q.tenant},
@@ -116,7 +116,7 @@ json TenantService::topology_info(const json& params) const {
     faulty.push_back(state.link_faulty(l) && !drained);
     owners.push_back(owner(state.link_owner(l)));
   };
-  // Rail-optimized trees (issue 21): each leaf's rail group and rail, for a map drawn rail by rail.
+  // Rail-optimized trees: each leaf's rail group and rail, for a map drawn rail by rail.
   const auto rails = servers_.multi_port() ? topology::leaf_rails(tree, servers_)
                                            : std::vector<std::pair<int, int>>{};
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
@@ -124,7 +124,7 @@ json TenantService::topology_info(const json& params) const {
     json down = json::array(), faulty = json::array(), link_owners = json::array();
     for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
       const auto h = tree.host_at(leaf, s);
-      // A drained host no tenant holds (issue 23); one a tenant holds still shows its tenant.
+      // A drained host no tenant holds; one a tenant holds still shows its tenant.
       const bool out_of_service =
           state.host_owner(h) == allocator::kReserved && (drain_of(h) || leaf_drain_of(h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
@@ -208,7 +208,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     PersistedHost id = ids_->host(h);
     const auto* quarantined = quarantine_of(h);
     const bool down = cluster_ && cluster_->state().host_down(h);
-    // The GUID recorded for the slot is the tenant's host (issue 24): for a host that is down
+    // The GUID recorded for the slot is the tenant's host: for a host that is down
     // (not the one the layout last saw there) and for a quarantined slot.
     if (record)
       for (const auto& was : record->hosts)
@@ -222,7 +222,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
                  {"lid", quarantined ? 0 : view_->host_lid(h)},
                  {"leaf", {{"guid", guid_hex(id.leaf_guid)}, {"port", id.port}}}};
     if (down) host["down"] = true;
-    // Issue 24: what is in the slot now is not the tenant's host (no P_Key, no routes).
+    // What is in the slot now is not the tenant's host (no P_Key, no routes).
     if (quarantined)
       host["quarantined"] = {{"guid", guid_hex(quarantined->seen_guid)},
                              {"name", quarantined->seen_name}};
@@ -278,8 +278,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
   return out;
 }
 
-// Everything about one tenant's faults, for tenant show / list (fields listed in the report of
-// issue 10): down hosts, faulty links it routes over, host pairs without a dedicated path,
+// Everything about one tenant's faults, for tenant show / list: down hosts, faulty links it routes over, host pairs without a dedicated path,
 // repairs in force, links held idle.
 json TenantService::health_json(const allocator::Tenant& t) const {
   const auto h = cluster_->health(t);
@@ -295,7 +294,7 @@ json TenantService::health_json(const allocator::Tenant& t) const {
     return view_->host_name(id);
   };
   json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
-  json quarantined = json::array();  // issue 24: down for the tenant, a newcomer in the slot
+  json quarantined = json::array();  // down for the tenant, a newcomer in the slot
   for (auto id : h.down_hosts)
     if (const auto* q = quarantine_of(id))
       quarantined.push_back({{"name", host_name(id)},

@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   int rails = 1;
   app.add_option("--rails", rails,
-                 "rail-optimized tree (issue 21): servers with R ports, one on each of R rail "
+                 "rail-optimized tree: servers with R ports, one on each of R rail "
                  "leaves (leaf i is rail i mod R of group i / R, as laas-topogen --rails); a "
                  "tenant of size N takes N whole servers (N x R ports); laas or unconstrained")
       ->check(CLI::Range(1, 64))

@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
   if (owners || !sl2vl_of.empty()) {
     routing::Sl2VlInput si;
     si.fabric = &fabric;
-    si.embedding = input.embedding;  // without quarantined slots (issue 24)
+    si.embedding = input.embedding;  // without quarantined slots
     si.tree = &tree;
     si.tables = &tables;
     for (const auto& q : input.quarantined) si.quarantined_hosts.push_back(q.host);

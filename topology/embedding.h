@@ -25,7 +25,7 @@ struct ExtraCable {
 
 // The intended tree is kept whatever is down: absent parts are listed, never a reason to
 // re-derive a smaller tree. Identities are physical -- switch node GUIDs and port numbers --
-// so a missing cable never renames another (issue 10).
+// so a missing cable never renames another.
 struct Embedding {
   std::vector<int> host_node;  // [HostId] -> fabric node, -1 when the host is absent
   std::vector<int> host_port;  // [HostId] -> the host's cabled physical port (0: absent)
@@ -45,10 +45,10 @@ struct Embedding {
   std::vector<std::pair<int, int>> missing_switches;  // sorted (level, index)
   // Leaf up-links missing on every leaf of a pod whose parent is there (sorted, a subset of
   // missing_links): cabled unevenly by design -- 18 up-links over 12 spines leave 6 of the
-  // 24 model columns uncabled on every leaf (issue 24). Never allocated, like faults, but not
+  // 24 model columns uncabled on every leaf. Never allocated, like faults, but not
   // reported as down.
   std::vector<LinkId> uncabled;
-  // Cables outside the tree (issue 24): a channel adapter cabled to a tree switch at a port the
+  // Cables outside the tree: a channel adapter cabled to a tree switch at a port the
   // tree does not use (a storage or gateway host on a spine, an SM host's second cable) is an
   // attached host, routed like a destination on that switch; any other cable (between two
   // switches, to a switch outside the tree) is extra and never carries a route.

@@ -1,4 +1,4 @@
-// Staged build-out (issue 24): the recorded layout grown by switches cabled to it since.
+// Staged build-out: the recorded layout grown by switches cabled to it since.
 #include <algorithm>
 #include <map>
 #include <set>

@@ -2,7 +2,7 @@
 // GUID, every model port's physical port. Host slots are (leaf GUID, physical port). The
 // plugin writes it (layout.json in the state directory) at the first successful recognition
 // and recognizes against it from then on, so a host, cable or switch that goes down is an
-// absent part of the same tree, never a reason to derive a different, smaller one (issue 10).
+// absent part of the same tree, never a reason to derive a different, smaller one.
 #pragma once
 
 #include <string>

@@ -12,7 +12,7 @@ namespace laas::topology {
 // Node ids are the model's names (SW_L<level>_<index>, comp-<n>); ibsim uses them as node
 // descriptions, which is how the plugin and the tests map LIDs back to model positions.
 //
-// Servers with several ports (issue 21): with `rails` R > 1, leaf i serves rail i % R of server
+// Servers with several ports: with `rails` R > 1, leaf i serves rail i % R of server
 // group i / R (R consecutive leaves per group: a rail-optimized tree), and the host in slot k of
 // a group's leaves is one server, "srv<n>", with one port on each of its R rail leaves: an HCA
 // per rail ("srv<n> mlx5_<r>", the GPU server's layout) or, with `multi_port`, one HCA with R

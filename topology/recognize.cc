@@ -118,7 +118,7 @@ std::set<std::pair<int, int>> tree_ends(const FatTree& tree, const Embedding& em
   return used;
 }
 
-// Lists the cables the tree does not use (issue 24): adapters on tree switches are attached
+// Lists the cables the tree does not use: adapters on tree switches are attached
 // hosts, the rest extra cables. A switch cabled to itself is refused: the error, else "".
 std::string find_outside(const FatTree& tree, const Fabric& f, Embedding& emb,
                          bool set_aside_loops = false) {
@@ -897,7 +897,7 @@ std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition
 
 namespace {
 
-// Staged build-out (issue 24): `r` embeds the recorded layout; when extra cables join its
+// Staged build-out: `r` embeds the recorded layout; when extra cables join its
 // switches to switches it does not know, the tree the cabling (or the declared spec) shows is
 // adopted if it contains the recorded one. Replaces `r` and returns true then; otherwise adds
 // why not to its source note.

@@ -13,7 +13,7 @@
 // (laas.yaml `topology:`), or the largest consistent tree the cabling shows (m1 = the most
 // hosts seen on a leaf, and so on). Absent hosts, cables and switches are listed in the
 // Embedding (missing_*), never a reason to refuse. Cables outside the tree are not either
-// (issue 24): an adapter on a tree switch's unused port (storage on a spine, an SM host cabled
+//: an adapter on a tree switch's unused port (storage on a spine, an SM host cabled
 // twice) is an attached host, a cable between two leaves or switches of one level an extra
 // cable (Embedding::attached, extra_cables); a switch most of whose neighbours carry more hosts
 // than it does is above them. Refused: a switch cabled to itself (a loop cable), hosts on more
@@ -70,7 +70,7 @@ Recognition recognize(const Fabric& fabric, const RecognizeOptions& options);
 std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition* out,
                          bool set_aside_loops = false);
 
-// Staged build-out (issue 24). `bigger` recognizes the fabric afresh (from the cabling or the
+// Staged build-out. `bigger` recognizes the fabric afresh (from the cabling or the
 // declared spec) where switches the recorded layout does not know are cabled to it. When it
 // contains the recorded tree -- every recorded switch it places is at the same level, in the
 // same pod and plane, at the same position relative to the other recorded switches -- returns

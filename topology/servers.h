@@ -1,4 +1,4 @@
-// Servers, the unit a tenant holds (issue 21). GPU servers have 4-8 HCAs cabled to different
+// Servers, the unit a tenant holds. GPU servers have 4-8 HCAs cabled to different
 // rail leaves, HPC nodes a dual-port HCA cabled to two leaves: every one of those ports is a
 // host of the tree, and a server is every host port with the same host name -- the first word
 // of a node description of several words ("gpu017 mlx5_3" -> "gpu017"), the ports of one

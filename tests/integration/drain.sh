@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# drain.sh: hosts drained and returned (issue 23) with the real OpenSM, ibsim and
+# drain.sh: hosts drained and returned with the real OpenSM, ibsim and
 # infiniband-diags, on the paper's demo tree (32 hosts). A free host drained is never placed:
 # the request that needs it is refused naming it, a request that fits without it never gets it.
 # A tenant's host drained stays with its tenant ("draining") and leaves service when the tenant

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fail_closed.sh: never fail open (issue 24, acceptance 2) with the real OpenSM (qos TRUE), ibsim
+# fail_closed.sh: never fail open (acceptance 2) with the real OpenSM (qos TRUE), ibsim
 # and infiniband-diags. The lab tree pgft(2;8,4;1,4;1,2), OpenSM on comp-1, tenants a and b.
 # 1. state.json made unreadable (garbage written over it) and a heavy sweep: the plugin fails
 #    closed -- every LFT entry read back equals the last good tables, the audit of those tables

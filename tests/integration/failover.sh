@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# failover.sh: tenants survive subnet-manager failover (issue 22). Two OpenSMs with the plugin
+# failover.sh: tenants survive subnet-manager failover. Two OpenSMs with the plugin
 # on one ibsim fabric (the demo tree), sharing one state directory: SM 1 (priority 15, at
 # SW_L2_0) is master, SM 2 (priority 8, at SW_L2_1) standby.
 #  1. Tenants a and b added at the master; kill -9 of the master: the standby becomes master and
@@ -55,7 +55,7 @@ cmp -s state.p2.before state/state.json || die "state.json changed after request
 [ "$(tenant_names 2)" = "a b " ] || die "the standby lists '$(tenant_names 2)', expected 'a b '"
 log "2: the standby refused add and remove (exit 3: $(head -c 200 refused.err | tr '\n' ' ')), state.json unchanged"
 
-# A host drained at the master (issue 23) stays drained at the SM that takes over.
+# A host drained at the master stays drained at the SM that takes over.
 drained=$(ctl 1 --json host list --state free | jq -r '.[0].name')
 ctl 1 host drain "$drained" --reason "failover test" >/dev/null || die "host drain at SM 1 failed"
 rc=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# failover_chaos.sh [NAME]: FAILOVERS (default 6; issue 22's acceptance run uses 20 or more)
+# failover_chaos.sh [NAME]: FAILOVERS (default 6; an acceptance run uses 20 or more)
 # kill -9s of the master SM of two OpenSMs with the plugin on one ibsim fabric (the demo tree),
 # sharing one state directory. Between events, random tenant adds and removes at the current
 # master (exit 0: acknowledged, must stay; exit 1: refused, must be absent); sometimes an add is

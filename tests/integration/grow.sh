@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# grow.sh: staged build-out (issue 24, acceptance 3) with the real OpenSM (qos TRUE), ibsim and
+# grow.sh: staged build-out (acceptance 3) with the real OpenSM (qos TRUE), ibsim and
 # infiniband-diags. The net file is xgft(2;4,5;1,5), but leaf SW_L1_4 (with its hosts) and
 # spine SW_L2_4 are unlinked before OpenSM starts: the plugin records xgft(2;4,4;1,4). Tenants
 # a, b and c are placed (14 of 16 hosts; a 3-host tenant is refused). Then the new spine and

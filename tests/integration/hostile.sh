@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hostile.sh: the control socket inside the real OpenSM under hostile clients (issue 12).
+# hostile.sh: the control socket inside the real OpenSM under hostile clients.
 # 32 slow clients (a byte every 2 s), then root's `laasctl status` answers within a few
 # seconds; 200 connections at once from one uid leave other uids and root served; a client
 # that pipelines requests and never reads, then SIGTERM: OpenSM exits within 10 s.

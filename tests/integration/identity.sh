@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# identity.sh: identity is the host, not the slot (issue 24), with the real OpenSM (qos TRUE),
+# identity.sh: identity is the host, not the slot, with the real OpenSM (qos TRUE),
 # ibsim and infiniband-diags, on the paper's demo tree (32 hosts, OpenSM on SW_L2_0). Tenants a
 # and b placed; then the host in one of a's slots is given another node (and so port) GUID through
 # ibsim's console (`Guid`: a replaced server, or someone else's machine on a's cable) and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lft_blocks.sh: a tenant change sends only the LFT blocks it changes (issue 14). Without
+# lft_blocks.sh: a tenant change sends only the LFT blocks it changes. Without
 # managed partitions a change is a re-route, not a heavy sweep; OpenSM marks the switches it
 # discovered for a full update until a heavy sweep, and the plugin lowers that mark once they
 # are fully programmed (SUBNET UP). OpenSM's own debug log counts the blocks it writes: after

@@ -1,4 +1,4 @@
-# Two subnet managers on one simulated fabric (issue 22): helpers sourced after lib.sh.
+# Two subnet managers on one simulated fabric: helpers sourced after lib.sh.
 # SM N (1 or 2) is an OpenSM with the plugin attached at its own node (SIM_HOST), with its own
 # opensmN.conf, laasN.yaml, osmN.log, OSM_TMP_DIR/OSM_CACHE_DIR (tmpN/, cacheN/), control socket
 # $WORK/smN.sock and partitions file; both share the state directory $WORK/state.

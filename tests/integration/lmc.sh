@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lmc.sh: OpenSM with `lmc 1` (issue 24: LMC > 0 was a reason to hand the fabric to the next
+# lmc.sh: OpenSM with `lmc 1` (LMC > 0 was a reason to hand the fabric to the next
 # engine). The lab tree, OpenSM on comp-1, tenants a and b. The laas engine routes (no
 # fallback), every host port's second LID takes its base LID's route in every switch's table
 # read back with dump_fts, and the audit of the tables (base LIDs) is clean.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# outside.sh: cables and hosts outside the tree (issue 24, acceptance 1) with the real OpenSM
+# outside.sh: cables and hosts outside the tree (acceptance 1) with the real OpenSM
 # (qos TRUE), ibsim and infiniband-diags. The lab tree pgft(2;8,4;1,4;1,2) with OpenSM on
 # comp-1; tenants a, b and c placed. Then, live through ibsim's console: an extra cable between
 # two leaves, a storage host (listed in `shared_services:`) on a spine, and the SM host's second

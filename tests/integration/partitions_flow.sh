@@ -7,7 +7,7 @@
 # versa; every host is a limited member of the default partition (0x7fff), the SM's port a
 # full one (0xffff); SA queries from a host still work. After `tenant remove A`, A's former
 # hosts no longer hold A's P_Key. OpenSM's log has no partition parse error.
-# Issue 11 (partitions on by default and transactional): index 0 of a tenant host's P_Key table
+# index 0 of a tenant host's P_Key table
 # is its tenant's key (indx0); the SM's port is a full member of every tenant partition; names
 # the exporters cannot write (30 characters, .hidden, -rf) are refused and change nothing; a
 # base file holding the key a new tenant's name hashes to, and an auto-numbered partition, push

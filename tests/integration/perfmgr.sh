@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# perfmgr.sh: the health of a tenant's links from OpenSM's performance manager (issue 23), with
+# perfmgr.sh: the health of a tenant's links from OpenSM's performance manager, with
 # the real OpenSM (perfmgr TRUE, a 1 s sweep), ibsim and infiniband-diags. Tenant a holds 2 + 2
 # hosts on two leaves over 2 of their 4 up-links. ibsim's console gives one of a's up-links an
 # error rate: packets crossing it are dropped and its port counters move; the plugin receives

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# quarantine.sh: free hosts are reached from management only (issue 23), with the real OpenSM
+# quarantine.sh: free hosts are reached from management only, with the real OpenSM
 # (qos TRUE), ibsim and infiniband-diags. The lab tree pgft(2;8,4;1,4;1,2) with OpenSM on a
 # host (comp-1: a management leaf shared with tenants); tenants a, b, c added with laasctl, then
 # b removed and d added (the churn that left 54 routes from tenants to free hosts), then a cable

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# servers.sh KIND: servers with several ports under the real OpenSM (issue 21).
+# servers.sh KIND: servers with several ports under the real OpenSM.
 #   rails4: 2 groups of 8 GPU servers with 4 HCAs each, HCA r on the group's rail-r leaf, 4
 #           spines joining the rails (xgft(2;8,8;1,4), 64 HCAs);
 #   rails3: the same on a 3-level tree, 2 pods of 2 groups of 4 servers with 4 HCAs each

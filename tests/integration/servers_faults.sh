@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# servers_faults.sh: faults on one rail of GPU servers (issue 21). 2 groups of 8 servers with 4
+# servers_faults.sh: faults on one rail of GPU servers. 2 groups of 8 servers with 4
 # HCAs each on rail leaves (xgft(2;8,8;1,4)), qos TRUE; tenants a and b (8 servers each: a
 # free host on a leaf whose link to the SM's spine a tenant holds cannot reach it). Through
 # ibsim's console, each followed by a heavy sweep:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# uneven.sh: uneven up-links (issue 24) with the real OpenSM, ibsim and infiniband-diags. The lab
+# uneven.sh: uneven up-links with the real OpenSM, ibsim and infiniband-diags. The lab
 # tree pgft(2;8,4;1,4;1,2) with the second cable to SW_L2_0 and SW_L2_1 left out on every leaf
 # (6 up-links over 4 spines) before OpenSM starts: the 8 columns are uncabled by design -- one
 # log line, no "down" line, `uncabled_links` in status, laas_links{state="uncabled"} -- and the

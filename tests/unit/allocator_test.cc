@@ -371,7 +371,7 @@ TEST(LaasPlacer, PartialLeavesAcrossPodsWhenNoLeafIsWhole) {
   EXPECT_TRUE(laas::check::check_all(tree, all, {}).empty());
 }
 
-// Issue 15, first refused-yet-feasible case: each level-2 switch position is its own FBG_2,
+// First refused-yet-feasible case: each level-2 switch position is its own FBG_2,
 // so its columns need not be the same as the other positions'. u and v leave column 1 free on
 // the first level-2 switch of each pod and column 0 on the second; the paper release's common
 // set for all switches is empty, yet z fits on leaves 0 and 2 with different columns per
@@ -396,7 +396,7 @@ TEST(LaasPlacer, IndependentColumnsPerLevel2Switch) {
   EXPECT_TRUE(laas::check::check_all(tree, views(c), {}).empty());
 }
 
-// Issue 15, second case: the partial-leaf search must try more than one column set per seed
+// Second case: the partial-leaf search must try more than one column set per seed
 // pod. Free columns are {0,1}, {2,3} in pod 0 and {4,5}, {2,3} in pod 1 (the others faulty),
 // two hosts free per leaf: 4 hosts fit only as 2 + 2 on leaves 1 and 3, columns {2,3}.
 TEST(LaasPlacer, PartialLeafSearchTriesEveryColumnSet) {

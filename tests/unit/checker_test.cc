@@ -54,7 +54,7 @@ TEST_F(CheckerCatches, SharedLink) {
   EXPECT_TRUE(has_rule(check_all(tree, tenants, {}), "link-shared"));
 }
 
-// Issue 10: a tenant keeps a link that fails under it (degraded, or repaired); holding it is no
+// A tenant keeps a link that fails under it (degraded, or repaired); holding it is no
 // violation -- handing it to anyone else would be.
 TEST_F(CheckerCatches, FaultyLinkHeldIsNotAViolation) {
   EXPECT_TRUE(check_all(tree, tenants, {tree.l1_link(3, 1)}).empty());
@@ -153,7 +153,7 @@ TEST(CheckerAcrossPods, PartialLeavesFollowTheoremsPerFbg2) {
   EXPECT_FALSE(check_all(tree, {uneven}, {}).empty());
 }
 
-// Issue 21: on a rail-optimized tree (leaf i is rail i % 2 here) a tenant's ports on each rail
+// On a rail-optimized tree (leaf i is rail i % 2 here) a tenant's ports on each rail
 // form their own placement: one remainder leaf per rail is legal, two on one rail are not, and
 // rails that share no column cannot reach each other.
 namespace {

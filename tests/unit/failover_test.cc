@@ -1,4 +1,4 @@
-// Issue 22: one tenant truth for a master and a standby SM sharing a state directory. Two
+// One tenant truth for a master and a standby SM sharing a state directory. Two
 // services on one directory stand for two plugins; a role provider stands for OpenSM's SMInfo.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Issue 10 property test: random tenant and fault operations (add, remove, host down/up, cable
+// Property test: random tenant and fault operations (add, remove, host down/up, cable
 // down/up, switch down/up) on 2- and 3-level trees with parallel links, for every algorithm.
 // After every operation: the independent checker (LaaS conditions on the links routed over,
 // exclusivity of everything held, repairs consistent and not stale), the allocation state

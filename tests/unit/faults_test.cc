@@ -1,4 +1,4 @@
-// Issue 10, the tenants' side: hosts, cables and switches fail and return under tenants.
+// The tenants' side: hosts, cables and switches fail and return under tenants.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Issue 24: identity is the host, not the slot. Another port GUID in a tenant's slot (a replaced
+// Identity is the host, not the slot. Another port GUID in a tenant's slot (a replaced
 // server, someone else's machine) is quarantined: the slot stays the tenant's, state.json keeps
 // the recorded GUID, the newcomer gets no P_Key and is routed like an absent host, until an
 // administrator accepts it (`host.accept`).

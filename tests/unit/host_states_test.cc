@@ -1,4 +1,4 @@
-// Issue 23: hosts drained and returned. A drained free host is never placed (a request that
+// Hosts drained and returned. A drained free host is never placed (a request that
 // needs it is refused, naming it); a drained tenant host leaves service when its tenant is
 // removed; drains survive a restart (state.json); resume runs the administrator's check.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 23: the health of a tenant's links from OpenSM's performance manager. Readings add up
+// The health of a tenant's links from OpenSM's performance manager. Readings add up
 // per switch port; a link whose errors reach the threshold in K readings in a row is isolated
 // as a fault (its tenant repaired onto a free column, routes around it) until it stays clean.
 // Counters that went back (a reset) count no errors, and sums saturate: clearing a switch's

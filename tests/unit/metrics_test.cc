@@ -1,4 +1,4 @@
-// The Prometheus text exposition (issue 23): HELP/TYPE lines, escaped label values, cumulative
+// The Prometheus text exposition: HELP/TYPE lines, escaped label values, cumulative
 // histogram buckets. The integration test has Prometheus' own parser (promtool) read the file.
 #include "service/metrics.h"
 

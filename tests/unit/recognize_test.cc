@@ -146,7 +146,7 @@ TEST(Recognize, FindsTheSmPort) {
 TEST(Recognize, LeafToLeafCableIsOutsideTheTree) {
   const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = build_model_fabric(tree);
-  // Swap a leaf's up-link for a cable to another leaf (issue 24: a miscabled port).
+  // Swap a leaf's up-link for a cable to another leaf (a miscabled port).
   disconnect(fabric, emb.switch_node[0][0], 1);
   disconnect(fabric, emb.switch_node[0][1], 1);
   fabric.connect(emb.switch_node[0][0], 1, emb.switch_node[0][1], 1);
@@ -200,7 +200,7 @@ TEST(Recognize, HostOnSpineIsAttachedAndExtraSwitchRefused) {
   for (bool recorded : {false, true}) {
     auto [fabric, emb] = build_model_fabric(tree);
     const Layout layout = layout_of(tree, emb, fabric);
-    // A storage node on a spine (issue 24): attached to the tree, not a leaf slot.
+    // A storage node on a spine: attached to the tree, not a leaf slot.
     FabricNode ca;
     ca.guid = 0x999;
     ca.port_guid = 0x99a;
@@ -563,7 +563,7 @@ TEST(NaturalLess, Numbers) {
   EXPECT_NE(natural_less("x1", "x01"), natural_less("x01", "x1"));
 }
 
-// Staged build-out (issue 24): switches cabled to the recorded tree grow it; recorded switches
+// Staged build-out: switches cabled to the recorded tree grow it; recorded switches
 // keep their model indices and ports, new ones come after (named to sort first, they would
 // come first in a fresh recognition).
 namespace {
@@ -686,7 +686,7 @@ TEST(RecognizeGrowth, ARecablingIsNotAGrowth) {
   EXPECT_NE(r.source_note.find("not a growth"), std::string::npos) << r.source_note;
 }
 
-// Issue 24: 6 up-links over 4 spines (two spines with one cable from every leaf instead of
+// 6 up-links over 4 spines (two spines with one cable from every leaf instead of
 // two): those columns are uncabled by design, not down; a cable missing on one leaf only is.
 TEST(Recognize, UnevenUplinksAreUncabledNotDown) {
   const FatTree tree = FatTree::parse("pgft(2;8,4;1,4;1,2)");

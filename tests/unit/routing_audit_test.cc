@@ -78,7 +78,7 @@ TEST_F(AuditFixture, CleanTablesPass) {
   EXPECT_GT(j["traces"].get<long>(), 0);
 }
 
-// Issue 21: the ports of one server (the HCAs of "gpu1" on two leaves) in two tenants, or one
+// The ports of one server (the HCAs of "gpu1" on two leaves) in two tenants, or one
 // in a tenant and one free.
 TEST_F(AuditFixture, CatchesAServerSplit) {
   EXPECT_EQ(run().count(FindingKind::kServerSplit), 0);
@@ -186,7 +186,7 @@ TEST_F(AuditFixture, CatchesARouteToAFreeHost) {
   route();
   EXPECT_TRUE(run().ok()) << dump(run());
   // Leaf 0 (x and free hosts 2, 3) given a route to free host 6 on leaf 1: free hosts are
-  // quarantined (issue 23), nobody on leaf 0 may reach it.
+  // quarantined, nobody on leaf 0 may reach it.
   entry(1, 0, 6) = static_cast<std::uint8_t>(tree.up_port(1, 2));
   const AuditReport r = run();
   EXPECT_GT(r.count(FindingKind::kCrossRoute), 0) << dump(r);
@@ -195,7 +195,7 @@ TEST_F(AuditFixture, CatchesARouteToAFreeHost) {
 
 // ---- ibroute ----------------------------------------------------------------------------
 
-// Issue 24: tenant 4's slot of host 3 holds a newcomer (another port GUID). Routed like an
+// Tenant 4's slot of host 3 holds a newcomer (another port GUID). Routed like an
 // absent host (no switch has an entry for its LID) the audit reports the slot only; a single
 // switch routing the newcomer's LID is caught.
 TEST_F(AuditFixture, CatchesARouteToAQuarantinedHost) {

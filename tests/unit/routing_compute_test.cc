@@ -348,7 +348,7 @@ TEST(RoutingCompute, ManagementAndGating) {
   EXPECT_EQ(m.port(1, 3, 24), kNoRoute);
   // Leaf 7 holds the management host: it reaches everyone.
   EXPECT_NE(m.port(1, 7, 0), kNoRoute);
-  // Free hosts (leaves 5..7) are quarantined (issue 23): no leaf without management routes to
+  // Free hosts (leaves 5..7) are quarantined: no leaf without management routes to
   // a free host elsewhere; the management leaf and the spines do.
   EXPECT_EQ(m.port(1, 5, 24), kNoRoute);
   EXPECT_NE(m.port(1, 7, 24), kNoRoute);
@@ -396,7 +396,7 @@ TEST(RoutingWithAllocator, RandomTenantsStayIsolated) {
 }  // namespace
 }  // namespace laas::routing
 
-// LMC 1 (issue 24): a host port's second LID takes its base LID's entry in every table; other
+// LMC 1: a host port's second LID takes its base LID's entry in every table; other
 // entries stay as they are.
 TEST(SpreadLmc, ExtraLidsFollowTheBaseLid) {
   laas::topology::Fabric f;

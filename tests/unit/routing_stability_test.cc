@@ -1,4 +1,4 @@
-// Issue 14: a tenant change rewrites few forwarding entries beyond the tenant's own. Outside
+// A tenant change rewrites few forwarding entries beyond the tenant's own. Outside
 // tenants' own routes, a route that is still the one of a fabric without tenants (the whole
 // path) stays while every link of its path stays open: a tenant added moves only those routes
 // whose path it takes (and detours, which follow what is open).

@@ -1,4 +1,4 @@
-// Issue 21: servers with several ports (GPU servers' HCAs on rail leaves, dual-port HCAs) are
+// Servers with several ports (GPU servers' HCAs on rail leaves, dual-port HCAs) are
 // the unit a tenant holds: the fabric is recognized, ports are grouped by server, a tenant gets
 // whole servers, the same number from each rail group it uses.
 #include "topology/servers.h"
@@ -77,7 +77,7 @@ TEST(Servers, NamesAreTheFirstWordOrTheAdministratorsMap) {
 }
 
 TEST(Servers, ADualPortHcaFabricIsRecognizedAsOneServerPerHca) {
-  // 8 servers, each one HCA with 2 cabled ports on two leaves (refused whole before issue 21).
+  // 8 servers, each one HCA with 2 cabled ports on two leaves (once refused whole).
   auto r = recognize_rails("xgft(2;8,2;1,4)", 2, true);
   ASSERT_TRUE(r.rec.ok()) << r.rec.error;
   EXPECT_EQ(r.rec.tree->num_hosts(), 16);

@@ -136,8 +136,8 @@ TEST_F(ServiceTest, CorruptStateBlocksTenantRoutingAndSaysWhy) {
             std::string::npos);
 }
 
-// Issue 10: hosts are identified by their slot (leaf switch GUID, port). A host replaced on its
-// slot keeps the slot for its tenant; issue 24: the new port GUID is quarantined (logged, the
+// Hosts are identified by their slot (leaf switch GUID, port). A host replaced on its
+// slot keeps the slot for its tenant; the new port GUID is quarantined (logged, the
 // tenant degraded) and the state keeps the recorded one until `host accept`.
 TEST_F(ServiceTest, ReplacedHostKeepsItsSlot) {
   ASSERT_TRUE(call("tenant.add", {{"name", "x"}, {"hosts", 6}})["ok"]);
@@ -329,7 +329,7 @@ TEST_F(ServiceTest, ANewViewOfTheSameFabricKeepsTenantsAndShapes) {
   EXPECT_EQ(call("tenant.get", {{"name", "s"}})["result"]["shape"]["text"], "2x4+2 hosts per leaf");
 }
 
-// Issue 11: a tenant change succeeds only when partitions.conf was rewritten and validates;
+// A tenant change succeeds only when partitions.conf was rewritten and validates;
 // otherwise the request fails and nothing changes (state, file, other tenants).
 TEST_F(ServiceTest, PartitionsAreTransactionalWithTenantChanges) {
   ServiceConfig c = test_config(dir.path);
@@ -425,7 +425,7 @@ TEST_F(ServiceTest, OneNameRuleAndExportFieldsPersistWithTheTenant) {
       << rc.dump();
 }
 
-// Issue 11: management hosts (laas.yaml `management`) are full members of every tenant
+// Management hosts (laas.yaml `management`) are full members of every tenant
 // partition, in a second statement without indx0; tenant hosts carry indx0.
 TEST_F(ServiceTest, ManagementHostsAreFullMembersOfEveryTenantPartition) {
   ServiceConfig c = test_config(dir.path);

@@ -117,7 +117,7 @@ TEST(SimSimulator, UnknownPolicy) {
   EXPECT_THROW(laas::allocator::make_placer("best"), std::invalid_argument);
 }
 
-// Issue 21: on a 4-rail tree (2 groups of 4 servers, 4 ports each) tenants of 2 servers take 8
+// On a 4-rail tree (2 groups of 4 servers, 4 ports each) tenants of 2 servers take 8
 // ports, whole servers on all 4 rails, checked by the independent checker after every change.
 TEST(SimSimulator, RailsPlaceWholeServersChecked) {
   const auto servers = laas::topology::rail_servers(tree32(), 4);

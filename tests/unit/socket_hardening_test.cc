@@ -1,4 +1,4 @@
-// The control plane under hostile and broken clients (issue 12): every failure path here
+// The control plane under hostile and broken clients: every failure path here
 // stalled, lied or half-applied a request before it was fixed.
 #include <fcntl.h>
 #include <grp.h>

@@ -1,4 +1,4 @@
-// TopologyView under faults (issue 10): lookups for absent parts, the fingerprint, and the
+// TopologyView under faults: lookups for absent parts, the fingerprint, and the
 // allocation map's marks for parts that are down.
 #include "service/topology_view.h"
 
