@@ -20,6 +20,15 @@ int exit_code_for(const std::string& code) {
   return kExitRefused;
 }
 
+std::string exit_status_help() {
+  std::string out = "Exit status:";
+  for (const auto& e : kExitStatuses) {
+    std::string code = std::to_string(e.code);
+    out += "\n  " + std::string(4 - code.size(), ' ') + code + "  " + e.meaning;
+  }
+  return out;
+}
+
 int server_wait_ms(int client_timeout_ms) {
   constexpr int kMargin = 1000, kServerMax = 600000;
   return std::max(0, std::min(client_timeout_ms - kMargin, kServerMax));

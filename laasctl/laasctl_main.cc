@@ -88,11 +88,9 @@ int main(int argc, char** argv) {
   if (const char* env = std::getenv("LAAS_SOCKET")) o.socket = env;
   CLI::App app{
       "laasctl: manage LaaS tenants (dedicated hosts and links on an InfiniBand\n"
-      "fat-tree) through the OpenSM plugin's control socket.\n\n"
-      "Exit status: 0 ok, 1 refused, 2 usage, 3 not the master SM (the message names it),\n"
-      "69 service unreachable, 70 service error (state not saved), 75 service busy (try\n"
-      "again), 77 permission denied, 124 no reply within --timeout.",
+      "fat-tree) through the OpenSM plugin's control socket.",
       "laasctl"};
+  app.footer(laas::ctl::exit_status_help());
   app.add_option("-s,--socket", o.socket, "control socket (env LAAS_SOCKET)")
       ->capture_default_str();
   app.add_flag("--json", o.json_output, "print the raw JSON reply");

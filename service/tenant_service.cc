@@ -698,9 +698,9 @@ void TenantService::probe_state_dir() {
 void TenantService::refuse_changes_while_not_answering() const {
   const std::string why = io_->not_answering();
   if (!why.empty())
-    fail(error::kUnavailable, why +
-                                  ": changes are refused until it answers (the fabric is "
-                                  "routed from the last state it gave)");
+    fail(error::kBusy, why +
+                           ": changes are refused until it answers (the fabric is routed from "
+                           "the last state it gave); try again");
 }
 
 void TenantService::save_or_throw() {

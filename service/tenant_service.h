@@ -403,7 +403,7 @@ constexpr const char* kDuplicate = "duplicate";           // exit 1
 constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
 constexpr const char* kPermission = "permission_denied";  // exit 77
 constexpr const char* kInternal = "internal";             // exit 70
-constexpr const char* kBusy = "busy";  // exit 75: connection or audit limit reached, try again
+constexpr const char* kBusy = "busy";  // exit 75: a limit reached, not taken over yet, state dir hung: try again
 constexpr const char* kNotMaster = "not_master";  // exit 3: ask the master SM (named)
 }  // namespace error
 

@@ -7,7 +7,7 @@
 # 2. status and the metrics say the directory is not answering;
 # 3. a cable a tenant holds is unplugged: it is routed around (no table read back forwards to
 #    the dead port, `laasctl audit` of the live tables is clean);
-# 4. `laasctl tenant add` is refused at once, naming the directory (exit 1);
+# 4. `laasctl tenant add` is refused at once, naming the directory (exit 75, try again);
 # then unfrozen: it recovers by itself (logged), the repairs made meanwhile are written, the
 # tables read back during the freeze pass the offline audit against what is written, and a
 # tenant change succeeds.
@@ -102,7 +102,7 @@ t0=$(date +%s%N)
 rc=0
 ctl tenant add c --hosts 2 >refused.out 2>&1 || rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
-[ $rc = 1 ] || die "tenant add while frozen: exit $rc (want 1): $(cat refused.out)"
+[ $rc = 75 ] || die "tenant add while frozen: exit $rc (want 75, try again): $(cat refused.out)"
 grep -q "state directory $WORK/state not answering for" refused.out ||
   die "the refusal does not name the directory: $(cat refused.out)"
 [ $ms -lt 5000 ] || die "the refusal took $ms ms"
