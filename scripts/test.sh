@@ -30,7 +30,8 @@ if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests laas_plugin_tests" \
     bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLAAS_SANITIZE=thread \
     -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF "-DLAAS_UNIT_TESTS_ONLY=$threaded"
-  (cd "$tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  supp="$PWD/tests/tsan.supp"  # known false positives, each explained in the file
+  (cd "$tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$supp" \
     ctest --output-on-failure --timeout 1200 -j2 -L unit)
 fi
 if [ -z "${LAAS_SKIP_FUZZ:-}" ]; then
