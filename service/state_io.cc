@@ -49,19 +49,27 @@ void work(std::shared_ptr<StateIo::Shared> s);
 StateIo::StateIo(std::string directory, Ms hang_after) : s_(std::make_shared<Shared>()) {
   s_->directory = std::move(directory);
   s_->hang_after = hang_after;
-  // The worker holds its own reference: it may outlive this object.
-  std::thread(work, s_).detach();
+  // The worker holds its own reference: it may outlive this object (when stuck).
+  worker_ = std::thread(work, s_);
 }
 
 StateIo::~StateIo() {
-  std::unique_lock<std::mutex> lock(s_->mu);
-  s_->stopping = true;
-  s_->cv.notify_all();
-  // Writes queued at shutdown (allocations.json, the metrics) still land if the directory
-  // answers; a hung one is left to the worker, which exits when its call returns.
-  s_->idle_cv.wait_for(lock, std::chrono::seconds(2),
-                       [this] { return !s_->busy && !s_->settling && s_->queue.empty(); });
-  s_->recovered = nullptr;
+  bool finished;
+  {
+    std::unique_lock<std::mutex> lock(s_->mu);
+    s_->stopping = true;
+    s_->cv.notify_all();
+    // Writes queued at shutdown (allocations.json, the metrics) still land if the directory
+    // answers; a hung one is left to the worker, which exits when its call returns.
+    finished = s_->idle_cv.wait_for(lock, std::chrono::seconds(2), [this] {
+      return !s_->busy && !s_->settling && s_->queue.empty();
+    });
+    s_->recovered = nullptr;
+  }
+  if (finished)
+    worker_.join();  // it saw `stopping` with nothing queued: it is returning
+  else
+    worker_.detach();
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace laas::service {
 
@@ -29,8 +30,10 @@ class StateIo {
   using Ms = std::chrono::milliseconds;
   // `directory` is for messages only.
   explicit StateIo(std::string directory, Ms hang_after = Ms(2000));
-  // Lets queued operations finish for a moment, then leaves a worker stuck in the file system
-  // behind (detached): every operation owns what it uses, so nothing it touches is destroyed.
+  // Lets queued operations finish for a moment and joins the worker: OpenSM unmaps the plugin
+  // after deleting it, and a thread still running its code would crash OpenSM at exit. Only a
+  // worker stuck in a hung file system is left behind (detached): every operation owns what it
+  // uses, so nothing it touches is destroyed.
   ~StateIo();
   StateIo(const StateIo&) = delete;
   StateIo& operator=(const StateIo&) = delete;
@@ -68,6 +71,7 @@ class StateIo {
   void enqueue(const std::string& key, std::function<void()> op, bool refuse_when_hung);
   NotAnsweringError timed_out(Ms deadline) const;
   std::shared_ptr<Shared> s_;
+  std::thread worker_;
 };
 
 }  // namespace laas::service
