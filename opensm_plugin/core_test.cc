@@ -74,6 +74,22 @@ struct TwoTenants {
   }
 };
 
+// A one-port adapter (node GUID `guid`, port GUID guid + 1) with LID `lid`, cabled to `port` of
+// switch node `sw` (a port the switch gains if it lacks it): a host outside the tree's slots.
+void cable_adapter(topology::Fabric& fabric, Guid guid, const std::string& name, topology::Lid lid,
+                   int sw, int port) {
+  topology::FabricNode n;
+  n.guid = guid;
+  n.port_guid = guid + 1;
+  n.name = name;
+  n.ports.resize(2);
+  n.ports[1].lid = lid;
+  const int id = fabric.add_node(n);
+  if (static_cast<int>(fabric.nodes[sw].ports.size()) <= port)
+    fabric.nodes[sw].ports.resize(port + 1);
+  fabric.connect(id, 1, sw, port);
+}
+
 }  // namespace
 
 TEST(PluginConfig, DefaultsAndKeys) {
@@ -601,16 +617,8 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   Engine engine(c, quiet());
   const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
-  topology::FabricNode storage;
-  storage.guid = 0x5106;
-  storage.port_guid = 0x5107;
-  storage.name = "storage1";
-  storage.ports.resize(2);
-  storage.ports[1].lid = 200;
   const int spine = emb.switch_node[1][2];
-  const int id = fabric.add_node(storage);
-  fabric.nodes[spine].ports.resize(12);
-  fabric.connect(id, 1, spine, 11);
+  cable_adapter(fabric, 0x5106, "storage1", 200, spine, 11);
   const auto after = routed(engine, fabric, sm);
   ASSERT_TRUE(after.ok) << after.error;
   const topology::Lid spine_lid = fabric.lid_of(spine);
@@ -650,22 +658,10 @@ TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
   Engine engine(config_in(dir), quiet());
   const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
-  auto adapter = [&](Guid guid, const std::string& name, topology::Lid lid, int sw, int port) {
-    topology::FabricNode n;
-    n.guid = guid;
-    n.port_guid = guid + 1;
-    n.name = name;
-    n.ports.resize(2);
-    n.ports[1].lid = lid;
-    const int id = fabric.add_node(n);
-    if (static_cast<int>(fabric.nodes[sw].ports.size()) <= port)
-      fabric.nodes[sw].ports.resize(port + 1);
-    fabric.connect(id, 1, sw, port);
-  };
   const int leaf0 = emb.switch_node[0][0], spine2 = emb.switch_node[1][2];
   const int leaf_port = static_cast<int>(fabric.nodes[leaf0].ports.size());
-  adapter(0x7100, "rogue-leaf", 201, leaf0, leaf_port);
-  adapter(0x7200, "rogue-spine", 202, spine2, 11);
+  cable_adapter(fabric, 0x7100, "rogue-leaf", 201, leaf0, leaf_port);
+  cable_adapter(fabric, 0x7200, "rogue-spine", 202, spine2, 11);
   const auto after = routed(engine, fabric, sm);
   ASSERT_TRUE(after.ok) << after.error;
   const topology::Lid spine2_lid = fabric.lid_of(spine2);

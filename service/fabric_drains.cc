@@ -192,20 +192,11 @@ json drain_json(const PersistedFabricDrain& d, bool with_switch) {
 
 json TenantService::link_json(topology::LinkId l,
                               const std::map<topology::LinkId, std::string>& routed) const {
-  const auto lo = view_->tree.link_lower(l);
-  const auto [upper, upper_port] = ids_->link_upper(l);
-  json j = {{"name", ids_->link_name(l)},
-            {"level", lo.level},
-            {"switch",
-             {{"name", ids_->switch_name(lo.level, lo.index)},
-              {"guid", guid_hex(ids_->switch_guid(lo.level, lo.index))},
-              {"port", ids_->link(l).port}}},
-            {"peer",
-             {{"name", ids_->switch_name(upper.first, upper.second)},
-              {"guid", guid_hex(ids_->switch_guid(upper.first, upper.second))},
-              {"port", upper_port}}},
-            {"state", link_state(l, routed)},
-            {"present", view_->link_present(l)}};
+  json j = link_ends_json(l);
+  j["name"] = ids_->link_name(l);
+  j["level"] = view_->tree.link_lower(l).level;
+  j["state"] = link_state(l, routed);
+  j["present"] = view_->link_present(l);
   if (const auto t = holder(*cluster_, l); !t.empty()) {
     j["tenant"] = t;
     if (!routed.count(l)) j["idle"] = true;  // held after a repair, not routed over

@@ -272,6 +272,8 @@ class TenantService {
   std::string link_state(topology::LinkId l, const RoutedLinks& routed) const;
   std::string switch_state(int level, int index, const RoutedLinks& routed) const;
   nlohmann::json link_json(topology::LinkId l, const RoutedLinks& routed) const;
+  // {"switch": {name, guid, port}, "peer": {...}}: a link by its two physical ends.
+  nlohmann::json link_ends_json(topology::LinkId l) const;
   nlohmann::json switch_json(int level, int index, const RoutedLinks& routed) const;
   nlohmann::json maintenance_counts() const;  // status: links and switches drained, draining
   nlohmann::json link_list(const nlohmann::json& params) const;    // takes mu_
@@ -331,9 +333,9 @@ class TenantService {
   std::shared_ptr<const TopologyView> view_;
   std::string topology_error_ = "no routing run has discovered the fabric yet";
   std::unique_ptr<allocator::Cluster> cluster_;
-  std::unique_ptr<PhysicalIds> ids_;  // on view_
-  topology::Servers servers_;         // on view_: host ports grouped by server
-  allocator::Faults last_faults_;     // as last logged, to log one line per change
+  std::unique_ptr<PhysicalIds> ids_;             // on view_
+  topology::Servers servers_;                    // on view_: host ports grouped by server
+  allocator::Faults last_faults_;                // as last logged, to log one line per change
   std::vector<topology::LinkId> last_uncabled_;  // up-links uncabled by design, as last logged
   std::set<std::string> warned_mgmt_leaves_;     // management leaves without a free up-link
   std::string last_faults_spec_;
@@ -403,7 +405,8 @@ constexpr const char* kDuplicate = "duplicate";           // exit 1
 constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
 constexpr const char* kPermission = "permission_denied";  // exit 77
 constexpr const char* kInternal = "internal";             // exit 70
-constexpr const char* kBusy = "busy";  // exit 75: a limit reached, not taken over yet, state dir hung: try again
+constexpr const char* kBusy =
+    "busy";  // exit 75: a limit reached, not taken over yet, state dir hung: try again
 constexpr const char* kNotMaster = "not_master";  // exit 3: ask the master SM (named)
 }  // namespace error
 

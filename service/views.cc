@@ -229,16 +229,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     hosts.push_back(std::move(host));
   }
   for (auto l : t.placement.links) {
-    const auto lo = view_->tree.link_lower(l);
-    const auto [upper, upper_port] = ids_->link_upper(l);
-    json link = {{"switch",
-                  {{"name", ids_->switch_name(lo.level, lo.index)},
-                   {"guid", guid_hex(ids_->switch_guid(lo.level, lo.index))},
-                   {"port", ids_->link(l).port}}},
-                 {"peer",
-                  {{"name", ids_->switch_name(upper.first, upper.second)},
-                   {"guid", guid_hex(ids_->switch_guid(upper.first, upper.second))},
-                   {"port", upper_port}}}};
+    json link = link_ends_json(l);
     if (cluster_ && cluster_->link_drained(l))
       link["drained"] = true;  // draining: no free column to move to yet
     else if (cluster_ && cluster_->state().link_faulty(l))
@@ -278,8 +269,8 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
   return out;
 }
 
-// Everything about one tenant's faults, for tenant show / list: down hosts, faulty links it routes over, host pairs without a dedicated path,
-// repairs in force, links held idle.
+// Everything about one tenant's faults, for tenant show / list: down hosts, faulty links it routes
+// over, host pairs without a dedicated path, repairs in force, links held idle.
 json TenantService::health_json(const allocator::Tenant& t) const {
   const auto h = cluster_->health(t);
   const auto& tree = view_->tree;
@@ -352,6 +343,19 @@ std::string TenantService::health_text(const allocator::Tenant& t) const {
   }
   if (out.empty()) return "routed";
   return "degraded: " + out;
+}
+
+json TenantService::link_ends_json(topology::LinkId l) const {
+  const auto lo = view_->tree.link_lower(l);
+  const auto [upper, upper_port] = ids_->link_upper(l);
+  return {{"switch",
+           {{"name", ids_->switch_name(lo.level, lo.index)},
+            {"guid", guid_hex(ids_->switch_guid(lo.level, lo.index))},
+            {"port", ids_->link(l).port}}},
+          {"peer",
+           {{"name", ids_->switch_name(upper.first, upper.second)},
+            {"guid", guid_hex(ids_->switch_guid(upper.first, upper.second))},
+            {"port", upper_port}}}};
 }
 
 }  // namespace laas::service
