@@ -81,6 +81,8 @@ struct Config {
 
   std::string tenants_file() const { return state_dir + "/tenants.yaml"; }
   std::string allocations_file() const { return state_dir + "/allocations.json"; }
+  // The tables this SM last sent (opensm_plugin/last_tables.h).
+  std::string sent_tables_file() const { return state_dir + "/tables.bin"; }
 };
 
 // Reads `path`; an empty path gives the defaults. Every key is checked: the valid ones are

@@ -290,6 +290,61 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   EXPECT_NE(out.error.find("laas.yaml"), std::string::npos) << out.error;
 }
 
+// After its start OpenSM knows nothing of what the switches hold. A first run that must fail
+// closed (a tenant state nobody can read, nothing recording the tenants) gives every switch
+// the tables this SM last sent, kept in the state directory; without them, no tenant is routed.
+TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  std::vector<Guid> guids(fabric.nodes.size(), 0);
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].is_switch) guids[i] = fabric.nodes[i].guid;
+  RouteOutcome good;
+  {
+    Engine first(config_in(dir), quiet());
+    good = routed(first, fabric, 0);
+    ASSERT_TRUE(good.ok) << good.error;
+    ASSERT_FALSE(good.tables.empty());
+    auto sl2vl = std::make_shared<const routing::Sl2VlTables>(good.sl2vl);
+    first.keep_sent_tables(guids, good.tables, sl2vl);
+    ASSERT_TRUE(first.service().io().idle(std::chrono::seconds(10)));
+  }
+  std::ifstream kept(dir.path() + "/tables.bin", std::ios::binary);
+  ASSERT_TRUE(kept) << "no tables.bin written";
+  const std::string bytes((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  dir.write("state.json", "{ truncated");
+  std::remove((dir.path() + "/allocations.json").c_str());
+  Engine restarted(config_in(dir), quiet());
+  auto out = routed(restarted, fabric, 0);
+  EXPECT_TRUE(out.ok) << out.error;
+  EXPECT_TRUE(out.keep_switch_tables);
+  EXPECT_NE(out.fail_closed.find("nothing records the tenants last routed"), std::string::npos)
+      << out.fail_closed;
+  ASSERT_TRUE(out.saved_tables);
+  size_t switches = 0;
+  for (size_t i = 0; i < fabric.nodes.size(); ++i) {
+    if (!fabric.nodes[i].is_switch) continue;
+    ++switches;
+    const auto& sent = out.saved_tables->switches.at(fabric.nodes[i].guid);
+    EXPECT_EQ(sent.lft, good.tables[i]) << fabric.nodes[i].name;
+    EXPECT_EQ(sent.drops, good.sl2vl.drops[i]) << fabric.nodes[i].name;
+  }
+  EXPECT_EQ(out.saved_tables->switches.size(), switches);
+
+  // Cut short (a crash while it was written elsewhere): refused whole, no tenant routed.
+  dir.write("tables.bin", bytes.substr(0, bytes.size() / 2));
+  Engine cut(config_in(dir), quiet());
+  out = routed(cut, fabric, 0);
+  EXPECT_TRUE(out.ok) << out.error;
+  EXPECT_FALSE(out.keep_switch_tables);
+  EXPECT_FALSE(out.saved_tables);
+  EXPECT_FALSE(out.tables.empty());
+  bool said = false;
+  for (const auto& w : out.warnings) said |= w.find("tables.bin") != std::string::npos;
+  EXPECT_TRUE(said) << "no warning names tables.bin";
+}
+
 // The configuration file the packages install loads, with its documented defaults.
 TEST(PluginConfig, ShippedLaasYamlLoads) {
   const std::string path = std::string(LAAS_CONF_DIR) + "/laas.yaml";

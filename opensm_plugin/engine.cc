@@ -153,7 +153,10 @@ std::set<std::string> load_applied(const std::string& path) {
 }  // namespace
 
 Engine::Engine(Config config, service::Logger log)
-    : config_(std::move(config)), log_(log), service_(service_config(config_), std::move(log)) {
+    : config_(std::move(config)),
+      log_(log),
+      service_(service_config(config_), std::move(log)),
+      last_tables_(service_.io(), config_.sent_tables_file(), log_) {
   read_shared_files(std::chrono::seconds(10));
   service_.set_reroute_hook([this] {
     // Changes made inside a routing run (the tenants file) are routed by that run.
@@ -671,7 +674,7 @@ bool Engine::choose_tenants(RoutingRun& run) {
       // routed, every host is a free host reaching management only, and P_Keys stay.
       const std::string lost =
           "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
-      if (routed_once_) {
+      if (routed_once_ || with_sent_tables(out)) {
         fail_closed(run.fabric, unusable + lost, out);
         return false;
       }
@@ -982,11 +985,40 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
     return out;
   }
   out.keep_switch_tables = true;
+  if (!routed_once_) with_sent_tables(out);
   out.fail_closed = why + "; every switch keeps the tables it holds until it is fixed";
   fail_closed_ = out.fail_closed;
   service_.set_fail_closed(fail_closed_);
   out.ok = true;
   return out;
+}
+
+// Before OpenSM has sent anything since its start, "keep what the switches hold" has nothing
+// to keep but the tables this SM last sent, kept in the state directory. True when `out` has
+// them (read once per run).
+bool Engine::with_sent_tables(RouteOutcome& out) {
+  if (out.saved_tables) return true;
+  std::string why;
+  out.saved_tables = last_tables_.load(&why);
+  if (out.saved_tables)
+    out.info.push_back(
+        "OpenSM has sent no table since its start: the switches get the tables "
+        "this SM last sent (" +
+        std::to_string(out.saved_tables->switches.size()) + " switches in " + last_tables_.path() +
+        ")");
+  else
+    out.warnings.push_back(
+        "OpenSM has sent no table since its start and the tables last sent "
+        "cannot be read (" +
+        why + ")");
+  return out.saved_tables != nullptr;
+}
+
+void Engine::keep_sent_tables(std::vector<Guid> switch_guids,
+                              std::vector<std::vector<std::uint8_t>> tables,
+                              std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
+  if (!config_.problems.empty()) return;
+  last_tables_.save(std::move(switch_guids), std::move(tables), std::move(sl2vl));
 }
 
 topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,

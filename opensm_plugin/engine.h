@@ -26,8 +26,10 @@
 #include <vector>
 
 #include "opensm_plugin/config.h"
+#include "opensm_plugin/last_tables.h"
 #include "opensm_plugin/multicast.h"
 #include "opensm_plugin/tenants.h"
+#include "routing/saved_tables.h"
 #include "routing/sl2vl.h"
 #include "service/tenant_service.h"
 #include "service/topology_view.h"
@@ -58,6 +60,10 @@ struct RouteOutcome {
   // Failing closed with nothing computed: every switch keeps the forwarding tables and SL2VL
   // drops it holds (`tables` is empty; the plugin copies OpenSM's record of the switches).
   bool keep_switch_tables = false;
+  // With keep_switch_tables before OpenSM sent anything since its start (it knows nothing of
+  // what the switches hold): the tables this SM last sent, from the state directory (null:
+  // none could be read; such switches get nothing).
+  std::shared_ptr<const routing::SavedTables> saved_tables;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
 };
 
@@ -94,6 +100,16 @@ class Engine {
   // The tables of the last successful route() reached the switches.
   // `failure` non-empty: the tables or the P_Keys did not reach the fabric (what failed).
   void on_routing_done(const std::string& failure = "");
+  // Keeps the tables a successful run sent (per fabric node, handed over) in the state
+  // directory, for a start that must fail closed. Not with an invalid laas.yaml (which
+  // rewrites nothing).
+  void keep_sent_tables(std::vector<Guid> switch_guids,
+                        std::vector<std::vector<std::uint8_t>> tables,
+                        std::shared_ptr<const routing::Sl2VlTables> sl2vl);
+  // The tables kept by keep_sent_tables (null, with `why`, when none can be read).
+  std::shared_ptr<const routing::SavedTables> sent_tables(std::string* why) const {
+    return last_tables_.load(why);
+  }
   // A routing run's wall time and the LFT blocks it left to send, for the metrics.
   void record_routing_run(double seconds, long lft_blocks) {
     service_.record_routing(seconds, lft_blocks);
@@ -155,6 +171,7 @@ class Engine {
   RouteOutcome& fail_closed(const topology::Fabric& fabric, const std::string& why,
                             RouteOutcome& out);
   bool tenants_known() const;
+  bool with_sent_tables(RouteOutcome& out);
   // The tenants last routed (memory, else allocations.json), placed on this view.
   std::vector<std::pair<std::string, allocator::Placement>> last_routed_tenants(
       const service::TopologyView& view, RouteOutcome& out) const;
@@ -197,6 +214,7 @@ class Engine {
     void finish(std::uint64_t n);  // the write queued as number n is done (or failed)
   };
   std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
+  LastTables last_tables_;
   std::uint64_t queue_write();  // the number of the next queued write
   void queue_allocations(const Allocations& alloc);
 };

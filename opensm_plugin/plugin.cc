@@ -72,8 +72,8 @@ struct Plugin {
   bool stopping = false;
   // The first-hop drop of the last successful routing run, for update_sl2vl (which OpenSM
   // calls from the same sweeper thread, after the forwarding tables: no lock needed).
-  laas::routing::Sl2VlTables sl2vl;
-  std::unordered_map<uint64_t, int> node_of_guid;  // switch node GUID -> fabric node
+  std::shared_ptr<const laas::routing::Sl2VlTables> sl2vl;  // null: none yet
+  std::unordered_map<uint64_t, int> node_of_guid;           // switch node GUID -> row of sl2vl
   // The switch graph of the last build_lid_matrices and its distances (sweeper thread only).
   laas::routing::SwitchGraph hop_graph;
   std::unique_ptr<laas::routing::HopMatrix> hop_matrix;
@@ -409,16 +409,76 @@ int fill_lid_matrices(Plugin* plugin) {
   return 0;
 }
 
+// Whether OpenSM has a record of what the switch holds: it starts with every entry unset.
+bool holds_routes(const osm_switch_t* sw) {
+  const size_t n = std::min<size_t>(sw->lft_size, static_cast<size_t>(sw->max_lid_ho) + 1);
+  for (size_t lid = 1; lid < n; ++lid)
+    if (sw->lft[lid] != OSM_NO_PATH) return true;
+  return false;
+}
+
+// The SL2VL drops `saved` records, for update_sl2vl: only while this run knows none (a start
+// failing closed before any good run).
+void restore_sl2vl(Plugin* plugin, const std::vector<osm_switch_t*>& switches,
+                   const laas::routing::SavedTables& saved) {
+  if (plugin->sl2vl) return;
+  auto sl2vl = std::make_shared<laas::routing::Sl2VlTables>(switches.size());
+  plugin->node_of_guid.clear();
+  for (size_t i = 0; i < switches.size(); ++i) {
+    if (!switches[i]) continue;
+    const uint64_t guid = cl_ntoh64(osm_node_get_node_guid(switches[i]->p_node));
+    auto it = saved.switches.find(guid);
+    if (it == saved.switches.end() || it->second.ports == 0) continue;
+    sl2vl->init_node(static_cast<int>(i), it->second.ports);
+    sl2vl->drops[i] = it->second.drops;
+    plugin->node_of_guid[guid] = static_cast<int>(i);
+  }
+  plugin->sl2vl = std::move(sl2vl);
+}
+
 // Failing closed with nothing computed: every switch keeps what it holds. OpenSM cleared
-// new_lft before calling the engine; sw->lft is its record of what each switch was sent.
-size_t keep_switch_tables(const std::vector<osm_switch_t*>& switches) {
-  size_t kept = 0;
+// new_lft before calling the engine; sw->lft is its record of what each switch was sent. A
+// switch it has sent nothing since its start gets the table `saved` records for it (what this
+// SM last sent it), or nothing when there is none.
+struct Kept {
+  size_t held = 0, restored = 0, unknown = 0;
+};
+Kept keep_switch_tables(Plugin* plugin, const std::vector<osm_switch_t*>& switches,
+                        const laas::routing::SavedTables* saved) {
+  Kept kept;
   for (osm_switch_t* sw : switches) {
     if (!sw || !sw->new_lft || !sw->lft) continue;
-    std::memcpy(sw->new_lft, sw->lft, sw->lft_size);
-    ++kept;
+    if (holds_routes(sw)) {
+      std::memcpy(sw->new_lft, sw->lft, sw->lft_size);
+      ++kept.held;
+      continue;
+    }
+    const laas::routing::SwitchTables* sent = nullptr;
+    if (saved) {
+      auto it = saved->switches.find(cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+      if (it != saved->switches.end()) sent = &it->second;
+    }
+    if (!sent) {
+      ++kept.unknown;
+      continue;
+    }
+    const auto& lft = sent->lft;
+    std::memset(sw->new_lft, OSM_NO_PATH, sw->lft_size);
+    std::memcpy(sw->new_lft, lft.data(), std::min<size_t>(lft.size(), sw->lft_size));
+    ++kept.restored;
   }
+  if (saved) restore_sl2vl(plugin, switches, *saved);
   return kept;
+}
+
+std::string kept_line(const Kept& kept) {
+  std::string line = std::to_string(kept.held) + " switch(es) keep the forwarding tables they hold";
+  if (kept.restored > 0)
+    line += "; " + std::to_string(kept.restored) +
+            " get the tables this SM last sent them (OpenSM has sent nothing since its start)";
+  if (kept.unknown > 0)
+    line += "; " + std::to_string(kept.unknown) + " with no table known are left without routes";
+  return line;
 }
 
 int route_fabric(Plugin* plugin);
@@ -443,7 +503,15 @@ int build_fwd_tables(void* context) {
     cl_qmap_t* tbl = &plugin->osm->subn.sw_guid_tbl;
     for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it))
       switches.push_back(reinterpret_cast<osm_switch_t*>(it));
-    keep_switch_tables(switches);
+    std::string why;
+    std::shared_ptr<const laas::routing::SavedTables> saved;
+    for (osm_switch_t* sw : switches)
+      if (sw && sw->lft && !holds_routes(sw)) {
+        saved = plugin->engine->sent_tables(&why);
+        break;
+      }
+    log_line(plugin->osm, OSM_LOG_ERROR,
+             kept_line(keep_switch_tables(plugin, switches, saved.get())));
     plugin->engine->service().set_fail_closed("routing failed in the plugin (see OpenSM's log)");
   } catch (...) {
   }
@@ -469,8 +537,8 @@ int route_fabric(Plugin* plugin) {
   const Fabric fabric = snapshot(osm, &switches);
   plugin->sms->refresh_locked(/*routing=*/true);
   const double ms_snapshot = ms(std::chrono::steady_clock::now() - t0).count();
-  const auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid),
-                                             osm->subn.opt.qos, plugin->sms->ports());
+  auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid), osm->subn.opt.qos,
+                                       plugin->sms->ports());
   if (outcome.took_over) {
     plugin->took_over_pending = true;
     plugin->took_over_run_start = t0;
@@ -490,9 +558,8 @@ int route_fabric(Plugin* plugin) {
   }
   if (outcome.keep_switch_tables) {
     // The SL2VL drops of the last good run stay too (plugin->sl2vl is left as it was).
-    const size_t kept = keep_switch_tables(switches);
     log_line(osm, OSM_LOG_ERROR,
-             std::to_string(kept) + " switch(es) keep the forwarding tables they hold");
+             kept_line(keep_switch_tables(plugin, switches, outcome.saved_tables.get())));
     return 0;
   }
   if (outcome.multicast_changed) {
@@ -510,7 +577,7 @@ int route_fabric(Plugin* plugin) {
                "tenants changed: rebuilding " + std::to_string(groups) + " multicast group(s)");
   }
   check_qos(plugin);
-  plugin->sl2vl = outcome.sl2vl;
+  plugin->sl2vl = std::make_shared<const laas::routing::Sl2VlTables>(std::move(outcome.sl2vl));
   plugin->node_of_guid.clear();
   for (size_t i = 0; i < fabric.nodes.size(); ++i)
     if (fabric.nodes[i].is_switch) plugin->node_of_guid[fabric.nodes[i].guid] = static_cast<int>(i);
@@ -550,6 +617,13 @@ int route_fabric(Plugin* plugin) {
                 filled, blocks, switches_sent);
   log_line(osm, OSM_LOG_INFO, timing);
   plugin->engine->record_routing_run(ms(t_end - t0).count() / 1000.0, static_cast<long>(blocks));
+  // The tables go to the state directory's worker (handed over, not copied): a later start
+  // that must fail closed gives them back to the switches.
+  std::vector<laas::topology::Guid> switch_guids(fabric.nodes.size(), 0);
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].is_switch) switch_guids[i] = fabric.nodes[i].guid;
+  plugin->engine->keep_sent_tables(std::move(switch_guids), std::move(outcome.tables),
+                                   plugin->sl2vl);
   return 0;
 }
 
@@ -607,10 +681,10 @@ void update_sl2vl(void* context, osm_physp_t* port, uint8_t in_port, uint8_t out
   osm_node_t* node = osm_physp_get_node_ptr(port);
   if (!node || osm_node_get_type(node) != IB_NODE_TYPE_SWITCH) return;
   auto it = plugin->node_of_guid.find(cl_ntoh64(osm_node_get_node_guid(node)));
-  if (it == plugin->node_of_guid.end() ||
-      static_cast<size_t>(it->second) >= plugin->sl2vl.drops.size())
+  if (!plugin->sl2vl || it == plugin->node_of_guid.end() ||
+      static_cast<size_t>(it->second) >= plugin->sl2vl->drops.size())
     return;
-  if (plugin->sl2vl.mask(it->second, in_port, out_port) != laas::routing::kAllSls) return;
+  if (plugin->sl2vl->mask(it->second, in_port, out_port) != laas::routing::kAllSls) return;
   for (uint8_t sl = 0; sl < 16; ++sl) ib_slvl_table_set(table, sl, laas::routing::kDropVl);
 }
 

@@ -10,8 +10,10 @@
 #    placer, a host name in management): tables and every tenant host's P_Key kept,
 #    partitions.conf untouched, status, metrics and the log say why, changes refused.
 # 3. state.json missing at a restart: tables and partitions.conf kept, changes refused; then
-#    a garbage state.json with allocations.json lost as well: closed with no tenant routed,
-#    P_Keys kept, changes refused.
+#    a garbage state.json with allocations.json lost as well: OpenSM, just started, knows
+#    nothing of what the switches hold, so the switches get the tables this SM last sent
+#    (tables.bin in the state directory): every LFT entry and SL2VL drop as before, P_Keys
+#    kept, changes refused; with tables.bin lost too: closed with no tenant routed.
 # 4. A routing exception injected on a running OpenSM: every switch keeps its tables, no other
 #    engine routes, status says why; it recovers by itself.
 source "$(dirname "$0")/lib.sh"
@@ -25,7 +27,7 @@ export LAAS_INJECT_ROUTING_FAILURE="$WORK/inject-routing-failure"
 sed -i -E 's/^Switch\t16 "SW_L1_/Switch\t20 "SW_L1_/; s/^Switch\t8 "SW_L2_/Switch\t10 "SW_L2_/' fabric.net
 printf '\nSwitch\t8 "SW_NEW"\n' >>fabric.net
 start_lab_tenants
-audit_layout good
+AUDIT_SL2VL=1 audit_layout good
 cp partitions.conf partitions.good
 cp state/state.json state.json.good
 # entries LFTS: "switch-GUID lid port" of every switch of the good tables.
@@ -135,10 +137,8 @@ ctl tenant list --json >/dev/null 2>&1 || true
 [ "$(ctl --json tenant list | jq length)" = 2 ] || die "the tenants are not both back"
 
 # 3b. A garbage state.json and allocations.json lost too, at a restart: nothing records the
-#     tenants, and after its start OpenSM knows nothing of what the switches hold. Closed all
-#     the same: no tenant is routed (every host free, reaching management only; the audit of
-#     the tables read back is clean), the P_Keys and partitions.conf stay, changes are refused,
-#     no other engine routes; restored, every table is the good one again.
+#     tenants, and after its start OpenSM knows nothing of what the switches hold. The tables
+#     this SM last sent (tables.bin) are given back: every entry and SL2VL drop as before.
 stop_opensm
 cp state/state.json state.json.good
 cp state/allocations.json allocations.json.good
@@ -149,6 +149,27 @@ start_opensm
 wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
 sleep 1
 why="nothing records the tenants last routed"
+grep -q 'get the tables this SM last sent them' osm.log || die "sent: the switches did not get the tables last sent"
+kept sent "$why"
+for try in 1 2 3 4 5; do  # OpenSM sends SL2VL after the forwarding tables
+  sim "$LAAS_SL2VL_DUMP" --fabric disc.good >sl2vl.sent 2>sl2vl.sent.err || die "laas-sl2vl-dump failed"
+  cmp -s sl2vl.good sl2vl.sent && break
+  [ $try -lt 5 ] || die "sent: the SL2VL drops changed: $(diff sl2vl.good sl2vl.sent | head -4)"
+  sleep 1
+done
+log "sent: every LFT entry, P_Key and all $(wc -l <sl2vl.sent) lines of the SL2VL dump as before"
+
+# 3c. The same with tables.bin lost as well: closed all the same, no tenant is routed (every
+#     host free, reaching management only; the audit of the tables read back is clean), the
+#     P_Keys and partitions.conf stay, changes are refused, no other engine routes; restored,
+#     every table is the good one again.
+stop_opensm
+mv state/tables.bin tables.bin.good
+applied=$(count_log 'laas: forwarding tables applied')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+grep -q 'the tables last sent cannot be read' osm.log || die "lost: the log does not say tables.bin is missing"
 ctl --json status >status.lost || die "status failed"
 jq -r '.fail_closed // ""' status.lost | grep -q "$why" ||
   die "status does not say '$why': $(jq -c . status.lost | head -c 400)"
@@ -187,4 +208,4 @@ wait_log 'laas: recovered' 4 30
 sim dump_fts >lfts.after 2>/dev/null
 entries lfts.after >entries.after
 cmp -s entries.good entries.after || die "the tables differ after recovery"
-log "PASS never_dark: a restart on a miscabled fabric, three bad laas.yaml values, a lost state.json, a garbage one without allocations.json and a routing exception keep every tenant's tables and P_Keys, refuse changes, say why and recover"
+log "PASS never_dark: a restart on a miscabled fabric, three bad laas.yaml values, a lost state.json, a garbage one without allocations.json (at a start, from the tables last sent) and a routing exception keep every tenant's tables and P_Keys, refuse changes, say why and recover"
