@@ -15,7 +15,8 @@
 #    (tables.bin in the state directory): every LFT entry and SL2VL drop as before, P_Keys
 #    kept, changes refused; with tables.bin lost too: closed with no tenant routed.
 # 4. A routing exception injected on a running OpenSM: every switch keeps its tables, no other
-#    engine routes, status says why; it recovers by itself.
+#    engine routes, status says why; it recovers by itself. The same at a restart: the
+#    switches get the tables last sent.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup never_dark
@@ -208,4 +209,21 @@ wait_log 'laas: recovered' 4 30
 sim dump_fts >lfts.after 2>/dev/null
 entries lfts.after >entries.after
 cmp -s entries.good entries.after || die "the tables differ after recovery"
-log "PASS never_dark: a restart on a miscabled fabric, three bad laas.yaml values, a lost state.json, a garbage one without allocations.json (at a start, from the tables last sent) and a routing exception keep every tenant's tables and P_Keys, refuse changes, say why and recover"
+# 4b. The same exception at a restart: OpenSM knows nothing of what the switches hold yet, so
+#     they get the tables this SM last sent (tables.bin), never empty ones.
+stop_opensm
+touch "$LAAS_INJECT_ROUTING_FAILURE"
+applied=$(count_log 'laas: forwarding tables applied')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+[ "$(count_log 'get the tables this SM last sent them')" -ge 2 ] ||
+  die "injected at a start: the switches did not get the tables last sent"
+kept injected_start "routing failed"
+rm -f "$LAAS_INJECT_ROUTING_FAILURE"
+heavy_sweep "the injected failure removed"
+wait_log 'laas: recovered' 5 30
+sim dump_fts >lfts.after_start 2>/dev/null
+entries lfts.after_start >entries.after_start
+cmp -s entries.good entries.after_start || die "the tables differ after recovery from a start"
+log "PASS never_dark: a restart on a miscabled fabric, three bad laas.yaml values, a lost state.json, a garbage one without allocations.json (at a start, from the tables last sent) and a routing exception (running, and at a start) keep every tenant's tables and P_Keys, refuse changes, say why and recover"
