@@ -11,6 +11,10 @@
 # 4. The administrator closes the pool (`free_pool: closed`, OpenSM restarted): the guarantees of
 #    today -- the audit of the tables read back is clean, tenants keep their routes, and two
 #    free hosts no longer reach each other.
+# 5. LaaS disabled and removed as the admin guide's uninstall says (plugin out of opensm.conf,
+#    OpenSM stopped, partitions.conf.pre-laas put back, OpenSM started): partitions.conf is the
+#    administrator's file again, byte for byte, every host reaches every host as before LaaS,
+#    and as many hosts are full members of the default partition as before.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup adoption
@@ -35,25 +39,33 @@ full_members() {
   echo $n
 }
 
-# 1. Before LaaS.
-cat >opensm.conf <<EOC
+# OpenSM without the plugin, as before LaaS and after its removal.
+start_opensm_without_laas() {
+  cat >opensm.conf <<EOC
 routing_engine minhop
 force_log_flush TRUE
 sweep_interval 0
 partition_config_file $WORK/partitions.conf
 EOC
+  mkdir -p osm.cache osm.tmp
+  local up
+  up=$(count_log 'SUBNET UP')
+  OSM_CACHE_DIR="$WORK/osm.cache" OSM_TMP_DIR="$WORK/osm.tmp" LD_PRELOAD="$UMAD2SIM" \
+    opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >opensm.out 2>&1 &
+  OSM_PID=$!
+  wait_log 'SUBNET UP' $((up + 1)) 45
+  sleep 1
+}
+
+# 1. Before LaaS.
 printf 'Default=0x7fff, ipoib : ALL=full ;\n' >partitions.conf
-mkdir -p osm.cache osm.tmp
-OSM_CACHE_DIR="$WORK/osm.cache" OSM_TMP_DIR="$WORK/osm.tmp" LD_PRELOAD="$UMAD2SIM" \
-  opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >opensm.out 2>&1 &
-OSM_PID=$!
-wait_log 'SUBNET UP' 1 45
-sleep 1
+start_opensm_without_laas
 before=$(reach before)
 HOSTS=$(grep -c '^Ca' disc.before)
 PAIRS=$((HOSTS * (HOSTS - 1)))
 [ "$before" = "reachable $PAIRS of $PAIRS pairs" ] || die "before LaaS: $before"
-log "before LaaS (minhop): $before"
+full_before=$(full_members)
+log "before LaaS (minhop): $before, $full_before hosts full members of the default partition"
 stop_opensm
 
 # 2. LaaS enabled, free pool open. The administrator's default partition makes every port a
@@ -65,6 +77,7 @@ rc=0
 [ $rc -eq 1 ] && grep -q 'partitions.conf:1: error: ALL=full' validate.before ||
   die "laasctl validate does not refuse the ALL=full default partition (exit $rc)"
 sed -i 's/^Default=0x7fff/# Default=0x7fff/' partitions.conf
+cp partitions.conf partitions.admin
 export LAAS_YAML_EXTRA="free_pool: open"
 start_opensm
 wait_log 'laas: forwarding tables applied' 1 45
@@ -123,4 +136,17 @@ r=$(reach closed_free --pairs pairs.free_cross)
 ctl metrics >metrics.closed || die "metrics failed"
 grep -qx 'laas_free_pool_open 0' metrics.closed || die "laas_free_pool_open is not 0"
 log "pool closed: audit clean, tenants' pairs reachable, free hosts on different leaves reach each other no more ($r)"
+
+# 5. Disabled and removed, as the admin guide's uninstall says.
+stop_opensm
+cmp -s partitions.conf partitions.admin && die "LaaS never managed partitions.conf"
+[ -f partitions.conf.pre-laas ] || die "no partitions.conf.pre-laas beside the managed file"
+mv partitions.conf.pre-laas partitions.conf
+cmp -s partitions.conf partitions.admin || die "partitions.conf.pre-laas is not the administrator's file: $(diff partitions.admin partitions.conf | head -4)"
+start_opensm_without_laas
+after=$(reach removed)
+[ "$after" = "reachable $PAIRS of $PAIRS pairs" ] || die "LaaS removed, hosts still cut off: $after; $(grep -m3 UNREACHABLE reach.removed)"
+full_after=$(full_members)
+[ "$full_after" = "$full_before" ] || die "after removal $full_after hosts are full members of the default partition, before LaaS $full_before"
+log "LaaS removed: partitions.conf is the administrator's again, $after as before LaaS, $full_after hosts full members of the default partition as before"
 log "PASS adoption"
