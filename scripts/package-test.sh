@@ -7,7 +7,8 @@
 #      INSTALLED plugin (no LD_LIBRARY_PATH) and the PACKAGED /etc/laas/laas.yaml;
 #      laasctl tenant add t1 --hosts 10; laasctl audit clean; laas-audit on the tables read back;
 #   4. apt-get remove keeps /var/lib/laas (the tenant is still in state.json);
-#      apt-get purge removes it and /etc/laas.
+#      apt-get purge removes it and /etc/laas;
+#   5. installed again, purged with /var/lib/laas a mount point (shared state): it survives.
 #
 # It installs and purges a system package and uses the real /var/lib/laas and /run/opensm, so
 # it needs root, apt-get and dpkg-buildpackage, and refuses to run where package laas or
@@ -223,4 +224,22 @@ installed=""
 [ ! -e /var/lib/laas ] || die "apt-get purge left /var/lib/laas"
 [ ! -e /etc/laas ] || die "apt-get purge left /etc/laas"
 log "after purge: /var/lib/laas and /etc/laas gone"
+
+# A shared state directory (the HA recipe's NFS or DRBD mount: the tenant state of every SM
+# using it) survives a purge. Installed again, then purged in a mount namespace where
+# /var/lib/laas is a mount point holding another SM's state.
+log "apt-get install again; purge with /var/lib/laas a mount point"
+apt-get install -y -qq "$deb" >"$WORK/install2.log" 2>&1 || die "apt-get install (again): $(tail -5 "$WORK/install2.log")"
+installed=1
+unshare -m sh -euc '
+  mount -t tmpfs -o mode=2750 laas-shared /var/lib/laas
+  echo "{\"tenants\": [\"another SM\"]}" >/var/lib/laas/state.json
+  apt-get purge -y -qq laas >"$1/purge2.log" 2>&1
+  grep -q "another SM" /var/lib/laas/state.json
+' sh "$WORK" || die "purge deleted a shared state directory's state.json, or failed: $(tail -5 "$WORK/purge2.log")"
+installed=""
+grep -q 'mount point or shared storage' "$WORK/purge2.log" || die "the purge did not say it left the shared directory: $(tail -3 "$WORK/purge2.log")"
+[ ! -e /etc/laas ] || die "apt-get purge left /etc/laas"
+[ ! -e /var/lib/laas ] || rmdir /var/lib/laas  # the directory under the mount, left alone
+log "purge with a shared /var/lib/laas: its state.json kept, the purge says why"
 log "PASS package test"
