@@ -275,15 +275,26 @@ bool Engine::claim_tenants_change() {
 // version of the file listed and this one does not are removed. Tenants added through the
 // socket are left alone.
 void Engine::feed_tenants_file(RouteOutcome& out) {
-  // The file is in the state directory: read on its worker, and not at all while it does not
-  // answer (changes are refused then anyway; the file is read at the first run it answers).
+  const auto requests = read_tenants_file(out);
+  if (!requests) return;
+  out.info.push_back("read " + std::to_string(requests->size()) + " tenant(s) from " +
+                     config_.tenants_file());
+  release_dropped_tenants(*requests, out);
+  add_listed_tenants(*requests, out);
+}
+
+// The file when it changed since the last run and can be trusted: read on the state
+// directory's worker, and not at all while it does not answer (changes are refused then
+// anyway; it is read at the first run it answers). An empty or cut-off file (an editor's crash,
+// a full disk, a copy interrupted) must not read as "remove every tenant": that takes `[]`.
+std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome& out) {
   const auto stamp = tenants_stamp();
-  if (!stamp) return;
+  if (!stamp) return std::nullopt;
   const FileStamp now = *stamp;
   {
     std::lock_guard<std::mutex> lock(mu_);
     seen_stamp_ = now;
-    if (now == fed_stamp_) return;
+    if (now == fed_stamp_) return std::nullopt;
     fed_stamp_ = now;
   }
   struct Read {
@@ -307,30 +318,27 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
   } catch (const service::NotAnsweringError&) {
     std::lock_guard<std::mutex> lock(mu_);
     fed_stamp_ = FileStamp{};  // read again at the next run
-    return;
+    return std::nullopt;
   }
   if (!read.error.empty()) {
     out.warnings.push_back("tenants file ignored: " + read.error +
                            "; the tenants it listed before are kept");
-    return;
+    return std::nullopt;
   }
-  std::vector<TenantRequest> requests = std::move(read.requests);
-  {
-    // An empty or cut-off file (an editor's crash, a full disk, a copy interrupted) must not
-    // read as "remove every tenant": that takes `[]`, said on purpose.
-    std::lock_guard<std::mutex> lock(mu_);
-    const std::string& why = read.suspicious;
-    if (!why.empty() && !file_tenants_.empty()) {
-      out.warnings.push_back("tenants file ignored: " + config_.tenants_file() + " " + why +
-                             "; the " + std::to_string(file_tenants_.size()) +
-                             " tenant(s) it listed are kept (write [] to remove them all)");
-      return;
-    }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!read.suspicious.empty() && !file_tenants_.empty()) {
+    out.warnings.push_back("tenants file ignored: " + config_.tenants_file() + " " +
+                           read.suspicious + "; the " + std::to_string(file_tenants_.size()) +
+                           " tenant(s) it listed are kept (write [] to remove them all)");
+    return std::nullopt;
   }
-  out.info.push_back("read " + std::to_string(requests.size()) + " tenant(s) from " +
-                     config_.tenants_file());
-  const auto names = service_.tenant_names();
-  const std::set<std::string> held(names.begin(), names.end());
+  return std::move(read.requests);
+}
+
+// Tenants the file listed last time and lists no more are removed; one that cannot be is
+// still the file's and tried again at the next run. tenants.yaml.applied records the list.
+void Engine::release_dropped_tenants(const std::vector<TenantRequest>& requests,
+                                     RouteOutcome& out) {
   std::set<std::string> listed;
   for (const auto& r : requests) listed.insert(r.name);
   std::set<std::string> previous;
@@ -351,7 +359,6 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
     }
   }
   if (!not_removed.empty()) {
-    // Still the file's until they are gone, and the file is read again next run.
     std::lock_guard<std::mutex> lock(mu_);
     file_tenants_.insert(not_removed.begin(), not_removed.end());
     fed_stamp_ = FileStamp{};
@@ -368,6 +375,12 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
             std::string("laas: cannot record the applied tenants file: ") + e.what());
       }
     });
+}
+
+// Tenants the file lists that the service does not hold are placed (the service logs each).
+void Engine::add_listed_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out) {
+  const auto names = service_.tenant_names();
+  const std::set<std::string> held(names.begin(), names.end());
   for (const auto& t : requests) {
     if (held.count(t.name)) continue;
     json params = {{"name", t.name}};
@@ -378,7 +391,6 @@ void Engine::feed_tenants_file(RouteOutcome& out) {
     const json r = service_.handle(request("tenant.add", params), kFileCaller);
     if (!r.value("ok", false))
       out.warnings.push_back("tenant " + t.name + " refused: " + error_of(r));
-    // The service logs the placement itself.
   }
 }
 
@@ -406,6 +418,7 @@ struct RoutingRun {
   std::vector<std::pair<int, int>> mgmt_switches;
   std::vector<int> mgmt_switch_nodes;
   std::vector<Guid> outside_members;
+  std::vector<Guid> trusted_sms;  // the SM ports the administrator trusts, read once per run
   std::shared_ptr<const service::TopologyView> view;
   service::RoutingSnapshot snap;
   std::vector<topology::HostId> quarantined;
@@ -516,13 +529,19 @@ bool Engine::recognize(RoutingRun& run) {
 // what its port was; a management port widens to the other ports of its own adapter (CA node
 // GUID), never to ports that merely share a name, which the host's root writes.
 void Engine::derive_management(RoutingRun& run) {
-  const auto& fabric = run.fabric;
-  const auto& tree = run.tree();
-  const auto& emb = run.emb();
-  auto& out = run.out;
-  run.servers = topology::group_servers(tree, emb, fabric, this->layout().get(), config_.servers);
-  run.owners = routing::OwnerIndex(tree, emb, fabric);
+  run.servers = topology::group_servers(run.tree(), run.emb(), run.fabric, this->layout().get(),
+                                        config_.servers);
+  run.owners = routing::OwnerIndex(run.tree(), run.emb(), run.fabric);
   if (run.rec.sm_host >= 0) run.mgmt.insert(run.rec.sm_host);
+  note_subnet_managers(run);
+  listed_management(run);
+  management_switches(run);
+  widen_management_to_adapters(run);
+}
+
+// Every SM OpenSM knows of, for `laasctl sm list`; one nobody trusts is said at every run.
+void Engine::note_subnet_managers(RoutingRun& run) {
+  const auto& fabric = run.fabric;
   std::vector<service::SmSeen> seen;
   for (Guid g : run.sm_ports) {
     service::SmSeen sm{g, "", 0};
@@ -535,17 +554,23 @@ void Engine::derive_management(RoutingRun& run) {
     seen.push_back(std::move(sm));
   }
   for (const auto& sm : service_.note_subnet_managers(run.sm_port_guid, std::move(seen)))
-    out.warnings.push_back("subnet manager " + format_guid(sm.guid) +
-                           (sm.name.empty() ? "" : " ('" + sm.name + "')") +
-                           " is not trusted: laas.yaml's subnet_managers does not list it and "
-                           "nobody accepted it (laasctl sm accept); routed as what its port is, "
-                           "never as management");
-  // Hosts cabled outside the tree's slots: those configured as management or shared services
-  // join every tenant partition.
+    run.out.warnings.push_back(
+        "subnet manager " + format_guid(sm.guid) + (sm.name.empty() ? "" : " ('" + sm.name + "')") +
+        " is not trusted: laas.yaml's subnet_managers does not list it and "
+        "nobody accepted it (laasctl sm accept); routed as what its port is, "
+        "never as management");
+}
+
+// The administrator's word: laas.yaml's management and shared services and the trusted SMs.
+// Hosts cabled outside the tree's slots among them join every tenant partition.
+void Engine::listed_management(RoutingRun& run) {
+  const auto& fabric = run.fabric;
+  const auto& emb = run.emb();
+  auto& out = run.out;
   std::set<Guid> attached_ports;
   for (const auto& a : emb.attached) attached_ports.insert(fabric.nodes[a.node].port_guid);
-  const auto trusted_sms = service_.sm_ports();
-  for (Guid g : trusted_sms)  // a trusted SM's ports outside the slots (its host cabled twice)
+  run.trusted_sms = service_.sm_ports();
+  for (Guid g : run.trusted_sms)  // a trusted SM's ports outside the slots (its host cabled twice)
     if (attached_ports.count(g)) run.outside_members.push_back(g);
   for (const auto* list : {&config_.management, &config_.shared_services})
     for (Guid g : *list) {
@@ -558,6 +583,13 @@ void Engine::derive_management(RoutingRun& run) {
             std::string(list == &config_.management ? "management port " : "shared service port ") +
             format_guid(g) + " is not cabled to the tree");
     }
+}
+
+// The switches that route like management: the SM's own (an SM on a switch), a trusted SM's,
+// and a leaf holding a listed attached host (storage, a gateway).
+void Engine::management_switches(RoutingRun& run) {
+  const auto& fabric = run.fabric;
+  const auto& emb = run.emb();
   auto add_switch = [&](int node) {
     const auto model = emb.node_model[node];
     if (std::find(run.mgmt_switches.begin(), run.mgmt_switches.end(), model) !=
@@ -567,7 +599,7 @@ void Engine::derive_management(RoutingRun& run) {
     run.mgmt_switch_nodes.push_back(node);
   };
   if (run.rec.sm_node >= 0 && fabric.nodes[run.rec.sm_node].is_switch) add_switch(run.rec.sm_node);
-  for (Guid g : trusted_sms) {
+  for (Guid g : run.trusted_sms) {
     if (const auto h = run.owners.host(g)) {
       run.mgmt.insert(*h);
       continue;
@@ -584,7 +616,14 @@ void Engine::derive_management(RoutingRun& run) {
       add_switch(emb.switch_node[0][a.index]);
   std::sort(run.mgmt_switches.begin(), run.mgmt_switches.end());
   std::sort(run.mgmt_switch_nodes.begin(), run.mgmt_switch_nodes.end());
-  // The other ports of a management adapter (a dual-port HCA's second port) are management.
+}
+
+// The other ports of a management adapter (a dual-port HCA's second port) are management:
+// by the adapter's GUID, never by a name.
+void Engine::widen_management_to_adapters(RoutingRun& run) {
+  const auto& fabric = run.fabric;
+  const auto& tree = run.tree();
+  const auto& emb = run.emb();
   const auto& adapter_of = run.servers.adapter_of;
   std::set<Guid> mgmt_cas;
   for (topology::HostId h : run.mgmt)

@@ -134,6 +134,9 @@ class Engine {
  private:
   using FileStamp = service::FileStamp;
   void feed_tenants_file(RouteOutcome& out);
+  std::optional<std::vector<TenantRequest>> read_tenants_file(RouteOutcome& out);
+  void release_dropped_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out);
+  void add_listed_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out);
   // layout.json, allocations.json, tenants.yaml.applied, read on the state directory's worker
   // within `deadline`; false (memory kept) when the directory does not answer.
   bool read_shared_files(std::chrono::milliseconds deadline);
@@ -153,6 +156,10 @@ class Engine {
   void derive_management(RoutingRun& run);
   void publish_view(RoutingRun& run);
   void log_outside_tree(RoutingRun& run);
+  void note_subnet_managers(RoutingRun& run);
+  void listed_management(RoutingRun& run);
+  void management_switches(RoutingRun& run);
+  void widen_management_to_adapters(RoutingRun& run);
   bool choose_tenants(RoutingRun& run);
   void build_request(RoutingRun& run);
   void close_unlisted_attached(RoutingRun& run);
