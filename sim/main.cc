@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -471,13 +472,19 @@ int cmd_sweep(SweepOptions& o) {
   for (auto& p : spec.policies) make_policy(p);
   if (std::count(spec.algorithms.begin(), spec.algorithms.end(), "bound"))
     spec.solver = glpsol_solver(o.bound.seconds);
+  std::filesystem::create_directories(o.out_dir);
   std::string runs_csv = o.out_dir + "/sweep-runs.csv", sum_csv = o.out_dir + "/sweep-summary.csv";
   if (!o.plot_only) {
     auto rows = run_sweep(spec, [](const SweepRow& r) {
-      std::fprintf(stderr, "%-8s x=%-6g seed=%-2llu %-13s %-8s host %.2f%%  whole %.2f%%  %.2fs\n",
-                   r.dist.c_str(), r.mean, static_cast<unsigned long long>(r.seed),
-                   r.algorithm.c_str(), r.policy.c_str(), r.result.window.hosts * 100,
-                   r.result.whole.hosts * 100, r.result.wall_s);
+      std::fprintf(
+          stderr, "%-8s x=%-6g seed=%-2llu %-13s %-8s host %.2f%%  whole %.2f%%  %.2fs%s\n",
+          r.dist.c_str(), r.mean, static_cast<unsigned long long>(r.seed), r.algorithm.c_str(),
+          r.policy.c_str(), r.result.window.hosts * 100, r.result.whole.hosts * 100,
+          r.result.wall_s,
+          r.algorithm == "bound" ? ("  packings solved " + std::to_string(r.oracle.solved) +
+                                    ", unsolved " + std::to_string(r.oracle.unknown))
+                                       .c_str()
+                                 : "");
     });
     {
       auto f = open_out(runs_csv);

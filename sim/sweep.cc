@@ -150,14 +150,15 @@ std::vector<SweepRow> run_sweep(const SweepSpec& spec,
 void write_sweep_runs_csv(std::ostream& out, const std::vector<SweepRow>& rows) {
   out << "dist,mean,seed,algorithm,policy,avg_size,host_util,held_host_util,l1_util,l2_util,"
          "links_off,whole_host_util,placed,rejected,alloc_us_p50,alloc_us_p99,alloc_us_max,"
-         "wall_s\n";
+         "wall_s,packings_solved,packings_unsolved\n";
   for (auto& r : rows) {
     const auto& s = r.result;
     out << r.dist << ',' << r.mean << ',' << r.seed << ',' << r.algorithm << ',' << r.policy << ','
         << r.avg_size << ',' << s.window.hosts << ',' << s.window.hosts_held << ',' << s.window.l1
         << ',' << s.window.l2 << ',' << s.window.links_off << ',' << s.whole.hosts << ','
         << s.placed << ',' << s.rejected << ',' << s.search_us.p50 << ',' << s.search_us.p99 << ','
-        << s.search_us.max << ',' << s.wall_s << '\n';
+        << s.search_us.max << ',' << s.wall_s << ',' << r.oracle.solved << ',' << r.oracle.unknown
+        << '\n';
   }
 }
 
