@@ -4,11 +4,16 @@
 #include <zlib.h>
 #endif
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace laas::sim {
 
@@ -153,6 +158,43 @@ bool run_gnuplot(const std::string& script, std::string* err) {
     return false;
   }
   return true;
+}
+
+LpSolver glpsol_solver(double seconds) {
+  return [seconds](const std::string& lp) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string path = std::string(dir && *dir ? dir : "/tmp") + "/laas-bound-XXXXXX";
+    std::vector<char> buf(path.begin(), path.end());
+    buf.push_back('\0');
+    const int fd = mkstemp(buf.data());
+    if (fd < 0) throw std::runtime_error(path + ": cannot create the solver's model file");
+    path = buf.data();
+    FILE* f = fdopen(fd, "w");
+    const bool written = f && fwrite(lp.data(), 1, lp.size(), f) == lp.size();
+    if (f) fclose(f);
+    if (!written) {
+      unlink(path.c_str());
+      throw std::runtime_error(path + ": cannot write the solver's model");
+    }
+    const std::string cmd = "glpsol --lp '" + path + "' --tmlim " +
+                            std::to_string(std::max(1, static_cast<int>(seconds))) + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    if (p) {
+      char chunk[4096];
+      size_t n;
+      while ((n = fread(chunk, 1, sizeof chunk, p)) > 0) out.append(chunk, n);
+    }
+    const int rc = p ? pclose(p) : -1;
+    unlink(path.c_str());
+    if (out.find("INTEGER OPTIMAL SOLUTION FOUND") != std::string::npos) return Solved::kFeasible;
+    if (out.find("NO PRIMAL FEASIBLE SOLUTION") != std::string::npos ||
+        out.find("NO INTEGER FEASIBLE SOLUTION") != std::string::npos)
+      return Solved::kInfeasible;
+    if (out.find("TIME LIMIT EXCEEDED") != std::string::npos) return Solved::kUnknown;
+    throw std::runtime_error("glpsol failed (exit status " + std::to_string(rc) +
+                             "); is glpk-utils installed? Its output: " + out.substr(0, 400));
+  };
 }
 
 }  // namespace laas::sim

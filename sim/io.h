@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "sim/bound.h"
 #include "sim/generator.h"
 #include "sim/machine.h"
 #include "sim/simulator.h"
@@ -38,5 +39,9 @@ nlohmann::json to_json(const SimResult& r);
 
 // Runs gnuplot on a script; returns false (and says why in *err) if it is missing or fails.
 bool run_gnuplot(const std::string& script, std::string* err);
+
+// A solver for the bound's models: glpsol (Debian's glpk-utils) on a temporary file, at most
+// `seconds` each (then kUnknown). Throws std::runtime_error if glpsol cannot be run.
+LpSolver glpsol_solver(double seconds);
 
 }  // namespace laas::sim

@@ -1,0 +1,327 @@
+#include "sim/bound.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+
+#include "allocator/placer.h"
+#include "topology/servers.h"
+
+namespace laas::sim {
+
+PackingFabric packing_fabric(const topology::FatTree& tree, int rails) {
+  if (rails < 1 || tree.num_leaves() % rails != 0 || tree.leaves_per_pod() % rails != 0)
+    throw std::invalid_argument("the tree's leaves cannot be split into " + std::to_string(rails) +
+                                " rails");
+  PackingFabric f;
+  f.units = tree.num_leaves() / rails;
+  f.rails = rails;
+  f.slots = tree.hosts_per_leaf();
+  f.columns = tree.up_columns(1);
+  for (int n = 0; n <= f.slots; ++n) f.needed.push_back(tree.columns_needed(1, n));
+  return f;
+}
+
+namespace {
+
+// Terms of one linear expression, written one a line (glpk reads lines of limited length).
+class Expr {
+ public:
+  void add(long coef, const std::string& var) {
+    if (coef == 0) return;
+    out_ << "  " << (coef < 0 ? "- " : "+ ") << (coef < 0 ? -coef : coef) << " " << var << "\n";
+    empty_ = false;
+  }
+  bool empty() const { return empty_; }
+  std::string text() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  bool empty_ = true;
+};
+
+std::string name(const char* kind, std::initializer_list<int> idx) {
+  std::string s = kind;
+  for (int i : idx) s += "_" + std::to_string(i);
+  return s;
+}
+
+}  // namespace
+
+std::string packing_lp(const PackingFabric& f, const std::vector<int>& sizes) {
+  std::ostringstream rows;
+  std::vector<std::string> binaries, continuous;
+  Expr objective;
+  int row = 0;
+  auto constraint = [&](const Expr& e, const char* sense, long rhs) {
+    if (e.empty()) {
+      if ((std::string(sense) == "<=" && rhs < 0) || (std::string(sense) == "=" && rhs != 0) ||
+          (std::string(sense) == ">=" && rhs > 0))
+        rows << " r" << row++ << ": + 0 infeasible_ = 1\n";  // an empty row that cannot hold
+      return;
+    }
+    rows << " r" << row++ << ":\n" << e.text() << "  " << sense << " " << rhs << "\n";
+  };
+  // Shared capacity: host slots per unit, and each leaf's up-link columns.
+  std::vector<Expr> unit_slots(f.units);
+  std::vector<Expr> link(static_cast<size_t>(f.units) * f.rails * f.columns);
+  auto link_at = [&](int u, int r, int c) -> Expr& {
+    return link[(static_cast<size_t>(u) * f.rails + r) * f.columns + c];
+  };
+  bool impossible = false;
+  for (int t = 0; t < static_cast<int>(sizes.size()); ++t) {
+    const int n = sizes[t];
+    Expr choice;  // exactly one shape
+    if (n <= f.slots) {
+      // One unit, no links: a tenant on one leaf (one leaf per rail) reaches itself.
+      const std::string s = name("o", {t});
+      binaries.push_back(s);
+      choice.add(1, s);
+      Expr where;
+      for (int u = 0; u < f.units; ++u) {
+        const std::string e = name("e", {t, u});
+        binaries.push_back(e);
+        where.add(1, e);
+        unit_slots[u].add(n, e);
+      }
+      where.add(-1, s);
+      constraint(where, "=", 0);
+    }
+    for (int d = 1; d <= std::min(n, f.slots); ++d) {
+      const int q = n / d, r = n % d;
+      const int units_used = q + (r > 0 ? 1 : 0);
+      if (units_used < 2 || units_used > f.units || f.needed[d] > f.columns) continue;
+      const std::string s = name("s", {t, d});
+      binaries.push_back(s);
+      choice.add(1, s);
+      Expr full, rem, cols;
+      for (int c = 0; c < f.columns; ++c) {
+        const std::string z = name("z", {t, d, c});
+        binaries.push_back(z);
+        cols.add(1, z);
+        objective.add(1, z);
+      }
+      cols.add(-f.needed[d], s);
+      constraint(cols, "=", 0);
+      for (int u = 0; u < f.units; ++u) {
+        const std::string a = name("a", {t, d, u});
+        binaries.push_back(a);
+        full.add(1, a);
+        unit_slots[u].add(d, a);
+        // A full unit's leaves hold every column of C: w >= a + z - 1.
+        for (int c = 0; c < f.columns; ++c) {
+          const std::string w = name("w", {t, d, u, c});
+          continuous.push_back(w);
+          Expr e;
+          e.add(1, w);
+          e.add(-1, a);
+          e.add(-1, name("z", {t, d, c}));
+          constraint(e, ">=", -1);
+          for (int rail = 0; rail < f.rails; ++rail) link_at(u, rail, c).add(1, w);
+        }
+        if (r == 0) continue;
+        const std::string b = name("b", {t, d, u});
+        binaries.push_back(b);
+        rem.add(1, b);
+        unit_slots[u].add(r, b);
+        Expr one;  // a unit is full or the remainder, not both
+        one.add(1, a);
+        one.add(1, b);
+        constraint(one, "<=", 1);
+        // Each remainder leaf: needed[r] columns, all of them in C.
+        for (int rail = 0; rail < f.rails; ++rail) {
+          Expr count;
+          for (int c = 0; c < f.columns; ++c) {
+            const std::string v = name("v", {t, d, u, rail, c});
+            binaries.push_back(v);
+            count.add(1, v);
+            link_at(u, rail, c).add(1, v);
+            Expr sub;
+            sub.add(1, v);
+            sub.add(-1, name("z", {t, d, c}));
+            constraint(sub, "<=", 0);
+          }
+          count.add(-f.needed[r], b);
+          constraint(count, "=", 0);
+        }
+      }
+      full.add(-q, s);
+      constraint(full, "=", 0);
+      if (r > 0) {
+        rem.add(-1, s);
+        constraint(rem, "=", 0);
+      }
+    }
+    if (choice.empty()) impossible = true;
+    constraint(choice, "=", 1);
+  }
+  for (int u = 0; u < f.units; ++u) constraint(unit_slots[u], "<=", f.slots);
+  for (auto& e : link) constraint(e, "<=", 1);
+
+  std::ostringstream lp;
+  lp << "\\ laas-sim bound: can tenants of sizes";
+  for (int n : sizes) lp << " " << n;
+  lp << " be placed at once (" << f.units << " units of " << f.slots << " slots, " << f.rails
+     << " rails, " << f.columns << " columns)\n";
+  lp << "minimize\n obj:\n" << (objective.empty() ? "  + 0 zero_\n" : objective.text());
+  lp << "subject to\n" << rows.str();
+  if (impossible) lp << " never: + 1 zero_ >= 1\n";
+  lp << "bounds\n";
+  if (objective.empty() || impossible) lp << " zero_ = 0\n";
+  for (auto& w : continuous) lp << " 0 <= " << w << " <= 1\n";
+  lp << "binary\n";
+  for (auto& b : binaries) lp << " " << b << "\n";
+  lp << "end\n";
+  return lp.str();
+}
+
+PackingOracle::PackingOracle(const topology::FatTree& tree, int rails, LpSolver solver)
+    : tree_(tree),
+      rails_(rails),
+      fabric_(packing_fabric(tree, rails)),
+      solver_(std::move(solver)) {}
+
+bool PackingOracle::placed_by_allocator(const std::vector<int>& sizes) const {
+  allocator::LinkState state(tree_);
+  auto placer = rails_ > 1 ? allocator::make_server_placer(
+                                 "laas", topology::rail_servers(tree_, rails_).ports)
+                           : allocator::make_placer("laas");
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    auto r = placer->place(state, sizes[i] * rails_);
+    if (!r.placement) return false;
+    state.assign(static_cast<allocator::TenantIndex>(i), *r.placement);
+  }
+  return true;
+}
+
+bool PackingOracle::feasible(std::vector<int> sizes) {
+  ++counts_.asked;
+  std::sort(sizes.rbegin(), sizes.rend());
+  if (auto it = memo_.find(sizes); it != memo_.end()) {
+    ++counts_.remembered;
+    return it->second;
+  }
+  bool ok;
+  if (std::accumulate(sizes.begin(), sizes.end(), 0L) >
+      static_cast<long>(fabric_.units) * fabric_.slots) {
+    ++counts_.too_large;
+    ok = false;
+  } else if (placed_by_allocator(sizes)) {
+    ++counts_.by_allocator;
+    ok = true;
+  } else {
+    ++counts_.solved;
+    const Solved s = solver_(packing_lp(fabric_, sizes));
+    if (s == Solved::kUnknown) ++counts_.unknown;
+    ok = s != Solved::kInfeasible;
+  }
+  memo_.emplace(std::move(sizes), ok);
+  return ok;
+}
+
+BoundResult fifo_bound(const topology::FatTree& tree, int rails, const Workload& work,
+                       PackingOracle& oracle) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  BoundResult res;
+  res.start.assign(work.size(), -1);
+  std::vector<int> order(work.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return work[a].arrival < work[b].arrival; });
+  auto servers = [&](int i) { return (work[i].size + rails - 1) / rails; };
+  const int capacity = tree.num_hosts();
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<int> running;  // tenant indices
+  std::vector<int> queue;
+  size_t next = 0, head = 0;
+  int busy = 0;
+  double first_wait = inf, last_start = -inf, last_end = -inf;
+  const double first_arrival = order.empty() ? 0 : work[order[0]].arrival;
+  std::vector<Sample> timeline;
+  while (next < order.size() || head < queue.size() || !running.empty()) {
+    double next_end = inf;
+    for (int i : running) next_end = std::min(next_end, res.start[i] + work[i].runtime);
+    const double t_arr = next < order.size() ? work[order[next]].arrival : inf;
+    const double now = std::min(t_arr, next_end);
+    if (now == inf) break;
+    for (size_t k = 0; k < running.size();) {
+      const int i = running[k];
+      if (res.start[i] + work[i].runtime <= now) {
+        busy -= work[i].size;
+        last_end = std::max(last_end, res.start[i] + work[i].runtime);
+        running[k] = running.back();
+        running.pop_back();
+      } else {
+        ++k;
+      }
+    }
+    for (; next < order.size() && work[order[next]].arrival == now; ++next)
+      queue.push_back(order[next]);
+    while (head < queue.size()) {
+      const int i = queue[head];
+      std::vector<int> sizes{servers(i)};
+      if (work[i].size > capacity || !oracle.feasible(sizes)) {
+        ++res.rejected;  // no placement even alone: FIFO skips it
+        ++head;
+        continue;
+      }
+      if (busy + work[i].size > capacity) break;
+      for (int j : running) sizes.push_back(servers(j));
+      if (!oracle.feasible(sizes)) break;
+      res.start[i] = now;
+      busy += work[i].size;
+      running.push_back(i);
+      last_start = std::max(last_start, now);
+      ++res.placed;
+      ++head;
+    }
+    if (head < queue.size() && first_wait == inf) first_wait = now;
+    Sample s;
+    s.t = now;
+    s.hosts_requested = s.hosts_held = busy;
+    timeline.push_back(s);
+  }
+  Capacity cap{capacity, tree.num_links(1), tree.num_links(2), false};
+  res.saturated = first_wait != inf;
+  const double w0 = res.saturated ? first_wait : first_arrival;
+  res.window = integrate(timeline, cap, w0, last_start > w0 ? last_start : w0);
+  res.whole = integrate(timeline, cap, first_arrival, std::max(first_arrival, last_end));
+  res.oracle = oracle.counts();
+  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return res;
+}
+
+std::vector<std::string> check_against_bound(const BoundResult& bound,
+                                             const std::vector<double>& starts,
+                                             double whole_host_utilization) {
+  std::vector<std::string> out;
+  const size_t n = std::min(bound.start.size(), starts.size());
+  // The bound's induction holds when both runs skip the same tenants; if the allocator refused
+  // one the bound placed, they hold different work and only legality compares.
+  bool same_tenants = bound.start.size() == starts.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (starts[i] >= 0 && bound.start[i] < 0)
+      out.push_back("tenant " + std::to_string(i) + " was placed, but no placement of it exists");
+    if (starts[i] < 0 && bound.start[i] >= 0) same_tenants = false;
+  }
+  if (!same_tenants) return out;
+  for (size_t i = 0; i < n; ++i) {
+    if (starts[i] >= 0 && starts[i] < bound.start[i])
+      out.push_back("tenant " + std::to_string(i) + " started at " + format_time(starts[i]) +
+                    ", before the earliest start any link-isolating FIFO allocator can give it (" +
+                    format_time(bound.start[i]) + ")");
+  }
+  // 1e-9: rounding of the time integrals only.
+  if (whole_host_utilization > bound.whole.hosts + 1e-9) {
+    std::ostringstream s;
+    s << "whole-run host utilization " << whole_host_utilization * 100 << " % is above the bound's "
+      << bound.whole.hosts * 100 << " %";
+    out.push_back(s.str());
+  }
+  return out;
+}
+
+}  // namespace laas::sim
