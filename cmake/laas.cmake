@@ -1,0 +1,94 @@
+# The one way every CMakeLists.txt of the project declares what it builds and tests (as
+# rdma-core's buildlib/ does): libraries, executables, the plugin module, man pages and tests.
+# A directory lists its parts with these functions and nothing else decides their flags, where
+# they install or how ctest sees them.
+include(CMakeParseArguments)
+include(GNUInstallDirs)
+
+# laas_add_library(NAME SOURCES src... [PUBLIC lib...] [PRIVATE lib...])
+# A static library of the project; its users include its headers as "dir/file.h".
+function(laas_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC;PRIVATE" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${ARG_PUBLIC} PRIVATE ${ARG_PRIVATE})
+endfunction()
+
+# laas_add_executable(NAME SOURCES src... [LINK lib...] [INSTALL])
+# A program; INSTALL puts it in bin/ (tools and test helpers are not installed).
+function(laas_add_executable name)
+  cmake_parse_arguments(ARG "INSTALL" "" "SOURCES;LINK" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK})
+  if(ARG_INSTALL)
+    install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  endif()
+endfunction()
+
+# laas_add_plugin(NAME SOURCES src... VERSION_SCRIPT file [LINK lib...] [INCLUDE dir...])
+# A module another program loads (OpenSM loads libNAME.so). It exports what its version
+# script names and nothing else: no C++ symbol of the project, nor of the static libraries it
+# carries, may interpose on the host program's or another plugin's. The unit test
+# packaging.plugin_exports checks the built module's dynamic symbols against that.
+function(laas_add_plugin name)
+  cmake_parse_arguments(ARG "" "VERSION_SCRIPT" "SOURCES;LINK;INCLUDE" ${ARGN})
+  add_library(${name} MODULE ${ARG_SOURCES})
+  set_target_properties(${name} PROPERTIES PREFIX "lib" OUTPUT_NAME ${name}
+                                           CXX_VISIBILITY_PRESET hidden
+                                           LINK_DEPENDS ${ARG_VERSION_SCRIPT})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR} ${ARG_INCLUDE})
+  target_link_libraries(${name} PRIVATE ${ARG_LINK})
+  target_link_options(${name} PRIVATE "-Wl,--version-script=${ARG_VERSION_SCRIPT}"
+                      "-Wl,--exclude-libs,ALL")
+  install(TARGETS ${name} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endfunction()
+
+# laas_add_man_page(PAGE...): docs/PAGE installed in the section its suffix names
+# (laasctl.8 in man8).
+function(laas_add_man_page)
+  foreach(page ${ARGN})
+    string(REGEX MATCH "[0-9]$" section ${page})
+    if(NOT section)
+      message(FATAL_ERROR "laas_add_man_page: ${page} has no section suffix")
+    endif()
+    install(FILES ${PROJECT_SOURCE_DIR}/docs/${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man${section})
+  endforeach()
+endfunction()
+
+# laas_add_test(NAME LABELS label... [TIMEOUT s] [SKIP_RETURN_CODE n] [RUN_SERIAL]
+#               [ENVIRONMENT VAR=value...] [PASS_REGULAR_EXPRESSION re] COMMAND cmd arg...)
+# One ctest test. Its labels are how scripts/test.sh, .ci/run, debian/rules and the RPM's
+# %check select tests (unit, sim, e2e, admin, exports, integration, packaging): every test has
+# at least one.
+function(laas_add_test name)
+  # PARSE_ARGV keeps a ';' inside one argument (a topology such as xgft(3;4,4;1,4)).
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "RUN_SERIAL"
+                        "TIMEOUT;SKIP_RETURN_CODE;PASS_REGULAR_EXPRESSION" "LABELS;ENVIRONMENT;COMMAND")
+  if(NOT ARG_LABELS OR NOT ARG_COMMAND)
+    message(FATAL_ERROR "laas_add_test(${name}): LABELS and COMMAND are required")
+  endif()
+  add_test(NAME ${name} COMMAND ${ARG_COMMAND})
+  # One property at a time, quoted: LABELS and ENVIRONMENT are lists.
+  set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  foreach(p TIMEOUT SKIP_RETURN_CODE PASS_REGULAR_EXPRESSION ENVIRONMENT)
+    if(DEFINED ARG_${p})
+      set_tests_properties(${name} PROPERTIES ${p} "${ARG_${p}}")
+    endif()
+  endforeach()
+  if(ARG_RUN_SERIAL)
+    set_tests_properties(${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endfunction()
+
+# laas_add_unit_test(NAME SOURCES src... [LINK lib...] [DEFINITIONS def...])
+# A GoogleTest executable whose tests ctest discovers one by one after the build, each under
+# its GoogleTest name with the label unit.
+function(laas_add_unit_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LINK;DEFINITIONS" ${ARGN})
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+  laas_add_executable(${name} SOURCES ${ARG_SOURCES} LINK ${ARG_LINK} GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE ${ARG_DEFINITIONS})
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
+endfunction()

@@ -1,0 +1,146 @@
+// laasctl export (files for the rest of the cluster), validate and config check (offline
+// checks of files the plugin reads, no service needed).
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <memory>
+
+#include "export/formats.h"
+#include "export/output.h"
+#include "export/partitions.h"
+#include "export/routing_chains.h"
+#include "laasctl/client.h"
+#include "laasctl/commands.h"
+#include "opensm_plugin/config.h"
+
+namespace laas::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+struct ExportArgs {
+  std::string format, output, only_tenant;
+  bool removal = false;
+  bool magnetic = false;
+  bool slurm_partitions = false;
+};
+
+// routing-chains -o DIR: three policy files and the opensm.conf lines naming them.
+void write_routing_chains(const std::string& output, const json& result) {
+  std::map<std::string, std::string> files;
+  const json listed = result.value("files", json::object());
+  for (const auto& [file, text] : listed.items()) files[file] = text.get<std::string>();
+  char* abs = realpath(output.c_str(), nullptr);
+  std::string dir = abs ? abs : output;
+  free(abs);
+  if (!abs) {
+    exports::write_output_dir(output, {});
+    abs = realpath(output.c_str(), nullptr);
+    dir = abs ? abs : output;
+    free(abs);
+  }
+  files[exports::kOpenSmSnippetFile] = exports::routing_chains_opensm_conf(dir);
+  exports::write_output_dir(output, files);
+  std::cerr << "laasctl: wrote ";
+  for (const auto& f : files) std::cerr << f.first << " ";
+  std::cerr << "into " << dir << "\n";
+}
+
+int export_files(const Context& c, const ExportArgs& a) {
+  json params = {{"format", a.format}};
+  if (!a.only_tenant.empty()) params["tenant"] = a.only_tenant;
+  if (a.removal) params["remove"] = true;
+  if (a.magnetic) params["magnetic"] = true;
+  if (a.slurm_partitions) params["slurm_partitions"] = true;
+  json result;
+  if (const int rc = c.request("export", params, result)) return rc;
+  const std::string body = result.value("content", "");
+  if (a.output.empty()) {
+    std::cout << body << std::flush;
+    if (!std::cout) {
+      std::cerr << "laasctl: cannot write the standard output\n";
+      return kExitRefused;
+    }
+  } else if (a.format == "routing-chains") {
+    write_routing_chains(a.output, result);
+  } else {
+    exports::write_output_file(a.output, body);
+  }
+  return 0;
+}
+
+// No service needed: the same validator the plugin runs before writing the file.
+int validate(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    std::cerr << "laasctl: cannot read " << file << "\n";
+    return kExitRefused;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto check = exports::validate_partitions(text);
+  std::cerr << check.report(file);
+  if (!check.ok()) return kExitRefused;
+  std::cout << file << ": " << check.partitions.size() << " partition statements, no errors\n";
+  return 0;
+}
+
+// No service needed: the plugin's own reader. Any problem makes the plugin route closed at its
+// next start, so say so before the restart.
+int config_check(const std::string& file) {
+  const auto checked = plugin::check_config(file);
+  for (const auto& problem : checked.problems) std::cerr << problem << "\n";
+  if (!checked.problems.empty()) {
+    std::cerr << "laasctl: " << checked.problems.size()
+              << " problem(s): with this file the plugin routes closed (the tenants last "
+                 "routed, nothing rewritten, changes refused) until it is fixed\n";
+    return kExitRefused;
+  }
+  std::cout << file << ": no problems (state_dir " << checked.state_dir << ", placer "
+            << checked.placer << ", free_pool " << (checked.free_pool_open ? "open" : "closed")
+            << ", " << checked.subnet_managers.size() << " subnet manager(s), "
+            << checked.management.size() << " management port(s))\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& app, CommandTable& table) {
+  auto a = std::make_shared<ExportArgs>();
+  auto* exporter = app.add_subcommand("export", "files for the rest of the cluster");
+  exporter->add_option("FORMAT", a->format, exports::formats_text(true))
+      ->required()
+      ->check(CLI::IsMember(exports::format_names()));
+  exporter->add_option("--tenant", a->only_tenant, "only this tenant");
+  exporter->add_flag("--remove", a->removal, "slurm, openstack: the commands that undo a tenant");
+  exporter->add_flag("--magnetic", a->magnetic,
+                     "slurm: Flags=MAGNETIC, eligible jobs land in the reservation without "
+                     "--reservation");
+  exporter->add_flag("--partitions", a->slurm_partitions,
+                     "slurm: also a Slurm partition per tenant, on its hosts");
+  exporter->add_option("-o,--output", a->output,
+                       "write to FILE (a new file, renamed over it; a symbolic link is "
+                       "refused) instead of standard output; routing-chains: into directory DIR");
+  table.add(exporter, a, export_files);
+}
+
+void add_validate_command(CLI::App& app, CommandTable& table) {
+  auto file = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("validate",
+                                 "offline: check a partitions.conf the way OpenSM 3.3.23 reads it");
+  cmd->add_option("FILE", *file, "partitions.conf to check")->required();
+  table.add(cmd, [file](const Context&) { return validate(*file); });
+}
+
+void add_config_commands(CLI::App& app, CommandTable& table) {
+  auto file = std::make_shared<std::string>("/etc/laas/laas.yaml");
+  auto* config = add_group(app, "config", "offline: laas.yaml");
+  auto* check = config->add_subcommand(
+      "check", "check laas.yaml as the plugin reads it: every problem with its line");
+  check->add_option("FILE", *file, "laas.yaml to check")->capture_default_str();
+  table.add(check, [file](const Context&) { return config_check(*file); });
+}
+
+}  // namespace laas::ctl

@@ -1,0 +1,77 @@
+// laasctl topology show and laasctl audit: the fabric as the service sees it, and the proof of
+// isolation on its tables (OpenSM's copy, or read back from the switches).
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "laasctl/client.h"
+#include "laasctl/commands.h"
+#include "laasctl/render.h"
+#include "laasctl/switch_audit.h"
+
+namespace laas::ctl {
+
+using nlohmann::json;
+
+namespace {
+
+struct TopologyArgs {
+  bool color = isatty(1);
+  bool svg = false;
+};
+
+struct AuditArgs {
+  bool from_switches = false;
+  SwitchAuditOptions switch_audit;
+};
+
+int topology_show(const Context& c, const TopologyArgs& a) {
+  json result;
+  if (const int rc = c.request("topology", json::object(), result)) return rc;
+  if (c.json_output()) return Context::print_json(result);
+  const auto map = map_from_json(result);
+  std::cout << (a.svg ? render_allocation_svg(map) : render_allocation_map(map, a.color));
+  return 0;
+}
+
+int audit(const Context& c, const AuditArgs& a) {
+  if (a.from_switches)
+    return audit_from_switches(
+        [&](json& status) { return c.request("status", json::object(), status); }, a.switch_audit);
+  json result;
+  if (const int rc = c.request("audit", json::object(), result)) return rc;
+  std::cout << result.dump(2) << "\n";
+  const auto violations = result.value("violations", json(0));
+  return violations.is_number() && violations.get<long>() > 0 ? kExitRefused : 0;
+}
+
+}  // namespace
+
+void add_topology_commands(CLI::App& app, CommandTable& table) {
+  auto a = std::make_shared<TopologyArgs>();
+  auto* topology = add_group(app, "topology", "the fabric as LaaS sees it");
+  auto* show = topology->add_subcommand("show", "leaf x up-link allocation map");
+  show->add_flag("--color,!--no-color", a->color, "colour tenants");
+  show->add_flag("--svg", a->svg, "the map as an SVG document (tenants in colours)");
+  table.add(show, a, topology_show);
+}
+
+void add_audit_command(CLI::App& app, CommandTable& table) {
+  auto a = std::make_shared<AuditArgs>();
+  auto* audit_cmd =
+      app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
+  audit_cmd->add_flag("--from-switches", a->from_switches,
+                      "read the tables back from the switches (ibnetdiscover, dump_fts from this "
+                      "host) and audit them with laas-audit, instead of OpenSM's copy: a table "
+                      "changed behind OpenSM's back is seen");
+  audit_cmd->add_option("--ca", a->switch_audit.ca,
+                        "--from-switches: the HCA to read through (-C)");
+  audit_cmd->add_option("--ca-port", a->switch_audit.ca_port, "--from-switches: its port (-P)")
+      ->check(CLI::Range(1, 254));
+  audit_cmd->add_flag("--keep-dumps", a->switch_audit.keep,
+                      "--from-switches: keep the tables read back even when the audit is clean");
+  table.add(audit_cmd, a, audit);
+}
+
+}  // namespace laas::ctl
