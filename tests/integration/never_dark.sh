@@ -79,9 +79,11 @@ kept() {
   ! grep -qE '(minhop|updn|ftree|dnup) tables configured' osm.log || die "$tag: another engine routed"
   log "$tag: $(wc -l <"entries.$tag") LFT entries and every tenant host's P_Key kept, partitions.conf untouched, status says '$why', tenant add refused (exit $rc)"
 }
+# restart [CMD ARG...]: OpenSM stopped, CMD run while it is down, started, its tables applied.
 restart() {
   local applied
   stop_opensm
+  [ $# -eq 0 ] || "$@"
   applied=$(count_log 'laas: forwarding tables applied')
   start_opensm
   wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
@@ -89,14 +91,12 @@ restart() {
 }
 
 # 1. Cabled while OpenSM is down: a loop cable and a new switch above the spines.
-stop_opensm
-console 'Link "SW_L1_3"[17] "SW_L1_3"[18]'
-console 'Link "SW_NEW"[1] "SW_L2_0"[9]'
-console 'Link "SW_NEW"[2] "SW_L2_1"[9]'
-applied=$(count_log 'laas: forwarding tables applied')
-start_opensm
-wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
-sleep 1
+miscable() {
+  console 'Link "SW_L1_3"[17] "SW_L1_3"[18]'
+  console 'Link "SW_NEW"[1] "SW_L2_0"[9]'
+  console 'Link "SW_NEW"[2] "SW_L2_1"[9]'
+}
+restart miscable
 grep -q 'failing closed: the fabric is not recognized' osm.log || die "the restart did not fail closed"
 kept restart_miscabled "the fabric is not recognized"
 # The new switch goes first: with the loop gone and it still there, it would be a new leaf
@@ -123,12 +123,7 @@ grep -qx 'laas_config_error 0' metrics.fixed || die "laas_config_error is not 0 
 ctl --json status | jq -e '.fail_closed == null' >/dev/null || die "still failing closed once fixed"
 
 # 3. state.json lost: a lost file, not an empty state.
-stop_opensm
-mv state/state.json state.json.moved
-applied=$(count_log 'laas: forwarding tables applied')
-start_opensm
-wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
-sleep 1
+restart mv state/state.json state.json.moved
 kept state_missing "does not exist"
 [ ! -e state/state.json ] || die "an empty state.json was written over the lost one"
 mv state.json.moved state/state.json
@@ -140,15 +135,13 @@ ctl tenant list --json >/dev/null 2>&1 || true
 # 3b. A garbage state.json and allocations.json lost too, at a restart: nothing records the
 #     tenants, and after its start OpenSM knows nothing of what the switches hold. The tables
 #     this SM last sent (tables.bin) are given back: every entry and SL2VL drop as before.
-stop_opensm
-cp state/state.json state.json.good
-cp state/allocations.json allocations.json.good
-echo '{ "version": 1, "tenants": [ {"na' >state/state.json
-rm state/allocations.json
-applied=$(count_log 'laas: forwarding tables applied')
-start_opensm
-wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
-sleep 1
+garble_state() {
+  cp state/state.json state.json.good
+  cp state/allocations.json allocations.json.good
+  echo '{ "version": 1, "tenants": [ {"na' >state/state.json
+  rm state/allocations.json
+}
+restart garble_state
 why="nothing records the tenants last routed"
 grep -q 'get the tables this SM last sent them' osm.log || die "sent: the switches did not get the tables last sent"
 kept sent "$why"
@@ -164,12 +157,7 @@ log "sent: every LFT entry, P_Key and all $(wc -l <sl2vl.sent) lines of the SL2V
 #     host free, reaching management only; the audit of the tables read back is clean), the
 #     P_Keys and partitions.conf stay, changes are refused, no other engine routes; restored,
 #     every table is the good one again.
-stop_opensm
-mv state/tables.bin tables.bin.good
-applied=$(count_log 'laas: forwarding tables applied')
-start_opensm
-wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
-sleep 1
+restart mv state/tables.bin tables.bin.good
 grep -q 'the tables last sent cannot be read' osm.log || die "lost: the log does not say tables.bin is missing"
 ctl --json status >status.lost || die "status failed"
 jq -r '.fail_closed // ""' status.lost | grep -q "$why" ||
