@@ -1,0 +1,512 @@
+#!/usr/bin/python3
+"""The command examples of the documentation, run against the real command-line tools.
+
+Every example of README.md, docs/*.md and the man pages (docs/*.[1-8]) that invokes one of the
+project's tools is extracted with its file and line:
+
+- examples: lines of a code block (a fenced block in Markdown, .nf/.fi or .EX/.EE in a man
+  page); in a block with "$ " prompts only the prompted lines. A line is split as the shell
+  would (comments, quotes, "\\" continuations, |, &&, ;), and every command of it that is one of
+  the tools is checked;
+- references: inline code (`laasctl ...` in Markdown, \\fBlaasctl ...\\fR, .B/.BR in a man
+  page). "a|b" inside a word lists alternatives, each checked; a reference stops at its first
+  placeholder (an upper-case word such as NAME, "...", "<x>", "[x]").
+
+Checks (--parse, no fabric needed):
+- an example runs: laasctl against a socket that does not exist (so a usage error, exit 2, is
+  all the CLI can say about it: anything else means it parsed; the offline subcommands run for
+  real on the shipped files), the other tools in a scratch directory with a time limit (a
+  usage error is immediate; a run still going after the limit parsed). A usage error fails,
+  naming FILE:LINE. Every other command of an example's shell line must exist (the shorthand
+  "laasctl tenant list | show bank" is not a shell command);
+- a reference names a subcommand that exists (its --help works) and options that subcommand
+  (or the tool, before the subcommand) takes.
+
+--live SOCKET runs the laasctl examples of each file, in order, against a running plugin (the
+integration test integration.doc_examples starts one on the demo fabric). A usage error fails
+(exit 2: a bad command line, or a request the service calls malformed); refusals (exit 1,
+e.g. a tenant another file removed) are reported, not failed.
+
+Markers, for examples that are deliberately not run (keep them few, each with its reason):
+  Markdown:  <!-- doc-test: skip REASON -->   before a fenced block: none of its lines is run;
+             <!-- doc-test: parse-only REASON --> before a fenced block: parsed, not run live.
+             <!-- doc-test: synopsis REASON --> before a fenced block of usage lines with
+             placeholders: only its subcommands and options are checked, as for a reference.
+  man page:  .\\" doc-test: skip REASON        before a .nf/.EX block (or the next line).
+             .\\" doc-test: parse-only REASON
+             .\\" doc-test: synopsis REASON
+A marker without a reason is an error.
+"""
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOOLS = ("laasctl", "laas-audit", "laas-topogen", "laas-sim", "laas-plan", "laas-sl2vl-dump")
+# Commands an example may pipe into or chain with besides the tools: what a reader has on an SM
+# host or a development machine.
+SHELL_WORDS = {
+    "bash", "sh", "cat", "cp", "mv", "rm", "grep", "sed", "awk", "jq", "head", "tail", "sort",
+    "less", "tee", "echo", "diff", "wc", "cd", "xargs", "sudo", "env", "true", "false", "test",
+    "systemctl", "journalctl", "chmod", "chown", "mkdir", "ls", "stat", "getfacl", "ss",
+    "ibnetdiscover", "dump_fts", "smpquery", "saquery", "perfquery", "ibstat", "opensm",
+    "promtool", "usermod", "groupdel", "id", "apt-get", "dnf", "rpmbuild", "dpkg-buildpackage",
+    "lintian", "ctest", "cmake", "ninja", "dpkg", "systemd-tmpfiles", "systemd-sysusers",
+    "systemd-analyze", "ibsim", "scontrol", "openstack", "od", "tr", "date", "mount", "umount",
+    "exportfs", "drbdadm", "python3", "time", "kill", "git", "make", "timeout", "rsync",
+}
+MARKER = re.compile(r"doc-test:\s*(skip|parse-only|synopsis)\b\s*(.*?)\s*(-->)?\s*$")
+PLACEHOLDER = re.compile(r"^(\.\.\.|.*\.\.\.$|<.*|\[.*|[A-Z][A-Z0-9_:]*[A-Z](\.\.\.)?|N|M)$")
+
+
+class Example:
+    def __init__(self, path, line, kind, text, mode="run"):
+        self.path, self.line, self.kind, self.text, self.mode = path, line, kind, text, mode
+        self.argvs = []  # each invocation of a tool: [tool, args...]
+        self.others = []  # first words of the other commands on the line
+
+    def where(self):
+        return "%s:%d" % (self.path, self.line)
+
+
+def tool_of(word):
+    base = os.path.basename(word)
+    return base if base in TOOLS else None
+
+
+def split_shell(text):
+    """The commands of a shell line: lists of words, split at | || && ; and &."""
+    lexer = shlex.shlex(text, posix=True, punctuation_chars=";&|<>")
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    commands, current, redirect = [], [], False
+    for token in lexer:
+        if redirect:  # the file of a redirection is no argument
+            redirect = False
+            continue
+        if token in (">", ">>", "<", ">&", "&>", "<<", "<<<"):
+            if current and current[-1].isdigit():
+                current.pop()  # 2>file
+            redirect = True
+        elif token in ("|", "||", "&&", ";", "&", ";;", "|&"):
+            if current:
+                commands.append(current)
+            current = []
+        else:
+            current.append(token)
+    if current:
+        commands.append(current)
+    return commands
+
+
+def analyse(example, errors):
+    if example.mode == "synopsis":  # "a|b" lists values there, not a pipe
+        words = example.text.split()
+        if words and tool_of(words[0]):
+            example.argvs.append([tool_of(words[0])] + words[1:])
+        return
+    try:
+        commands = split_shell(example.text)
+    except ValueError as e:
+        if not tool_of(example.text.split()[0]):
+            return  # prose in a block that is not shell
+        errors.append("%s: not a shell command line (%s): %s" % (example.where(), e, example.text))
+        return
+    for words in commands:
+        # "VAR=value cmd", "sudo cmd", "$ cmd" (a prompt inside a continued line)
+        while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0])
+                         or words[0] in ("sudo", "$", "time")):
+            words = words[1:]
+        if not words:
+            continue
+        if tool_of(words[0]):
+            example.argvs.append([tool_of(words[0])] + words[1:])
+        else:
+            example.others.append(words[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Extraction
+
+def markdown_examples(path, rel, errors):
+    out = []
+    lines = open(path, encoding="utf-8").read().split("\n")
+    in_block, block, pending = False, [], None
+    for n, line in enumerate(lines, 1):
+        m = MARKER.search(line) if line.lstrip().startswith("<!--") else None
+        if m and not in_block:
+            if not m.group(2):
+                errors.append("%s:%d: doc-test marker without a reason" % (rel, n))
+            pending = m.group(1)
+            continue
+        if line.lstrip().startswith("```"):
+            if in_block:
+                out.extend(block_examples(rel, block, pending or "run"))
+                block, pending = [], None
+            in_block = not in_block
+            continue
+        if in_block:
+            block.append((n, line))
+        else:
+            for ref in re.finditer(r"`([^`]+)`", line):
+                out.extend(reference_examples(rel, n, ref.group(1)))
+    return out
+
+
+def block_examples(rel, block, mode):
+    """Examples of one code block [(line, text)]: joined continuations, prompts honoured."""
+    prompted = any(text.lstrip().startswith("$ ") for _, text in block)
+    out, i = [], 0
+    while i < len(block):
+        n, text = block[i]
+        while text.rstrip().endswith("\\") and i + 1 < len(block):
+            i += 1
+            text = text.rstrip()[:-1] + " " + block[i][1].strip()
+        i += 1
+        stripped = text.strip()
+        if prompted:
+            if not stripped.startswith("$ "):
+                continue
+            stripped = stripped[2:]
+        if not stripped or stripped.startswith("#"):
+            continue
+        if not re.search(r"(^|[\s/|;&(])(%s)(\s|$)" % "|".join(map(re.escape, TOOLS)), stripped):
+            continue
+        out.append(Example(rel, n, "example", stripped, mode))
+    return out
+
+
+def reference_examples(rel, n, code):
+    words = code.split()
+    if not words or not tool_of(words[0]):
+        return []
+    # Alternatives inside a word: "drain|resume" (not a pipe: no spaces around it).
+    variants = [[]]
+    for w in words:
+        if PLACEHOLDER.match(w) or w.startswith("$"):
+            break
+        if "|" in w and not w.startswith("-"):
+            variants = [v + [alt] for v in variants for alt in w.split("|") if alt]
+        else:
+            variants = [v + [w] for v in variants]
+    # a tool's bare name is a name, not a command
+    return [Example(rel, n, "reference", " ".join(v)) for v in variants if len(v) > 1]
+
+
+ROFF_ESCAPES = [(r"\-", "-"), (r"\(aq", "'"), (r"\(dq", '"'), (r"\e", "\\"), (r"\ ", " "),
+                (r"\&", ""), (r"\(em", "--"), (r"\(en", "-")]
+
+
+def unroff(text):
+    text = re.sub(r"\\f[BIRP]|\\f\([A-Z]{2}", "", text)
+    for a, b in ROFF_ESCAPES:
+        text = text.replace(a, b)
+    return text
+
+
+def man_examples(path, rel, errors):
+    out = []
+    lines = open(path, encoding="utf-8").read().split("\n")
+    in_block, block, pending = False, [], None
+    for n, line in enumerate(lines, 1):
+        if line.startswith('.\\"'):
+            m = MARKER.search(line)
+            if m:
+                if not m.group(2):
+                    errors.append("%s:%d: doc-test marker without a reason" % (rel, n))
+                pending = m.group(1)
+            continue
+        if re.match(r"^\.(nf|EX)\b", line):
+            in_block, block = True, []
+            continue
+        if re.match(r"^\.(fi|EE)\b", line):
+            out.extend(block_examples(rel, block, pending or "run"))
+            in_block, pending = False, None
+            continue
+        if in_block:
+            block.append((n, unroff(line)))
+            continue
+        refs = []
+        m = re.match(r'^\.(B|BR)\s+(.*)$', line)
+        if m and m.group(2):
+            try:
+                args = shlex.split(m.group(2).replace("\\-", "-"))
+            except ValueError:
+                args = []
+            # .B: every argument bold, one phrase; .BR: the first of each alternating pair
+            refs += [" ".join(args)] if m.group(1) == "B" else args[:1]
+        refs += [unroff(r) for r in re.findall(r"\\fB(.*?)\\f[RP]", line)]
+        for r in refs:
+            r = unroff(r)
+            if " " in r:
+                found = reference_examples(rel, n, r)
+                if pending == "skip":
+                    found = []
+                out.extend(found)
+        if not line.startswith("."):
+            pending = pending if pending and not line.strip() else None
+    return out
+
+
+def collect(root, errors):
+    files = ["README.md"]
+    docs = os.path.join(root, "docs")
+    for name in sorted(os.listdir(docs)):
+        if name.endswith(".md") or re.search(r"\.[1-8]$", name):
+            files.append(os.path.join("docs", name))
+    examples = []
+    for rel in files:
+        path = os.path.join(root, rel)
+        if rel.endswith(".md"):
+            found = markdown_examples(path, rel, errors)
+        else:
+            found = man_examples(path, rel, errors)
+        for e in found:
+            analyse(e, errors)
+        examples.extend(e for e in found if e.argvs)
+    return examples
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks
+
+def is_usage_error(tool, rc, err):
+    if "Run with --help for more information" in err:
+        return True
+    if 100 <= rc <= 114:  # CLI11's parse errors, for the tools that let them through
+        return True
+    return tool == "laasctl" and rc == 2
+
+
+# Files an example names on an SM host, and the shipped file that stands in for each here.
+SHIPPED = {"/etc/laas/laas.yaml": "conf/laas.yaml"}
+
+
+def sandboxed(argv, root, scratch):
+    """argv with each file an SM host would have replaced by the shipped one, and each output
+    path outside the working directory (-o /etc/slurm/topology.conf) moved into scratch."""
+    out, output_next = [], False
+    for a in argv:
+        if output_next and a.startswith("/"):
+            a = os.path.join(scratch, os.path.basename(a))
+        elif a in SHIPPED:
+            a = os.path.join(root, SHIPPED[a])
+        output_next = a in ("-o", "--output")
+        out.append(a)
+    return out
+
+
+def with_socket(argv, socket):
+    """laasctl argv with its socket replaced (an example's own -s too)."""
+    out, skip = [argv[0], "-s", socket], False
+    for i, a in enumerate(argv[1:], 1):
+        if skip:
+            skip = False
+            continue
+        if a in ("-s", "--socket"):
+            skip = True
+            continue
+        if a.startswith("--socket="):
+            continue
+        out.append(a)
+    return out
+
+
+class Runner:
+    def __init__(self, bins, root, verbose):
+        self.bins, self.root, self.verbose = bins, root, verbose
+        self.scratch = tempfile.mkdtemp(prefix="laas-doc-examples.")
+
+    def run(self, argv, timeout, socket):
+        tool = argv[0]
+        argv = sandboxed(argv, self.root, self.scratch)
+        cmd = [self.bins[tool]] + argv[1:]
+        env = dict(os.environ)
+        if tool == "laasctl":
+            cmd = [self.bins[tool]] + with_socket(argv, socket)[1:]
+            env["LAAS_SOCKET"] = socket
+            # the integration test's simulated HCA, for audit --from-switches's diagnostics
+            if os.environ.get("LAAS_DOC_PRELOAD"):
+                env["LD_PRELOAD"] = os.environ["LAAS_DOC_PRELOAD"]
+        try:
+            p = subprocess.run(cmd, cwd=self.scratch, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+            return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+        except subprocess.TimeoutExpired as e:
+            return None, "", (e.stderr or b"").decode(errors="replace")
+
+    def help_text(self, argv):
+        p = subprocess.run([self.bins[argv[0]]] + argv[1:] + ["--help"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        return p.returncode, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+
+
+def subcommand_path(runner, argv):
+    """The longest prefix of argv's non-option words that is a subcommand path of the tool, the
+    help text of each level, and the rest."""
+    path, helps = [argv[0]], []
+    rc, text = runner.help_text(path)
+    helps.append(text)
+    rest = argv[1:]
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        if w.startswith("-"):
+            i += 1
+            continue
+        sub = re.search(r"^Subcommands?:\n((?:  .*\n?)+)", text, re.M)
+        names = re.findall(r"^  (\S+)", sub.group(1), re.M) if sub else []
+        if w not in names:
+            break
+        path.append(w)
+        rc, text = runner.help_text(path)
+        helps.append(text)
+        i += 1
+    return path, helps
+
+
+def check_reference(runner, e, argv):
+    """A reference: its subcommands exist, and each option is one the command takes at its
+    place (a global option after the subcommand is a usage error)."""
+    problems = []
+    path, helps = subcommand_path(runner, argv)
+    words = [w for w in argv[1:] if not w.startswith("-")]
+    sub_words = path[1:]
+    if words[: len(sub_words)] != sub_words and len(path) == 1 and words:
+        # the first word is no subcommand of a tool that has some
+        if re.search(r"^Subcommands?:", helps[0], re.M):
+            problems.append("'%s' is not a subcommand of %s" % (words[0], argv[0]))
+    level = 0
+    for w in argv[1:]:
+        if not w.startswith("-"):
+            if level + 1 < len(path) and w == path[level + 1]:
+                level += 1
+            continue
+        opt = w.split("=", 1)[0]
+        if opt in ("-h", "--help"):
+            continue
+        if not re.search(r"(^|[\s,])%s([\s,=]|$)" % re.escape(opt), helps[level], re.M):
+            problems.append("%s takes no option %s here" % (" ".join(path[: level + 1]), opt))
+    return problems
+
+
+def parse_check(runner, examples, socket):
+    failures = []
+    for e in examples:
+        if e.mode == "skip":
+            continue
+        for other in e.others:
+            if other not in SHELL_WORDS and not shutil.which(other) and "/" not in other:
+                failures.append("%s: '%s' is not a command (in: %s)" % (e.where(), other, e.text))
+        for argv in e.argvs:
+            if e.kind == "reference" or e.mode == "synopsis":
+                if e.mode == "synopsis":
+                    argv = [w.strip("[]") for w in argv if w.strip("[]")]
+                for p in check_reference(runner, e, argv):
+                    failures.append("%s: %s (in: %s)" % (e.where(), p, e.text))
+                continue
+            rc, out, err = runner.run(argv, 10, socket)
+            status = "timeout (parsed)" if rc is None else "exit %d" % rc
+            if runner.verbose:
+                print("%-28s %-16s %s" % (e.where(), status, " ".join(argv)))
+            if rc is not None and is_usage_error(argv[0], rc, err):
+                failures.append("%s: usage error, %s: %s\n    %s" % (
+                    e.where(), status, " ".join(map(shlex.quote, argv)),
+                    err.strip().replace("\n", "\n    ")))
+    return failures
+
+
+def remove_all_tenants(runner, socket):
+    """Each file's examples start from a fabric without tenants, as its text does."""
+    import json
+    rc, out, err = runner.run(["laasctl", "--json", "tenant", "list"], 60, socket)
+    if rc != 0:
+        return "tenant list failed (exit %s): %s" % (rc, err.strip())
+    for t in json.loads(out):
+        rc, out, err = runner.run(["laasctl", "tenant", "remove", t["name"]], 60, socket)
+        if rc != 0:
+            return "tenant remove %s failed (exit %s): %s" % (t["name"], rc, err.strip())
+    return None
+
+
+def live_check(runner, examples, socket, timeout):
+    failures, ran, refused, current = [], 0, 0, None
+    for e in examples:
+        if e.mode != "run" or e.kind != "example":
+            continue
+        if e.path != current and any(a[0] == "laasctl" for a in e.argvs):
+            current = e.path
+            problem = remove_all_tenants(runner, socket)
+            if problem:
+                failures.append("before %s: %s" % (e.path, problem))
+        for argv in e.argvs:
+            if argv[0] != "laasctl":
+                continue
+            rc, out, err = runner.run(argv, timeout, socket)
+            ran += 1
+            status = "timeout" if rc is None else "exit %d" % rc
+            print("%-28s %-10s %s" % (e.where(), status, " ".join(argv)))
+            if rc == 1:
+                refused += 1
+                print("    refused: %s" % err.strip().split("\n")[-1])
+            if rc is None or rc not in (0, 1):
+                failures.append("%s: %s: %s\n    %s" % (
+                    e.where(), status, " ".join(map(shlex.quote, argv)),
+                    err.strip().replace("\n", "\n    ")))
+    print("live: %d laasctl examples run, %d refused, %d failed" % (ran, refused, len(failures)))
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", required=True, help="the source tree")
+    ap.add_argument("--bin", action="append", default=[], metavar="TOOL=PATH",
+                    help="where a tool is (laasctl=build/laasctl/laasctl ...)")
+    ap.add_argument("--list", action="store_true", help="print the examples found")
+    ap.add_argument("--parse", action="store_true", help="parse every example (no fabric)")
+    ap.add_argument("--live", metavar="SOCKET", help="run the laasctl examples against SOCKET")
+    ap.add_argument("--only", action="append", default=[], help="only these files (repeatable)")
+    ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+
+    bins = {}
+    for b in args.bin:
+        tool, _, path = b.partition("=")
+        bins[tool] = os.path.abspath(path)
+    errors = []
+    examples = collect(args.root, errors)
+    if args.only:
+        examples = [e for e in examples if e.path in args.only]
+    if args.list:
+        for e in examples:
+            print("%-28s %-9s %-10s %s" % (e.where(), e.kind, e.mode, e.text))
+    needed = {a[0] for e in examples for a in e.argvs if e.mode != "skip"} if args.parse else set()
+    missing = (needed | ({"laasctl"} if args.live else set())) - set(bins)
+    if missing:
+        print("doc_commands: no --bin for %s" % ", ".join(sorted(missing)), file=sys.stderr)
+        return 2
+    runner = Runner(bins, args.root, args.verbose)
+    failures = list(errors)
+    socket = os.path.join(runner.scratch, "no-service.sock")
+    if args.parse:
+        failures += parse_check(runner, examples, socket)
+        n_ex = sum(1 for e in examples if e.kind == "example" and e.mode != "skip")
+        n_ref = sum(1 for e in examples if e.kind == "reference" and e.mode != "skip")
+        n_skip = sum(1 for e in examples if e.mode == "skip")
+        print("parsed: %d examples and %d references in %d files, %d marked skip" % (
+            n_ex, n_ref, len({e.path for e in examples}), n_skip))
+    if args.live:
+        failures += live_check(runner, examples, args.live, args.timeout)
+    shutil.rmtree(runner.scratch, ignore_errors=True)
+    for f in failures:
+        print("FAIL: " + f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
