@@ -457,7 +457,10 @@ def live_check(runner, examples, socket, timeout):
                 failures.append("%s: %s: %s\n    %s" % (
                     e.where(), status, " ".join(map(shlex.quote, argv)),
                     err.strip().replace("\n", "\n    ")))
-    print("live: %d laasctl examples run, %d refused, %d failed" % (ran, refused, len(failures)))
+    not_live = sum(1 for e in examples if e.mode != "run" and e.kind == "example"
+                   for a in e.argvs if a[0] == "laasctl")
+    print("live: %d laasctl examples run, %d refused, %d failed; %d marked not to run live" % (
+        ran, refused, len(failures), not_live))
     return failures
 
 
@@ -497,9 +500,11 @@ def main():
         failures += parse_check(runner, examples, socket)
         n_ex = sum(1 for e in examples if e.kind == "example" and e.mode != "skip")
         n_ref = sum(1 for e in examples if e.kind == "reference" and e.mode != "skip")
-        n_skip = sum(1 for e in examples if e.mode == "skip")
-        print("parsed: %d examples and %d references in %d files, %d marked skip" % (
-            n_ex, n_ref, len({e.path for e in examples}), n_skip))
+        marked = {m: sum(1 for e in examples if e.mode == m)
+                  for m in ("skip", "parse-only", "synopsis")}
+        print("parsed: %d examples and %d references in %d files; marked: %s" % (
+            n_ex, n_ref, len({e.path for e in examples}),
+            ", ".join("%d %s" % (n, m) for m, n in marked.items())))
     if args.live:
         failures += live_check(runner, examples, args.live, args.timeout)
     shutil.rmtree(runner.scratch, ignore_errors=True)
