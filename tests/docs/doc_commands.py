@@ -35,7 +35,12 @@ Markers, for examples that are deliberately not run (keep them few, each with it
   man page:  .\\" doc-test: skip REASON        before a .nf/.EX block (or the next line).
              .\\" doc-test: parse-only REASON
              .\\" doc-test: synopsis REASON
+             .\\" doc-test: options-in-help REASON   anywhere in a tool's page: its options are
+             not required to be listed (the page sends the reader to --help).
 A marker without a reason is an error.
+
+A tool's man page must also document every subcommand and (unless options-in-help) every
+option that the tool's --help lists.
 """
 import argparse
 import os
@@ -208,9 +213,58 @@ def unroff(text):
     return text
 
 
+def roff_text(line):
+    """The text of a roff line: a font macro's arguments joined as it prints them."""
+    m = re.match(r"^\.(B|I|BI|BR|IB|IR|RB|RI)\s+(.*)$", line)
+    if not m:
+        return None if line.startswith(".") else unroff(line)
+    try:
+        args = shlex.split(m.group(2).replace("\\-", "-"))
+    except ValueError:
+        return None
+    joined = " ".join(args) if m.group(1) in ("B", "I") else "".join(args)
+    return unroff(joined)
+
+
+def man_synopses(rel, lines):
+    """Usage lines of a tool's man page, checked like a synopsis: its SYNOPSIS (one per line
+    that starts with the tool's name) and the tag of every .TP/.TQ item (a subcommand or an
+    option, e.g. ".BI "host drain " HOST "... \\-\\-reason " TEXT")."""
+    th = next((l for l in lines if l.startswith(".TH ")), "")
+    tool = th.split()[1].lower() if len(th.split()) > 1 else ""
+    if tool not in TOOLS:
+        return []
+    out, section, synopsis, after_tag = [], "", None, False
+    for n, line in enumerate(lines, 1):
+        if line.startswith(".SH"):
+            if synopsis:
+                out.append(Example(rel, synopsis[0], "example", synopsis[1], "synopsis"))
+            synopsis = None
+            section = line[3:].strip().strip('"').upper()
+            continue
+        text = roff_text(line)
+        if section == "SYNOPSIS" and text is not None:
+            if text.split()[:1] == [tool]:
+                if synopsis:
+                    out.append(Example(rel, synopsis[0], "example", synopsis[1], "synopsis"))
+                synopsis = (n, text)
+            elif synopsis:
+                synopsis = (synopsis[0], synopsis[1] + " " + text)
+            continue
+        if re.match(r"^\.T[PQ]\b", line):
+            after_tag = True
+            continue
+        if after_tag and section not in ("EXIT STATUS", "FILES", "ENVIRONMENT", "SEE ALSO"):
+            if text and text.strip():
+                out.append(Example(rel, n, "example", tool + " " + text.strip(), "synopsis"))
+        after_tag = False
+    return out
+
+
 def man_examples(path, rel, errors):
     out = []
     lines = open(path, encoding="utf-8").read().split("\n")
+    out.extend(man_synopses(rel, lines))
     in_block, block, pending = False, [], None
     for n, line in enumerate(lines, 1):
         if line.startswith('.\\"'):
@@ -346,51 +400,103 @@ class Runner:
 
 
 def subcommand_path(runner, argv):
-    """The longest prefix of argv's non-option words that is a subcommand path of the tool, the
-    help text of each level, and the rest."""
-    path, helps = [argv[0]], []
+    """The subcommand path argv names (the tool, then each subcommand), the help text of each
+    level, and a problem when a word stands where a subcommand must (the level has
+    subcommands) and is none of them."""
+    path, helps, problem = [argv[0]], [], None
     rc, text = runner.help_text(path)
     helps.append(text)
-    rest = argv[1:]
-    i = 0
-    while i < len(rest):
-        w = rest[i]
+    after_option = False
+    for w in argv[1:]:
         if w.startswith("-"):
-            i += 1
+            after_option = "=" not in w
             continue
         sub = re.search(r"^Subcommands?:\n((?:  .*\n?)+)", text, re.M)
         names = re.findall(r"^  (\S+)", sub.group(1), re.M) if sub else []
-        if w not in names:
-            break
-        path.append(w)
-        rc, text = runner.help_text(path)
-        helps.append(text)
-        i += 1
-    return path, helps
+        if w in names:
+            path.append(w)
+            rc, text = runner.help_text(path)
+            helps.append(text)
+            after_option = False
+            continue
+        if after_option:  # an option's value
+            after_option = False
+            continue
+        if names:
+            problem = "'%s' is not a subcommand of %s (%s)" % (w, " ".join(path), ", ".join(names))
+        break
+    return path, helps, problem
 
 
 def check_reference(runner, e, argv):
     """A reference: its subcommands exist, and each option is one the command takes at its
     place (a global option after the subcommand is a usage error)."""
     problems = []
-    path, helps = subcommand_path(runner, argv)
-    words = [w for w in argv[1:] if not w.startswith("-")]
-    sub_words = path[1:]
-    if words[: len(sub_words)] != sub_words and len(path) == 1 and words:
-        # the first word is no subcommand of a tool that has some
-        if re.search(r"^Subcommands?:", helps[0], re.M):
-            problems.append("'%s' is not a subcommand of %s" % (words[0], argv[0]))
+    path, helps, problem = subcommand_path(runner, argv)
+    if problem:
+        problems.append(problem)
     level = 0
     for w in argv[1:]:
         if not w.startswith("-"):
             if level + 1 < len(path) and w == path[level + 1]:
                 level += 1
             continue
-        opt = w.split("=", 1)[0]
-        if opt in ("-h", "--help"):
+        for opt in w.split("=", 1)[0].split("|"):
+            opt = opt.rstrip(",.").strip("[]")
+            if not opt.startswith("-") or opt in ("-h", "--help", "-", "--"):
+                continue
+            if not re.search(r"(^|[\s,!])%s([\s,={]|$)" % re.escape(opt), helps[level], re.M):
+                problems.append("%s takes no option %s here" % (" ".join(path[: level + 1]), opt))
+    return problems
+
+
+def help_tree(runner, path):
+    """Every subcommand path under path, with its help text: [(path, help)]."""
+    rc, text = runner.help_text(path)
+    out = [(path, text)]
+    sub = re.search(r"^Subcommands?:\n((?:  .*\n?)+)", text, re.M)
+    for name in re.findall(r"^  (\S+)", sub.group(1), re.M) if sub else []:
+        out.extend(help_tree(runner, path + [name]))
+    return out
+
+
+def man_coverage(runner, root, examples):
+    """A tool's man page documents every subcommand and option its --help lists: each
+    subcommand path heads a synopsis or item of the page, each long option appears in it."""
+    problems = []
+    docs = os.path.join(root, "docs")
+    for name in sorted(os.listdir(docs)):
+        if not re.search(r"\.[1-8]$", name):
             continue
-        if not re.search(r"(^|[\s,])%s([\s,=]|$)" % re.escape(opt), helps[level], re.M):
-            problems.append("%s takes no option %s here" % (" ".join(path[: level + 1]), opt))
+        rel = os.path.join("docs", name)
+        lines = open(os.path.join(docs, name), encoding="utf-8").read().split("\n")
+        th = next((l for l in lines if l.startswith(".TH ")), "")
+        tool = th.split()[1].lower() if len(th.split()) > 1 else ""
+        if tool not in TOOLS or tool not in runner.bins:
+            continue
+        text = " ".join(filter(None, (roff_text(l) for l in lines)))
+        # a page that sends the reader to --help for the options (.\" doc-test: options-in-help)
+        options_in_help = any(re.search(r'doc-test:\s*options-in-help\s+\S', l) for l in lines
+                              if l.startswith('.\\"'))
+        heads = [a[1:] for e in examples if e.path == rel and e.mode == "synopsis"
+                 for a in e.argvs]
+        for path, help_text in help_tree(runner, [tool]):
+            words = path[1:]
+            if words and not any([w for w in h if not w.startswith("-")][: len(words)] == words
+                                 for h in heads):
+                problems.append("%s: '%s' is not documented (no item or synopsis names it)"
+                                % (rel, " ".join(path)))
+            if options_in_help:
+                continue
+            options = re.search(r"^Options:\n((?:  .*\n?)+)", help_text, re.M)
+            for entry in re.findall(r"^  (-\S+)", options.group(1) if options else "", re.M):
+                names = [re.sub(r"[{\[].*", "", n) for n in entry.split(",")]
+                names = [n.lstrip("!") for n in names if n.lstrip("!").startswith("-")]
+                if "--help" in names or any(
+                        re.search(r"(^|[^\w-])%s([^\w-]|$)" % re.escape(n), text) for n in names):
+                    continue
+                problems.append("%s: %s's option %s is not documented" % (
+                    rel, " ".join(path), ",".join(names)))
     return problems
 
 
@@ -404,8 +510,10 @@ def parse_check(runner, examples, socket):
                 failures.append("%s: '%s' is not a command (in: %s)" % (e.where(), other, e.text))
         for argv in e.argvs:
             if e.kind == "reference" or e.mode == "synopsis":
-                if e.mode == "synopsis":
-                    argv = [w.strip("[]") for w in argv if w.strip("[]")]
+                if e.mode == "synopsis":  # placeholders and "a | b" are no words of it
+                    argv = [w.strip("[]") for w in argv]
+                    argv = argv[:1] + [w for w in argv[1:] if w and w != "|"
+                                       and not PLACEHOLDER.match(w.rstrip(".,"))]
                 for p in check_reference(runner, e, argv):
                     failures.append("%s: %s (in: %s)" % (e.where(), p, e.text))
                 continue
@@ -498,6 +606,7 @@ def main():
     socket = os.path.join(runner.scratch, "no-service.sock")
     if args.parse:
         failures += parse_check(runner, examples, socket)
+        failures += man_coverage(runner, args.root, examples)
         n_ex = sum(1 for e in examples if e.kind == "example" and e.mode != "skip")
         n_ref = sum(1 for e in examples if e.kind == "reference" and e.mode != "skip")
         marked = {m: sum(1 for e in examples if e.mode == m)
