@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The command examples of the documentation, run against the real command-line tools.
 
-Every example of README.md, docs/*.md and the man pages (docs/*.[1-8]) that invokes one of the
+Every example of README.md, docs/*.md, the man pages (docs/*.[1-8]) and the shipped
+configuration (conf/: comments, alert descriptions, systemd ExecStart=) that invokes one of the
 project's tools is extracted with its file and line:
 
 - examples: lines of a code block (a fenced block in Markdown, .nf/.fi or .EX/.EE in a man
@@ -65,7 +66,7 @@ SHELL_WORDS = {
     "exportfs", "drbdadm", "python3", "time", "kill", "git", "make", "timeout", "rsync",
 }
 MARKER = re.compile(r"doc-test:\s*(skip|parse-only|synopsis)\b\s*(.*?)\s*(-->)?\s*$")
-PLACEHOLDER = re.compile(r"^(\.\.\.|.*\.\.\.$|<.*|\[.*|[A-Z][A-Z0-9_:]*[A-Z](\.\.\.)?|N|M)$")
+PLACEHOLDER = re.compile(r"^(\.\.\.|.*\.\.\.$|<.*|\[.*|\{.*|[A-Z][A-Z0-9_:]*[A-Z](\.\.\.)?|N|M)$")
 
 
 class Example:
@@ -306,16 +307,41 @@ def man_examples(path, rel, errors):
     return out
 
 
+def conf_examples(path, rel):
+    """The shipped configuration files (conf/): `laasctl ...` in comments and descriptions are
+    references; a command indented in a comment ("#   laasctl config check FILE") and a
+    systemd unit's ExecStart= are examples."""
+    out = []
+    tool_re = r"(%s)" % "|".join(map(re.escape, TOOLS))
+    for n, line in enumerate(open(path, encoding="utf-8", errors="replace").read().split("\n"), 1):
+        m = re.match(r"^\s*#\s{2,}(\S*%s\s.*)$" % tool_re, line)
+        if m and tool_of(m.group(1).split()[0]):
+            out.append(Example(rel, n, "example", m.group(1).strip()))
+            continue
+        m = re.match(r"^Exec(Start|StartPre|StartPost|Stop)=[-@+!:]*(\S+.*)$", line)
+        if m and tool_of(m.group(2).split()[0]):
+            out.append(Example(rel, n, "example", m.group(2).strip()))
+            continue
+        for ref in re.finditer(r"`([^`]+)`", line):
+            out.extend(reference_examples(rel, n, ref.group(1)))
+    return out
+
+
 def collect(root, errors):
     files = ["README.md"]
     docs = os.path.join(root, "docs")
     for name in sorted(os.listdir(docs)):
         if name.endswith(".md") or re.search(r"\.[1-8]$", name):
             files.append(os.path.join("docs", name))
+    for base, _, names in sorted(os.walk(os.path.join(root, "conf"))):
+        for name in sorted(names):
+            files.append(os.path.relpath(os.path.join(base, name), root))
     examples = []
     for rel in files:
         path = os.path.join(root, rel)
-        if rel.endswith(".md"):
+        if rel.startswith("conf" + os.sep):
+            found = conf_examples(path, rel)
+        elif rel.endswith(".md"):
             found = markdown_examples(path, rel, errors)
         else:
             found = man_examples(path, rel, errors)
@@ -565,7 +591,7 @@ def live_check(runner, examples, socket, timeout):
                 failures.append("%s: %s: %s\n    %s" % (
                     e.where(), status, " ".join(map(shlex.quote, argv)),
                     err.strip().replace("\n", "\n    ")))
-    not_live = sum(1 for e in examples if e.mode != "run" and e.kind == "example"
+    not_live = sum(1 for e in examples if e.mode in ("skip", "parse-only")
                    for a in e.argvs if a[0] == "laasctl")
     print("live: %d laasctl examples run, %d refused, %d failed; %d marked not to run live" % (
         ran, refused, len(failures), not_live))

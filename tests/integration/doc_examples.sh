@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# doc_examples.sh: the laasctl examples of README.md, docs/*.md and the man pages, run against
-# the plugin in the real OpenSM on the demo tree xgft(2;4,8;1,4) (the fabric the examples are
-# written for), file by file from a fabric without tenants (tests/docs/doc_commands.py --live).
+# doc_examples.sh: the laasctl examples of README.md, docs/*.md, the man pages and conf/, run
+# against the plugin in the real OpenSM on the demo tree xgft(2;4,8;1,4) (the fabric the
+# examples are written for), file by file from a fabric without tenants
+# (tests/docs/doc_commands.py --live).
 # A usage error (a command line laasctl does not take, or a request the service calls
 # malformed, e.g. a link name that is no link of the tree) fails, naming FILE:LINE.
 source "$(dirname "$0")/lib.sh"
