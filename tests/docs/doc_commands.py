@@ -40,8 +40,10 @@ Markers, for examples that are deliberately not run (keep them few, each with it
              not required to be listed (the page sends the reader to --help).
 A marker without a reason is an error.
 
-A tool's man page must also document every subcommand and (unless options-in-help) every
-option that the tool's --help lists.
+A tool's man page (its .TH names the tool) is checked against the tool's --help both ways: its
+SYNOPSIS and the tag of every .TP/.TQ item (".BI "host drain " HOST "... \\-\\-reason " TEXT")
+like a synopsis, and the page must name every subcommand and (unless options-in-help) every
+option that --help lists.
 """
 import argparse
 import os
@@ -415,7 +417,8 @@ class Runner:
         try:
             p = subprocess.run(cmd, cwd=self.scratch, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-            return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+            return (p.returncode, p.stdout.decode(errors="replace"),
+                    p.stderr.decode(errors="replace"))
         except subprocess.TimeoutExpired as e:
             return None, "", (e.stderr or b"").decode(errors="replace")
 
@@ -454,7 +457,7 @@ def subcommand_path(runner, argv):
     return path, helps, problem
 
 
-def check_reference(runner, e, argv):
+def check_reference(runner, argv):
     """A reference: its subcommands exist, and each option is one the command takes at its
     place (a global option after the subcommand is a usage error)."""
     problems = []
@@ -540,7 +543,7 @@ def parse_check(runner, examples, socket):
                     argv = [w.strip("[]") for w in argv]
                     argv = argv[:1] + [w for w in argv[1:] if w and w != "|"
                                        and not PLACEHOLDER.match(w.rstrip(".,"))]
-                for p in check_reference(runner, e, argv):
+                for p in check_reference(runner, argv):
                     failures.append("%s: %s (in: %s)" % (e.where(), p, e.text))
                 continue
             rc, out, err = runner.run(argv, 10, socket)
