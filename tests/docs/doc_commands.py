@@ -33,6 +33,9 @@ Markers, for examples that are deliberately not run (keep them few, each with it
              <!-- doc-test: parse-only REASON --> before a fenced block: parsed, not run live.
              <!-- doc-test: synopsis REASON --> before a fenced block of usage lines with
              placeholders: only its subcommands and options are checked, as for a reference.
+             <!-- doc-test: live-script REASON --> before a fenced block: its lines are checked
+             one by one, and --live also runs the whole block as one bash script (the tools on
+             PATH, /var/lib/laas replaced by --state-dir) that must exit 0.
   man page:  .\\" doc-test: skip REASON        before a .nf/.EX block (or the next line).
              .\\" doc-test: parse-only REASON
              .\\" doc-test: synopsis REASON
@@ -67,7 +70,7 @@ SHELL_WORDS = {
     "systemd-analyze", "ibsim", "scontrol", "openstack", "od", "tr", "date", "mount", "umount",
     "exportfs", "drbdadm", "python3", "time", "kill", "git", "make", "timeout", "rsync",
 }
-MARKER = re.compile(r"doc-test:\s*(skip|parse-only|synopsis)\b\s*(.*?)\s*(-->)?\s*$")
+MARKER = re.compile(r"doc-test:\s*(skip|parse-only|synopsis|live-script)\b\s*(.*?)\s*(-->)?\s*$")
 PLACEHOLDER = re.compile(r"^(\.\.\.|.*\.\.\.$|<.*|\[.*|\{.*|[A-Z][A-Z0-9_:]*[A-Z](\.\.\.)?|N|M)$")
 
 
@@ -153,7 +156,11 @@ def markdown_examples(path, rel, errors):
             continue
         if line.lstrip().startswith("```"):
             if in_block:
-                out.extend(block_examples(rel, block, pending or "run"))
+                if pending == "live-script":
+                    out.extend(block_examples(rel, block, "run"))
+                    out.append(script_example(rel, block))
+                else:
+                    out.extend(block_examples(rel, block, pending or "run"))
                 block, pending = [], None
             in_block = not in_block
             continue
@@ -186,6 +193,14 @@ def block_examples(rel, block, mode):
             continue
         out.append(Example(rel, n, "example", stripped, mode))
     return out
+
+
+def script_example(rel, block):
+    """A whole block, run live as one bash script (its lines are also checked one by one)."""
+    prompted = any(text.lstrip().startswith("$ ") for _, text in block)
+    lines = [t.strip()[2:] if prompted else t for _, t in block
+             if not prompted or t.strip().startswith("$ ")]
+    return Example(rel, block[0][0] if block else 0, "script", "\n".join(lines) + "\n")
 
 
 def reference_examples(rel, n, code):
@@ -349,7 +364,7 @@ def collect(root, errors):
             found = man_examples(path, rel, errors)
         for e in found:
             analyse(e, errors)
-        examples.extend(e for e in found if e.argvs)
+        examples.extend(e for e in found if e.argvs or e.kind == "script")
     return examples
 
 
@@ -570,9 +585,40 @@ def remove_all_tenants(runner, socket):
     return None
 
 
-def live_check(runner, examples, socket, timeout):
+def run_script(runner, e, state_dir, timeout):
+    """A live-script block in the scratch directory: the tools on PATH, the state directory
+    the guide names (/var/lib/laas) replaced by the running plugin's."""
+    bindir = os.path.join(runner.scratch, "bin")
+    os.makedirs(bindir, exist_ok=True)
+    for tool, path in runner.bins.items():
+        link = os.path.join(bindir, tool)
+        if not os.path.lexists(link):
+            os.symlink(path, link)
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+    if os.environ.get("LAAS_DOC_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["LAAS_DOC_PRELOAD"]
+    script = "set -eo pipefail\n" + e.text.replace("/var/lib/laas", state_dir or "/var/lib/laas")
+    try:
+        p = subprocess.run(["bash", "-c", script], cwd=runner.scratch, env=env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout)
+        return p.returncode, p.stdout.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        return None, "no end within %d s" % timeout
+
+
+def live_check(runner, examples, socket, timeout, state_dir):
     failures, ran, refused, current = [], 0, 0, None
     for e in examples:
+        if e.kind == "script":
+            rc, out = run_script(runner, e, state_dir, timeout)
+            status = "timeout" if rc is None else "exit %d" % rc
+            print("%-28s %-10s (the block run as a script)" % (e.where(), status))
+            print("    " + "\n    ".join(out.strip().split("\n")[-3:]))
+            if rc != 0:
+                failures.append("%s: the block as a script: %s\n    %s" % (
+                    e.where(), status, out.strip()[-2000:].replace("\n", "\n    ")))
+            continue
         if e.mode != "run" or e.kind != "example":
             continue
         if e.path != current and any(a[0] == "laasctl" for a in e.argvs):
@@ -609,6 +655,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the examples found")
     ap.add_argument("--parse", action="store_true", help="parse every example (no fabric)")
     ap.add_argument("--live", metavar="SOCKET", help="run the laasctl examples against SOCKET")
+    ap.add_argument("--state-dir", help="--live: the plugin's state directory, for the blocks "
+                    "marked live-script (in place of /var/lib/laas)")
     ap.add_argument("--only", action="append", default=[], help="only these files (repeatable)")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -644,7 +692,7 @@ def main():
             n_ex, n_ref, len({e.path for e in examples}),
             ", ".join("%d %s" % (n, m) for m, n in marked.items())))
     if args.live:
-        failures += live_check(runner, examples, args.live, args.timeout)
+        failures += live_check(runner, examples, args.live, args.timeout, args.state_dir)
     shutil.rmtree(runner.scratch, ignore_errors=True)
     for f in failures:
         print("FAIL: " + f, file=sys.stderr)
