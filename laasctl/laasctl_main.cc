@@ -26,7 +26,7 @@ using nlohmann::json;
 namespace {
 
 struct Options {
-  std::string socket = "/run/opensm/laas.sock";
+  std::string socket = laas::service::kDefaultSocketPath;
   bool json_output = false;
   int timeout_s = 60;
 };

@@ -23,6 +23,7 @@
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
+#include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
 #include "service/sm_role.h"
@@ -395,24 +396,5 @@ class TenantService {
 // How long a caller waits for the state directory's worker (service/state_io.h) before it
 // gives up; the routing run waits for nothing but a take-over, a request for its own change.
 constexpr std::chrono::milliseconds kIoDeadline{2000};
-
-// Protocol error codes and the laasctl exit code each maps to.
-namespace error {
-constexpr const char* kBadRequest = "bad_request";        // exit 2
-constexpr const char* kRefused = "refused";               // exit 1
-constexpr const char* kNotFound = "not_found";            // exit 1
-constexpr const char* kDuplicate = "duplicate";           // exit 1
-constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
-constexpr const char* kPermission = "permission_denied";  // exit 77
-constexpr const char* kInternal = "internal";             // exit 70
-constexpr const char* kBusy =
-    "busy";  // exit 75: a limit reached, not taken over yet, state dir hung: try again
-constexpr const char* kNotMaster = "not_master";  // exit 3: ask the master SM (named)
-}  // namespace error
-
-constexpr int kProtocolVersion = 1;
-constexpr size_t kMaxRequestBytes = 64 * 1024;
-// The longest a request may ask to wait for OpenSM to re-route (timeout_ms).
-constexpr int kMaxWaitMs = 600000;
 
 }  // namespace laas::service
