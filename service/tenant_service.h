@@ -191,10 +191,24 @@ class TenantService {
   void interrupt_waits();
 
  private:
-  nlohmann::json dispatch(const std::string& method, const nlohmann::json& params,
+  // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
+  // (master only, refused while routing fails closed or the state directory hangs, counted in
+  // the metrics; a dry run is none); what an SM that is not the master does with it.
+  enum class OnStandby { kRefuse, kSharedState, kAnswer };
+  struct Method {
+    const char* name;
+    nlohmann::json (*handler)(TenantService&, const nlohmann::json& params, const Caller&);
+    bool writes;
+    OnStandby standby;
+  };
+  static const std::vector<Method>& methods();
+  nlohmann::json dispatch(const std::string& name, const nlohmann::json& params,
                           const Caller& caller);
-  nlohmann::json dispatch_request(const std::string& method, const nlohmann::json& params,
-                                  const Caller& caller);
+  nlohmann::json answer(const Method& m, bool change, const nlohmann::json& params,
+                        const Caller& caller);
+  nlohmann::json tenant_list() const;                             // takes mu_
+  nlohmann::json tenant_get(const nlohmann::json& params) const;  // takes mu_
+  nlohmann::json run_audit(const Caller& caller);                 // takes mu_ after the hook
   nlohmann::json status() const;
   void refuse_changes_while_closed() const;  // throws RequestError; takes mu_
   // Subnet managers (service/sm_trust.cc). mu_ held where said.
