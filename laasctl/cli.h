@@ -12,11 +12,13 @@
 #include <utility>
 #include <vector>
 
+#include "service/protocol.h"
+
 namespace laas::ctl {
 
 // The options before the subcommand.
 struct GlobalOptions {
-  std::string socket = "/run/opensm/laas.sock";
+  std::string socket = laas::service::kDefaultSocketPath;
   bool json_output = false;
   int timeout_s = 60;
 };

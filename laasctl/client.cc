@@ -11,14 +11,7 @@
 
 namespace laas::ctl {
 
-int exit_code_for(const std::string& code) {
-  if (code == "permission_denied") return kExitPermission;
-  if (code == "bad_request") return kExitUsage;
-  if (code == "busy") return kExitBusy;
-  if (code == "not_master") return kExitNotMaster;
-  if (code == "internal") return kExitInternal;
-  return kExitRefused;
-}
+int exit_code_for(const std::string& code) { return service::exit_status_for(code); }
 
 std::string exit_status_help() {
   std::string out = "Exit status:";
@@ -30,8 +23,8 @@ std::string exit_status_help() {
 }
 
 int server_wait_ms(int client_timeout_ms) {
-  constexpr int kMargin = 1000, kServerMax = 600000;
-  return std::max(0, std::min(client_timeout_ms - kMargin, kServerMax));
+  constexpr int kMargin = 1000;
+  return std::max(0, std::min(client_timeout_ms - kMargin, kMaxWaitMs));
 }
 
 namespace {

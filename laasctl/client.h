@@ -5,39 +5,24 @@
 #include <stdexcept>
 #include <string>
 
+#include "service/protocol.h"
+
 namespace laas::ctl {
 
-// sysexits-style codes laasctl returns: one code per condition, whichever side notices it.
-constexpr int kExitOk = 0;
-constexpr int kExitRefused = 1;       // the service said no (no room, no such tenant, ...)
-constexpr int kExitUsage = 2;         // bad command line or bad_request
-constexpr int kExitNotMaster = 3;     // this SM is not the master: the message names it
-constexpr int kExitUnreachable = 69;  // EX_UNAVAILABLE: no service at the socket, or it hung up
-constexpr int kExitInternal = 70;     // EX_SOFTWARE: the service failed (e.g. state not saved)
-constexpr int kExitBusy = 75;         // EX_TEMPFAIL: try again (see kExitStatuses)
-constexpr int kExitPermission = 77;   // EX_NOPERM
-constexpr int kExitTimeout = 124;     // no reply within --timeout (outcome unknown), as timeout(1)
+// The exit statuses and their table live with the protocol (service/protocol.h).
+using service::ExitStatus;
+using service::kExitBusy;
+using service::kExitInternal;
+using service::kExitNotMaster;
+using service::kExitOk;
+using service::kExitPermission;
+using service::kExitRefused;
+using service::kExitStatuses;
+using service::kExitTimeout;
+using service::kExitUnreachable;
+using service::kExitUsage;
+using service::kMaxWaitMs;
 
-// The one table of laasctl's exit statuses: `laasctl --help` prints it, and laasctl(8)'s EXIT
-// STATUS lists the same codes (the test admin.exit_codes compares them). 75 is every "try again".
-struct ExitStatus {
-  int code;
-  const char* meaning;
-};
-inline constexpr ExitStatus kExitStatuses[] = {
-    {kExitOk, "done"},
-    {kExitRefused,
-     "refused: no placement, unknown or duplicate tenant, no fat-tree recognized, state blocked"},
-    {kExitUsage, "usage: bad arguments or a malformed request"},
-    {kExitNotMaster, "not the master SM: the message names the master; send the change there"},
-    {kExitUnreachable, "the service is unreachable, or hung up without an answer"},
-    {kExitInternal, "the service failed (state not saved): the message says if the change is made"},
-    {kExitBusy,
-     "try again: a connection or audit limit, a master not taken over yet, a state directory "
-     "not answering"},
-    {kExitPermission, "permission denied (groups laas and laas-read)"},
-    {kExitTimeout, "no reply within --timeout: the change may or may not be made"},
-};
 // "Exit status:" and one line per code, for --help.
 std::string exit_status_help();
 

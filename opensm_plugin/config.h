@@ -10,14 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "service/protocol.h"
+
 namespace laas::plugin {
 
 struct Config {
-  std::string socket = "/run/opensm/laas.sock";  // control socket; empty: not served
-  std::string socket_group = "laas";             // its members may change tenants
-  std::string socket_read_group = "laas-read";   // its members may only read
-  std::string state_dir = "/var/lib/laas";       // tenants.yaml in, allocations.json out
-  std::string placer = "laas";                   // laas | simple | unconstrained
+  std::string socket = service::kDefaultSocketPath;  // control socket; empty: not served
+  std::string socket_group = "laas";                 // its members may change tenants
+  std::string socket_read_group = "laas-read";       // its members may only read
+  std::string state_dir = "/var/lib/laas";           // tenants.yaml in, allocations.json out
+  std::string placer = "laas";                       // laas | simple | unconstrained
   // The state directory is shared storage (NFS, DRBD: docs/ha.md): an SM becoming master
   // takes the state over only when state.json is there, since an unmounted share looks like
   // an empty directory and an empty state would route every tenant away.

@@ -27,7 +27,7 @@
 namespace laas::service {
 
 struct SocketConfig {
-  std::string path = "/run/opensm/laas.sock";
+  std::string path = kDefaultSocketPath;
   std::string group = "laas";            // members may change state; empty: root only
   std::string read_group = "laas-read";  // members may read; empty: nobody but the above
   unsigned mode = 0666;

@@ -23,6 +23,7 @@
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
+#include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
 #include "service/sm_role.h"
@@ -190,10 +191,24 @@ class TenantService {
   void interrupt_waits();
 
  private:
-  nlohmann::json dispatch(const std::string& method, const nlohmann::json& params,
+  // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
+  // (master only, refused while routing fails closed or the state directory hangs, counted in
+  // the metrics; a dry run is none); what an SM that is not the master does with it.
+  enum class OnStandby { kRefuse, kSharedState, kAnswer };
+  struct Method {
+    const char* name;
+    nlohmann::json (*handler)(TenantService&, const nlohmann::json& params, const Caller&);
+    bool writes;
+    OnStandby standby;
+  };
+  static const std::vector<Method>& methods();
+  nlohmann::json dispatch(const std::string& name, const nlohmann::json& params,
                           const Caller& caller);
-  nlohmann::json dispatch_request(const std::string& method, const nlohmann::json& params,
-                                  const Caller& caller);
+  nlohmann::json answer(const Method& m, bool change, const nlohmann::json& params,
+                        const Caller& caller);
+  nlohmann::json tenant_list() const;                             // takes mu_
+  nlohmann::json tenant_get(const nlohmann::json& params) const;  // takes mu_
+  nlohmann::json run_audit(const Caller& caller);                 // takes mu_ after the hook
   nlohmann::json status() const;
   void refuse_changes_while_closed() const;  // throws RequestError; takes mu_
   // Subnet managers (service/sm_trust.cc). mu_ held where said.
@@ -395,24 +410,5 @@ class TenantService {
 // How long a caller waits for the state directory's worker (service/state_io.h) before it
 // gives up; the routing run waits for nothing but a take-over, a request for its own change.
 constexpr std::chrono::milliseconds kIoDeadline{2000};
-
-// Protocol error codes and the laasctl exit code each maps to.
-namespace error {
-constexpr const char* kBadRequest = "bad_request";        // exit 2
-constexpr const char* kRefused = "refused";               // exit 1
-constexpr const char* kNotFound = "not_found";            // exit 1
-constexpr const char* kDuplicate = "duplicate";           // exit 1
-constexpr const char* kUnavailable = "unavailable";       // exit 1: no fat-tree, state blocked
-constexpr const char* kPermission = "permission_denied";  // exit 77
-constexpr const char* kInternal = "internal";             // exit 70
-constexpr const char* kBusy =
-    "busy";  // exit 75: a limit reached, not taken over yet, state dir hung: try again
-constexpr const char* kNotMaster = "not_master";  // exit 3: ask the master SM (named)
-}  // namespace error
-
-constexpr int kProtocolVersion = 1;
-constexpr size_t kMaxRequestBytes = 64 * 1024;
-// The longest a request may ask to wait for OpenSM to re-route (timeout_ms).
-constexpr int kMaxWaitMs = 600000;
 
 }  // namespace laas::service

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # exit_codes.sh LAASCTL MANPAGE: laasctl's exit statuses are one table in the code
-# (laasctl/client.h kExitStatuses): `laasctl --help` prints it, and laasctl(8)'s EXIT STATUS
+# (service/protocol.h kExitStatuses): `laasctl --help` prints it, and laasctl(8)'s EXIT STATUS
 # must list exactly the same codes, so the page cannot drift from the program.
 set -euo pipefail
 laasctl=$1 page=$2

@@ -1,0 +1,246 @@
+// The control socket's methods: one request object in, one reply object out, and one table
+// saying for every method which handler answers it, whether it changes the state and what an SM
+// that is not the master does with it.
+#include <algorithm>
+#include <chrono>
+
+#include "service/request_error.h"
+#include "service/request_params.h"
+#include "service/tenant_service.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+json TenantService::handle(const json& request, const Caller& caller) {
+  json response = {{"v", kProtocolVersion}, {"id", nullptr}};
+  try {
+    if (!request.is_object()) fail(error::kBadRequest, "a request must be a JSON object");
+    if (request.contains("id")) {
+      if (!request["id"].is_string() && !request["id"].is_number_integer())
+        fail(error::kBadRequest, "field 'id' must be a string or an integer");
+      response["id"] = request["id"];
+    }
+    if (!caller.may_read && !caller.may_write)
+      fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may not use this service");
+    if (!request.contains("v") || !request["v"].is_number_integer())
+      fail(error::kBadRequest, "field 'v' (protocol version) must be an integer");
+    if (request["v"].get<long long>() != kProtocolVersion)
+      fail(error::kBadRequest, "protocol version " + request["v"].dump() +
+                                   " is not supported; this server speaks version 1");
+    const std::string method = get_string(request, "method");
+    json params = request.value("params", json::object());
+    if (!params.is_object()) fail(error::kBadRequest, "field 'params' must be an object");
+    response["ok"] = true;
+    response["result"] = dispatch(method, params, caller);
+  } catch (const RequestError& e) {
+    response["ok"] = false;
+    response["error"] = {{"code", e.code}, {"message", e.message}};
+  } catch (const std::exception& e) {
+    response["ok"] = false;
+    response["error"] = {{"code", error::kInternal}, {"message", e.what()}};
+  }
+  return response;
+}
+
+const std::vector<TenantService::Method>& TenantService::methods() {
+  using S = TenantService;
+  using P = const json&;
+  using C = const Caller&;
+  // Changes (writes) are made by the master only; while routing fails closed or the state
+  // directory does not answer they are refused; they are counted and timed for the metrics. A
+  // dry run is no change. A standby answers the tenants and the status from the shared state,
+  // refuses what only the master can do, and answers the rest as it can (no fabric: unavailable).
+  static const std::vector<Method> table = {
+      {method::kStatus, [](S& s, P, C) { return s.status(); }, false, OnStandby::kSharedState},
+      {method::kTopology, [](S& s, P p, C) { return s.topology_info(p); }, false,
+       OnStandby::kAnswer},
+      {method::kTenantAdd, [](S& s, P p, C c) { return s.add(p, c); }, true, OnStandby::kRefuse},
+      {method::kTenantRemove, [](S& s, P p, C c) { return s.remove(p, c); }, true,
+       OnStandby::kRefuse},
+      {method::kTenantList, [](S& s, P, C) { return s.tenant_list(); }, false,
+       OnStandby::kSharedState},
+      {method::kTenantGet, [](S& s, P p, C) { return s.tenant_get(p); }, false,
+       OnStandby::kSharedState},
+      {method::kTenantPlan,
+       [](S& s, P p, C c) {
+         json dry = p;
+         dry["dry_run"] = true;
+         return s.add(dry, c);
+       },
+       false, OnStandby::kRefuse},
+      {method::kHostList, [](S& s, P p, C) { return s.host_list(p); }, false, OnStandby::kAnswer},
+      {method::kHostGet, [](S& s, P p, C) { return s.host_show(p); }, false, OnStandby::kAnswer},
+      {method::kHostDrain, [](S& s, P p, C c) { return s.drain(p, c); }, true, OnStandby::kRefuse},
+      {method::kHostResume, [](S& s, P p, C c) { return s.resume(p, c); }, true,
+       OnStandby::kRefuse},
+      {method::kHostAccept, [](S& s, P p, C c) { return s.accept(p, c); }, true,
+       OnStandby::kRefuse},
+      {method::kLinkList, [](S& s, P p, C) { return s.link_list(p); }, false, OnStandby::kAnswer},
+      {method::kLinkDrain, [](S& s, P p, C c) { return s.fabric_drain(p, c, true, true); }, true,
+       OnStandby::kRefuse},
+      {method::kLinkResume, [](S& s, P p, C c) { return s.fabric_drain(p, c, true, false); }, true,
+       OnStandby::kRefuse},
+      {method::kSwitchList, [](S& s, P p, C) { return s.switch_list(p); }, false,
+       OnStandby::kAnswer},
+      {method::kSwitchDrain, [](S& s, P p, C c) { return s.fabric_drain(p, c, false, true); }, true,
+       OnStandby::kRefuse},
+      {method::kSwitchResume, [](S& s, P p, C c) { return s.fabric_drain(p, c, false, false); },
+       true, OnStandby::kRefuse},
+      {method::kSmList, [](S& s, P, C) { return s.sm_list(); }, false, OnStandby::kAnswer},
+      {method::kSmAccept, [](S& s, P p, C c) { return s.sm_change(p, c, true); }, true,
+       OnStandby::kRefuse},
+      {method::kSmForget, [](S& s, P p, C c) { return s.sm_change(p, c, false); }, true,
+       OnStandby::kRefuse},
+      {method::kMetrics,
+       [](S& s, P, C) {
+         std::lock_guard<std::mutex> lock(s.mu_);
+         return json{{"text", s.metrics_text()}};
+       },
+       false, OnStandby::kAnswer},
+      {method::kAudit, [](S& s, P, C c) { return s.run_audit(c); }, false, OnStandby::kAnswer},
+      {method::kExport,
+       [](S& s, P p, C) {
+         if (s.export_) return s.export_(p);
+         std::lock_guard<std::mutex> lock(s.mu_);
+         return s.export_files(p);
+       },
+       false, OnStandby::kAnswer},
+  };
+  return table;
+}
+
+json TenantService::dispatch(const std::string& name, const json& params, const Caller& caller) {
+  const auto& table = methods();
+  const auto it =
+      std::find_if(table.begin(), table.end(), [&](const Method& m) { return name == m.name; });
+  if (it == table.end()) {
+    std::string names;
+    for (const auto& m : table) names += std::string(names.empty() ? "" : ", ") + m.name;
+    fail(error::kBadRequest, "unknown method '" + name + "'; methods: " + names);
+  }
+  if (!it->writes || get_bool(params, "dry_run", false)) return answer(*it, false, params, caller);
+  // Changes are counted and timed for the metrics, and the metrics file follows them.
+  const auto t0 = std::chrono::steady_clock::now();
+  bool ok = false;
+  auto done = [&] {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Links and switches are counted apart from hosts: "link_drain", "switch_resume".
+    std::string op = name.substr(name.find('.') + 1);
+    if (name.rfind("link.", 0) == 0 || name.rfind("switch.", 0) == 0)
+      op = name.substr(0, name.find('.')) + "_" + op;
+    note_change(op.c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok);
+    write_metrics_file();
+  };
+  try {
+    json result = answer(*it, true, params, caller);
+    ok = true;
+    done();
+    return result;
+  } catch (...) {
+    done();
+    throw;
+  }
+}
+
+json TenantService::answer(const Method& m, bool change, const json& params, const Caller& caller) {
+  // Only the master changes tenants; the others answer from the shared state.
+  const SmRole sm = role();
+  bool master;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    master = sm.may_change_tenants() && holds_term();
+  }
+  if (!master && m.standby == OnStandby::kRefuse) {
+    std::string fenced;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fenced = fenced_;
+    }
+    if (sm.may_change_tenants() && !fenced.empty())
+      fail(error::kNotMaster,
+           "OpenSM says this SM is master, but another SM has taken the "
+           "tenant state over (two masters?): " +
+               fenced);
+    if (sm.may_change_tenants())
+      fail(error::kBusy,
+           "this SM is master but has not taken the tenant state over yet (its first routing "
+           "run as master is under way): try again in a few seconds");
+    fail(error::kNotMaster, sm.refusal());
+  }
+  if (!master && m.standby == OnStandby::kSharedState)
+    return answer_from_shared_state(m.name, params, sm);
+  if (change) {
+    refuse_changes_while_not_answering();
+    refuse_changes_while_closed();
+  }
+  return m.handler(*this, params, caller);
+}
+
+json TenantService::tenant_list() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  json list = json::array();
+  if (cluster_) {
+    for (const auto& [name, t] : cluster_->tenants()) {
+      json item = {{"name", name},
+                   {"requested", t.requested},
+                   {"hosts", t.placement.hosts.size()},
+                   {"links", t.placement.links.size()},
+                   {"shape", t.placement.shape.text()},
+                   {"state", "routed"}};
+      if (cluster_->health(t).degraded()) {
+        item["state"] = "degraded";
+        item["reason"] = health_text(t);
+      }
+      list.push_back(std::move(item));
+    }
+  } else {
+    // No fat-tree (or no routing run yet): every tenant on disk is listed, none is lost.
+    for (const auto& t : persisted_.tenants)
+      list.push_back(
+          {{"name", t.name},
+           {"requested", t.requested},
+           {"hosts", t.hosts.size()},
+           {"links", t.links.size()},
+           {"shape", t.shape},
+           {"state", "not routed"},
+           {"reason", "not routed: " + (blocked_.empty() ? topology_error_ : blocked_)}});
+    return list;
+  }
+  for (const auto& [name, why] : unplaced_)
+    list.push_back({{"name", name}, {"state", "not placed"}, {"reason", why}});
+  return list;
+}
+
+json TenantService::tenant_get(const json& params) const {
+  const std::string name = get_string(params, "name");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = unplaced_.find(name); it != unplaced_.end())
+    return {{"name", name}, {"state", "not placed"}, {"reason", it->second}};
+  if (!cluster_)
+    if (const auto* t = persisted(name))
+      return {{"name", name},
+              {"requested", t->requested},
+              {"shape", {{"text", t->shape}}},
+              {"state", "not routed"},
+              {"reason", "not routed: " + (blocked_.empty() ? topology_error_ : blocked_)}};
+  const auto* t = cluster_ ? cluster_->find(name) : nullptr;
+  if (!t) fail(error::kNotFound, "no tenant named '" + name + "'");
+  return tenant_json(*t);
+}
+
+json TenantService::run_audit(const Caller& caller) {
+  if (!audit_) fail(error::kUnavailable, "no audit is available in this process");
+  // Without mu_: the hook takes OpenSM's lock, which the routing side holds while it calls in.
+  const auto run = audits_.start(caller.uid);
+  if (!run) fail(error::kBusy, "too many audits (" + run.why + "); try again when one is done");
+  json report = audit_();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (report.contains("violations") && report["violations"].is_number_integer())
+    last_audit_violations_ = report["violations"].get<int>();
+  write_metrics_file();
+  return report;
+}
+
+}  // namespace laas::service
