@@ -510,6 +510,11 @@ int build_fwd_tables(void* context) {
         saved = plugin->engine->sent_tables(&why);
         break;
       }
+    if (!saved && !why.empty())
+      log_line(plugin->osm, OSM_LOG_ERROR,
+               "OpenSM has sent no table since its start and the tables last sent cannot be "
+               "read (" +
+                   why + ")");
     log_line(plugin->osm, OSM_LOG_ERROR,
              kept_line(keep_switch_tables(plugin, switches, saved.get())));
     plugin->engine->service().set_fail_closed("routing failed in the plugin (see OpenSM's log)");
