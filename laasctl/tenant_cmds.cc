@@ -47,11 +47,13 @@ void print_tenant(const json& t) {
   if (t.contains("links")) {
     std::cout << "  links:" << (t["links"].empty() ? " none (the tenant fits one leaf)" : "")
               << "\n";
-    for (const auto& l : t["links"])
-      std::cout << "    " << std::left << std::setw(12) << l["switch"].value("name", "?")
-                << " port " << std::setw(3) << l["switch"].value("port", 0) << " -> "
-                << std::setw(12) << l["peer"].value("name", "?") << " port "
-                << l["peer"].value("port", 0) << "\n";
+    for (const auto& l : t["links"]) {
+      // A link as state.json records it (a tenant not routed here) has no peer end.
+      const json end = l.value("switch", json::object()), peer = l.value("peer", json::object());
+      std::cout << "    " << std::left << std::setw(12) << end.value("name", end.value("guid", "?"))
+                << " port " << std::setw(3) << end.value("port", 0) << " -> " << std::setw(12)
+                << peer.value("name", "?") << " port " << peer.value("port", 0) << "\n";
+    }
   }
 }
 

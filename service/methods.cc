@@ -181,53 +181,41 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
 json TenantService::tenant_list() const {
   std::lock_guard<std::mutex> lock(mu_);
   json list = json::array();
-  if (cluster_) {
-    for (const auto& [name, t] : cluster_->tenants()) {
-      json item = {{"name", name},
-                   {"requested", t.requested},
-                   {"hosts", t.placement.hosts.size()},
-                   {"links", t.placement.links.size()},
-                   {"shape", t.placement.shape.text()},
-                   {"state", "routed"}};
-      if (cluster_->health(t).degraded()) {
-        item["state"] = "degraded";
-        item["reason"] = health_text(t);
-      }
-      list.push_back(std::move(item));
-    }
-  } else {
+  if (!cluster_) {
     // No fat-tree (or no routing run yet): every tenant on disk is listed, none is lost.
     for (const auto& t : persisted_.tenants)
-      list.push_back(
-          {{"name", t.name},
-           {"requested", t.requested},
-           {"hosts", t.hosts.size()},
-           {"links", t.links.size()},
-           {"shape", t.shape},
-           {"state", "not routed"},
-           {"reason", "not routed: " + (blocked_.empty() ? topology_error_ : blocked_)}});
+      list.push_back(tenant_line(t, "not routed", unrouted()));
     return list;
   }
+  for (const auto& [name, t] : cluster_->tenants()) {
+    const auto* record = persisted(name);
+    const bool degraded = cluster_->health(t).degraded();
+    list.push_back(tenant_line(name, record ? record->pkey : 0, t.requested,
+                               t.placement.hosts.size(), t.placement.links.size(),
+                               t.placement.shape.text(), degraded ? "degraded" : "routed",
+                               degraded ? health_text(t) : ""));
+  }
   for (const auto& [name, why] : unplaced_)
-    list.push_back({{"name", name}, {"state", "not placed"}, {"reason", why}});
+    if (const auto* record = persisted(name))
+      list.push_back(tenant_line(*record, "not placed", why));
   return list;
 }
 
 json TenantService::tenant_get(const json& params) const {
   const std::string name = get_string(params, "name");
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = unplaced_.find(name); it != unplaced_.end())
-    return {{"name", name}, {"state", "not placed"}, {"reason", it->second}};
-  if (!cluster_)
-    if (const auto* t = persisted(name))
-      return {{"name", name},
-              {"requested", t->requested},
-              {"shape", {{"text", t->shape}}},
-              {"state", "not routed"},
-              {"reason", "not routed: " + (blocked_.empty() ? topology_error_ : blocked_)}};
+  const auto* record = persisted(name);
+  if (auto it = unplaced_.find(name); it != unplaced_.end() && record)
+    return recorded_tenant_json(*record, "not placed", it->second);
+  if (!cluster_ && record) return recorded_tenant_json(*record, "not routed", unrouted());
   const auto* t = cluster_ ? cluster_->find(name) : nullptr;
   if (!t) fail(error::kNotFound, "no tenant named '" + name + "'");
   return tenant_json(*t);
+}
+
+// Why no tenant is routed now (no fat-tree recognized, or the state blocked).
+std::string TenantService::unrouted() const {
+  return "not routed: " + (blocked_.empty() ? topology_error_ : blocked_);
 }
 
 json TenantService::run_audit(const Caller& caller) {

@@ -238,7 +238,7 @@ const char* kRecorded = "recorded";
 
 }  // namespace
 
-json TenantService::answer_from_shared_state(const std::string& method, const json& params,
+json TenantService::answer_from_shared_state(const std::string& asked, const json& params,
                                              const SmRole& sm) {
   std::lock_guard<std::mutex> lock(mu_);
   reload_shared_state();
@@ -249,7 +249,7 @@ json TenantService::answer_from_shared_state(const std::string& method, const js
                 (sm.master && sm.master->port_guid != sm.self.port_guid
                      ? "the master SM " + sm.master->text() + " routes them"
                      : std::string("no master is known to this SM"));
-  if (method == "status") {
+  if (asked == method::kStatus) {
     json s = {{"state_file", store_.path()},
               {"sm", role_json(sm)},
               {"term", persisted_.term},
@@ -267,23 +267,9 @@ json TenantService::answer_from_shared_state(const std::string& method, const js
     return s;
   }
   if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
-  auto pkey_text = [](std::uint16_t pkey) -> json {
-    if (!pkey) return nullptr;
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "0x%04x", pkey);
-    return hex;
-  };
-  if (method == "tenant.list") {
+  if (asked == method::kTenantList) {
     json list = json::array();
-    for (const auto& t : persisted_.tenants)
-      list.push_back({{"name", t.name},
-                      {"requested", t.requested},
-                      {"hosts", t.hosts.size()},
-                      {"links", t.links.size()},
-                      {"shape", t.shape},
-                      {"pkey", pkey_text(t.pkey)},
-                      {"state", kRecorded},
-                      {"reason", why}});
+    for (const auto& t : persisted_.tenants) list.push_back(tenant_line(t, kRecorded, why));
     return list;
   }
   // tenant.get
@@ -291,24 +277,8 @@ json TenantService::answer_from_shared_state(const std::string& method, const js
   if (name_it == params.end() || !name_it->is_string())
     fail(error::kBadRequest, "field 'name' must be a string");
   const std::string name = name_it->get<std::string>();
-  for (const auto& t : persisted_.tenants) {
-    if (t.name != name) continue;
-    json hosts = json::array(), links = json::array();
-    for (const auto& h : t.hosts)
-      hosts.push_back({{"name", h.name},
-                       {"guid", guid_hex(h.guid)},
-                       {"leaf", {{"guid", guid_hex(h.leaf_guid)}, {"port", h.port}}}});
-    for (const auto& l : t.links)
-      links.push_back({{"switch", {{"guid", guid_hex(l.switch_guid)}, {"port", l.port}}}});
-    return {{"name", t.name},
-            {"pkey", pkey_text(t.pkey)},
-            {"requested", t.requested},
-            {"state", kRecorded},
-            {"reason", why},
-            {"hosts", hosts},
-            {"links", links},
-            {"shape", {{"text", t.shape}}}};
-  }
+  for (const auto& t : persisted_.tenants)
+    if (t.name == name) return recorded_tenant_json(t, kRecorded, why);
   fail(error::kNotFound, "no tenant named '" + name + "'");
 }
 

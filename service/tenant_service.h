@@ -216,8 +216,17 @@ class TenantService {
   std::string sm_state(topology::Guid guid) const;       // mu_ held: this|listed|accepted|...
   nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller, bool accept);
   nlohmann::json topology_info(const nlohmann::json& params) const;
-  nlohmann::json down_parts() const;  // mu_ held; parts down now
-  nlohmann::json tenant_json(const allocator::Tenant& t) const;
+  nlohmann::json down_parts() const;                             // mu_ held; parts down now
+  nlohmann::json tenant_json(const allocator::Tenant& t) const;  // a routed tenant
+  // One tenant list and one tenant show for every state and every SM (service/views.cc).
+  static nlohmann::json tenant_line(const std::string& name, std::uint16_t pkey, int requested,
+                                    std::size_t hosts, std::size_t links, const std::string& shape,
+                                    const std::string& state, const std::string& reason);
+  static nlohmann::json tenant_line(const PersistedTenant& t, const std::string& state,
+                                    const std::string& reason);
+  static nlohmann::json recorded_tenant_json(const PersistedTenant& t, const std::string& state,
+                                             const std::string& reason);
+  std::string unrouted() const;  // mu_ held
   // "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
   nlohmann::json health_json(const allocator::Tenant& t) const;
   std::string health_text(const allocator::Tenant& t) const;
@@ -325,7 +334,7 @@ class TenantService {
   // Shared state (service/shared_state.cc): whether this service may write it now, and the
   // answers of an SM that is not the master.
   bool holds_term() const;  // mu_ held
-  nlohmann::json answer_from_shared_state(const std::string& method, const nlohmann::json& params,
+  nlohmann::json answer_from_shared_state(const std::string& asked, const nlohmann::json& params,
                                           const SmRole& role);
   bool reload_shared_state();                          // mu_ held; true when another SM changed it
   std::string shared_partitions_text() const;          // mu_ held; from persisted_ (no topology)

@@ -1,6 +1,7 @@
 // TenantService's read views: the status summary, the allocation map (`topology`), a
 // tenant as `tenant show` prints it and its health under faults. Nothing here changes state.
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "service/request_params.h"
@@ -201,6 +202,63 @@ json TenantService::down_parts() const {
   return out;
 }
 
+namespace {
+
+json pkey_json(std::uint16_t pkey) {
+  if (!pkey) return nullptr;
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%04x", pkey);
+  return hex;
+}
+
+// What a tenant was given for the exports, when it was.
+void add_export_names(const PersistedTenant& record, json& out) {
+  if (!record.slurm_accounts.empty()) out["slurm_accounts"] = record.slurm_accounts;
+  if (!record.slurm_users.empty()) out["slurm_users"] = record.slurm_users;
+  if (!record.openstack_project.empty()) out["openstack_project"] = record.openstack_project;
+}
+
+}  // namespace
+
+// `tenant list`: one line a tenant with the same fields whatever its state and whichever SM
+// answers (counts of host ports and links, the shape as text); "reason" says why it is not
+// routed, when it is not.
+json TenantService::tenant_line(const std::string& name, std::uint16_t pkey, int requested,
+                                std::size_t hosts, std::size_t links, const std::string& shape,
+                                const std::string& state, const std::string& reason) {
+  json item = {{"name", name},   {"pkey", pkey_json(pkey)}, {"requested", requested},
+               {"hosts", hosts}, {"links", links},          {"shape", shape},
+               {"state", state}};
+  if (!reason.empty()) item["reason"] = reason;
+  return item;
+}
+
+json TenantService::tenant_line(const PersistedTenant& t, const std::string& state,
+                                const std::string& reason) {
+  return tenant_line(t.name, t.pkey, t.requested, t.hosts.size(), t.links.size(), t.shape, state,
+                     reason);
+}
+
+// `tenant show` of a tenant no routing run placed (not placed, not routed, or on an SM that is
+// not the master): its hosts and links as state.json records them, which is all that is known
+// without the fabric -- no LID, no peer port, no health.
+json TenantService::recorded_tenant_json(const PersistedTenant& t, const std::string& state,
+                                         const std::string& reason) {
+  json hosts = json::array(), links = json::array();
+  for (const auto& h : t.hosts)
+    hosts.push_back({{"name", h.name},
+                     {"guid", guid_hex(h.guid)},
+                     {"leaf", {{"guid", guid_hex(h.leaf_guid)}, {"port", h.port}}}});
+  for (const auto& l : t.links)
+    links.push_back({{"switch", {{"guid", guid_hex(l.switch_guid)}, {"port", l.port}}}});
+  json out = {{"name", t.name},           {"pkey", pkey_json(t.pkey)},
+              {"requested", t.requested}, {"state", state},
+              {"reason", reason},         {"hosts", hosts},
+              {"links", links},           {"shape", {{"text", t.shape}}}};
+  add_export_names(t, out);
+  return out;
+}
+
 json TenantService::tenant_json(const allocator::Tenant& t) const {
   json hosts = json::array(), links = json::array();
   const PersistedTenant* record = persisted(t.name);
@@ -237,17 +295,10 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     links.push_back(std::move(link));
   }
   const auto& s = t.placement.shape;
-  std::uint16_t pkey = record ? record->pkey : 0;
   json extra = json::object();
-  if (record) {
-    if (!record->slurm_accounts.empty()) extra["slurm_accounts"] = record->slurm_accounts;
-    if (!record->slurm_users.empty()) extra["slurm_users"] = record->slurm_users;
-    if (!record->openstack_project.empty()) extra["openstack_project"] = record->openstack_project;
-  }
-  char pkey_hex[8];
-  std::snprintf(pkey_hex, sizeof pkey_hex, "0x%04x", pkey);
+  if (record) add_export_names(*record, extra);
   json out = {{"name", t.name},
-              {"pkey", pkey ? json(pkey_hex) : json(nullptr)},
+              {"pkey", pkey_json(record ? record->pkey : 0)},
               {"requested", t.requested},
               {"state", "routed"},
               {"hosts", hosts},

@@ -169,6 +169,42 @@ TEST(Failover, TheStandbyRefusesChangesNamingTheMasterAndWritesNothing) {
   EXPECT_EQ(a.call("status")["result"]["sm"]["holds_state"], true);
 }
 
+// One tenant list and one tenant show, whichever SM answers: the same fields at the master
+// (routed) and at a standby (as the shared state records them).
+TEST(Failover, TheStandbyListsAndShowsTenantsWithTheMastersFields) {
+  TempDir dir;
+  Sm a(dir.path, sm(0x11, "comp-1", 2)), b(dir.path, sm(0x22, "comp-2", 3));
+  a.state = SmState::kMaster;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "x"}, {"hosts", 8}})["ok"]);
+  b.master = a.self;
+  auto keys = [](const json& j) {
+    std::vector<std::string> out;
+    for (auto it = j.begin(); it != j.end(); ++it) out.push_back(it.key());
+    return out;
+  };
+  const json at_master = a.call("tenant.list")["result"][0];
+  const json at_standby = b.call("tenant.list")["result"][0];
+  EXPECT_EQ(at_master["state"], "routed");
+  EXPECT_EQ(at_standby["state"], "recorded");
+  EXPECT_FALSE(at_master.contains("reason")) << at_master.dump();
+  json routed_keys = at_standby;
+  routed_keys.erase("reason");  // said only of a tenant not routed
+  EXPECT_EQ(keys(routed_keys), keys(at_master)) << at_master.dump() << at_standby.dump();
+  for (const char* field : {"pkey", "requested", "hosts", "links", "shape"})
+    EXPECT_EQ(at_standby[field], at_master[field]) << field;
+  const json shown = a.call("tenant.get", {{"name", "x"}})["result"];
+  const json recorded = b.call("tenant.get", {{"name", "x"}})["result"];
+  for (const char* field : {"name", "pkey", "requested", "hosts", "links", "shape", "state"}) {
+    EXPECT_TRUE(shown.contains(field)) << field;
+    EXPECT_TRUE(recorded.contains(field)) << field;
+  }
+  EXPECT_EQ(recorded["pkey"], shown["pkey"]);
+  ASSERT_EQ(recorded["hosts"].size(), shown["hosts"].size());
+  for (size_t i = 0; i < shown["hosts"].size(); ++i)
+    EXPECT_EQ(recorded["hosts"][i]["guid"], shown["hosts"][i]["guid"]);
+}
+
 TEST(Failover, TheNewMasterRoutesEveryTenantAndFencesTheOldOne) {
   TempDir dir;
   Sm a(dir.path, sm(0x11, "comp-1", 2)), b(dir.path, sm(0x22, "comp-2", 3));
