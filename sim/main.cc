@@ -18,6 +18,7 @@
 #include "sim/simulator.h"
 #include "sim/sweep.h"
 #include "topology/servers.h"
+#include "util/cli_parse.h"
 
 using namespace laas;
 using namespace laas::sim;
@@ -193,7 +194,7 @@ int main(int argc, char** argv) {
   au->add_option("--check-every", audit_every, "full check every N transactions")
       ->capture_default_str();
 
-  CLI11_PARSE(app, argc, argv);
+  if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
 
   auto split = [](const std::string& s) {
     std::vector<std::string> v;

@@ -25,6 +25,7 @@
 #include "routing/sl2vl.h"
 #include "topology/ibnetdiscover.h"
 #include "topology/recognize.h"
+#include "util/cli_parse.h"
 #include "util/guid.h"
 
 namespace {
@@ -100,7 +101,7 @@ int main(int argc, char** argv) {
   app.add_flag("--owners", owners,
                "instead of auditing, print each leaf's hosts with their owner (tenant, free, "
                "management)");
-  CLI11_PARSE(app, argc, argv);
+  if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
 
   using namespace laas;
   topology::Fabric fabric;
