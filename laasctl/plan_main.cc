@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "laasctl/render.h"
+#include "util/cli_parse.h"
 
 using namespace laas;
 
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--color,!--no-color", color, "colour the allocation map");
   app.add_option("STEP", steps, "requests, in order")->required();
-  CLI11_PARSE(app, argc, argv);
+  if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
 
   std::unique_ptr<topology::FatTree> tree;
   std::unique_ptr<allocator::Cluster> cluster;

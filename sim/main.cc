@@ -22,6 +22,7 @@
 #include "sim/simulator.h"
 #include "sim/sweep.h"
 #include "topology/servers.h"
+#include "util/cli_parse.h"
 
 using namespace laas;
 using namespace laas::sim;
@@ -134,7 +135,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
                  "laas | simple | unconstrained | bound (FIFO with free repacking: what any "
                  "link-isolating allocator can at best do)")
       ->capture_default_str();
-  app.add_option("--policy", o.policy, "fifo | backfill")->capture_default_str();
+  app.add_option("--policy", o.policy, "fifo | backfill | firstfit (analysis only: no reservation)")
+      ->capture_default_str();
   app.add_option("--seed", o.seed, "accepted for symmetry with gen; runs are deterministic");
   app.add_flag("--json", o.json, "print one JSON object");
   app.add_option("--log", o.log_path, "write every ADD/REM with hosts and links");
@@ -569,7 +571,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("audit", "replay a --log file through the independent checker");
   add_audit_options(audit_cmd, audit);
 
-  CLI11_PARSE(app, argc, argv);
+  if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
 
   return guarded([&] {
     if (*gen_cmd) return cmd_gen(gen);

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "tools/audit_cli.h"
+#include "util/cli_parse.h"
 
 int main(int argc, char** argv) {
   using namespace laas::tools;
@@ -16,7 +17,7 @@ int main(int argc, char** argv) {
                "laas-audit"};
   AuditOptions options;
   add_audit_options(app, options);
-  CLI11_PARSE(app, argc, argv);
+  if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
   try {
     AuditInputs inputs;
     load_audit_inputs(options, inputs);

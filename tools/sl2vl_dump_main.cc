@@ -12,6 +12,7 @@
 
 #include "routing/sl2vl.h"
 #include "topology/ibnetdiscover.h"
+#include "util/cli_parse.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Read every switch's SL2VL tables (per input and output port) from the fabric.",
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
   app.add_option("--ca", ca, "local CA to use (default: the first active port)");
   app.add_option("--port", ca_port, "local CA port");
   app.add_option("--timeout", timeout_ms, "MAD timeout in ms (0: libibmad's default)");
-  CLI11_PARSE(app, argc, argv);
+  if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
 
   laas::topology::Fabric fabric;
   try {

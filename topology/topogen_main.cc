@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "topology/netfile.h"
+#include "util/cli_parse.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64));
   app.add_flag("--dual-port", options.multi_port,
                "with --rails R: one HCA of R ports per server ('srv<n>') instead of R HCAs");
-  CLI11_PARSE(app, argc, argv);
+  if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
   try {
     const auto tree = laas::topology::FatTree::parse(spec_text);
     if (summary) {

@@ -43,7 +43,8 @@ Markers, for examples that are deliberately not run (keep them few, each with it
              not required to be listed (the page sends the reader to --help).
 A marker without a reason is an error.
 
-A tool's man page (its .TH names the tool) is checked against the tool's --help both ways: its
+A tool's man page (its .TH names the tool) is checked against the tool: an unknown option exits
+2 when its EXIT STATUS says 2 is bad input; and against its --help both ways: its
 SYNOPSIS and the tag of every .TP/.TQ item (".BI "host drain " HOST "... \\-\\-reason " TEXT")
 like a synopsis, and the page must name every subcommand and (unless options-in-help) every
 option that --help lists.
@@ -494,6 +495,18 @@ def check_reference(runner, argv):
     return problems
 
 
+def section_lines(lines, name):
+    """The lines of a man page's section NAME (.SH NAME up to the next .SH)."""
+    out, inside = [], False
+    for line in lines:
+        if line.startswith(".SH"):
+            inside = line[3:].strip().strip('"').upper() == name
+            continue
+        if inside:
+            out.append(line)
+    return out
+
+
 def help_tree(runner, path):
     """Every subcommand path under path, with its help text: [(path, help)]."""
     rc, text = runner.help_text(path)
@@ -522,6 +535,14 @@ def man_coverage(runner, root, examples):
         # a page that sends the reader to --help for the options (.\" doc-test: options-in-help)
         options_in_help = any(re.search(r'doc-test:\s*options-in-help\s+\S', l) for l in lines
                               if l.startswith('.\\"'))
+        # EXIT STATUS names 2 for bad input or usage: an option the tool does not have is that.
+        exit_lines = section_lines(lines, "EXIT STATUS")
+        exit_text = " ".join(filter(None, (roff_text(l) for l in exit_lines)))
+        if re.search(r"(^|\D)2\b", exit_text):
+            rc, _, _ = runner.run([tool, "--no-such-option-doc-test"], 20, "/nonexistent/laas.sock")
+            if rc != 2:
+                problems.append("%s: EXIT STATUS gives 2 for bad input, but %s "
+                                "--no-such-option-doc-test exits %s" % (rel, tool, rc))
         heads = [a[1:] for e in examples if e.path == rel and e.mode == "synopsis"
                  for a in e.argvs]
         for path, help_text in help_tree(runner, [tool]):
