@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "allocator/link_state.h"
+#include "records/tenant_record.h"
 #include "routing/audit.h"
 #include "service/host_identity.h"
 #include "topology/embedding.h"
@@ -24,29 +25,10 @@ namespace laas::allocation {
 
 using topology::Guid;
 
-struct Endpoint {
-  std::string name;
-  Guid guid = 0;  // node GUID for switches, port GUID for hosts (0: an absent host)
-  int port = 0;
-  int lid = 0;
-  // Hosts: the slot that identifies them, the leaf switch's node GUID and port.
-  Guid slot_switch = 0;
-  int slot_port = 0;
-};
-
-struct LinkRecord {
-  Endpoint lower;  // the lower switch and its up-port
-  Endpoint upper;  // the parent and its down-port
-};
-
-struct TenantRecord {
-  std::string name;
-  int requested = 0;
-  std::string shape;
-  std::vector<Endpoint> hosts;
-  std::vector<LinkRecord> links;   // routed over
-  std::vector<LinkRecord> idle{};  // held but retired by a repair
-};
+// The records are shared with laasctl's JSON and the exports (records/tenant_record.h).
+using records::Endpoint;
+using records::LinkRecord;
+using records::TenantRecord;
 
 // A tenant's slot holding a port GUID the tenant has not accepted: the slot stays the
 // tenant's host (its record in the tenant names the recorded GUID), the newcomer is unrouted.

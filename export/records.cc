@@ -57,8 +57,8 @@ int get_int(const json& j, const char* key, const std::string& subject, int lo, 
   return static_cast<int>(v.get<long long>());
 }
 
-PortEnd port_end(const json& j, const std::string& subject) {
-  PortEnd e;
+Endpoint port_end(const json& j, const std::string& subject) {
+  Endpoint e;
   e.name = get_string(j, "name", subject);
   e.guid = get_guid(j, subject);
   e.port = get_int(j, "port", subject, 1, 254);
@@ -104,7 +104,7 @@ TenantRecord tenant(const json& t, std::size_t index) {
     throw ExportError(kJson, subject, "field 'hosts' must be an array of host objects");
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     const std::string hs = subject + " host #" + std::to_string(i);
-    HostRecord h;
+    Endpoint h;
     h.name = get_string(hosts[i], "name", hs);
     h.guid = get_guid(hosts[i], subject + " host '" + h.name + "'");
     h.lid = static_cast<std::uint16_t>(

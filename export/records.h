@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "records/tenant_record.h"
+
 namespace laas::topology {
 struct Fabric;
 struct Embedding;
@@ -24,37 +26,10 @@ namespace laas::exports {
 
 using Guid = std::uint64_t;
 
-// A tenant's host port. `guid` is the port GUID (what partitions.conf lists).
-struct HostRecord {
-  std::string name;  // fabric node description, e.g. "comp-1"
-  Guid guid = 0;
-  std::uint16_t lid = 0;
-};
-
-// One end of a cable on a switch.
-struct PortEnd {
-  std::string name;  // node description of the switch (or of the host, in SwitchRecord::down)
-  Guid guid = 0;     // switch node GUID (host port GUID in SwitchRecord::down)
-  int port = 0;      // the switch's physical port
-};
-
-// An allocated up-link: JSON "switch" is the lower end, "peer" the upper end.
-struct LinkRecord {
-  PortEnd lower;
-  PortEnd upper;
-};
-
-struct TenantRecord {
-  std::string name;
-  std::optional<std::uint16_t> pkey;  // explicit P_Key (low 15 bits); else derived from the name
-  std::vector<HostRecord> hosts;
-  std::vector<LinkRecord> links;
-  // Given when the tenant was created (laasctl tenant add --slurm-account/--slurm-user/
-  // --openstack-project) and persisted with it; empty when not given.
-  std::vector<std::string> slurm_accounts = {};
-  std::vector<std::string> slurm_users = {};
-  std::string openstack_project = {};
-};
+// The records generators read: one type with allocations.json (records/tenant_record.h).
+using records::Endpoint;
+using records::LinkRecord;
+using records::TenantRecord;
 
 // A switch of the tree with what hangs below it: hosts for a leaf (level 1), switches of the
 // level below otherwise. `down[i].port` is this switch's port towards the child.
@@ -62,7 +37,7 @@ struct SwitchRecord {
   std::string name;
   Guid guid = 0;
   int level = 1;
-  std::vector<PortEnd> down;
+  std::vector<Endpoint> down;  // hosts: port GUID and name; switches: node GUID and name
 };
 
 struct TreeRecord {

@@ -109,7 +109,7 @@ RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tena
     // Switch GUID -> ports, lower switches first, each in order of first appearance.
     std::vector<Guid> order;
     std::map<Guid, std::set<int>> ports;
-    auto add = [&](const PortEnd& e, const std::string& what) {
+    auto add = [&](const Endpoint& e, const std::string& what) {
       if (e.guid == 0) throw ExportError(kFormat, subject + " " + what, "switch GUID is 0");
       if (e.port < 1 || e.port > 254)
         throw ExportError(kFormat, subject + " " + what,

@@ -57,7 +57,7 @@ json TenantService::servers_json(const allocator::Tenant& t) const {
 void TenantService::one_host_per_server(std::vector<exports::TenantRecord>& records) const {
   if (!servers_.multi_port()) return;
   for (auto& r : records) {
-    std::vector<exports::HostRecord> hosts;
+    std::vector<exports::Endpoint> hosts;
     std::vector<int> seen;
     for (const auto& h : r.hosts) {
       const auto id = view_->host_by_guid(h.guid);
@@ -77,7 +77,7 @@ void TenantService::one_leaf_per_server(exports::TreeRecord& tree) const {
   std::vector<exports::SwitchRecord> kept;
   for (auto sw : tree.switches) {
     if (sw.level == 1) {
-      std::vector<exports::PortEnd> down;
+      std::vector<exports::Endpoint> down;
       for (auto d : sw.down) {
         const auto id = view_->host_by_guid(d.guid);
         if (id && servers_.ports[servers_.server_of[*id]].front() != *id) continue;
@@ -92,7 +92,7 @@ void TenantService::one_leaf_per_server(exports::TreeRecord& tree) const {
     } else {
       sw.down.erase(
           std::remove_if(sw.down.begin(), sw.down.end(),
-                         [&](const exports::PortEnd& d) { return dropped.count(d.guid); }),
+                         [&](const exports::Endpoint& d) { return dropped.count(d.guid); }),
           sw.down.end());
     }
     kept.push_back(std::move(sw));

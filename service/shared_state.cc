@@ -187,7 +187,7 @@ std::string TenantService::shared_partitions_text() const {
     exports::TenantRecord r;
     r.name = t.name;
     if (t.pkey) r.pkey = t.pkey;
-    for (const auto& h : t.hosts) r.hosts.push_back({h.name, h.guid, 0});
+    for (const auto& h : t.hosts) r.hosts.push_back(records::host_endpoint(h.name, h.guid, 0));
     records.push_back(std::move(r));
   }
   exports::PartitionOptions options;

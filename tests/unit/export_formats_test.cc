@@ -16,7 +16,7 @@ TenantRecord tenant(const std::string& name, const std::vector<std::string>& hos
   TenantRecord t;
   t.name = name;
   Guid g = 0x100001;
-  for (const auto& h : hosts) t.hosts.push_back({h, g += 2, 1});
+  for (const auto& h : hosts) t.hosts.push_back(records::host_endpoint(h, g += 2, 1));
   t.links.push_back({{"SW_L1_0", 0x200000, 1}, {"SW_L2_0", 0x200008, 1}});
   return t;
 }

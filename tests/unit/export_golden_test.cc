@@ -73,7 +73,8 @@ struct Demo {
     t.name = name;
     for (int n = first; n <= last; ++n) {
       const int id = node("comp-" + std::to_string(n));
-      t.hosts.push_back({fabric.nodes[id].name, fabric.nodes[id].port_guid, fabric.lid_of(id)});
+      t.hosts.push_back(records::host_endpoint(fabric.nodes[id].name, fabric.nodes[id].port_guid,
+                                               fabric.lid_of(id)));
     }
     for (const auto& [leaf, ports] : leaf_ports) {
       const int l = node("SW_L1_" + std::to_string(leaf));

@@ -13,7 +13,8 @@ TenantRecord tenant(const std::string& name, Guid first_guid, int hosts = 2) {
   TenantRecord t;
   t.name = name;
   for (int i = 0; i < hosts; ++i)
-    t.hosts.push_back({name + "-h" + std::to_string(i), first_guid + 2 * i, 0});
+    t.hosts.push_back(
+        records::host_endpoint(name + "-h" + std::to_string(i), first_guid + 2 * i, 0));
   return t;
 }
 
