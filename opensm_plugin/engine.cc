@@ -166,32 +166,56 @@ Engine::Engine(Config config, service::Logger log)
 }
 
 // What the state directory holds besides state.json: the intended tree (layout.json), the
-// tenants last routed (allocations.json) and the tenants file last applied. Read at start, and
-// again when this SM takes the state over from another (which may have written them since),
-// on the state directory's worker: a directory that does not answer leaves memory as it is.
+// tenants last routed (allocations.json) and the tenants file last applied.
+struct SharedFiles {
+  std::optional<std::string> layout;
+  std::optional<Allocations> allocations;
+  std::string allocations_error;
+  std::set<std::string> applied;
+};
+
+namespace {
+
+// Two layouts of the same tree name the same hosts (port GUID, name) and switches (name).
+bool same_identities(const topology::Layout& a, const topology::Layout& b) {
+  for (size_t h = 0; h < a.hosts.size(); ++h)
+    if (a.hosts[h].port_guid != b.hosts[h].port_guid || a.hosts[h].name != b.hosts[h].name)
+      return false;
+  for (size_t l = 0; l < a.switches.size(); ++l)
+    for (size_t i = 0; i < a.switches[l].size(); ++i)
+      if (a.switches[l][i].name != b.switches[l][i].name) return false;
+  return true;
+}
+
+// Runs on the state directory's worker.
+SharedFiles read_shared_files_now(const std::string& layout_path,
+                                  const std::string& allocations_path,
+                                  const std::string& applied_path) {
+  SharedFiles f;
+  bool exists = false;
+  std::string text = service::read_text(layout_path, &exists);
+  if (exists) f.layout = std::move(text);
+  try {
+    f.allocations = load_allocations(allocations_path);
+  } catch (const std::exception& e) {
+    f.allocations_error = e.what();
+  }
+  f.applied = load_applied(applied_path);
+  return f;
+}
+
+}  // namespace
+
+// Read at start, and again when this SM takes the state over from another (which may have
+// written them since), on the state directory's worker: a directory that does not answer leaves
+// memory as it is.
 bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
-  struct Files {
-    std::optional<std::string> layout;
-    std::optional<Allocations> allocations;
-    std::string allocations_error;
-    std::set<std::string> applied;
-  };
-  Files files;
+  SharedFiles files;
   try {
     files = service_.io().call(
         [layout_path = layout_file(), allocations_path = config_.allocations_file(),
          applied_path = applied_file(config_)] {
-          Files f;
-          bool exists = false;
-          std::string text = service::read_text(layout_path, &exists);
-          if (exists) f.layout = std::move(text);
-          try {
-            f.allocations = load_allocations(allocations_path);
-          } catch (const std::exception& e) {
-            f.allocations_error = e.what();
-          }
-          f.applied = load_applied(applied_path);
-          return f;
+          return read_shared_files_now(layout_path, allocations_path, applied_path);
         },
         deadline);
   } catch (const service::NotAnsweringError& e) {
@@ -203,6 +227,11 @@ bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
              ": layout.json, allocations.json and tenants.yaml.applied are read when it answers");
     return false;
   }
+  adopt_shared_files(std::move(files));
+  return true;
+}
+
+void Engine::adopt_shared_files(SharedFiles files) {
   shared_files_unread_ = false;
   {
     std::lock_guard<std::mutex> lock(writes_->mu);
@@ -227,7 +256,6 @@ bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
   std::lock_guard<std::mutex> lock(mu_);
   layout_ = std::move(layout);
   file_tenants_ = std::move(files.applied);
-  return true;
 }
 
 std::optional<service::FileStamp> Engine::tenants_stamp() const {
@@ -732,74 +760,88 @@ bool Engine::choose_tenants(RoutingRun& run) {
   return true;
 }
 
-// The routing request and allocations.json's record of it. Tenants' slots holding an
-// unaccepted port GUID stay in their placements (their routes and everyone else's are
-// unchanged) but are routed like absent hosts: no switch has an entry for the newcomer, its
-// port is a free one for the first-hop drop, and it is in no multicast tree.
+// The routing request and allocations.json's record of it, in four steps.
 void Engine::build_request(RoutingRun& run) {
-  const auto& fabric = run.fabric;
+  note_quarantined(run);
+  run.alloc.topology = run.tree().spec().text();
+  run.alloc.sm_port_guid = run.sm_port_guid;
+  run.alloc.sm_ports = service_.sm_ports();
+  run.alloc.servers = config_.servers;
+  const auto recorded = this->layout();  // held for the run: names the hosts down by slot
+  request_tenants(run, recorded.get());
+  request_reach_all(run);
+  request_faulty_links(run, recorded.get());
+  run.req.threads = config_.routing_threads;
+}
+
+// Tenants' slots holding an unaccepted port GUID stay in their placements (their routes and
+// everyone else's are unchanged) but are routed like absent hosts: no switch has an entry for
+// the newcomer, its port is a free one for the first-hop drop, and it is in no multicast tree.
+void Engine::note_quarantined(RoutingRun& run) {
+  for (const auto& q : run.snap.quarantined) run.quarantined.push_back(q.host);
+  if (run.quarantined.empty()) return;
+  run.without_quarantined = routing::without_hosts(run.emb(), run.quarantined);
+  run.out.warnings.push_back(std::to_string(run.quarantined.size()) +
+                             " host(s) quarantined: another port GUID than recorded in a "
+                             "tenant's slot, unrouted until `laasctl host accept` (laasctl "
+                             "host list)");
+}
+
+// Every tenant of the snapshot into the request, its record into allocations.json.
+void Engine::request_tenants(RoutingRun& run, const topology::Layout* layout) {
   const auto& tree = run.tree();
-  const auto& emb = run.emb();
-  auto& snap = run.snap;
-  for (const auto& q : snap.quarantined) run.quarantined.push_back(q.host);
-  if (!run.quarantined.empty()) {
-    run.without_quarantined = routing::without_hosts(emb, run.quarantined);
-    run.out.warnings.push_back(std::to_string(run.quarantined.size()) +
-                               " host(s) quarantined: another port GUID than recorded in a "
-                               "tenant's slot, unrouted until `laasctl host accept` (laasctl "
-                               "host list)");
-  }
-  auto& req = run.req;
-  auto& alloc = run.alloc;
-  alloc.topology = tree.spec().text();
-  alloc.sm_port_guid = run.sm_port_guid;
-  alloc.sm_ports = service_.sm_ports();
-  alloc.servers = config_.servers;
-  const auto recorded = this->layout();
-  const topology::Layout* layout = recorded.get();
   std::vector<const allocator::Placement*> placements;
-  for (const auto& [name, placement] : snap.tenants) {
-    req.tenants.push_back({name, placement});
+  for (const auto& [name, placement] : run.snap.tenants) {
+    run.req.tenants.push_back({name, placement});
     placements.push_back(&placement);
     // Hosts down now stay the tenant's, named by the identity last seen in their slot.
-    auto record = make_record(name, static_cast<int>(placement.hosts.size()), placement, tree, emb,
-                              fabric, layout);
+    auto record = make_record(name, static_cast<int>(placement.hosts.size()), placement, tree,
+                              run.emb(), run.fabric, layout);
     // Placements restored from state.json carry no shape: keep the one recorded before.
     if (placement.shape.leaves.d == 0) {
       auto it = shapes_.find(name);
       record.shape = it == shapes_.end() ? "" : it->second;
     }
     shapes_[name] = record.shape;
-    alloc.tenants[name] = std::move(record);
+    run.alloc.tenants[name] = std::move(record);
   }
   run.owners.set_tenants(placements, tree.num_hosts());
-  record_quarantine(alloc, snap.quarantined, emb, fabric);
+  record_quarantine(run.alloc, run.snap.quarantined, run.emb(), run.fabric);
+}
+
+// The hosts that reach and are reached by everyone: management, and every host without a
+// tenant while the free pool is open (it talks as before LaaS until the administrator closes
+// it). allocations.json names them for the audit.
+void Engine::request_reach_all(RoutingRun& run) {
+  const auto& emb = run.emb();
   std::set<topology::HostId> reach_all = run.mgmt;
-  // An open free pool talks as before LaaS: hosts without a tenant are routed like management
-  // (they reach and are reached by everyone) until the administrator closes the pool.
   if (config_.free_pool_open)
-    for (topology::HostId h = 0; h < tree.num_hosts(); ++h)
+    for (topology::HostId h = 0; h < run.tree().num_hosts(); ++h)
       if (run.owners.tenant_of(h) < 0 && emb.host_node[h] >= 0) reach_all.insert(h);
-  req.management_hosts.assign(reach_all.begin(), reach_all.end());
+  run.req.management_hosts.assign(reach_all.begin(), reach_all.end());
   close_unlisted_attached(run);
-  req.management_switches = run.mgmt_switches;
-  req.faulty_links = emb.missing_links;
-  // Links isolated for their error counters are faults to the routing too, and
-  // allocations.json names them for the audit.
-  for (auto l : snap.isolated_links)
-    if (std::find(req.faulty_links.begin(), req.faulty_links.end(), l) == req.faulty_links.end())
-      req.faulty_links.push_back(l);
-  if (!snap.isolated_links.empty())
-    alloc.isolated_links =
-        make_record("isolated", 0, {{}, snap.isolated_links, {}, {}}, tree, emb, fabric, layout)
-            .links;
-  req.threads = config_.routing_threads;
+  run.req.management_switches = run.mgmt_switches;
   for (topology::HostId h : reach_all) {
     const int node = emb.host_node[h];
     if (node < 0) continue;
-    alloc.management.push_back(
-        {fabric.nodes[node].name, fabric.nodes[node].port_guid, 0, fabric.lid_of(node)});
+    const auto& n = run.fabric.nodes[node];
+    run.alloc.management.push_back(
+        records::host_endpoint(n.name, n.port_guid, run.fabric.lid_of(node)));
   }
+}
+
+// Links missing from the fabric, and links isolated for their error counters: faults to the
+// routing; allocations.json names the isolated ones for the audit.
+void Engine::request_faulty_links(RoutingRun& run, const topology::Layout* layout) {
+  const auto& isolated = run.snap.isolated_links;
+  auto& faulty = run.req.faulty_links;
+  faulty = run.emb().missing_links;
+  for (auto l : isolated)
+    if (std::find(faulty.begin(), faulty.end(), l) == faulty.end()) faulty.push_back(l);
+  if (!isolated.empty())
+    run.alloc.isolated_links = make_record("isolated", 0, {{}, isolated, {}, {}}, run.tree(),
+                                           run.emb(), run.fabric, layout)
+                                   .links;
 }
 
 // Hosts cabled outside the tree's slots that nobody listed (an adapter on a spare switch port)
@@ -1075,6 +1117,16 @@ topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid
 void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
                          RouteOutcome& out) {
   if (layout_unreadable_) return;
+  std::string why;
+  auto now = layout_to_record(rec, fabric, out, &why);
+  if (now) record_layout(std::move(*now), why);
+}
+
+// What layout.json should hold after this recognition (nullopt: keep it as it is), and why
+// (empty: a rewrite nobody needs to read about, such as a retry).
+std::optional<topology::Layout> Engine::layout_to_record(const topology::Recognition& rec,
+                                                         const topology::Fabric& fabric,
+                                                         RouteOutcome& out, std::string* why) {
   const auto recorded = layout();
   const bool retry = writes_->layout_failed.exchange(false) && recorded;
   const auto& emb = rec.embedding;
@@ -1082,35 +1134,32 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
       emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
   const topology::Layout* previous = rec.grown ? &*rec.grown : recorded.get();
   topology::Layout now = topology::layout_of(*rec.tree, emb, fabric, previous);
-  std::string why;
   if (rec.source == topology::TreeSource::kGrown && recorded) {
     // Staged build-out: the recorded switches keep their model indices and ports.
     out.info.push_back(rec.growth);  // the decision; the worker logs the write
-    why = "re-recorded the grown tree " + now.spec + " in " + layout_file();
+    *why = "re-recorded the grown tree " + now.spec + " in " + layout_file();
   } else if (!recorded) {
-    why = "recorded the intended tree " + now.spec + " in " + layout_file();
+    *why = "recorded the intended tree " + now.spec + " in " + layout_file();
   } else if (rec.source == topology::TreeSource::kLayout) {
     // Same tree: only host identities may have changed (a host replaced in its slot).
-    bool changed = false;
-    for (size_t h = 0; h < now.hosts.size() && !changed; ++h)
-      changed = now.hosts[h].port_guid != recorded->hosts[h].port_guid ||
-                now.hosts[h].name != recorded->hosts[h].name;
-    for (size_t l = 0; l < now.switches.size() && !changed; ++l)
-      for (size_t i = 0; i < now.switches[l].size() && !changed; ++i)
-        changed = now.switches[l][i].name != recorded->switches[l][i].name;
-    if (!changed && !retry) return;
+    if (!same_identities(now, *recorded) || retry) return now;
+    return std::nullopt;
   } else if (complete || !config_.topology.empty()) {
     // The fabric no longer fits the recorded layout (recabled, a switch replaced, grown) and
     // shows a whole tree, or the administrator declared one: that is the intended tree now.
-    why = "re-recorded the intended tree " + now.spec + " in " + layout_file() +
-          " (the previous layout does not fit the fabric)";
+    *why = "re-recorded the intended tree " + now.spec + " in " + layout_file() +
+           " (the previous layout does not fit the fabric)";
   } else if (retry) {
-    now = *recorded;  // the recorded layout, which could not be written
+    return *recorded;  // the recorded layout, which could not be written
   } else {
-    return;  // keep the recorded layout until the fabric fits it or shows a whole tree
+    return std::nullopt;  // keep the recorded layout until the fabric fits it or shows a whole tree
   }
-  // Recorded in memory now (this run recognizes with it), on disk by the worker; a write that
-  // failed is made again by the next run.
+  return now;
+}
+
+// Recorded in memory now (this run recognizes with it), on disk by the worker; a write that
+// failed is made again by the next run.
+void Engine::record_layout(topology::Layout now, const std::string& why) {
   const std::uint64_t n = queue_write();
   service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
                                      path = layout_file(), text = topology::layout_to_json(now)] {

@@ -39,7 +39,8 @@
 
 namespace laas::plugin {
 
-struct RoutingRun;  // one routing run's working set (engine.cc)
+struct RoutingRun;   // one routing run's working set (engine.cc)
+struct SharedFiles;  // the state directory's files besides state.json (engine.cc)
 
 struct RouteOutcome {
   bool ok = false;
@@ -140,6 +141,7 @@ class Engine {
   // layout.json, allocations.json, tenants.yaml.applied, read on the state directory's worker
   // within `deadline`; false (memory kept) when the directory does not answer.
   bool read_shared_files(std::chrono::milliseconds deadline);
+  void adopt_shared_files(SharedFiles files);
   // tenants.yaml's stamp, asked of the worker (nullopt: the directory does not answer).
   std::optional<FileStamp> tenants_stamp() const;
   // Recognition against the recorded layout / the declared spec / the cabling.
@@ -162,6 +164,10 @@ class Engine {
   void widen_management_to_adapters(RoutingRun& run);
   bool choose_tenants(RoutingRun& run);
   void build_request(RoutingRun& run);
+  void note_quarantined(RoutingRun& run);
+  void request_tenants(RoutingRun& run, const topology::Layout* layout);
+  void request_reach_all(RoutingRun& run);
+  void request_faulty_links(RoutingRun& run, const topology::Layout* layout);
   void close_unlisted_attached(RoutingRun& run);
   void compute_and_publish(RoutingRun& run);
   void publish_multicast(RoutingRun& run);
@@ -171,6 +177,10 @@ class Engine {
   // it when the fabric no longer fits and the cabling shows a complete tree.
   void keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
                    RouteOutcome& out);
+  std::optional<topology::Layout> layout_to_record(const topology::Recognition& rec,
+                                                   const topology::Fabric& fabric,
+                                                   RouteOutcome& out, std::string* why);
+  void record_layout(topology::Layout now, const std::string& why);
   std::string layout_file() const { return config_.state_dir + "/layout.json"; }
   // Fail closed: with tenants known and fail_open unset, `out` gets the last good
   // tables (by switch GUID; switches never routed get none: OpenSM leaves them without

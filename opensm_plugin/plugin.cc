@@ -523,11 +523,10 @@ int build_fwd_tables(void* context) {
   return 0;
 }
 
-int route_fabric(Plugin* plugin) {
+// LMC > 0: each port's extra LIDs take its base LID's route (one path per destination keeps
+// tenants apart); said once, not refused.
+void note_lmc(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
-  const auto fallback = "; falling back to the next routing engine";
-  // LMC > 0: each port's extra LIDs take its base LID's route (one path per destination keeps
-  // tenants apart); said once, not refused.
   if (osm->subn.opt.lmc > 0 && !plugin->lmc_logged) {
     log_line(osm, OSM_LOG_INFO,
              "LMC " + std::to_string(osm->subn.opt.lmc) +
@@ -536,6 +535,89 @@ int route_fabric(Plugin* plugin) {
     plugin->lmc_logged = true;
   }
   plugin->engine->set_lmc(osm->subn.opt.lmc);
+}
+
+// The run's own lines; false when it refuses to route (OpenSM falls back to the next engine).
+bool log_outcome(osm_opensm_t* osm, const laas::plugin::RouteOutcome& outcome) {
+  for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
+  for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
+  if (!outcome.fail_closed.empty())
+    log_line(osm, OSM_LOG_ERROR, "failing closed: " + outcome.fail_closed);
+  if (outcome.ok) return true;
+  const auto fallback = "; falling back to the next routing engine";
+  if (outcome.not_fat_tree)
+    log_line(osm, OSM_LOG_INFO, "fabric is not a fat-tree: " + outcome.error + fallback);
+  else
+    log_line(osm, OSM_LOG_ERROR, outcome.error + fallback);
+  return false;
+}
+
+// A reroute-only sweep leaves multicast alone: ask for every group to be rebuilt under the new
+// tenants (the sweeper does it once this sweep is over; a heavy sweep does it anyway).
+void rebuild_multicast(osm_opensm_t* osm) {
+  size_t groups = 0;
+  const unsigned top = osm->subn.max_mcast_lid_ho - IB_LID_MCAST_START_HO;
+  for (unsigned i = 0; i <= top; ++i)
+    if (osm->subn.mboxes[i]) {
+      osm_sm_reroute_mlid(&osm->sm, cl_hton16(static_cast<uint16_t>(i + IB_LID_MCAST_START_HO)));
+      ++groups;
+    }
+  if (groups > 0)
+    log_line(osm, OSM_LOG_INFO,
+             "tenants changed: rebuilding " + std::to_string(groups) + " multicast group(s)");
+}
+
+// The computed tables into OpenSM's new_lft; returns the switches filled.
+size_t fill_new_lfts(const std::vector<osm_switch_t*>& switches,
+                     const std::vector<std::vector<std::uint8_t>>& tables) {
+  size_t filled = 0;
+  for (size_t i = 0; i < switches.size() && i < tables.size(); ++i) {
+    osm_switch_t* sw = switches[i];
+    const auto& table = tables[i];
+    if (!sw || table.empty()) continue;
+    const size_t top = std::min<size_t>(sw->max_lid_ho, table.size() - 1);
+    for (size_t lid = 1; lid <= top && lid < sw->lft_size; ++lid) sw->new_lft[lid] = table[lid];
+    ++filled;
+  }
+  return filled;
+}
+
+// What OpenSM will send (set_lft_block): every block of a switch that needs an update, else the
+// blocks that differ from what the switch holds. A tenant change should send few.
+struct BlocksToSend {
+  size_t blocks = 0, switches = 0;
+};
+BlocksToSend blocks_to_send(osm_opensm_t* osm, const std::vector<osm_switch_t*>& switches) {
+  BlocksToSend out;
+  for (osm_switch_t* sw : switches) {
+    if (!sw || !sw->new_lft || !sw->lft) continue;
+    const size_t n =
+        std::min<size_t>(sw->max_lid_ho / IB_SMP_DATA_SIZE + 1, sw->lft_size / IB_SMP_DATA_SIZE);
+    const bool all = sw->need_update || osm->subn.need_update;
+    size_t here = 0;
+    for (size_t b = 0; b < n; ++b)
+      if (all || std::memcmp(sw->new_lft + b * IB_SMP_DATA_SIZE, sw->lft + b * IB_SMP_DATA_SIZE,
+                             IB_SMP_DATA_SIZE) != 0)
+        ++here;
+    out.blocks += here;
+    out.switches += here > 0;
+  }
+  return out;
+}
+
+// The tables go to the state directory's worker (handed over, not copied): a later start that
+// must fail closed gives them back to the switches.
+void hand_over_sent_tables(Plugin* plugin, const Fabric& fabric,
+                           std::vector<std::vector<std::uint8_t>> tables) {
+  std::vector<laas::topology::Guid> switch_guids(fabric.nodes.size(), 0);
+  for (size_t i = 0; i < fabric.nodes.size(); ++i)
+    if (fabric.nodes[i].is_switch) switch_guids[i] = fabric.nodes[i].guid;
+  plugin->engine->keep_sent_tables(std::move(switch_guids), std::move(tables), plugin->sl2vl);
+}
+
+int route_fabric(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  note_lmc(plugin);
   using ms = std::chrono::duration<double, std::milli>;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<osm_switch_t*> switches;
@@ -550,67 +632,21 @@ int route_fabric(Plugin* plugin) {
     plugin->took_over_last_standby = plugin->sms->last_not_master();
   }
   const auto t_fill = std::chrono::steady_clock::now();
-  for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
-  for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
-  if (!outcome.fail_closed.empty())
-    log_line(osm, OSM_LOG_ERROR, "failing closed: " + outcome.fail_closed);
-  if (!outcome.ok) {
-    if (outcome.not_fat_tree)
-      log_line(osm, OSM_LOG_INFO, "fabric is not a fat-tree: " + outcome.error + fallback);
-    else
-      log_line(osm, OSM_LOG_ERROR, outcome.error + fallback);
-    return -1;
-  }
+  if (!log_outcome(osm, outcome)) return -1;
   if (outcome.keep_switch_tables) {
     // The SL2VL drops of the last good run stay too (plugin->sl2vl is left as it was).
     log_line(osm, OSM_LOG_ERROR,
              kept_line(keep_switch_tables(plugin, switches, outcome.saved_tables.get())));
     return 0;
   }
-  if (outcome.multicast_changed) {
-    // A reroute-only sweep leaves multicast alone: ask for every group to be rebuilt under the
-    // new tenants (the sweeper does it once this sweep is over; a heavy sweep does it anyway).
-    size_t groups = 0;
-    const unsigned top = osm->subn.max_mcast_lid_ho - IB_LID_MCAST_START_HO;
-    for (unsigned i = 0; i <= top; ++i)
-      if (osm->subn.mboxes[i]) {
-        osm_sm_reroute_mlid(&osm->sm, cl_hton16(static_cast<uint16_t>(i + IB_LID_MCAST_START_HO)));
-        ++groups;
-      }
-    if (groups > 0)
-      log_line(osm, OSM_LOG_INFO,
-               "tenants changed: rebuilding " + std::to_string(groups) + " multicast group(s)");
-  }
+  if (outcome.multicast_changed) rebuild_multicast(osm);
   check_qos(plugin);
   plugin->sl2vl = std::make_shared<const laas::routing::Sl2VlTables>(std::move(outcome.sl2vl));
   plugin->node_of_guid.clear();
   for (size_t i = 0; i < fabric.nodes.size(); ++i)
     if (fabric.nodes[i].is_switch) plugin->node_of_guid[fabric.nodes[i].guid] = static_cast<int>(i);
-  size_t filled = 0;
-  for (size_t i = 0; i < switches.size() && i < outcome.tables.size(); ++i) {
-    osm_switch_t* sw = switches[i];
-    const auto& table = outcome.tables[i];
-    if (!sw || table.empty()) continue;
-    const size_t top = std::min<size_t>(sw->max_lid_ho, table.size() - 1);
-    for (size_t lid = 1; lid <= top && lid < sw->lft_size; ++lid) sw->new_lft[lid] = table[lid];
-    ++filled;
-  }
-  // What OpenSM will send (set_lft_block): every block of a switch that needs an update, else
-  // the blocks that differ from what the switch holds. A tenant change should send few.
-  size_t blocks = 0, switches_sent = 0;
-  for (osm_switch_t* sw : switches) {
-    if (!sw || !sw->new_lft || !sw->lft) continue;
-    const size_t n =
-        std::min<size_t>(sw->max_lid_ho / IB_SMP_DATA_SIZE + 1, sw->lft_size / IB_SMP_DATA_SIZE);
-    const bool all = sw->need_update || osm->subn.need_update;
-    size_t here = 0;
-    for (size_t b = 0; b < n; ++b)
-      if (all || std::memcmp(sw->new_lft + b * IB_SMP_DATA_SIZE, sw->lft + b * IB_SMP_DATA_SIZE,
-                             IB_SMP_DATA_SIZE) != 0)
-        ++here;
-    blocks += here;
-    switches_sent += here > 0;
-  }
+  const size_t filled = fill_new_lfts(switches, outcome.tables);
+  const auto sent = blocks_to_send(osm, switches);
   const auto t_end = std::chrono::steady_clock::now();
   char timing[400];
   std::snprintf(timing, sizeof timing,
@@ -619,16 +655,11 @@ int route_fabric(Plugin* plugin) {
                 "switches",
                 ms(t_end - t0).count(), ms_snapshot, outcome.ms_recognize, outcome.ms_place,
                 outcome.ms_compute, outcome.ms_tables, outcome.ms_save, ms(t_end - t_fill).count(),
-                filled, blocks, switches_sent);
+                filled, sent.blocks, sent.switches);
   log_line(osm, OSM_LOG_INFO, timing);
-  plugin->engine->record_routing_run(ms(t_end - t0).count() / 1000.0, static_cast<long>(blocks));
-  // The tables go to the state directory's worker (handed over, not copied): a later start
-  // that must fail closed gives them back to the switches.
-  std::vector<laas::topology::Guid> switch_guids(fabric.nodes.size(), 0);
-  for (size_t i = 0; i < fabric.nodes.size(); ++i)
-    if (fabric.nodes[i].is_switch) switch_guids[i] = fabric.nodes[i].guid;
-  plugin->engine->keep_sent_tables(std::move(switch_guids), std::move(outcome.tables),
-                                   plugin->sl2vl);
+  plugin->engine->record_routing_run(ms(t_end - t0).count() / 1000.0,
+                                     static_cast<long>(sent.blocks));
+  hand_over_sent_tables(plugin, fabric, std::move(outcome.tables));
   return 0;
 }
 
