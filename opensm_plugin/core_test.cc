@@ -932,7 +932,12 @@ TEST(PluginEngine, ADescriptionNeverMakesAHostManagement) {
 // (ThreadSanitizer's build runs this test).
 TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
   TwoTenants lab;
-  auto& [dir, tree, fabric, emb, sm] = lab;
+  // Named references, not a structured binding: the threads below capture them (C++17 lambdas
+  // cannot capture a binding, and clang refuses to).
+  auto& dir = lab.dir;
+  auto& fabric = lab.fabric;
+  auto& emb = lab.emb;
+  const auto sm = lab.sm;
   Engine engine(config_in(dir), quiet());
   engine.service().set_role_provider([] {  // the plugin's: this SM is the master
     service::SmRole r;

@@ -28,7 +28,7 @@ struct Arc {
 // The switches of the tree as one graph: switch number = level offset + index.
 class Graph {
  public:
-  explicit Graph(const FatTree& t) : t_(t) {
+  explicit Graph(const FatTree& t) {
     for (int level = 1; level <= t.height(); ++level) {
       offset_.push_back(n_);
       n_ += t.num_switches(level);
@@ -52,7 +52,6 @@ class Graph {
   const std::vector<Arc>& arcs(int number) const { return arcs_[number]; }
 
  private:
-  const FatTree& t_;
   int n_ = 0;
   std::vector<int> offset_;
   std::vector<std::vector<Arc>> arcs_;

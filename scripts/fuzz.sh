@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (tests/fuzz) for a given time each and reports what they did.
 #   scripts/fuzz.sh TARGET|all SECONDS
-# Builds them first with clang, AddressSanitizer and UBSan into ${LAAS_FUZZ_BUILD:-build-fuzz}.
+# Builds them first with clang, AddressSanitizer and UBSan into ${LAAS_FUZZ_BUILD:-build-fuzz}
+# (configured there unless that directory is a fuzz-enabled build already).
 # Each target starts from its seed corpus in tests/fuzz/corpus/<target>/ and grows a working
 # corpus in the build directory (the seeds are not touched). A crash, a sanitizer finding, a
 # leak or a hang (over 30 s on one input: generous, CI machines may be loaded) fails the run;
@@ -19,9 +20,13 @@ fi
 what=$1 seconds=$2
 if [ "$what" = all ]; then targets=("${targets_all[@]}"); else targets=("$what"); fi
 build="${LAAS_FUZZ_BUILD:-build-fuzz}"
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLAAS_BUILD_FUZZ=ON -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_TESTS=OFF \
-  -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF >/dev/null
+# A build directory configured with the fuzz targets already (scripts/test.sh's sanitizer
+# build) is used as it is; any other is configured for fuzzing alone.
+if ! grep -qs '^LAAS_BUILD_FUZZ:BOOL=ON$' "$build/CMakeCache.txt"; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLAAS_BUILD_FUZZ=ON -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_TESTS=OFF \
+    -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF >/dev/null
+fi
 ninja -C "$build" "${targets[@]/#/fuzz_}" >/dev/null
 status=0
 # Inputs that once crashed a target (tests/fuzz/regressions/<target>/) must run clean first.

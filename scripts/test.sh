@@ -2,7 +2,8 @@
 # The test command: installs dependencies, builds with warnings as errors and runs every test
 # (unit, property, simulator, integration against the real OpenSM + ibsim, the Debian package)
 # through ctest; then rebuilds with AddressSanitizer and UBSan and runs the tests that need no
-# fabric again (LAAS_SKIP_SANITIZERS=1 skips that second pass); then rebuilds the unit tests
+# fabric again, built with clang so that the libFuzzer targets are built with them
+# (LAAS_SKIP_SANITIZERS=1 skips that second pass); then rebuilds the unit tests
 # with ThreadSanitizer and runs the suites whose code has threads -- the control socket and its
 # workers, the service under concurrent requests, failover, metrics, the routing engine beside
 # live audits and multicast trees (LAAS_SKIP_TSAN=1 skips that third pass); last, every
@@ -10,15 +11,28 @@
 # (LAAS_SKIP_FUZZ=1 skips it; scripts/fuzz.sh runs them longer).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# How long each pass took, for whoever keeps CI under its time budget.
+started=$SECONDS
+phase() {
+  echo "test.sh: $1 took $((SECONDS - started)) s" >&2
+  started=$SECONDS
+}
 bash scripts/deps.sh
+phase "installing the dependencies"
 bash scripts/build.sh -DLAAS_WERROR=ON
+phase "the build"
 (cd "${LAAS_BUILD_DIR:-build}" && ctest --output-on-failure --timeout 1200 -j2 "$@")
+phase "every test"
+asan="${LAAS_BUILD_DIR:-build}-sanitize"
 if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
-  asan="${LAAS_BUILD_DIR:-build}-sanitize"
-  LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
-    -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
+  # clang, so that the same build holds the libFuzzer targets (coverage instrumentation
+  # everywhere, libFuzzer's main in the fuzz targets only): one sanitizer build serves both.
+  CC=clang CXX=clang++ LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON \
+    -DCMAKE_BUILD_TYPE=Debug -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_FUZZ=ON \
+    -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
   (cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure --timeout 1200 -j2 -L 'unit|sim|e2e')
+  phase "AddressSanitizer and UBSan pass"
 fi
 if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   # Only the two test binaries, the unit one with only the files whose code has threads (the
@@ -33,7 +47,11 @@ if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   supp="$PWD/tests/tsan.supp"  # known false positives, each explained in the file
   (cd "$tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$supp" \
     ctest --output-on-failure --timeout 1200 -j2 -L unit)
+  phase "ThreadSanitizer pass"
 fi
 if [ -z "${LAAS_SKIP_FUZZ:-}" ]; then
+  # The sanitizer pass built the fuzz targets already (scripts/fuzz.sh builds them otherwise).
+  [ -n "${LAAS_SKIP_SANITIZERS:-}" ] || export LAAS_FUZZ_BUILD="$asan"
   bash scripts/fuzz.sh all "${LAAS_FUZZ_SECONDS:-15}"
+  phase "fuzzing"
 fi

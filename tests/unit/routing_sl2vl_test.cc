@@ -266,7 +266,9 @@ TEST_F(Sl2VlFixture, ParsesWhatItFormats) {
 
 TEST(Sl2VlParse, RejectsBadLines) {
   const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
-  const auto [fabric, emb] = topology::build_model_fabric(tree);
+  const auto model = topology::build_model_fabric(tree);
+  const auto& fabric = model.first;  // captured below: a structured binding cannot be
+  const auto& emb = model.second;
   const int lid = fabric.lid_of(emb.switch_node[0][0]);
   auto parse = [&](const std::string& text) {
     std::istringstream in(text);
