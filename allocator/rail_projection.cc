@@ -154,7 +154,14 @@ PlaceResult place_on_rail_projection(const LinkState& state,
     for (int leaf = 0; leaf < projected->num_leaves(); ++leaf) {
       const int free = shadow.free_hosts_on_leaf(leaf);
       if (free < count || shadow.free_column_count(1, leaf) < columns) continue;
-      if (best < 0 || free < shadow.free_hosts_on_leaf(best)) best = leaf;
+      // Best fit on the group, then on its pod: between groups equally free, the one whose pod
+      // is fuller, so that wholly free pods (and their level-2 columns) stay whole for tenants
+      // that span pods.
+      if (best < 0 || free < shadow.free_hosts_on_leaf(best) ||
+          (free == shadow.free_hosts_on_leaf(best) &&
+           shadow.free_hosts_in_pod(projected->pod_of_leaf(leaf)) <
+               shadow.free_hosts_in_pod(projected->pod_of_leaf(best))))
+        best = leaf;
     }
     if (best >= 0) {
       one_group.emplace();

@@ -217,6 +217,40 @@ TEST(PlaceServers, RemainderPerRailAndUpLinksInsideOneGroup) {
   EXPECT_TRUE(split_servers(state, r.servers).empty());
 }
 
+// A tenant that fits one rail group goes to the best-fitting group, and between groups equally
+// free to the one in the fuller pod: a wholly free pod keeps its level-2 columns for tenants
+// that span pods. Lowest index first would take group 0, in the emptier pod.
+TEST(PlaceServers, OneGroupTenantsFillTheFullerPodFirst) {
+  // 4 rails, 2 groups of 4 servers a pod, 3 pods.
+  auto r = recognize_rails("xgft(3;4,8,3;1,4,8)", 4, false);
+  ASSERT_TRUE(r.rec.ok());
+  allocator::LinkState state(*r.rec.tree);
+  const auto& tree = *r.rec.tree;
+  auto place = [&](int tenant, int count) {
+    auto p = allocator::place_servers(state, r.servers.ports, count);
+    EXPECT_TRUE(p.placement) << p.reason;
+    if (p.placement) state.assign(tenant, *p.placement);
+    return p.placement.value_or(allocator::Placement{});
+  };
+  auto pod_of = [&](const allocator::Placement& p) {
+    std::set<int> pods;
+    for (HostId h : p.hosts) pods.insert(tree.pod_of_leaf(tree.leaf_of_host(h)));
+    return pods;
+  };
+  // Groups 0-1 in pod 0, 2-3 in pod 1, 4-5 in pod 2.
+  const auto first = place(0, 4);
+  ASSERT_EQ(pod_of(first), std::set<int>{0});
+  place(1, 2);  // group 1, pod 0
+  place(2, 4);
+  place(3, 4);
+  place(4, 4);  // groups 2-4: pod 2 keeps one free group
+  state.release(0, first);
+  // Free: group 0 (4 servers, pod 0 with 6 free), group 1 (2), group 5 (4, pod 2 with 4 free).
+  const auto next = place(5, 3);
+  EXPECT_EQ(pod_of(next), std::set<int>{2});
+  EXPECT_TRUE(split_servers(state, r.servers).empty());
+}
+
 // A mixed rail fabric: slot 3 of group 0's rail leaves holds four single-port storage hosts,
 // not a GPU server. The rail placement takes only 4-port servers (the storage hosts are no
 // rail group's), the partly populated group still serves tenants that fit it.
