@@ -168,6 +168,35 @@ TEST(PluginTenants, AllocationsJsonRoundTrip) {
   EXPECT_THROW(allocations_from_json("not json"), std::runtime_error);
 }
 
+// The tenants file's changes are made by the routing run that reads them, which routes them:
+// they ask OpenSM for no other run. The same change over the socket asks for one.
+TEST(PluginEngine, TheTenantsFileAsksForNoRerouteASocketChangeDoes) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  const auto model = topology::build_model_fabric(tree);
+  const auto& fabric = model.first;
+  const Guid sm = fabric.nodes[model.second.switch_node[1][0]].port_guid;
+  dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
+  Engine engine(config_in(dir), quiet());
+  int reroutes = 0;
+  engine.set_reroute_hook([&] { ++reroutes; });
+  auto out = routed(engine, fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  ASSERT_EQ(engine.service().tenant_names(), std::vector<std::string>{"A"});
+  dir.write("tenants.yaml", "- name: B\n  hosts: 4\n");
+  out = routed(engine, fabric, sm);  // removes A, adds B
+  ASSERT_TRUE(out.ok) << out.error;
+  EXPECT_EQ(engine.service().tenant_names(), std::vector<std::string>{"B"});
+  EXPECT_EQ(reroutes, 0);
+  const service::Caller root{0, true};
+  const auto r = engine.service().add_tenant("C", 4, {}, root);
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_EQ(reroutes, 1);
+  const auto gone = engine.service().remove_tenant("nobody", root);
+  EXPECT_FALSE(gone.ok);
+  EXPECT_EQ(gone.code, service::error::kNotFound);
+}
+
 TEST(PluginEngine, PlacesRestoresAndReleases) {
   TempDir dir;
   const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");

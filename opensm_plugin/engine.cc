@@ -80,17 +80,7 @@ service::ServiceConfig service_config(const Config& c) {
 }
 
 // The tenants file acts with root's rights: it is as privileged as the state directory.
-const service::Caller kFileCaller{0, true};
-
-json request(const std::string& method, json params) {
-  params["wait"] = false;
-  return {{"v", service::kProtocolVersion}, {"method", method}, {"params", std::move(params)}};
-}
-
-std::string error_of(const json& response) {
-  return response.contains("error") ? response["error"].value("message", "unknown error")
-                                    : "unknown error";
-}
+const service::Caller kFileCaller{0, true, true, /*routes_itself=*/true};
 
 // The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
 // `mgmt_switch_nodes`: the fabric nodes of the switches an SM runs on (every SM's, so that
@@ -158,9 +148,9 @@ Engine::Engine(Config config, service::Logger log)
       service_(service_config(config_), std::move(log)),
       last_tables_(service_.io(), config_.sent_tables_file(), log_) {
   read_shared_files(std::chrono::seconds(10));
+  // Changes made inside a routing run (the tenants file) are routed by that run: the service
+  // asks for no other (service::Caller::routes_itself).
   service_.set_reroute_hook([this] {
-    // Changes made inside a routing run (the tenants file) are routed by that run.
-    if (routing_thread_.load() == std::this_thread::get_id()) return;
     if (reroute_) reroute_();
   });
 }
@@ -378,10 +368,10 @@ void Engine::release_dropped_tenants(const std::vector<TenantRequest>& requests,
   std::set<std::string> not_removed;
   for (const auto& name : previous) {
     if (listed.count(name)) continue;
-    const json r = service_.handle(request("tenant.remove", {{"name", name}}), kFileCaller);
+    const auto r = service_.remove_tenant(name, kFileCaller);
     // Already gone (removed through the socket): nothing to release.
-    if (!r.value("ok", false) && r["error"].value("code", "") != service::error::kNotFound) {
-      out.warnings.push_back("tenant " + name + " not removed: " + error_of(r) +
+    if (!r.ok && r.code != service::error::kNotFound) {
+      out.warnings.push_back("tenant " + name + " not removed: " + r.message +
                              "; tried again at the next routing run");
       not_removed.insert(name);
     }
@@ -411,14 +401,8 @@ void Engine::add_listed_tenants(const std::vector<TenantRequest>& requests, Rout
   const std::set<std::string> held(names.begin(), names.end());
   for (const auto& t : requests) {
     if (held.count(t.name)) continue;
-    json params = {{"name", t.name}};
-    if (t.host_list.empty())
-      params["hosts"] = t.hosts;
-    else
-      params["host_list"] = t.host_list;
-    const json r = service_.handle(request("tenant.add", params), kFileCaller);
-    if (!r.value("ok", false))
-      out.warnings.push_back("tenant " + t.name + " refused: " + error_of(r));
+    const auto r = service_.add_tenant(t.name, t.hosts, t.host_list, kFileCaller);
+    if (!r.ok) out.warnings.push_back("tenant " + t.name + " refused: " + r.message);
   }
 }
 
@@ -469,11 +453,6 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
                            const std::vector<Guid>& sm_ports) {
   RouteOutcome out;
   RoutingRun run(fabric, sm_port_guid, with_sl2vl, sm_ports, out);
-  routing_thread_ = std::this_thread::get_id();
-  struct Reset {
-    std::atomic<std::thread::id>& id;
-    ~Reset() { id = std::thread::id(); }
-  } reset{routing_thread_};
   try {
     take_over(run);
     if (!recognize(run)) return out;

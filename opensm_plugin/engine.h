@@ -204,8 +204,7 @@ class Engine {
   int lmc_ = 0;
   std::string last_outside_;  // what is outside the tree, logged
   std::string fail_closed_;   // why the last run failed closed (routing thread only)
-  std::atomic<std::thread::id> routing_thread_{};
-  mutable std::mutex mu_;                           // guards the fields below
+  mutable std::mutex mu_;     // guards the fields below
   std::shared_ptr<const topology::Layout> layout_;  // see layout(); set by the routing thread
   FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;
   bool routed_once_ = false;

@@ -626,7 +626,7 @@ json TenantService::add(const json& params, const Caller& caller) {
   log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
   return finish_change(lock, partitions_changed, not_durable,
                        "tenant '" + name + "' IS added (state.json holds it and it will be routed)",
-                       tenant_json(*cluster_->find(name)), wait);
+                       tenant_json(*cluster_->find(name)), wait, !caller.routes_itself);
 }
 
 json TenantService::remove(const json& params, const Caller& caller) {
@@ -685,19 +685,20 @@ json TenantService::remove(const json& params, const Caller& caller) {
        "laas: uid " + std::to_string(caller.uid) + " removed tenant '" + name + "'");
   return finish_change(lock, partitions_changed, not_durable,
                        "tenant '" + name + "' IS removed (state.json no longer holds it)",
-                       {{"name", name}, {"removed", true}}, wait);
+                       {{"name", name}, {"removed", true}}, wait, !caller.routes_itself);
 }
 
 // The end of a committed add or remove, outside the lock: OpenSM is told (partitions.conf,
-// then the re-route), a change saved but not synced is reported as the error it is (the
-// change stands), and the reply waits for the routing when asked to.
+// then the re-route unless the caller routes the change itself), a change saved but not synced is
+// reported as the error it is (the change stands), and the reply waits for the routing when asked
+// to.
 json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
                                   const std::string& not_durable, const std::string& done,
-                                  json result, int wait) {
+                                  json result, int wait, bool reroute) {
   const auto generation = persisted_.generation;
   lock.unlock();
   if (partitions_changed && partitions_hook_) partitions_hook_();
-  if (reroute_) reroute_();
+  if (reroute && reroute_) reroute_();
   if (!not_durable.empty())
     fail(error::kInternal, done + " but the change may not survive a crash: " + not_durable);
   result["generation"] = generation;

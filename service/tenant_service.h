@@ -90,6 +90,16 @@ struct Caller {
   long uid = -1;
   bool may_write = false;  // change tenants and hosts (root, the socket group)
   bool may_read = true;    // false: in neither socket group, every request is refused
+  // A routing run changing tenants (the tenants file): that run routes its own changes, so
+  // none asks for another run, and none waits for one.
+  bool routes_itself = false;
+};
+
+// What a change asked in code rather than over the socket came to.
+struct ChangeResult {
+  bool ok = false;
+  std::string code;     // service/protocol.h's error code when refused
+  std::string message;  // why, when refused
 };
 
 enum class LogLevel { kInfo, kWarning, kError };
@@ -166,6 +176,12 @@ class TenantService {
 
   // Request side: one NDJSON request object in, one response object out. Never throws.
   nlohmann::json handle(const nlohmann::json& request, const Caller& caller);
+  // The same changes asked in code (the tenants file): checked, permitted, saved and counted
+  // exactly as `tenant add` and `tenant remove` over the socket, without waiting for routing.
+  // `hosts`: how many ports; `host_list` non-empty: exactly those hosts (names or GUIDs).
+  ChangeResult add_tenant(const std::string& name, int hosts,
+                          const std::vector<std::string>& host_list, const Caller& caller);
+  ChangeResult remove_tenant(const std::string& name, const Caller& caller);
 
   // Every SM seen at the last routing run and every trusted one, with its state (this, listed,
   // accepted, unaccepted): `laasctl sm list`, and the audit's finding.
@@ -240,7 +256,7 @@ class TenantService {
   nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
   nlohmann::json finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
                                const std::string& not_durable, const std::string& done,
-                               nlohmann::json result, int wait);
+                               nlohmann::json result, int wait, bool reroute = true);
   int wait_ms(const nlohmann::json& params) const;  // validated 'wait' and 'timeout_ms'
   nlohmann::json export_files(const nlohmann::json& params) const;
   std::string partitions_text() const;
