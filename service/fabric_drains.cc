@@ -298,7 +298,7 @@ void TenantService::apply_fabric_drains() {
   // Hosts out of placements: management servers, drained hosts and the hosts of drained
   // leaves; those no longer drained go back to the free pool.
   std::set<topology::HostId> keep;
-  for (auto h : whole_servers(drained_hosts())) keep.insert(h);
+  for (auto h : whole_servers(hosts_.drained_hosts())) keep.insert(h);
   for (auto h : whole_servers(st_.view->management_hosts)) keep.insert(h);
   std::vector<topology::HostId> release;
   for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
@@ -365,7 +365,7 @@ json TenantService::fabric_drain(const json& params, const Caller& caller, bool 
     if (!link && sw.first == 1)
       for (auto h : st_.view->management_hosts)
         if (tree.leaf_of_host(h) == sw.second)
-          fail(error::kRefused, label + " holds management host " + host_label(h) +
+          fail(error::kRefused, label + " holds management host " + hosts_.host_label(h) +
                                     ": draining it would cut management off the fabric");
   } else if (it == list.end()) {
     if (link)

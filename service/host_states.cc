@@ -1,9 +1,11 @@
-// TenantService and host states, as a scheduler's node states: free, allocated,
+// Host states, as a scheduler's node states: free, allocated,
 // drained (out of service, with reason, who and when), draining (drained while a tenant still
 // holds it: it leaves service when the tenant releases it), down (absent from the fabric) and
 // management. Drains are kept in state.json by port GUID, so they survive restarts and SM
 // failover; a drained host is reserved in the allocator (never placed) and, being no tenant's,
 // routed as a free host (reached from management only).
+#include "service/host_states.h"
+
 #include <algorithm>
 #include <ctime>
 #include <set>
@@ -25,8 +27,8 @@ std::string utc_now() {
   return buf;
 }
 
-std::vector<topology::HostId> TenantService::resolve_hosts(const json& names,
-                                                           const char* field) const {
+std::vector<topology::HostId> HostManager::resolve_hosts(const json& names,
+                                                         const char* field) const {
   if (!names.is_array() || names.empty())
     fail(error::kBadRequest,
          std::string("field '") + field + "' must be a non-empty array of host names or GUIDs");
@@ -63,7 +65,7 @@ std::vector<topology::HostId> TenantService::resolve_hosts(const json& names,
   return chosen;
 }
 
-const PersistedDrain* TenantService::drain_of(topology::HostId h) const {
+const PersistedDrain* HostManager::drain_of(topology::HostId h) const {
   const auto guid = st_.view ? st_.view->host_guid(h) : 0;
   if (!guid) return nullptr;
   for (const auto& d : st_.persisted.drained)
@@ -71,13 +73,13 @@ const PersistedDrain* TenantService::drain_of(topology::HostId h) const {
   return nullptr;
 }
 
-std::string TenantService::host_label(topology::HostId h) const {
+std::string HostManager::host_label(topology::HostId h) const {
   const std::string name = st_.ids ? st_.ids->host(h).name : st_.view->host_name(h);
   return "'" + (name.empty() ? st_.view->tree.host_name(h) : name) + "' (" +
          guid_hex(st_.view->host_guid(h)) + ")";
 }
 
-std::vector<topology::HostId> TenantService::drained_hosts() const {
+std::vector<topology::HostId> HostManager::drained_hosts() const {
   std::vector<topology::HostId> out;
   if (!st_.view) return out;
   for (const auto& d : st_.persisted.drained)
@@ -85,11 +87,11 @@ std::vector<topology::HostId> TenantService::drained_hosts() const {
   // The hosts of a drained leaf (fabric_drains.cc) are out of service with it.
   if (!st_.persisted.drained_switches.empty())
     for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
-      if (!drain_of(h) && leaf_drain_of(h)) out.push_back(h);
+      if (!drain_of(h) && service_.leaf_drain_of(h)) out.push_back(h);
   return out;
 }
 
-std::string TenantService::drained_note() const {
+std::string HostManager::drained_note() const {
   const auto hosts = drained_hosts();
   if (hosts.empty()) return "";
   std::string names;
@@ -99,8 +101,8 @@ std::string TenantService::drained_note() const {
   return "; " + std::to_string(hosts.size()) + " host(s) are drained (out of service): " + names;
 }
 
-json TenantService::host_json(topology::HostId h,
-                              const std::map<allocator::TenantIndex, std::string>& tenants) const {
+json HostManager::host_json(topology::HostId h,
+                            const std::map<allocator::TenantIndex, std::string>& tenants) const {
   const auto& emb = st_.view->embedding;
   const bool down =
       std::find(emb.missing_hosts.begin(), emb.missing_hosts.end(), h) != emb.missing_hosts.end();
@@ -110,7 +112,7 @@ json TenantService::host_json(topology::HostId h,
   const auto owner = st_.cluster ? st_.cluster->state().host_owner(h) : allocator::kFree;
   const auto tenant = tenants.find(owner);
   const auto* drained = drain_of(h);
-  const auto* leaf_drained = drained ? nullptr : leaf_drain_of(h);
+  const auto* leaf_drained = drained ? nullptr : service_.leaf_drain_of(h);
   const auto id = st_.ids ? st_.ids->host(h) : PersistedHost{};
   json j = {{"name", id.name.empty() ? st_.view->host_name(h) : id.name},
             {"guid", guid_hex(st_.view->host_guid(h))},
@@ -147,7 +149,7 @@ json TenantService::host_json(topology::HostId h,
   return j;
 }
 
-json TenantService::host_states() const {
+json HostManager::host_states() const {
   json counts = {{"free", 0}, {"allocated", 0},  {"drained", 0},    {"draining", 0},
                  {"down", 0}, {"management", 0}, {"quarantined", 0}};
   if (!st_.view) return counts;
@@ -162,9 +164,9 @@ json TenantService::host_states() const {
   return counts;
 }
 
-json TenantService::host_list(const json& params) const {
+json HostManager::host_list(const json& params) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  require_topology();
+  service_.require_topology();
   std::string only;
   if (params.contains("state")) only = get_string(params, "state");
   static const std::set<std::string> states = {"free", "allocated",  "drained",    "draining",
@@ -185,9 +187,9 @@ json TenantService::host_list(const json& params) const {
   return out;
 }
 
-json TenantService::host_show(const json& params) const {
+json HostManager::host_show(const json& params) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  require_topology();
+  service_.require_topology();
   const auto hosts = resolve_hosts(json::array({get_string(params, "name")}), "name");
   std::map<allocator::TenantIndex, std::string> tenants;
   if (st_.cluster)
@@ -200,24 +202,23 @@ json TenantService::host_show(const json& params) const {
 
 // The hosts a drain or resume names (every port of a named server), once the caller may
 // change them and the fabric is known.
-std::vector<topology::HostId> TenantService::hosts_to_change(const json& params,
-                                                             const Caller& caller,
-                                                             const char* verb) const {
+std::vector<topology::HostId> HostManager::hosts_to_change(const json& params, const Caller& caller,
+                                                           const char* verb) const {
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " + verb +
                                  " hosts (root or the laas group)");
-  require_topology();
+  service_.require_topology();
   if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
-  return whole_servers(resolve_hosts(params["hosts"], "hosts"));
+  return service_.whole_servers(resolve_hosts(params["hosts"], "hosts"));
 }
 
 // Saves a change of persisted_.drained (a new generation) or, when it cannot, restores `saved`
 // and fails the request: the drains in memory and on disk never differ.
-void TenantService::commit_drains(const std::vector<PersistedDrain>& saved, const char* done) {
+void HostManager::commit_drains(const std::vector<PersistedDrain>& saved, const char* done) {
   ++st_.persisted.generation;
   std::string not_durable;
   try {
-    commit(&not_durable);
+    service_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted.drained = saved;
     --st_.persisted.generation;
@@ -228,7 +229,7 @@ void TenantService::commit_drains(const std::vector<PersistedDrain>& saved, cons
                                     " but the state may not survive a crash: " + not_durable);
 }
 
-json TenantService::drain(const json& params, const Caller& caller) {
+json HostManager::drain(const json& params, const Caller& caller) {
   const std::string reason = get_string(params, "reason");
   if (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 200)
     fail(error::kBadRequest, "field 'reason' must say why, in 1 to 200 characters");
@@ -250,7 +251,8 @@ json TenantService::drain(const json& params, const Caller& caller) {
   }
   if (!changed.empty()) {
     commit_drains(saved, "drained");
-    st_.cluster->reserve(whole_servers(drained_hosts()));  // held ones leave with their tenant
+    st_.cluster->reserve(
+        service_.whole_servers(drained_hosts()));  // held ones leave with their tenant
     st_.log(LogLevel::kInfo, "laas: " + by + " drained " + changed.dump() + ": " + reason);
   }
   std::map<allocator::TenantIndex, std::string> tenants;
@@ -260,13 +262,13 @@ json TenantService::drain(const json& params, const Caller& caller) {
   return {{"drained", changed}, {"hosts", out}};
 }
 
-json TenantService::resume(const json& params, const Caller& caller) {
+json HostManager::resume(const json& params, const Caller& caller) {
   std::vector<std::pair<std::string, std::string>> to_check;  // (name, GUID)
   {
     std::lock_guard<std::mutex> lock(st_.mu);
     for (auto h : hosts_to_change(params, caller, "resume")) {
       if (!drain_of(h)) {
-        if (const auto* d = leaf_drain_of(h))
+        if (const auto* d = service_.leaf_drain_of(h))
           fail(error::kBadRequest, "host " + host_label(h) + " is out of service with its leaf '" +
                                        d->name + "' (drained): `laasctl switch resume` it");
         fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
@@ -296,7 +298,7 @@ json TenantService::resume(const json& params, const Caller& caller) {
     }
   }
   std::unique_lock<std::mutex> lock(st_.mu);
-  require_topology();
+  service_.require_topology();
   const auto saved = st_.persisted.drained;
   std::vector<topology::HostId> resumed;
   json names = json::array();
@@ -321,7 +323,7 @@ json TenantService::resume(const json& params, const Caller& caller) {
 
 // ---- Identity is the host, not the slot -------------------------------------
 
-const QuarantinedHost* TenantService::quarantine_of(topology::HostId h) const {
+const QuarantinedHost* HostManager::quarantine_of(topology::HostId h) const {
   for (const auto& q : st_.quarantine)
     if (q.host == h) return &q;
   return nullptr;
@@ -329,7 +331,7 @@ const QuarantinedHost* TenantService::quarantine_of(topology::HostId h) const {
 
 // Host names, port GUIDs (the one seen in a slot, or the one recorded for it), server names, and
 // slots as "LEAF:PORT" (the leaf by name or node GUID, its physical port).
-std::vector<topology::HostId> TenantService::resolve_slots(const json& names) const {
+std::vector<topology::HostId> HostManager::resolve_slots(const json& names) const {
   if (!names.is_array() || names.empty())
     fail(error::kBadRequest,
          "field 'hosts' must be a non-empty array of host names, GUIDs, servers or LEAF:PORT");
@@ -375,17 +377,17 @@ std::vector<topology::HostId> TenantService::resolve_slots(const json& names) co
 
 // Records the port GUID seen in quarantined slots as their tenant's host: saved (with the
 // tenant's partitions.conf) before the reply, then re-routed.
-json TenantService::accept(const json& params, const Caller& caller) {
+json HostManager::accept(const json& params, const Caller& caller) {
   const bool dry_run = get_bool(params, "dry_run", false);
-  const int wait = wait_ms(params);  // validated before anything is written
+  const int wait = service_.wait_ms(params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write && !dry_run)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not accept hosts (root or the laas group)");
-  require_topology();
+  service_.require_topology();
   if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
   std::vector<QuarantinedHost> chosen;
-  for (auto h : whole_servers(resolve_slots(params["hosts"]))) {
+  for (auto h : service_.whole_servers(resolve_slots(params["hosts"]))) {
     const auto* q = quarantine_of(h);
     if (!q) continue;
     if (std::find(chosen.begin(), chosen.end(), *q) == chosen.end()) chosen.push_back(*q);
@@ -436,14 +438,14 @@ json TenantService::accept(const json& params, const Caller& caller) {
   bool partitions_changed = false;
   std::string not_durable;
   try {
-    partitions_changed = commit(&not_durable);
+    partitions_changed = service_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted.tenants = saved;
     st_.quarantine = saved_quarantine;
     --st_.persisted.generation;
     fail(e.code.c_str(), "hosts not accepted: " + e.message);
   }
-  st_.cluster->set_faults(current_faults());  // the slots are up for their tenants again
+  st_.cluster->set_faults(service_.current_faults());  // the slots are up for their tenants again
   std::string what;
   for (const auto& a : accepted)
     what += (what.empty() ? "" : ", ") + a["guid"].get<std::string>() + " ('" +
@@ -452,9 +454,9 @@ json TenantService::accept(const json& params, const Caller& caller) {
             std::to_string(a["port"].get<int>()) + " (was " + a["was"]["guid"].get<std::string>() +
             ")";
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " accepted " + what);
-  return finish_change(lock, partitions_changed, not_durable,
-                       "the hosts ARE accepted (state.json records them)", {{"accepted", accepted}},
-                       wait);
+  return service_.finish_change(lock, partitions_changed, not_durable,
+                                "the hosts ARE accepted (state.json records them)",
+                                {{"accepted", accepted}}, wait);
 }
 
 }  // namespace laas::service

@@ -155,7 +155,7 @@ std::string TenantService::metrics_text() const {
 
   if (st_.view && st_.cluster) {
     MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
-    const nlohmann::json counts = host_states();
+    const nlohmann::json counts = hosts_.host_states();
     for (auto it = counts.begin(); it != counts.end(); ++it)
       hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});
     f.push_back(std::move(hosts));

@@ -266,7 +266,7 @@ void TenantService::rebuild_cluster() {
   }
   // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
   // releases them.
-  st_.cluster->reserve(whole_servers(drained_hosts()));
+  st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));
   for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
   reserve_management_uplinks();
   // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
@@ -544,14 +544,14 @@ json TenantService::add(const json& params, const Caller& caller) {
     // An explicit placement: hosts by name or GUID, links chosen to satisfy Theorem 2.
     if (!params["host_list"].is_array())
       fail(error::kBadRequest, "field 'host_list' must be an array of host names or GUIDs");
-    std::vector<topology::HostId> chosen = resolve_hosts(params["host_list"], "host_list");
+    std::vector<topology::HostId> chosen = hosts_.resolve_hosts(params["host_list"], "host_list");
     for (auto h : chosen) {
-      if (const auto* d = drain_of(h))
-        fail(error::kRefused, "host " + host_label(h) + " is drained (" + d->reason + ", " + d->by +
-                                  ", " + d->at + "): `laasctl host resume` it first");
+      if (const auto* d = hosts_.drain_of(h))
+        fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
+                                  d->by + ", " + d->at + "): `laasctl host resume` it first");
       if (const auto* d = leaf_drain_of(h))
-        fail(error::kRefused, "host " + host_label(h) + " is on drained leaf '" + d->name + "' (" +
-                                  d->reason + ", " + d->by + ", " + d->at +
+        fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
+                                  "' (" + d->reason + ", " + d->by + ", " + d->at +
                                   "): `laasctl switch resume` it first");
     }
     chosen = whole_servers(chosen);  // every port of a named server's port too
@@ -587,7 +587,7 @@ json TenantService::add(const json& params, const Caller& caller) {
     const auto placed = allocator::place_servers(st_.cluster->state(), st_.servers.ports, hosts);
     if (!placed.placement)
       fail(error::kRefused, "tenant '" + name + "' of " + std::to_string(hosts) +
-                                " servers refused: " + placed.reason + drained_note());
+                                " servers refused: " + placed.reason + hosts_.drained_note());
     planned = *placed.placement;
     outcome = st_.cluster->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
   } else {
@@ -597,7 +597,8 @@ json TenantService::add(const json& params, const Caller& caller) {
   if (st_.servers.multi_port()) hosts = static_cast<int>(planned.hosts.size());
   if (!outcome.ok())
     fail(code_of(outcome.status),
-         outcome.message + (outcome.status == allocator::Status::kRefused ? drained_note() : ""));
+         outcome.message +
+             (outcome.status == allocator::Status::kRefused ? hosts_.drained_note() : ""));
   if (dry_run) {
     allocator::Tenant preview{name, hosts, -1, planned};
     json r = tenant_json(preview);
@@ -677,7 +678,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
   if (st_.quarantine.size() != quarantined && st_.cluster)
     st_.cluster->set_faults(current_faults());
   if (before && st_.view)
-    st_.cluster->reserve(whole_servers(drained_hosts()));  // drained ones leave
+    st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));  // drained ones leave
   if (before && st_.view) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).
     const auto lines = st_.cluster->reconcile();

@@ -20,6 +20,7 @@
 #include "allocator/cluster.h"
 #include "export/records.h"
 #include "service/host_identity.h"
+#include "service/host_states.h"
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
@@ -137,6 +138,9 @@ class TenantService {
   void interrupt_waits();
 
  private:
+  // The types the service is made of share its state and call its lifecycle.
+  friend class HostManager;
+
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
   // the metrics; a dry run is none); what an SM that is not the master does with it.
@@ -205,27 +209,7 @@ class TenantService {
   void rebuild_cluster();
   // Servers (service/servers.cc).
   void group_servers();  // mu held; servers_ from view_
-  // Host states (service/host_states.cc). mu held unless said otherwise.
-  std::vector<topology::HostId> resolve_hosts(const nlohmann::json& names, const char* field) const;
-  const PersistedDrain* drain_of(topology::HostId h) const;
-  std::string host_label(topology::HostId h) const;
-  std::vector<topology::HostId> drained_hosts() const;  // present in this fabric
-  std::string drained_note() const;                     // "; N host(s) are drained: ..." or ""
-  nlohmann::json host_states() const;                   // {state: count} over every host
-  nlohmann::json host_json(topology::HostId h,
-                           const std::map<allocator::TenantIndex, std::string>& tenants) const;
-  nlohmann::json host_list(const nlohmann::json& params) const;              // takes mu
-  nlohmann::json host_show(const nlohmann::json& params) const;              // takes mu
-  nlohmann::json drain(const nlohmann::json& params, const Caller& caller);  // takes mu
-  void commit_drains(const std::vector<PersistedDrain>& saved, const char* done);
-  std::vector<topology::HostId> hosts_to_change(const nlohmann::json& params, const Caller& caller,
-                                                const char* verb) const;
-  nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu
-  // a quarantined slot by model host (nullptr: none), and
-  // `host accept`, which records the port GUID seen in tenants' slots as their host's.
-  const QuarantinedHost* quarantine_of(topology::HostId h) const;
-  std::vector<topology::HostId> resolve_slots(const nlohmann::json& names) const;
-  nlohmann::json accept(const nlohmann::json& params, const Caller& caller);  // takes mu
+  // Host states: service/host_states.h.
   // Maintenance of links and switches (service/fabric_drains.cc): drained like hosts, kept in
   // state.json, treated by the allocator as faults (tenants are repaired off them), routed
   // around once no tenant routes over them. mu held unless said otherwise.
@@ -287,6 +271,7 @@ class TenantService {
   nlohmann::json role_json(const SmRole& role) const;  // mu held
 
   ServiceState st_;
+  HostManager hosts_{st_, *this};
 };
 
 }  // namespace laas::service

@@ -47,7 +47,7 @@ json TenantService::status() const {
     s["down_links"] = st_.view->down_links();
     if (st_.view->uncabled_links()) s["uncabled_links"] = st_.view->uncabled_links();
     s["down_switches"] = st_.view->down_switches();
-    s["host_states"] = host_states();
+    s["host_states"] = hosts_.host_states();
     const auto outside = outside_tree_json(*st_.view);
     if (!outside["attached_hosts"].empty() || !outside["extra_cables"].empty())
       s["outside_tree"] = outside;
@@ -127,7 +127,7 @@ json TenantService::topology_info(const json& params) const {
       const auto h = tree.host_at(leaf, s);
       // A drained host no tenant holds; one a tenant holds still shows its tenant.
       const bool out_of_service =
-          state.host_owner(h) == allocator::kReserved && (drain_of(h) || leaf_drain_of(h));
+          state.host_owner(h) == allocator::kReserved && (hosts_.drain_of(h) || leaf_drain_of(h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
@@ -264,7 +264,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
   const PersistedTenant* record = persisted(t.name);
   for (auto h : t.placement.hosts) {
     PersistedHost id = st_.ids->host(h);
-    const auto* quarantined = quarantine_of(h);
+    const auto* quarantined = hosts_.quarantine_of(h);
     const bool down = st_.cluster && st_.cluster->state().host_down(h);
     // The GUID recorded for the slot is the tenant's host: for a host that is down
     // (not the one the layout last saw there) and for a quarantined slot.
@@ -326,7 +326,8 @@ json TenantService::health_json(const allocator::Tenant& t) const {
   const auto h = st_.cluster->health(t);
   const auto& tree = st_.view->tree;
   auto host_name = [&](topology::HostId id) {
-    if (const auto* q = quarantine_of(id); q && !q->recorded_name.empty()) return q->recorded_name;
+    if (const auto* q = hosts_.quarantine_of(id); q && !q->recorded_name.empty())
+      return q->recorded_name;
     const PersistedHost p = st_.ids->host(id);
     if (!p.name.empty()) return p.name;
     if (const auto* record = persisted(t.name))
@@ -338,7 +339,7 @@ json TenantService::health_json(const allocator::Tenant& t) const {
   json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
   json quarantined = json::array();  // down for the tenant, a newcomer in the slot
   for (auto id : h.down_hosts)
-    if (const auto* q = quarantine_of(id))
+    if (const auto* q = hosts_.quarantine_of(id))
       quarantined.push_back({{"name", host_name(id)},
                              {"guid", guid_hex(q->recorded_guid)},
                              {"seen", guid_hex(q->seen_guid)}});
