@@ -26,12 +26,12 @@ using nlohmann::json;
 
 std::string TenantService::partitions_text() const {
   std::vector<exports::TenantRecord> records;
-  if (cluster_) {
+  if (st_.cluster) {
     json all = json::array();
-    for (const auto& [name, t] : cluster_->tenants()) all.push_back(tenant_json(t));
+    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(tenant_json(t));
     records = exports::tenants_from_json(all);
     for (auto& r : records)
-      for (const auto& p : persisted_.tenants)
+      for (const auto& p : st_.persisted.tenants)
         if (p.name == r.name && p.pkey) r.pkey = p.pkey;
   }
   exports::PartitionOptions options;
@@ -41,19 +41,21 @@ std::string TenantService::partitions_text() const {
   // Management hosts (and the SM's port) are full members of every tenant partition: they
   // serve every tenant.
   options.management = {{"SELF", exports::Membership::kFull}};
-  if (view_)
-    for (auto h : view_->management_hosts)
-      options.management.push_back({guid_hex(view_->host_guid(h)), exports::Membership::kFull});
-  if (view_)
-    for (auto g : view_->outside_members)
+  if (st_.view)
+    for (auto h : st_.view->management_hosts)
+      options.management.push_back({guid_hex(st_.view->host_guid(h)), exports::Membership::kFull});
+  if (st_.view)
+    for (auto g : st_.view->outside_members)
       options.management.push_back({guid_hex(g), exports::Membership::kFull});
   // An open free pool (free_pool: open) talks as before LaaS: hosts without a tenant are full
   // members of the default partition, so two of them still reach each other (two limited
   // members cannot).
-  if (view_ && cluster_ && config_.free_pool_open)
-    for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h)
-      if (cluster_->state().host_owner(h) == allocator::kFree && view_->embedding.host_node[h] >= 0)
-        options.management.push_back({guid_hex(view_->host_guid(h)), exports::Membership::kFull});
+  if (st_.view && st_.cluster && st_.config.free_pool_open)
+    for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
+      if (st_.cluster->state().host_owner(h) == allocator::kFree &&
+          st_.view->embedding.host_node[h] >= 0)
+        options.management.push_back(
+            {guid_hex(st_.view->host_guid(h)), exports::Membership::kFull});
   return exports::generate_partitions(records, options);
 }
 
@@ -61,8 +63,8 @@ std::string TenantService::partitions_text() const {
 // (everything outside LaaS's markers is kept), else none.
 TenantService::PartitionsBase TenantService::partitions_base() const {
   PartitionsBase b;
-  const auto& base = config_.exports.partitions_base_file;
-  const auto& managed = config_.exports.managed_partitions_file;
+  const auto& base = st_.config.exports.partitions_base_file;
+  const auto& managed = st_.config.exports.managed_partitions_file;
   bool exists = false;
   if (!base.empty()) {
     b.text = read_text_io(base, &exists);
@@ -87,8 +89,8 @@ TenantService::PartitionsBase TenantService::partitions_base() const {
 // backup nothing is written: the original would be lost for good.
 void TenantService::write_managed_partitions(const std::string& text) {
   // On the state directory's worker (it may share a file system with it), with copies.
-  io_->call(
-      [path = config_.exports.managed_partitions_file, text, log = log_] {
+  st_.io->call(
+      [path = st_.config.exports.managed_partitions_file, text, log = st_.log] {
         const std::string backup = path + ".pre-laas";
         if (::access(backup.c_str(), F_OK) != 0) {
           bool exists = false;
@@ -110,30 +112,30 @@ void TenantService::write_managed_partitions(const std::string& text) {
 // Writes the managed partitions.conf when its content changes. A generation error leaves the
 // previous file in place: OpenSM would otherwise fall back to "everyone full member".
 bool TenantService::refresh_managed_partitions() {
-  const auto& path = config_.exports.managed_partitions_file;
-  if (path.empty() || !view_) return false;
+  const auto& path = st_.config.exports.managed_partitions_file;
+  if (path.empty() || !st_.view) return false;
   // The file holds the tenants last routed: a state that cannot be read (or was never taken
   // over) says nothing about them, and rewriting from it would wipe every tenant's P_Key.
-  if (!blocked_.empty() || !config_.config_error.empty() || !loaded_) return false;
-  partitions_unsynced_ = false;
+  if (!st_.blocked.empty() || !st_.config.config_error.empty() || !st_.loaded) return false;
+  st_.partitions_unsynced = false;
   try {
     const std::string text = partitions_text();
-    if (text == last_partitions_) return false;
+    if (text == st_.last_partitions) return false;
     write_managed_partitions(text);
-    last_partitions_ = text;
-    log_(LogLevel::kInfo, "laas: wrote " + path + " (" +
-                              std::to_string(cluster_ ? cluster_->tenants().size() : 0) +
-                              " tenant partitions)");
+    st_.last_partitions = text;
+    st_.log(LogLevel::kInfo, "laas: wrote " + path + " (" +
+                                 std::to_string(st_.cluster ? st_.cluster->tenants().size() : 0) +
+                                 " tenant partitions)");
     return true;
   } catch (const RequestError& e) {
-    log_(LogLevel::kError, "laas: " + path + " not updated: " + e.message);
+    st_.log(LogLevel::kError, "laas: " + path + " not updated: " + e.message);
   } catch (const NotAnsweringError& e) {
     // The P_Keys in place stay; written at the first routing run after it answers.
-    if (!partitions_unsynced_)
-      log_(LogLevel::kError, "laas: " + path + " not updated yet: " + e.what());
-    partitions_unsynced_ = true;
+    if (!st_.partitions_unsynced)
+      st_.log(LogLevel::kError, "laas: " + path + " not updated yet: " + e.what());
+    st_.partitions_unsynced = true;
   } catch (const std::exception& e) {
-    log_(LogLevel::kError, "laas: " + path + " not updated: " + e.what());
+    st_.log(LogLevel::kError, "laas: " + path + " not updated: " + e.what());
   }
   return false;
 }
@@ -144,17 +146,17 @@ json TenantService::export_files(const json& params) const {
   json all = json::array();
   if (params.contains("tenant")) {
     const std::string only = get_string(params, "tenant");
-    const auto* t = cluster_->find(only);
+    const auto* t = st_.cluster->find(only);
     if (!t) fail(error::kNotFound, "no tenant named '" + only + "'");
     all.push_back(tenant_json(*t));
   } else {
-    for (const auto& [name, t] : cluster_->tenants()) all.push_back(tenant_json(t));
+    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(tenant_json(t));
   }
   const bool removal = get_bool(params, "remove", false);
   try {
     auto records = exports::tenants_from_json(all);
     for (auto& r : records)
-      for (const auto& p : persisted_.tenants)
+      for (const auto& p : st_.persisted.tenants)
         if (p.name == r.name && p.pkey) r.pkey = p.pkey;
     const exports::Format* known = exports::find_format(format);
     if (!known)
@@ -162,7 +164,7 @@ json TenantService::export_files(const json& params) const {
            "unknown export format '" + format + "'; formats: " + exports::formats_text(false));
     // Schedulers see servers: one node (or compute host) a server, whatever its ports.
     if (known->per_server) one_host_per_server(records);
-    const auto& cfg = config_.exports;
+    const auto& cfg = st_.config.exports;
     auto slurm_options = [&] {
       exports::SlurmOptions options;
       options.node_names = cfg.slurm_node_names;
@@ -181,7 +183,7 @@ json TenantService::export_files(const json& params) const {
         {"routing-chains",
          [&] {
            const auto tree =
-               exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+               exports::tree_from_fabric(st_.view->tree, st_.view->fabric, st_.view->embedding);
            const auto files = exports::generate_routing_chains(records, &tree, {});
            return json{{"files",
                         {{exports::kPortGroupsFile, files.port_groups},
@@ -200,7 +202,8 @@ json TenantService::export_files(const json& params) const {
          }},
         {"slurm-topology",
          [&] {
-           auto tree = exports::tree_from_fabric(view_->tree, view_->fabric, view_->embedding);
+           auto tree =
+               exports::tree_from_fabric(st_.view->tree, st_.view->fabric, st_.view->embedding);
            one_leaf_per_server(tree);
            return json{{"content", exports::generate_slurm_topology(tree, slurm_options())}};
          }},

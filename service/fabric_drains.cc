@@ -46,35 +46,35 @@ bool touches(const topology::FatTree& tree, topology::LinkId l, int level, int i
 }  // namespace
 
 const PersistedFabricDrain* TenantService::switch_drain_of(int level, int index) const {
-  if (!ids_ || persisted_.drained_switches.empty()) return nullptr;
-  const auto guid = ids_->switch_guid(level, index);
-  for (const auto& d : persisted_.drained_switches)
+  if (!st_.ids || st_.persisted.drained_switches.empty()) return nullptr;
+  const auto guid = st_.ids->switch_guid(level, index);
+  for (const auto& d : st_.persisted.drained_switches)
     if (guid && d.guid == guid) return &d;
   return nullptr;
 }
 
 const PersistedFabricDrain* TenantService::link_drain_of(topology::LinkId l) const {
-  if (!ids_) return nullptr;
-  const auto id = ids_->link(l);
-  for (const auto& d : persisted_.drained_links)
+  if (!st_.ids) return nullptr;
+  const auto id = st_.ids->link(l);
+  for (const auto& d : st_.persisted.drained_links)
     if (d.guid == id.switch_guid && d.port == id.port) return &d;
-  const auto lo = view_->tree.link_lower(l), up = view_->tree.link_upper(l);
+  const auto lo = st_.view->tree.link_lower(l), up = st_.view->tree.link_upper(l);
   if (const auto* d = switch_drain_of(lo.level, lo.index)) return d;
   return switch_drain_of(up.level, up.index);
 }
 
 const PersistedFabricDrain* TenantService::leaf_drain_of(topology::HostId h) const {
-  if (!view_ || persisted_.drained_switches.empty()) return nullptr;
-  return switch_drain_of(1, view_->tree.leaf_of_host(h));
+  if (!st_.view || st_.persisted.drained_switches.empty()) return nullptr;
+  return switch_drain_of(1, st_.view->tree.leaf_of_host(h));
 }
 
 std::vector<topology::LinkId> TenantService::drained_links() const {
   std::vector<topology::LinkId> out;
-  if (!view_ || !ids_) return out;
-  for (const auto& d : persisted_.drained_links)
-    if (const auto l = ids_->link_at(d.guid, d.port)) out.push_back(*l);
-  if (!persisted_.drained_switches.empty()) {
-    const auto& tree = view_->tree;
+  if (!st_.view || !st_.ids) return out;
+  for (const auto& d : st_.persisted.drained_links)
+    if (const auto l = st_.ids->link_at(d.guid, d.port)) out.push_back(*l);
+  if (!st_.persisted.drained_switches.empty()) {
+    const auto& tree = st_.view->tree;
     for (int level = 1; level <= tree.height(); ++level)
       for (int i = 0; i < tree.num_switches(level); ++i) {
         if (!switch_drain_of(level, i)) continue;
@@ -89,8 +89,8 @@ std::vector<topology::LinkId> TenantService::drained_links() const {
 
 std::vector<topology::LinkId> TenantService::out_of_service_links() const {
   std::vector<topology::LinkId> out;
-  if (!cluster_) return out;
-  const auto routed = routed_links(*cluster_);
+  if (!st_.cluster) return out;
+  const auto routed = routed_links(*st_.cluster);
   for (auto l : drained_links())
     if (!routed.count(l)) out.push_back(l);
   return out;
@@ -99,15 +99,15 @@ std::vector<topology::LinkId> TenantService::out_of_service_links() const {
 // A switch by node GUID, or by the name the recorded layout gives it -- never by a node
 // description seen now, which whoever manages the switch can set to anything.
 std::pair<int, int> TenantService::resolve_switch(const std::string& text) const {
-  const auto& tree = view_->tree;
+  const auto& tree = st_.view->tree;
   try {
     const auto guid = parse_guid(text);
     for (int level = 1; level <= tree.height(); ++level)
       for (int i = 0; i < tree.num_switches(level); ++i)
-        if (ids_->switch_guid(level, i) == guid) return {level, i};
+        if (st_.ids->switch_guid(level, i) == guid) return {level, i};
   } catch (const std::invalid_argument&) {
   }
-  const auto& known = view_->known();
+  const auto& known = st_.view->known();
   if (static_cast<int>(known.switches.size()) != tree.height())
     fail(error::kBadRequest, "'" + text +
                                  "' is not the node GUID of a switch of the tree, and no layout "
@@ -121,7 +121,7 @@ std::pair<int, int> TenantService::resolve_switch(const std::string& text) const
   if (named.size() > 1) {
     std::string guids;
     for (const auto& [level, i] : named)
-      guids += (guids.empty() ? "" : ", ") + guid_hex(ids_->switch_guid(level, i));
+      guids += (guids.empty() ? "" : ", ") + guid_hex(st_.ids->switch_guid(level, i));
     fail(error::kRefused, "switch name '" + text + "' is recorded for " +
                               std::to_string(named.size()) + " switches (" + guids +
                               "); name the switch by its node GUID");
@@ -142,12 +142,12 @@ topology::LinkId TenantService::resolve_link(const std::string& text) const {
                                  "of the switch at either end, and its physical port)");
   const auto [level, index] = resolve_switch(text.substr(0, colon));
   const int port = std::stoi(text.substr(colon + 1));
-  const auto guid = ids_->switch_guid(level, index);
+  const auto guid = st_.ids->switch_guid(level, index);
   const auto& links = port_links();
   const auto it = links.find({guid, port});
   if (it == links.end())
     fail(error::kBadRequest, "port " + std::to_string(port) + " of switch '" +
-                                 ids_->switch_name(level, index) + "' (" + guid_hex(guid) +
+                                 st_.ids->switch_name(level, index) + "' (" + guid_hex(guid) +
                                  ") is not a switch-to-switch link of the tree (a host port, a "
                                  "cable outside the tree or no port; laasctl link list)");
   return it->second;
@@ -155,13 +155,13 @@ topology::LinkId TenantService::resolve_link(const std::string& text) const {
 
 std::string TenantService::link_state(topology::LinkId l,
                                       const std::map<topology::LinkId, std::string>& routed) const {
-  const auto& uncabled = view_->embedding.uncabled;
+  const auto& uncabled = st_.view->embedding.uncabled;
   if (std::binary_search(uncabled.begin(), uncabled.end(), l)) return "uncabled";
   if (link_drain_of(l)) return routed.count(l) ? "draining" : "drained";
-  if (!view_->link_present(l)) return "down";
+  if (!st_.view->link_present(l)) return "down";
   const auto isolated = isolated_links();
   if (std::binary_search(isolated.begin(), isolated.end(), l)) return "isolated";
-  const auto owner = cluster_->state().link_owner(l);
+  const auto owner = st_.cluster->state().link_owner(l);
   if (owner == allocator::kReserved) return "management";
   return owner >= 0 ? "allocated" : "free";
 }
@@ -169,15 +169,15 @@ std::string TenantService::link_state(topology::LinkId l,
 std::string TenantService::switch_state(
     int level, int index, const std::map<topology::LinkId, std::string>& routed) const {
   if (switch_drain_of(level, index)) {
-    const auto& tree = view_->tree;
+    const auto& tree = st_.view->tree;
     for (const auto& [l, tenant] : routed)
       if (touches(tree, l, level, index)) return "draining";
     if (level == 1)
       for (int s = 0; s < tree.hosts_per_leaf(); ++s)
-        if (cluster_->state().host_owner(tree.host_at(index, s)) >= 0) return "draining";
+        if (st_.cluster->state().host_owner(tree.host_at(index, s)) >= 0) return "draining";
     return "drained";
   }
-  return view_->switch_present(level, index) ? "in_service" : "down";
+  return st_.view->switch_present(level, index) ? "in_service" : "down";
 }
 
 namespace {
@@ -193,16 +193,16 @@ json drain_json(const PersistedFabricDrain& d, bool with_switch) {
 json TenantService::link_json(topology::LinkId l,
                               const std::map<topology::LinkId, std::string>& routed) const {
   json j = link_ends_json(l);
-  j["name"] = ids_->link_name(l);
-  j["level"] = view_->tree.link_lower(l).level;
+  j["name"] = st_.ids->link_name(l);
+  j["level"] = st_.view->tree.link_lower(l).level;
   j["state"] = link_state(l, routed);
-  j["present"] = view_->link_present(l);
-  if (const auto t = holder(*cluster_, l); !t.empty()) {
+  j["present"] = st_.view->link_present(l);
+  if (const auto t = holder(*st_.cluster, l); !t.empty()) {
     j["tenant"] = t;
     if (!routed.count(l)) j["idle"] = true;  // held after a repair, not routed over
   }
   if (const auto* d = link_drain_of(l)) {
-    const auto id = ids_->link(l);
+    const auto id = st_.ids->link(l);
     j["drain"] = drain_json(*d, !(d->guid == id.switch_guid && d->port == id.port));
   }
   return j;
@@ -210,7 +210,7 @@ json TenantService::link_json(topology::LinkId l,
 
 json TenantService::switch_json(int level, int index,
                                 const std::map<topology::LinkId, std::string>& routed) const {
-  const auto& tree = view_->tree;
+  const auto& tree = st_.view->tree;
   std::set<std::string> tenants;
   int links = 0;
   for (topology::LinkId l = 0; l < tree.total_links(); ++l) {
@@ -219,14 +219,14 @@ json TenantService::switch_json(int level, int index,
     if (auto it = routed.find(l); it != routed.end()) tenants.insert(it->second);
   }
   std::map<allocator::TenantIndex, std::string> names;
-  for (const auto& [name, t] : cluster_->tenants()) names[t.index] = name;
+  for (const auto& [name, t] : st_.cluster->tenants()) names[t.index] = name;
   if (level == 1)
     for (int s = 0; s < tree.hosts_per_leaf(); ++s)
-      if (auto it = names.find(cluster_->state().host_owner(tree.host_at(index, s)));
+      if (auto it = names.find(st_.cluster->state().host_owner(tree.host_at(index, s)));
           it != names.end())
         tenants.insert(it->second);
-  json j = {{"name", ids_->switch_name(level, index)},
-            {"guid", guid_hex(ids_->switch_guid(level, index))},
+  json j = {{"name", st_.ids->switch_name(level, index)},
+            {"guid", guid_hex(st_.ids->switch_guid(level, index))},
             {"level", level},
             {"state", switch_state(level, index, routed)},
             {"links", links},
@@ -238,14 +238,14 @@ json TenantService::switch_json(int level, int index,
 json TenantService::maintenance_counts() const {
   json out = {{"links", {{"drained", 0}, {"draining", 0}}},
               {"switches", {{"drained", 0}, {"draining", 0}}}};
-  if (!view_ || !cluster_) return out;
-  if (persisted_.drained_links.empty() && persisted_.drained_switches.empty()) return out;
-  const auto routed = routed_links(*cluster_);
+  if (!st_.view || !st_.cluster) return out;
+  if (st_.persisted.drained_links.empty() && st_.persisted.drained_switches.empty()) return out;
+  const auto routed = routed_links(*st_.cluster);
   for (auto l : drained_links()) {
     auto& n = out["links"][routed.count(l) ? "draining" : "drained"];
     n = n.get<int>() + 1;
   }
-  const auto& tree = view_->tree;
+  const auto& tree = st_.view->tree;
   for (int level = 1; level <= tree.height(); ++level)
     for (int i = 0; i < tree.num_switches(level); ++i)
       if (switch_drain_of(level, i)) {
@@ -264,11 +264,11 @@ json TenantService::link_list(const json& params) const {
     fail(error::kBadRequest,
          "field 'state' must be one of free, allocated, management, drained, draining, down, "
          "isolated, uncabled");
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   require_topology();
-  const auto routed = routed_links(*cluster_);
+  const auto routed = routed_links(*st_.cluster);
   json out = json::array();
-  for (topology::LinkId l = 0; l < view_->tree.total_links(); ++l) {
+  for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l) {
     if (!only.empty() && link_state(l, routed) != only) continue;
     out.push_back(link_json(l, routed));
   }
@@ -281,11 +281,11 @@ json TenantService::switch_list(const json& params) const {
   if (params.contains("state")) only = get_string(params, "state");
   if (!only.empty() && !states.count(only))
     fail(error::kBadRequest, "field 'state' must be one of in_service, drained, draining, down");
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   require_topology();
-  const auto routed = routed_links(*cluster_);
+  const auto routed = routed_links(*st_.cluster);
   json out = json::array();
-  const auto& tree = view_->tree;
+  const auto& tree = st_.view->tree;
   for (int level = 1; level <= tree.height(); ++level)
     for (int i = 0; i < tree.num_switches(level); ++i)
       if (only.empty() || switch_state(level, i, routed) == only)
@@ -294,19 +294,19 @@ json TenantService::switch_list(const json& params) const {
 }
 
 void TenantService::apply_fabric_drains() {
-  cluster_->set_faults(current_faults());
+  st_.cluster->set_faults(current_faults());
   // Hosts out of placements: management servers, drained hosts and the hosts of drained
   // leaves; those no longer drained go back to the free pool.
   std::set<topology::HostId> keep;
-  for (auto h : whole_servers(drained_hosts())) keep.insert(h);
-  for (auto h : whole_servers(view_->management_hosts)) keep.insert(h);
+  for (auto h : whole_servers(hosts_.drained_hosts())) keep.insert(h);
+  for (auto h : whole_servers(st_.view->management_hosts)) keep.insert(h);
   std::vector<topology::HostId> release;
-  for (topology::HostId h = 0; h < view_->tree.num_hosts(); ++h)
-    if (cluster_->state().host_owner(h) == allocator::kReserved && !keep.count(h))
+  for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
+    if (st_.cluster->state().host_owner(h) == allocator::kReserved && !keep.count(h))
       release.push_back(h);
-  cluster_->unreserve(release);
-  cluster_->reserve(std::vector<topology::HostId>(keep.begin(), keep.end()));
-  for (const auto& line : cluster_->reconcile()) log_(LogLevel::kInfo, "laas: " + line);
+  st_.cluster->unreserve(release);
+  st_.cluster->reserve(std::vector<topology::HostId>(keep.begin(), keep.end()));
+  for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
   reserve_management_uplinks();
   record_placed();
 }
@@ -321,51 +321,51 @@ json TenantService::fabric_drain(const json& params, const Caller& caller, bool 
   }
   const int wait = wait_ms(params);  // validated before anything is written
   const std::string text = get_string(params, noun);
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " +
                                  (drain ? "drain" : "resume") +
                                  " links and switches (root or the laas group)");
   require_topology();
-  const auto& tree = view_->tree;
+  const auto& tree = st_.view->tree;
   PersistedFabricDrain key;
   std::string label;
   topology::LinkId l = -1;
   std::pair<int, int> sw{0, 0};
   if (link) {
     l = resolve_link(text);
-    const auto id = ids_->link(l);
-    const auto [upper, upper_port] = ids_->link_upper(l);
+    const auto id = st_.ids->link(l);
+    const auto [upper, upper_port] = st_.ids->link_upper(l);
     key.guid = id.switch_guid;
     key.port = id.port;
-    key.name = ids_->link_name(l) + " - " + ids_->switch_name(upper.first, upper.second) +
+    key.name = st_.ids->link_name(l) + " - " + st_.ids->switch_name(upper.first, upper.second) +
                " port " + std::to_string(upper_port);
     label = "link " + key.name;
   } else {
     sw = resolve_switch(text);
-    key.guid = ids_->switch_guid(sw.first, sw.second);
-    key.name = ids_->switch_name(sw.first, sw.second);
+    key.guid = st_.ids->switch_guid(sw.first, sw.second);
+    key.name = st_.ids->switch_name(sw.first, sw.second);
     label = "switch '" + key.name + "' (" + guid_hex(key.guid) + ")";
   }
-  auto& list = link ? persisted_.drained_links : persisted_.drained_switches;
+  auto& list = link ? st_.persisted.drained_links : st_.persisted.drained_switches;
   const auto it = std::find_if(list.begin(), list.end(), [&](const PersistedFabricDrain& d) {
     return d.guid == key.guid && d.port == key.port;
   });
   auto reply = [&](bool changed) {
-    const auto now = routed_links(*cluster_);
+    const auto now = routed_links(*st_.cluster);
     json r = {{noun, link ? link_json(l, now) : switch_json(sw.first, sw.second, now)},
               {drain ? "drained" : "resumed", changed ? json::array({label}) : json::array()}};
     return r;
   };
   if (drain) {
     if (it != list.end()) return reply(false);  // drained already: the first reason stands
-    const auto& uncabled = view_->embedding.uncabled;
+    const auto& uncabled = st_.view->embedding.uncabled;
     if (link && std::binary_search(uncabled.begin(), uncabled.end(), l))
       fail(error::kRefused, label + " is uncabled by design: nothing to drain");
     if (!link && sw.first == 1)
-      for (auto h : view_->management_hosts)
+      for (auto h : st_.view->management_hosts)
         if (tree.leaf_of_host(h) == sw.second)
-          fail(error::kRefused, label + " holds management host " + host_label(h) +
+          fail(error::kRefused, label + " holds management host " + hosts_.host_label(h) +
                                     ": draining it would cut management off the fabric");
   } else if (it == list.end()) {
     if (link)
@@ -374,7 +374,7 @@ json TenantService::fabric_drain(const json& params, const Caller& caller, bool 
                                      "' (drained): `laasctl switch resume` it");
     fail(error::kBadRequest, label + " is not drained");
   }
-  const PersistedState saved = persisted_;  // the repairs change the tenants' records too
+  const PersistedState saved = st_.persisted;  // the repairs change the tenants' records too
   if (drain) {
     key.reason = reason;
     key.by = "uid " + std::to_string(caller.uid);
@@ -384,18 +384,18 @@ json TenantService::fabric_drain(const json& params, const Caller& caller, bool 
     list.erase(it);
   }
   apply_fabric_drains();
-  ++persisted_.generation;
+  ++st_.persisted.generation;
   std::string not_durable;
   try {
     commit(&not_durable);
   } catch (const RequestError& e) {
-    persisted_ = saved;
+    st_.persisted = saved;
     rebuild_cluster();  // the tenants as they were, from the records put back
     fail(e.code.c_str(), label + " not " + (drain ? "drained" : "resumed") + ": " + e.message);
   }
-  log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) +
-                            (drain ? " drained " : " resumed ") + label +
-                            (drain ? ": " + reason : ""));
+  st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) +
+                               (drain ? " drained " : " resumed ") + label +
+                               (drain ? ": " + reason : ""));
   json result = reply(true);
   return finish_change(lock, false, not_durable,
                        label + " IS " + (drain ? "drained" : "resumed") + " (state.json says so)",

@@ -105,12 +105,15 @@ const std::vector<TenantService::Method>& TenantService::methods() {
          return s.add(dry, c);
        },
        false, OnStandby::kRefuse},
-      {method::kHostList, [](S& s, P p, C) { return s.host_list(p); }, false, OnStandby::kAnswer},
-      {method::kHostGet, [](S& s, P p, C) { return s.host_show(p); }, false, OnStandby::kAnswer},
-      {method::kHostDrain, [](S& s, P p, C c) { return s.drain(p, c); }, true, OnStandby::kRefuse},
-      {method::kHostResume, [](S& s, P p, C c) { return s.resume(p, c); }, true,
+      {method::kHostList, [](S& s, P p, C) { return s.hosts_.host_list(p); }, false,
+       OnStandby::kAnswer},
+      {method::kHostGet, [](S& s, P p, C) { return s.hosts_.host_show(p); }, false,
+       OnStandby::kAnswer},
+      {method::kHostDrain, [](S& s, P p, C c) { return s.hosts_.drain(p, c); }, true,
        OnStandby::kRefuse},
-      {method::kHostAccept, [](S& s, P p, C c) { return s.accept(p, c); }, true,
+      {method::kHostResume, [](S& s, P p, C c) { return s.hosts_.resume(p, c); }, true,
+       OnStandby::kRefuse},
+      {method::kHostAccept, [](S& s, P p, C c) { return s.hosts_.accept(p, c); }, true,
        OnStandby::kRefuse},
       {method::kLinkList, [](S& s, P p, C) { return s.link_list(p); }, false, OnStandby::kAnswer},
       {method::kLinkDrain, [](S& s, P p, C c) { return s.fabric_drain(p, c, true, true); }, true,
@@ -130,15 +133,15 @@ const std::vector<TenantService::Method>& TenantService::methods() {
        OnStandby::kRefuse},
       {method::kMetrics,
        [](S& s, P, C) {
-         std::lock_guard<std::mutex> lock(s.mu_);
+         std::lock_guard<std::mutex> lock(s.st_.mu);
          return json{{"text", s.metrics_text()}};
        },
        false, OnStandby::kAnswer},
       {method::kAudit, [](S& s, P, C c) { return s.run_audit(c); }, false, OnStandby::kAnswer},
       {method::kExport,
        [](S& s, P p, C) {
-         if (s.export_) return s.export_(p);
-         std::lock_guard<std::mutex> lock(s.mu_);
+         if (s.st_.export_hook) return s.st_.export_hook(p);
+         std::lock_guard<std::mutex> lock(s.st_.mu);
          return s.export_files(p);
        },
        false, OnStandby::kAnswer},
@@ -160,7 +163,7 @@ json TenantService::dispatch(const std::string& name, const json& params, const 
   const auto t0 = std::chrono::steady_clock::now();
   bool ok = false;
   auto done = [&] {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(st_.mu);
     // Links and switches are counted apart from hosts: "link_drain", "switch_resume".
     std::string op = name.substr(name.find('.') + 1);
     if (name.rfind("link.", 0) == 0 || name.rfind("switch.", 0) == 0)
@@ -185,14 +188,14 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
   const SmRole sm = role();
   bool master;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(st_.mu);
     master = sm.may_change_tenants() && holds_term();
   }
   if (!master && m.standby == OnStandby::kRefuse) {
     std::string fenced;
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      fenced = fenced_;
+      std::lock_guard<std::mutex> lock(st_.mu);
+      fenced = st_.fenced;
     }
     if (sm.may_change_tenants() && !fenced.empty())
       fail(error::kNotMaster,
@@ -215,23 +218,23 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
 }
 
 json TenantService::tenant_list() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   json list = json::array();
-  if (!cluster_) {
+  if (!st_.cluster) {
     // No fat-tree (or no routing run yet): every tenant on disk is listed, none is lost.
-    for (const auto& t : persisted_.tenants)
+    for (const auto& t : st_.persisted.tenants)
       list.push_back(tenant_line(t, "not routed", unrouted()));
     return list;
   }
-  for (const auto& [name, t] : cluster_->tenants()) {
+  for (const auto& [name, t] : st_.cluster->tenants()) {
     const auto* record = persisted(name);
-    const bool degraded = cluster_->health(t).degraded();
+    const bool degraded = st_.cluster->health(t).degraded();
     list.push_back(tenant_line(name, record ? record->pkey : 0, t.requested,
                                t.placement.hosts.size(), t.placement.links.size(),
                                t.placement.shape.text(), degraded ? "degraded" : "routed",
                                degraded ? health_text(t) : ""));
   }
-  for (const auto& [name, why] : unplaced_)
+  for (const auto& [name, why] : st_.unplaced)
     if (const auto* record = persisted(name))
       list.push_back(tenant_line(*record, "not placed", why));
   return list;
@@ -239,30 +242,30 @@ json TenantService::tenant_list() const {
 
 json TenantService::tenant_get(const json& params) const {
   const std::string name = get_string(params, "name");
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   const auto* record = persisted(name);
-  if (auto it = unplaced_.find(name); it != unplaced_.end() && record)
+  if (auto it = st_.unplaced.find(name); it != st_.unplaced.end() && record)
     return recorded_tenant_json(*record, "not placed", it->second);
-  if (!cluster_ && record) return recorded_tenant_json(*record, "not routed", unrouted());
-  const auto* t = cluster_ ? cluster_->find(name) : nullptr;
+  if (!st_.cluster && record) return recorded_tenant_json(*record, "not routed", unrouted());
+  const auto* t = st_.cluster ? st_.cluster->find(name) : nullptr;
   if (!t) fail(error::kNotFound, "no tenant named '" + name + "'");
   return tenant_json(*t);
 }
 
 // Why no tenant is routed now (no fat-tree recognized, or the state blocked).
 std::string TenantService::unrouted() const {
-  return "not routed: " + (blocked_.empty() ? topology_error_ : blocked_);
+  return "not routed: " + (st_.blocked.empty() ? st_.topology_error : st_.blocked);
 }
 
 json TenantService::run_audit(const Caller& caller) {
-  if (!audit_) fail(error::kUnavailable, "no audit is available in this process");
-  // Without mu_: the hook takes OpenSM's lock, which the routing side holds while it calls in.
-  const auto run = audits_.start(caller.uid);
+  if (!st_.audit) fail(error::kUnavailable, "no audit is available in this process");
+  // Without mu: the hook takes OpenSM's lock, which the routing side holds while it calls in.
+  const auto run = st_.audits.start(caller.uid);
   if (!run) fail(error::kBusy, "too many audits (" + run.why + "); try again when one is done");
-  json report = audit_();
-  std::lock_guard<std::mutex> lock(mu_);
+  json report = st_.audit();
+  std::lock_guard<std::mutex> lock(st_.mu);
   if (report.contains("violations") && report["violations"].is_number_integer())
-    last_audit_violations_ = report["violations"].get<int>();
+    st_.last_audit_violations = report["violations"].get<int>();
   write_metrics_file();
   return report;
 }

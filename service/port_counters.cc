@@ -14,22 +14,22 @@ using nlohmann::json;
 // Built on first use after a new view, not at every routing run: only perfmgr readings and
 // isolated links need it.
 const std::map<PortKey, topology::LinkId>& TenantService::port_links() const {
-  if (ports_indexed_) return port_link_;
-  port_link_.clear();
-  if (!view_ || !ids_) return port_link_;
-  for (topology::LinkId l = 0; l < view_->tree.total_links(); ++l) {
-    const auto lower = ids_->link(l);
-    port_link_[{lower.switch_guid, lower.port}] = l;
-    const auto [upper, port] = ids_->link_upper(l);
-    port_link_[{ids_->switch_guid(upper.first, upper.second), port}] = l;
+  if (st_.ports_indexed) return st_.port_link;
+  st_.port_link.clear();
+  if (!st_.view || !st_.ids) return st_.port_link;
+  for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l) {
+    const auto lower = st_.ids->link(l);
+    st_.port_link[{lower.switch_guid, lower.port}] = l;
+    const auto [upper, port] = st_.ids->link_upper(l);
+    st_.port_link[{st_.ids->switch_guid(upper.first, upper.second), port}] = l;
   }
-  ports_indexed_ = true;
-  return port_link_;
+  st_.ports_indexed = true;
+  return st_.port_link;
 }
 
 std::vector<topology::LinkId> TenantService::isolated_links() const {
   std::vector<topology::LinkId> out;
-  const auto ports = health_.isolated_ports();
+  const auto ports = st_.health.isolated_ports();
   if (ports.empty()) return out;
   const auto& links = port_links();
   for (const auto& port : ports)
@@ -40,10 +40,10 @@ std::vector<topology::LinkId> TenantService::isolated_links() const {
 }
 
 allocator::Faults TenantService::current_faults() const {
-  const auto& emb = view_->embedding;
+  const auto& emb = st_.view->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
-  for (const auto& q : quarantine_) faults.hosts.push_back(q.host);
+  for (const auto& q : st_.quarantine) faults.hosts.push_back(q.host);
   faults.drained = drained_links();  // maintenance (fabric_drains.cc)
   return faults;
 }
@@ -54,72 +54,73 @@ allocator::Faults TenantService::current_faults() const {
 void TenantService::on_port_counters(topology::Guid switch_guid, int port,
                                      const PortCounters& delta) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(st_.mu);
     const PortKey key{switch_guid, port};
-    const auto reading = health_.add(key, delta);
-    if (!view_ || !cluster_ || (!reading.changed && !reading.reset)) return;
+    const auto reading = st_.health.add(key, delta);
+    if (!st_.view || !st_.cluster || (!reading.changed && !reading.reset)) return;
     const auto& links = port_links();
     const auto link = links.find(key);
     const std::string where = link != links.end()
-                                  ? "link " + ids_->link_name(link->second)
+                                  ? "link " + st_.ids->link_name(link->second)
                                   : "port " + guid_hex(switch_guid) + "/" + std::to_string(port);
     // Whoever may clear the counters may do it at every sweep: the 1st, 2nd, 4th, 8th... reset
     // of a port is logged, the metrics count them all.
-    if (const auto n = health_.resets(key); reading.reset && (n & (n - 1)) == 0)
-      log_(LogLevel::kInfo, "laas: the error counters of " + where +
-                                " went back (reset by a reboot or a counter clear): they count "
-                                "no errors in this reading (" +
-                                std::to_string(n) + " such reading(s) of this port)");
+    if (const auto n = st_.health.resets(key); reading.reset && (n & (n - 1)) == 0)
+      st_.log(LogLevel::kInfo, "laas: the error counters of " + where +
+                                   " went back (reset by a reboot or a counter clear): they count "
+                                   "no errors in this reading (" +
+                                   std::to_string(n) + " such reading(s) of this port)");
     if (!reading.changed) return;
-    if (health_.isolated(key))
-      log_(LogLevel::kWarning, "laas: fault: " + where + " had " + std::to_string(reading.errors) +
-                                   " errors in each of " + std::to_string(health_.consecutive()) +
-                                   " performance-manager reading(s) in a row (threshold " +
-                                   std::to_string(health_.threshold()) + "): isolated as a fault");
+    if (st_.health.isolated(key))
+      st_.log(LogLevel::kWarning,
+              "laas: fault: " + where + " had " + std::to_string(reading.errors) +
+                  " errors in each of " + std::to_string(st_.health.consecutive()) +
+                  " performance-manager reading(s) in a row (threshold " +
+                  std::to_string(st_.health.threshold()) + "): isolated as a fault");
     else
-      log_(LogLevel::kInfo, "laas: fault cleared: " + where + " clean for " +
-                                std::to_string(config_.link_error_clean_readings) +
-                                " readings: back in service");
+      st_.log(LogLevel::kInfo, "laas: fault cleared: " + where + " clean for " +
+                                   std::to_string(st_.config.link_error_clean_readings) +
+                                   " readings: back in service");
     if (link == links.end()) return;  // a host's port: nothing to route around
-    cluster_->set_faults(current_faults());
-    const auto lines = cluster_->reconcile();
-    for (const auto& line : lines) log_(LogLevel::kInfo, "laas: " + line);
+    st_.cluster->set_faults(current_faults());
+    const auto lines = st_.cluster->reconcile();
+    for (const auto& line : lines) st_.log(LogLevel::kInfo, "laas: " + line);
     if (!lines.empty()) {
       record_placed();
-      unsaved_ = "the repairs around an isolated link";
+      st_.unsaved = "the repairs around an isolated link";
     }
   }
-  if (reroute_) reroute_();
+  if (st_.reroute) st_.reroute();
 }
 
 json TenantService::link_health_json(const allocator::Tenant& t) const {
   std::vector<PortKey> ports;
   auto link_ports = [&](topology::LinkId l) {
-    const auto lower = ids_->link(l);
+    const auto lower = st_.ids->link(l);
     ports.push_back({lower.switch_guid, lower.port});
-    const auto [upper, port] = ids_->link_upper(l);
-    ports.push_back({ids_->switch_guid(upper.first, upper.second), port});
+    const auto [upper, port] = st_.ids->link_upper(l);
+    ports.push_back({st_.ids->switch_guid(upper.first, upper.second), port});
   };
   for (auto l : t.placement.links) link_ports(l);
   for (auto l : t.placement.idle) link_ports(l);
   for (auto h : t.placement.hosts) {
-    const auto id = ids_->host(h);
+    const auto id = st_.ids->host(h);
     ports.push_back({id.leaf_guid, id.port});
   }
   PortCounters sum;
   std::uint64_t resets = 0;
   json bad = json::array();
   for (const auto& key : ports) {
-    const auto it = health_.totals().find(key);
-    const bool isolated = health_.isolated(key);
-    if (it == health_.totals().end() && !isolated) continue;
-    const PortCounters c = it == health_.totals().end() ? PortCounters{} : it->second;
+    const auto it = st_.health.totals().find(key);
+    const bool isolated = st_.health.isolated(key);
+    if (it == st_.health.totals().end() && !isolated) continue;
+    const PortCounters c = it == st_.health.totals().end() ? PortCounters{} : it->second;
     sum.add(c);
-    resets = saturating_add(resets, health_.resets(key));
+    resets = saturating_add(resets, st_.health.resets(key));
     if (c.errors() == 0 && c.xmit_discards == 0 && !isolated) continue;
     const auto link = port_links().find(key);
     bad.push_back({{"port", link != port_links().end()
-                                ? ids_->link_name(link->second)
+                                ? st_.ids->link_name(link->second)
                                 : guid_hex(key.first) + "/" + std::to_string(key.second)},
                    {"errors", c.errors()},
                    {"symbol_errors", c.symbol_errors},

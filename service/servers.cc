@@ -13,18 +13,18 @@ namespace laas::service {
 using nlohmann::json;
 
 void TenantService::group_servers() {
-  servers_ = topology::group_servers(view_->tree, view_->embedding, view_->fabric, &view_->known(),
-                                     config_.servers);
+  st_.servers = topology::group_servers(st_.view->tree, st_.view->embedding, st_.view->fabric,
+                                        &st_.view->known(), st_.config.servers);
   // Rail by rail: a tenant's servers are checked per rail (one remainder leaf on each).
-  if (cluster_) cluster_->set_leaf_rails(topology::rail_of_leaf(view_->tree, servers_));
+  if (st_.cluster) st_.cluster->set_leaf_rails(topology::rail_of_leaf(st_.view->tree, st_.servers));
 }
 
 std::vector<topology::HostId> TenantService::whole_servers(
     const std::vector<topology::HostId>& hosts) const {
-  if (!servers_.multi_port()) return hosts;
+  if (!st_.servers.multi_port()) return hosts;
   std::vector<topology::HostId> out;
   for (auto h : hosts) {
-    const auto& ports = servers_.ports[servers_.server_of[h]];
+    const auto& ports = st_.servers.ports[st_.servers.server_of[h]];
     out.insert(out.end(), ports.begin(), ports.end());
   }
   std::sort(out.begin(), out.end());
@@ -37,51 +37,51 @@ json TenantService::servers_json(const allocator::Tenant& t) const {
   json out = json::array();
   std::vector<int> seen;
   for (auto h : t.placement.hosts) {
-    const int s = servers_.server_of[h];
+    const int s = st_.servers.server_of[h];
     if (std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
     seen.push_back(s);
     json ports = json::array();
-    for (auto p : servers_.ports[s]) {
-      const PersistedHost id = ids_->host(p);
-      ports.push_back({{"name", id.name.empty() ? view_->host_name(p) : id.name},
+    for (auto p : st_.servers.ports[s]) {
+      const PersistedHost id = st_.ids->host(p);
+      ports.push_back({{"name", id.name.empty() ? st_.view->host_name(p) : id.name},
                        {"guid", guid_hex(id.guid)},
-                       {"lid", view_->host_lid(p)},
-                       {"leaf", ids_->switch_name(1, view_->tree.leaf_of_host(p))},
+                       {"lid", st_.view->host_lid(p)},
+                       {"leaf", st_.ids->switch_name(1, st_.view->tree.leaf_of_host(p))},
                        {"leaf_port", id.port}});
     }
-    out.push_back({{"name", servers_.names[s]}, {"ports", ports}});
+    out.push_back({{"name", st_.servers.names[s]}, {"ports", ports}});
   }
   return out;
 }
 
 void TenantService::one_host_per_server(std::vector<exports::TenantRecord>& records) const {
-  if (!servers_.multi_port()) return;
+  if (!st_.servers.multi_port()) return;
   for (auto& r : records) {
     std::vector<exports::Endpoint> hosts;
     std::vector<int> seen;
     for (const auto& h : r.hosts) {
-      const auto id = view_->host_by_guid(h.guid);
-      const int s = id ? servers_.server_of[*id] : -1;
+      const auto id = st_.view->host_by_guid(h.guid);
+      const int s = id ? st_.servers.server_of[*id] : -1;
       if (s >= 0 && std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
       if (s >= 0) seen.push_back(s);
       hosts.push_back(h);
-      if (s >= 0) hosts.back().name = servers_.names[s];
+      if (s >= 0) hosts.back().name = st_.servers.names[s];
     }
     r.hosts = std::move(hosts);
   }
 }
 
 void TenantService::one_leaf_per_server(exports::TreeRecord& tree) const {
-  if (!servers_.multi_port()) return;
+  if (!st_.servers.multi_port()) return;
   std::set<topology::Guid> dropped;
   std::vector<exports::SwitchRecord> kept;
   for (auto sw : tree.switches) {
     if (sw.level == 1) {
       std::vector<exports::Endpoint> down;
       for (auto d : sw.down) {
-        const auto id = view_->host_by_guid(d.guid);
-        if (id && servers_.ports[servers_.server_of[*id]].front() != *id) continue;
-        if (id) d.name = servers_.names[servers_.server_of[*id]];
+        const auto id = st_.view->host_by_guid(d.guid);
+        if (id && st_.servers.ports[st_.servers.server_of[*id]].front() != *id) continue;
+        if (id) d.name = st_.servers.names[st_.servers.server_of[*id]];
         down.push_back(std::move(d));
       }
       sw.down = std::move(down);

@@ -18,15 +18,15 @@ MetricFamily gauge(const std::string& name, const std::string& help, double valu
 }  // namespace
 
 void TenantService::record_routing(double seconds, long lft_blocks) {
-  std::lock_guard<std::mutex> lock(mu_);
-  ++routing_runs_;
-  lft_blocks_sent_ += lft_blocks;
-  routing_seconds_.observe(seconds);
+  std::lock_guard<std::mutex> lock(st_.mu);
+  ++st_.routing_runs;
+  st_.lft_blocks_sent += lft_blocks;
+  st_.routing_seconds.observe(seconds);
 }
 
 void TenantService::note_change(const char* op, double seconds, bool ok) {
-  ++changes_[std::string(op) + (ok ? " ok" : " refused")];
-  change_seconds_.observe(seconds);
+  ++st_.changes[std::string(op) + (ok ? " ok" : " refused")];
+  st_.change_seconds.observe(seconds);
 }
 
 // The largest tenant a request would be placed for now: a binary search over the placer
@@ -34,26 +34,26 @@ void TenantService::note_change(const char* op, double seconds, bool ok) {
 // costs a dozen searches, so it is kept until the allocation changes, not redone at every
 // routing run that changes nothing.
 int TenantService::largest_tenant() const {
-  const auto& state = cluster_->state();
-  const std::vector<long> key = {static_cast<long>(persisted_.generation), state.free_hosts(),
+  const auto& state = st_.cluster->state();
+  const std::vector<long> key = {static_cast<long>(st_.persisted.generation), state.free_hosts(),
                                  state.faulty_links(), state.down_hosts(),
-                                 static_cast<long>(cluster_->tenants().size())};
-  if (largest_key_ == key) return largest_;
-  const bool by_server = servers_.multi_port();
-  int lo = 0, hi = by_server ? servers_.count() : state.free_hosts();
+                                 static_cast<long>(st_.cluster->tenants().size())};
+  if (st_.largest_key == key) return st_.largest;
+  const bool by_server = st_.servers.multi_port();
+  int lo = 0, hi = by_server ? st_.servers.count() : state.free_hosts();
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
     bool fits;
     if (by_server) {
-      fits = allocator::place_servers(state, servers_.ports, mid).placement.has_value();
+      fits = allocator::place_servers(state, st_.servers.ports, mid).placement.has_value();
     } else {
       allocator::Placement p;
-      fits = cluster_->plan("zz-capacity-probe", mid, &p).ok();
+      fits = st_.cluster->plan("zz-capacity-probe", mid, &p).ok();
     }
     (fits ? lo : hi) = fits ? mid : mid - 1;
   }
-  largest_key_ = key;
-  largest_ = lo;
+  st_.largest_key = key;
+  st_.largest = lo;
   return lo;
 }
 
@@ -61,35 +61,35 @@ std::string TenantService::metrics_text() const {
   std::vector<MetricFamily> f;
   f.push_back(gauge("laas_state_generation",
                     "Generation of the tenant state (rises at every change)",
-                    static_cast<double>(persisted_.generation)));
+                    static_cast<double>(st_.persisted.generation)));
   f.push_back(gauge("laas_state_term",
                     "Term of the shared tenant state (rises at every SM take-over)",
-                    static_cast<double>(persisted_.term)));
+                    static_cast<double>(st_.persisted.term)));
   f.push_back(gauge("laas_holds_state", "1 when this SM holds the tenant state (the master)",
-                    term_held_ ? 1 : 0));
+                    st_.term_held ? 1 : 0));
   f.push_back(gauge("laas_fail_closed",
                     "1 while the fabric or the tenant state cannot be used and routing keeps the "
                     "last good tenant routes (see laasctl status for why)",
-                    fail_closed_.empty() ? 0 : 1));
+                    st_.fail_closed.empty() ? 0 : 1));
   f.push_back(gauge("laas_state_dir_not_answering_seconds",
                     "Seconds the state directory has not answered (0: it answers); meanwhile "
                     "routing uses the last state it gave and changes are refused",
-                    io_->not_answering_seconds()));
+                    st_.io->not_answering_seconds()));
   f.push_back(gauge("laas_config_error",
                     "1 while laas.yaml is invalid: routing keeps the tenants last routed and "
                     "changes are refused (laasctl config check names the line)",
-                    config_.config_error.empty() ? 0 : 1));
+                    st_.config.config_error.empty() ? 0 : 1));
   f.push_back(gauge("laas_unaccepted_subnet_managers",
                     "Subnet managers on the fabric that laas.yaml does not list and nobody "
                     "accepted (laasctl sm list): not management, routed as their port was",
-                    static_cast<double>(unaccepted_sms_)));
+                    static_cast<double>(st_.unaccepted_sms)));
   f.push_back(gauge("laas_free_pool_open",
                     "1 while hosts without a tenant reach each other (free_pool: open)",
-                    config_.free_pool_open ? 1 : 0));
+                    st_.config.free_pool_open ? 1 : 0));
   f.push_back({"laas_takeovers_total",
                "Times this SM took the tenant state over as master",
                "counter",
-               {{{}, static_cast<double>(takeovers_)}}});
+               {{{}, static_cast<double>(st_.takeovers)}}});
 
   MetricFamily tenants{"laas_tenants", "Tenants by state", "gauge", {}};
   int routed = 0, degraded = 0, repairs = 0;
@@ -100,9 +100,9 @@ std::string TenantService::metrics_text() const {
                                "1 when a tenant runs on fewer links or hosts than it holds",
                                "gauge",
                                {}};
-  if (cluster_)
-    for (const auto& [name, t] : cluster_->tenants()) {
-      const bool bad = cluster_->health(t).degraded();
+  if (st_.cluster)
+    for (const auto& [name, t] : st_.cluster->tenants()) {
+      const bool bad = st_.cluster->health(t).degraded();
       degraded += bad;
       routed += !bad;
       repairs += static_cast<int>(t.repairs.size());
@@ -112,7 +112,7 @@ std::string TenantService::metrics_text() const {
     }
   tenants.samples = {{{{"state", "routed"}}, double(routed)},
                      {{{"state", "degraded"}}, double(degraded)},
-                     {{{"state", "not_placed"}}, double(unplaced_.size())}};
+                     {{{"state", "not_placed"}}, double(st_.unplaced.size())}};
   f.push_back(std::move(tenants));
   f.push_back(std::move(tenant_hosts));
   f.push_back(std::move(tenant_links));
@@ -120,7 +120,7 @@ std::string TenantService::metrics_text() const {
   f.push_back(gauge("laas_repairs", "Columns replaced online around faulty links", repairs));
   // Port counters of the performance manager (perfmgr TRUE), summed over a tenant's links and
   // host ports since this SM started.
-  if (cluster_ && ids_ && !health_.totals().empty()) {
+  if (st_.cluster && st_.ids && !st_.health.totals().empty()) {
     MetricFamily errors{"laas_tenant_port_errors_total",
                         "Port errors (symbol, link recovery and downed, receive, integrity, "
                         "overrun) on a tenant's links and host ports",
@@ -134,7 +134,7 @@ std::string TenantService::metrics_text() const {
                       "PortXmitWait ticks (congestion) on a tenant's links and host ports",
                       "counter",
                       {}};
-    for (const auto& [name, t] : cluster_->tenants()) {
+    for (const auto& [name, t] : st_.cluster->tenants()) {
       const auto h = link_health_json(t);
       errors.samples.push_back({{{"tenant", name}}, h["errors"].get<double>()});
       discards.samples.push_back({{{"tenant", name}}, h["xmit_discards"].get<double>()});
@@ -147,30 +147,30 @@ std::string TenantService::metrics_text() const {
     f.push_back({"laas_port_counter_resets_total",
                  "Performance-manager readings of a port whose error counters had been reset",
                  "counter",
-                 {{{}, static_cast<double>(health_.resets())}}});
+                 {{{}, static_cast<double>(st_.health.resets())}}});
   }
   f.push_back(gauge("laas_isolated_links",
                     "Links isolated as faults for their error counters (link_error_threshold)",
                     static_cast<double>(isolated_links().size())));
 
-  if (view_ && cluster_) {
+  if (st_.view && st_.cluster) {
     MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
-    const nlohmann::json counts = host_states();
+    const nlohmann::json counts = hosts_.host_states();
     for (auto it = counts.begin(); it != counts.end(); ++it)
       hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});
     f.push_back(std::move(hosts));
-    const auto& tree = view_->tree;
-    const auto& state = cluster_->state();
+    const auto& tree = st_.view->tree;
+    const auto& state = st_.cluster->state();
     MetricFamily links{"laas_links", "Switch-to-switch links by level and state", "gauge", {}};
     // Drained by an administrator (maintenance): drained once no tenant routes over them,
     // draining while one still does.
     std::set<topology::LinkId> routed;
-    for (const auto& [name, t] : cluster_->tenants())
+    for (const auto& [name, t] : st_.cluster->tenants())
       routed.insert(t.placement.links.begin(), t.placement.links.end());
     const auto drained_set = drained_links();  // sorted; down ones too
     for (int level = 1; level < tree.height(); ++level) {
       double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
-      const auto& by_design = view_->embedding.uncabled;
+      const auto& by_design = st_.view->embedding.uncabled;
       for (int l = 0; l < tree.total_links(); ++l) {
         if (tree.link_level(l) != level) continue;
         if (std::binary_search(by_design.begin(), by_design.end(), l))
@@ -205,10 +205,10 @@ std::string TenantService::metrics_text() const {
     f.push_back({"laas_down",
                  "Parts of the intended tree absent from the fabric now",
                  "gauge",
-                 {{{{"part", "host"}}, double(view_->down_hosts())},
-                  {{{"part", "link"}}, double(view_->down_links())},
-                  {{{"part", "switch"}}, double(view_->down_switches())}}});
-    const bool by_server = servers_.multi_port();
+                 {{{{"part", "host"}}, double(st_.view->down_hosts())},
+                  {{{"part", "link"}}, double(st_.view->down_links())},
+                  {{{"part", "switch"}}, double(st_.view->down_switches())}}});
+    const bool by_server = st_.servers.multi_port();
     const int lo = largest_tenant();
     f.push_back(gauge("laas_largest_tenant",
                       by_server ? "The largest tenant a request would be placed for now (servers)"
@@ -219,38 +219,39 @@ std::string TenantService::metrics_text() const {
   f.push_back({"laas_routing_runs_total",
                "Routing runs of the laas engine",
                "counter",
-               {{{}, double(routing_runs_)}}});
+               {{{}, double(st_.routing_runs)}}});
   f.push_back({"laas_lft_blocks_sent_total",
                "LFT blocks the routing runs left OpenSM to send to the switches",
                "counter",
-               {{{}, double(lft_blocks_sent_)}}});
-  f.push_back(routing_seconds_.family("laas_routing_duration_seconds",
-                                      "Duration of a routing run of the laas engine"));
+               {{{}, double(st_.lft_blocks_sent)}}});
+  f.push_back(st_.routing_seconds.family("laas_routing_duration_seconds",
+                                         "Duration of a routing run of the laas engine"));
   MetricFamily changes{"laas_changes_total",
                        "Tenant and host changes requested, by operation and outcome",
                        "counter",
                        {}};
-  for (const auto& [key, n] : changes_) {
+  for (const auto& [key, n] : st_.changes) {
     const auto space = key.find(' ');
     changes.samples.push_back(
         {{{"op", key.substr(0, space)}, {"result", key.substr(space + 1)}}, double(n)});
   }
   f.push_back(std::move(changes));
-  f.push_back(change_seconds_.family("laas_change_duration_seconds",
-                                     "Duration of a tenant or host change request"));
-  if (last_audit_violations_ >= 0)
+  f.push_back(st_.change_seconds.family("laas_change_duration_seconds",
+                                        "Duration of a tenant or host change request"));
+  if (st_.last_audit_violations >= 0)
     f.push_back(gauge("laas_audit_violations",
                       "Violations found by the last audit of the live tables (laasctl audit)",
-                      last_audit_violations_));
+                      st_.last_audit_violations));
   return exposition(f);
 }
 
 void TenantService::write_metrics_file() {
-  if (config_.metrics_file.empty()) return;
+  if (st_.config.metrics_file.empty()) return;
   // Queued on the state directory's worker (never waited for: every change and routing run
   // rewrites it, the latest text replacing one not written yet): renamed into place, not synced.
-  auto failing = metrics_file_failing_;
-  io_->post("metrics", [path = config_.metrics_file, text = metrics_text(), failing, log = log_] {
+  auto failing = st_.metrics_file_failing;
+  st_.io->post("metrics", [path = st_.config.metrics_file, text = metrics_text(), failing,
+                           log = st_.log] {
     try {
       replace_file(path, text, 0644);
       failing->store(false);

@@ -17,33 +17,33 @@ namespace laas::service {
 using nlohmann::json;
 
 void TenantService::set_role_provider(std::function<SmRole()> provider) {
-  std::lock_guard<std::mutex> lock(mu_);
-  role_provider_ = std::move(provider);
-  term_held_ = false;  // until the first routing run as master takes the state over
+  std::lock_guard<std::mutex> lock(st_.mu);
+  st_.role_provider = std::move(provider);
+  st_.term_held = false;  // until the first routing run as master takes the state over
 }
 
 SmRole TenantService::role() const {
   std::function<SmRole()> provider;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    provider = role_provider_;
+    std::lock_guard<std::mutex> lock(st_.mu);
+    provider = st_.role_provider;
   }
   return provider ? provider() : SmRole{};
 }
 
-bool TenantService::holds_term() const { return !role_provider_ || term_held_; }
+bool TenantService::holds_term() const { return !st_.role_provider || st_.term_held; }
 
 std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
                                                               bool state_expected) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!role_provider_) return std::nullopt;  // one owner, no other SM: nothing to take over
+  std::lock_guard<std::mutex> lock(st_.mu);
+  if (!st_.role_provider) return std::nullopt;  // one owner, no other SM: nothing to take over
   // Whether another SM wrote state.json since: a stat on the worker, waited for at most
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
   FileStamp seen = polled_stamp();
-  if (term_held_ && io_->not_answering().empty()) try {
-      seen = io_->call(
-          [path = store_.path(), polled = polled_] {
+  if (st_.term_held && st_.io->not_answering().empty()) try {
+      seen = st_.io->call(
+          [path = st_.store.path(), polled = st_.polled] {
             const FileStamp stamp = stamp_of(path);
             std::lock_guard<std::mutex> plock(polled->mu);
             polled->stamp = stamp;
@@ -52,8 +52,8 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
           kIoDeadline);
     } catch (const NotAnsweringError&) {
     }
-  if (term_held_ && seen == state_stamp_) return std::nullopt;
-  const bool after_other = term_held_;  // held it, but another SM has written since
+  if (st_.term_held && seen == st_.state_stamp) return std::nullopt;
+  const bool after_other = st_.term_held;  // held it, but another SM has written since
   const auto t0 = std::chrono::steady_clock::now();
   try {
     // On the worker, with copies; refused at once while the directory does not answer.
@@ -61,9 +61,9 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
       PersistedState state;
       FileStamp written;
     };
-    const bool held = held_a_term_;
-    Taken taken = io_->call(
-        [store = store_, polled = polled_, must_exist = config_.state_must_exist,
+    const bool held = st_.held_a_term;
+    Taken taken = st_.io->call(
+        [store = st_.store, polled = st_.polled, must_exist = st_.config.state_must_exist,
          expected = state_expected, held, master = self.text(), port = self.port_guid] {
           const bool exists = stamp_of(store.path()).exists;
           if (must_exist && !exists)
@@ -88,36 +88,36 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
           return t;
         },
         kIoDeadline);
-    persisted_ = std::move(taken.state);
-    state_stamp_ = taken.written;
-    unsaved_.clear();  // what was recorded and not written is replaced by the file
+    st_.persisted = std::move(taken.state);
+    st_.state_stamp = taken.written;
+    st_.unsaved.clear();  // what was recorded and not written is replaced by the file
   } catch (const std::exception& e) {
     // Unreadable, unwritable or not answering: route no tenant from it (never re-allocate);
     // try again at the next routing run, so a repaired file is taken over by itself.
-    term_held_ = false;
-    if (blocked_ != e.what()) log_(LogLevel::kError, std::string("laas: ") + e.what());
-    blocked_ = e.what();
-    return "cannot take the tenant state over as master: " + blocked_;
+    st_.term_held = false;
+    if (st_.blocked != e.what()) st_.log(LogLevel::kError, std::string("laas: ") + e.what());
+    st_.blocked = e.what();
+    return "cannot take the tenant state over as master: " + st_.blocked;
   }
-  term_held_ = true;
-  held_a_term_ = true;
-  fenced_.clear();
-  blocked_.clear();
-  loaded_ = true;
-  sm_ports_dirty_ = false;
+  st_.term_held = true;
+  st_.held_a_term = true;
+  st_.fenced.clear();
+  st_.blocked.clear();
+  st_.loaded = true;
+  st_.sm_ports_dirty = false;
   assign_missing_pkeys();
   // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
-  unplaced_.clear();
-  cluster_.reset();
-  ids_.reset();
-  ++takeovers_;
+  st_.unplaced.clear();
+  st_.cluster.reset();
+  st_.ids.reset();
+  ++st_.takeovers;
   char line[512];
   std::snprintf(
       line, sizeof line,
       "laas: took over as master (term %llu): %zu tenant(s) from %s (generation %llu, "
       "read and fenced in %.1f ms)%s",
-      static_cast<unsigned long long>(persisted_.term), persisted_.tenants.size(),
-      store_.path().c_str(), static_cast<unsigned long long>(persisted_.generation),
+      static_cast<unsigned long long>(st_.persisted.term), st_.persisted.tenants.size(),
+      st_.store.path().c_str(), static_cast<unsigned long long>(st_.persisted.generation),
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
       after_other ? "; another SM had written the state since this one last did" : "");
   return std::string(line);
@@ -132,8 +132,8 @@ bool TenantService::reload_shared_state() {
   };
   Read read;
   try {
-    read = io_->call(
-        [store = store_, polled = polled_, known = state_stamp_] {
+    read = st_.io->call(
+        [store = st_.store, polled = st_.polled, known = st_.state_stamp] {
           Read r;
           r.stamp = stamp_of(store.path());
           {
@@ -152,38 +152,39 @@ bool TenantService::reload_shared_state() {
         kIoDeadline);
   } catch (const NotAnsweringError& e) {
     // What was read last stands; the reads say so (status), changes are refused anyway here.
-    if (!hang_logged_->exchange(true))
-      log_(LogLevel::kError,
-           std::string("laas: ") + e.what() + "; answering from the shared state as last read");
+    if (!st_.hang_logged->exchange(true))
+      st_.log(LogLevel::kError,
+              std::string("laas: ") + e.what() + "; answering from the shared state as last read");
     return false;
   }
   if (!read.changed) return false;
-  state_stamp_ = read.stamp;
+  st_.state_stamp = read.stamp;
   if (!read.state) {
-    if (blocked_ != read.error) log_(LogLevel::kError, "laas: " + read.error);
-    blocked_ = read.error;
+    if (st_.blocked != read.error) st_.log(LogLevel::kError, "laas: " + read.error);
+    st_.blocked = read.error;
     return false;
   }
-  persisted_ = std::move(*read.state);
-  unsaved_.clear();  // the file is the truth
-  if (!blocked_.empty()) log_(LogLevel::kInfo, "laas: " + store_.path() + " is readable again");
-  blocked_.clear();
+  st_.persisted = std::move(*read.state);
+  st_.unsaved.clear();  // the file is the truth
+  if (!st_.blocked.empty())
+    st_.log(LogLevel::kInfo, "laas: " + st_.store.path() + " is readable again");
+  st_.blocked.clear();
   // What this SM placed when it was master is stale now: the file is the truth.
-  if (term_held_ && role_provider_)
-    fenced_ = "SM " + persisted_.master + " wrote " + store_.path() + " (term " +
-              std::to_string(persisted_.term) + ")";
-  term_held_ = false;
-  cluster_.reset();
-  ids_.reset();
-  view_.reset();
-  unplaced_.clear();
-  topology_error_ = "this SM is not the master; the master SM routes the tenants";
+  if (st_.term_held && st_.role_provider)
+    st_.fenced = "SM " + st_.persisted.master + " wrote " + st_.store.path() + " (term " +
+                 std::to_string(st_.persisted.term) + ")";
+  st_.term_held = false;
+  st_.cluster.reset();
+  st_.ids.reset();
+  st_.view.reset();
+  st_.unplaced.clear();
+  st_.topology_error = "this SM is not the master; the master SM routes the tenants";
   return true;
 }
 
 std::string TenantService::shared_partitions_text() const {
   std::vector<exports::TenantRecord> records;
-  for (const auto& t : persisted_.tenants) {
+  for (const auto& t : st_.persisted.tenants) {
     exports::TenantRecord r;
     r.name = t.name;
     if (t.pkey) r.pkey = t.pkey;
@@ -195,40 +196,41 @@ std::string TenantService::shared_partitions_text() const {
   options.base_text = base.text;
   options.base_name = base.name;
   options.management = {{"SELF", exports::Membership::kFull}};
-  for (auto g : persisted_.management)
+  for (auto g : st_.persisted.management)
     options.management.push_back({guid_hex(g), exports::Membership::kFull});
   return exports::generate_partitions(records, options);
 }
 
 void TenantService::follow_shared_state() {
   const SmRole sm = role();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   if (sm.may_change_tenants() && holds_term()) return;  // the writer has nothing to follow
   const bool changed = reload_shared_state();
-  const auto& path = config_.exports.managed_partitions_file;
-  if (path.empty() || !blocked_.empty() || (!changed && !last_partitions_.empty())) return;
+  const auto& path = st_.config.exports.managed_partitions_file;
+  if (path.empty() || !st_.blocked.empty() || (!changed && !st_.last_partitions.empty())) return;
   try {
     const std::string text = shared_partitions_text();
-    if (text == last_partitions_) return;
+    if (text == st_.last_partitions) return;
     write_managed_partitions(text);
-    last_partitions_ = text;
+    st_.last_partitions = text;
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.
-    log_(LogLevel::kInfo, "laas: wrote " + path + " (" + std::to_string(persisted_.tenants.size()) +
-                              " tenant partitions) following the shared state, generation " +
-                              std::to_string(persisted_.generation));
+    st_.log(LogLevel::kInfo, "laas: wrote " + path + " (" +
+                                 std::to_string(st_.persisted.tenants.size()) +
+                                 " tenant partitions) following the shared state, generation " +
+                                 std::to_string(st_.persisted.generation));
   } catch (const std::exception& e) {
-    log_(LogLevel::kError, "laas: " + path + " not updated from the shared state: " + e.what());
+    st_.log(LogLevel::kError, "laas: " + path + " not updated from the shared state: " + e.what());
   } catch (...) {  // RequestError from an unreadable base file
-    log_(LogLevel::kError,
-         "laas: " + path + " not updated: the base partitions file is unreadable");
+    st_.log(LogLevel::kError,
+            "laas: " + path + " not updated: the base partitions file is unreadable");
   }
 }
 
 json TenantService::role_json(const SmRole& sm) const {
   json j = sm.to_json();
   j["holds_state"] = sm.may_change_tenants() && holds_term();
-  j["state_master"] = persisted_.master;  // the SM that took the shared state over last
+  j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
   return j;
 }
 
@@ -240,7 +242,7 @@ const char* kRecorded = "recorded";
 
 json TenantService::answer_from_shared_state(const std::string& asked, const json& params,
                                              const SmRole& sm) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   reload_shared_state();
   const std::string why =
       sm.may_change_tenants()
@@ -250,26 +252,27 @@ json TenantService::answer_from_shared_state(const std::string& asked, const jso
                      ? "the master SM " + sm.master->text() + " routes them"
                      : std::string("no master is known to this SM"));
   if (asked == method::kStatus) {
-    json s = {{"state_file", store_.path()},
-              {"sm", role_json(sm)},
-              {"term", persisted_.term},
-              {"generation", persisted_.generation},
-              {"tenants", persisted_.tenants.size()},
-              {"algorithm", config_.algorithm},
-              {"topology", persisted_.topology.empty() ? json(nullptr) : json(persisted_.topology)},
-              {"topology_error", why}};
-    if (!blocked_.empty()) s["blocked"] = blocked_;
-    if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
-    if (!config_.config_error.empty()) s["config_error"] = config_.config_error;
-    if (const std::string hung = io_->not_answering(); !hung.empty())
+    json s = {
+        {"state_file", st_.store.path()},
+        {"sm", role_json(sm)},
+        {"term", st_.persisted.term},
+        {"generation", st_.persisted.generation},
+        {"tenants", st_.persisted.tenants.size()},
+        {"algorithm", st_.config.algorithm},
+        {"topology", st_.persisted.topology.empty() ? json(nullptr) : json(st_.persisted.topology)},
+        {"topology_error", why}};
+    if (!st_.blocked.empty()) s["blocked"] = st_.blocked;
+    if (!st_.fail_closed.empty()) s["fail_closed"] = st_.fail_closed;
+    if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
+    if (const std::string hung = st_.io->not_answering(); !hung.empty())
       s["state_dir_not_answering"] = hung;
-    s["free_pool"] = config_.free_pool_open ? "open" : "closed";
+    s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
     return s;
   }
-  if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
+  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
   if (asked == method::kTenantList) {
     json list = json::array();
-    for (const auto& t : persisted_.tenants) list.push_back(tenant_line(t, kRecorded, why));
+    for (const auto& t : st_.persisted.tenants) list.push_back(tenant_line(t, kRecorded, why));
     return list;
   }
   // tenant.get
@@ -277,7 +280,7 @@ json TenantService::answer_from_shared_state(const std::string& asked, const jso
   if (name_it == params.end() || !name_it->is_string())
     fail(error::kBadRequest, "field 'name' must be a string");
   const std::string name = name_it->get<std::string>();
-  for (const auto& t : persisted_.tenants)
+  for (const auto& t : st_.persisted.tenants)
     if (t.name == name) return recorded_tenant_json(t, kRecorded, why);
   fail(error::kNotFound, "no tenant named '" + name + "'");
 }

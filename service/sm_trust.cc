@@ -14,14 +14,14 @@ namespace laas::service {
 using nlohmann::json;
 
 std::vector<topology::Guid> TenantService::sm_ports() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   return trusted_sm_ports();
 }
 
 std::vector<topology::Guid> TenantService::trusted_sm_ports() const {
-  std::vector<topology::Guid> ports = persisted_.sm_ports;
-  ports.insert(ports.end(), config_.subnet_managers.begin(), config_.subnet_managers.end());
-  if (self_sm_port_) ports.push_back(self_sm_port_);
+  std::vector<topology::Guid> ports = st_.persisted.sm_ports;
+  ports.insert(ports.end(), st_.config.subnet_managers.begin(), st_.config.subnet_managers.end());
+  if (st_.self_sm_port) ports.push_back(st_.self_sm_port);
   std::sort(ports.begin(), ports.end());
   ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
   return ports;
@@ -29,37 +29,37 @@ std::vector<topology::Guid> TenantService::trusted_sm_ports() const {
 
 std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
                                                         std::vector<SmSeen> seen) {
-  std::lock_guard<std::mutex> lock(mu_);
-  self_sm_port_ = self;
-  seen_sms_ = std::move(seen);
+  std::lock_guard<std::mutex> lock(st_.mu);
+  st_.self_sm_port = self;
+  st_.seen_sms = std::move(seen);
   const auto trusted = trusted_sm_ports();
   std::vector<SmSeen> unaccepted;
-  for (const auto& sm : seen_sms_)
+  for (const auto& sm : st_.seen_sms)
     if (sm.guid && !std::binary_search(trusted.begin(), trusted.end(), sm.guid))
       unaccepted.push_back(sm);
-  if (unaccepted.size() != unaccepted_sms_) {
-    unaccepted_sms_ = unaccepted.size();
+  if (unaccepted.size() != st_.unaccepted_sms) {
+    st_.unaccepted_sms = unaccepted.size();
     write_metrics_file();
   }
   return unaccepted;
 }
 
 std::string TenantService::sm_state(topology::Guid guid) const {
-  if (guid == self_sm_port_) return "this";
-  if (std::find(config_.subnet_managers.begin(), config_.subnet_managers.end(), guid) !=
-      config_.subnet_managers.end())
+  if (guid == st_.self_sm_port) return "this";
+  if (std::find(st_.config.subnet_managers.begin(), st_.config.subnet_managers.end(), guid) !=
+      st_.config.subnet_managers.end())
     return "listed";
-  if (std::find(persisted_.sm_ports.begin(), persisted_.sm_ports.end(), guid) !=
-      persisted_.sm_ports.end())
+  if (std::find(st_.persisted.sm_ports.begin(), st_.persisted.sm_ports.end(), guid) !=
+      st_.persisted.sm_ports.end())
     return "accepted";
   return "unaccepted";
 }
 
 json TenantService::sm_list() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   json list = json::array();
   std::vector<topology::Guid> shown;
-  for (const auto& sm : seen_sms_) {
+  for (const auto& sm : st_.seen_sms) {
     list.push_back({{"guid", guid_hex(sm.guid)},
                     {"name", sm.name},
                     {"lid", sm.lid},
@@ -83,12 +83,12 @@ json TenantService::sm_change(const json& params, const Caller& caller, bool acc
   } catch (const std::invalid_argument& e) {
     fail(error::kBadRequest, std::string("field 'guid': ") + e.what());
   }
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission,
          "uid " + std::to_string(caller.uid) + " may read but not change which SMs are trusted");
-  if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
-  auto& ports = persisted_.sm_ports;
+  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
+  auto& ports = st_.persisted.sm_ports;
   const bool held = std::find(ports.begin(), ports.end(), guid) != ports.end();
   if (accept && held) fail(error::kDuplicate, "SM port " + guid_hex(guid) + " is accepted already");
   if (!accept && !held) {
@@ -104,22 +104,22 @@ json TenantService::sm_change(const json& params, const Caller& caller, bool acc
   else
     ports.erase(std::find(ports.begin(), ports.end(), guid));
   std::sort(ports.begin(), ports.end());
-  ++persisted_.generation;
+  ++st_.persisted.generation;
   bool partitions_changed = false;
   std::string not_durable;
   try {
     partitions_changed = commit(&not_durable);
   } catch (const RequestError& e) {
     ports = saved;
-    --persisted_.generation;
+    --st_.persisted.generation;
     fail(e.code.c_str(), std::string("SM trust not changed: ") + e.message);
   }
   // Management hosts are part of the topology view: the next routing run derives them anew.
-  log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) +
-                            (accept ? " accepted" : " forgot") + " subnet manager port " +
-                            guid_hex(guid) +
-                            (accept ? ": its host is management from the next routing run"
-                                    : ": no longer management from the next routing run"));
+  st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) +
+                               (accept ? " accepted" : " forgot") + " subnet manager port " +
+                               guid_hex(guid) +
+                               (accept ? ": its host is management from the next routing run"
+                                       : ": no longer management from the next routing run"));
   return finish_change(lock, partitions_changed, not_durable,
                        accept ? "the SM IS accepted (state.json records it)"
                               : "the SM IS forgotten (state.json no longer lists it)",

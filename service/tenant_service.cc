@@ -59,65 +59,62 @@ std::vector<std::string> get_names(const json& params, const char* field, const 
 }  // namespace
 
 TenantService::TenantService(ServiceConfig config, Logger log)
-    : config_(std::move(config)),
-      log_(std::move(log)),
-      store_(config_.state_dir),
-      health_(config_.link_error_threshold, config_.link_error_clean_readings,
-              config_.link_error_consecutive_readings) {
-  allocator::make_placer(config_.algorithm);  // fail early on a bad algorithm name
+    : st_(std::move(config), std::move(log)) {
+  allocator::make_placer(st_.config.algorithm);  // fail early on a bad algorithm name
   // A check program others may change is never run; said at start, refused at each resume.
-  if (!config_.resume_check.empty())
-    if (const auto refusal = check_program_refusal(config_.resume_check); !refusal.empty())
-      log_(LogLevel::kError,
-           "laas: " + refusal + "; `laasctl host resume` is refused until it is fixed");
-  io_ = std::make_unique<StateIo>(config_.state_dir);
-  io_->set_recovery_hook([this](double seconds) {
-    hang_logged_->store(false);
+  if (!st_.config.resume_check.empty())
+    if (const auto refusal = check_program_refusal(st_.config.resume_check); !refusal.empty())
+      st_.log(LogLevel::kError,
+              "laas: " + refusal + "; `laasctl host resume` is refused until it is fixed");
+  st_.io = std::make_unique<StateIo>(st_.config.state_dir);
+  st_.io->set_recovery_hook([this](double seconds) {
+    st_.hang_logged->store(false);
     char line[64];
     std::snprintf(line, sizeof line, " after %.0f s", seconds);
-    log_(LogLevel::kInfo, "laas: state directory " + config_.state_dir + " answers again" + line +
-                              "; changes are accepted again, and what was not written is "
-                              "written at the next routing run");
-    if (reroute_) reroute_();
+    st_.log(LogLevel::kInfo, "laas: state directory " + st_.config.state_dir + " answers again" +
+                                 line +
+                                 "; changes are accepted again, and what was not written is "
+                                 "written at the next routing run");
+    if (st_.reroute) st_.reroute();
   });
   try {
-    const StateStore store = store_;
-    auto loaded = io_->call(
+    const StateStore store = st_.store;
+    auto loaded = st_.io->call(
         [store] {
           const FileStamp stamp = stamp_of(store.path());
           return std::make_pair(stamp, store.load());
         },
         std::chrono::seconds(10));
-    state_stamp_ = loaded.first;
+    st_.state_stamp = loaded.first;
     {
-      std::lock_guard<std::mutex> lock(polled_->mu);
-      polled_->stamp = state_stamp_;
+      std::lock_guard<std::mutex> lock(st_.polled->mu);
+      st_.polled->stamp = st_.state_stamp;
     }
-    persisted_ = std::move(loaded.second);
-    loaded_ = true;
+    st_.persisted = std::move(loaded.second);
+    st_.loaded = true;
     assign_missing_pkeys();
-    log_(LogLevel::kInfo, "laas: loaded " + std::to_string(persisted_.tenants.size()) +
-                              " tenants from " + store_.path());
+    st_.log(LogLevel::kInfo, "laas: loaded " + std::to_string(st_.persisted.tenants.size()) +
+                                 " tenants from " + st_.store.path());
   } catch (const std::exception& e) {
-    blocked_ = e.what();
-    log_(LogLevel::kError, std::string("laas: ") + e.what());
+    st_.blocked = e.what();
+    st_.log(LogLevel::kError, std::string("laas: ") + e.what());
   }
 }
 
-void TenantService::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
-void TenantService::set_audit_hook(std::function<json()> hook) { audit_ = std::move(hook); }
+void TenantService::set_reroute_hook(std::function<void()> hook) { st_.reroute = std::move(hook); }
+void TenantService::set_audit_hook(std::function<json()> hook) { st_.audit = std::move(hook); }
 void TenantService::set_export_hook(std::function<json(const json&)> hook) {
-  export_ = std::move(hook);
+  st_.export_hook = std::move(hook);
 }
 void TenantService::set_partitions_hook(std::function<void()> hook) {
-  partitions_hook_ = std::move(hook);
+  st_.partitions_hook = std::move(hook);
 }
 
 // P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an
 // existing one's key); state written before P_Keys existed gets them here, in file order.
 void TenantService::assign_missing_pkeys() {
   std::set<std::uint16_t> taken, reserved;
-  for (const auto& t : persisted_.tenants)
+  for (const auto& t : st_.persisted.tenants)
     if (t.pkey) taken.insert(t.pkey);
   // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
   // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
@@ -126,7 +123,7 @@ void TenantService::assign_missing_pkeys() {
     if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
   } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
   }
-  for (auto& t : persisted_.tenants) {
+  for (auto& t : st_.persisted.tenants) {
     if (t.pkey) continue;
     exports::TenantRecord r;
     r.name = t.name;
@@ -140,31 +137,33 @@ void TenantService::assign_missing_pkeys() {
 void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
   bool partitions_changed = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    topology_error_.clear();
-    const auto& was = view_ ? view_->embedding : view->embedding;
+    std::lock_guard<std::mutex> lock(st_.mu);
+    st_.topology_error.clear();
+    const auto& was = st_.view ? st_.view->embedding : view->embedding;
     const auto& now = view->embedding;
-    if (view_ && cluster_ && !sm_ports_dirty_ && view_->fingerprint() == view->fingerprint() &&
-        view_->management_hosts == view->management_hosts &&
-        view_->outside_members == view->outside_members && was.missing_links == now.missing_links &&
-        was.missing_hosts == now.missing_hosts && was.missing_switches == now.missing_switches) {
+    if (st_.view && st_.cluster && !st_.sm_ports_dirty &&
+        st_.view->fingerprint() == view->fingerprint() &&
+        st_.view->management_hosts == view->management_hosts &&
+        st_.view->outside_members == view->outside_members &&
+        was.missing_links == now.missing_links && was.missing_hosts == now.missing_hosts &&
+        was.missing_switches == now.missing_switches) {
       // Same cabling, same faults: the placed tenants stand as they are; the new view may carry
       // new LIDs.
-      view_ = std::move(view);
-      ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
-                                           &view_->known());
+      st_.view = std::move(view);
+      st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
+                                              true, &st_.view->known());
       group_servers();
-      ports_indexed_ = false;  // a new view: port_links() re-indexes
-      if (!unsaved_.empty() && holds_term()) save_placed(unsaved_);
+      st_.ports_indexed = false;  // a new view: port_links() re-indexes
+      if (!st_.unsaved.empty() && holds_term()) save_placed(st_.unsaved);
       // A partitions.conf the worker could not write (the directory hung) is written now.
-      if (partitions_unsynced_) partitions_changed = refresh_managed_partitions();
+      if (st_.partitions_unsynced) partitions_changed = refresh_managed_partitions();
     } else {
-      view_ = std::move(view);
+      st_.view = std::move(view);
       rebuild_cluster();
       partitions_changed = refresh_managed_partitions();
     }
   }
-  if (partitions_changed && partitions_hook_) partitions_hook_();
+  if (partitions_changed && st_.partitions_hook) st_.partitions_hook();
 }
 
 namespace {
@@ -208,91 +207,93 @@ void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
 // that does not fit this fabric at all is reported and kept on disk. Then repairs are undone
 // where their fault cleared and made where a free column allows, and the state is saved.
 void TenantService::rebuild_cluster() {
-  cluster_ =
-      std::make_unique<allocator::Cluster>(view_->tree, allocator::make_placer(config_.algorithm));
-  ids_ = std::make_unique<PhysicalIds>(view_->tree, view_->embedding, view_->fabric, true,
-                                       &view_->known());
-  cluster_->set_link_namer([this](topology::LinkId l) { return ids_->link_name(l); });
+  st_.cluster = std::make_unique<allocator::Cluster>(st_.view->tree,
+                                                     allocator::make_placer(st_.config.algorithm));
+  st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
+                                          true, &st_.view->known());
+  st_.cluster->set_link_namer([this](topology::LinkId l) { return st_.ids->link_name(l); });
   group_servers();
-  ports_indexed_ = false;  // a new view: port_links() re-indexes
-  const auto& emb = view_->embedding;
+  st_.ports_indexed = false;  // a new view: port_links() re-indexes
+  const auto& emb = st_.view->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
-  if (last_faults_spec_ != view_->tree.spec().text()) last_faults_ = {};
+  if (st_.last_faults_spec != st_.view->tree.spec().text()) st_.last_faults = {};
   // Up-links uncabled by design are never allocated, like faults, but are no fault:
   // one line says so when the set changes, not one "down" line each.
   allocator::Faults down = faults;
   down.links.clear();
   std::set_difference(emb.missing_links.begin(), emb.missing_links.end(), emb.uncabled.begin(),
                       emb.uncabled.end(), std::back_inserter(down.links));
-  log_fault_changes(*ids_, view_->tree, last_faults_, down, log_);
-  last_faults_ = down;
-  if (emb.uncabled != last_uncabled_ && !emb.uncabled.empty())
-    log_(LogLevel::kInfo,
-         "laas: " + std::to_string(emb.uncabled.size()) + " leaf up-link(s) of " +
-             view_->tree.spec().text() +
-             " are uncabled on every leaf of their pod: uneven cabling by design, never "
-             "allocated, not reported as down (first: " +
-             ids_->link_name(emb.uncabled.front()) + ")");
-  last_uncabled_ = emb.uncabled;
-  last_faults_spec_ = view_->tree.spec().text();
+  log_fault_changes(*st_.ids, st_.view->tree, st_.last_faults, down, st_.log);
+  st_.last_faults = down;
+  if (emb.uncabled != st_.last_uncabled && !emb.uncabled.empty())
+    st_.log(LogLevel::kInfo,
+            "laas: " + std::to_string(emb.uncabled.size()) + " leaf up-link(s) of " +
+                st_.view->tree.spec().text() +
+                " are uncabled on every leaf of their pod: uneven cabling by design, never "
+                "allocated, not reported as down (first: " +
+                st_.ids->link_name(emb.uncabled.front()) + ")");
+  st_.last_uncabled = emb.uncabled;
+  st_.last_faults_spec = st_.view->tree.spec().text();
   // Another port GUID in a tenant's slot is quarantined: the slot stays the tenant's
   // and counts as down for it until `laasctl host accept`.
-  quarantine_.clear();
-  if (blocked_.empty()) quarantine_ = find_quarantined(persisted_.tenants, *ids_);
-  for (const auto& q : quarantine_)
-    log_(LogLevel::kWarning,
-         "laas: quarantined: " +
-             describe(q, ids_->switch_name(1, view_->tree.leaf_of_host(q.host))) +
-             "; no routes and no P_Key until `laasctl host accept`");
-  cluster_->set_faults(current_faults());  // with the links isolated and the hosts quarantined
+  st_.quarantine.clear();
+  if (st_.blocked.empty()) st_.quarantine = find_quarantined(st_.persisted.tenants, *st_.ids);
+  for (const auto& q : st_.quarantine)
+    st_.log(LogLevel::kWarning,
+            "laas: quarantined: " +
+                describe(q, st_.ids->switch_name(1, st_.view->tree.leaf_of_host(q.host))) +
+                "; no routes and no P_Key until `laasctl host accept`");
+  st_.cluster->set_faults(current_faults());  // with the links isolated and the hosts quarantined
   // A management port keeps its whole server out of tenants' hands.
-  auto skipped = cluster_->reserve(whole_servers(view_->management_hosts));
+  auto skipped = st_.cluster->reserve(whole_servers(st_.view->management_hosts));
   (void)skipped;
-  unplaced_.clear();
-  if (!blocked_.empty()) return;
-  for (const auto& t : persisted_.tenants) {
+  st_.unplaced.clear();
+  if (!st_.blocked.empty()) return;
+  for (const auto& t : st_.persisted.tenants) {
     std::string missing;
-    const auto model = to_model(t, *ids_, &missing);
+    const auto model = to_model(t, *st_.ids, &missing);
     if (!model) {
-      unplaced_[t.name] = "not on the fabric: " + missing;
-      log_(LogLevel::kWarning, "laas: tenant '" + t.name + "' is not routed: " + unplaced_[t.name]);
+      st_.unplaced[t.name] = "not on the fabric: " + missing;
+      st_.log(LogLevel::kWarning,
+              "laas: tenant '" + t.name + "' is not routed: " + st_.unplaced[t.name]);
       continue;
     }
-    auto r = cluster_->restore(t.name, t.requested, model->intended, model->repairs);
+    auto r = st_.cluster->restore(t.name, t.requested, model->intended, model->repairs);
     if (!r.ok()) {
-      unplaced_[t.name] = r.message;
-      log_(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
+      st_.unplaced[t.name] = r.message;
+      st_.log(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
     }
   }
   // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
   // releases them.
-  cluster_->reserve(whole_servers(drained_hosts()));
-  for (const auto& line : cluster_->reconcile()) log_(LogLevel::kInfo, "laas: " + line);
+  st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));
+  for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
   reserve_management_uplinks();
   // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
   // hosts seen (for the standbys): record them -- only the holder of the shared state's term.
   std::vector<topology::Guid> management;
-  for (auto h : view_->management_hosts)
-    if (const auto g = view_->host_guid(h)) management.push_back(g);
+  for (auto h : st_.view->management_hosts)
+    if (const auto g = st_.view->host_guid(h)) management.push_back(g);
   std::sort(management.begin(), management.end());
-  bool changed = persisted_.loaded_version != kStateVersion || sm_ports_dirty_ ||
-                 !unsaved_.empty() || management != persisted_.management;
-  persisted_.management = std::move(management);
-  for (const auto& t : persisted_.tenants)
-    if (const auto* placed = cluster_->find(t.name)) changed = changed || !(persist(*placed) == t);
+  bool changed = st_.persisted.loaded_version != kStateVersion || st_.sm_ports_dirty ||
+                 !st_.unsaved.empty() || management != st_.persisted.management;
+  st_.persisted.management = std::move(management);
+  for (const auto& t : st_.persisted.tenants)
+    if (const auto* placed = st_.cluster->find(t.name))
+      changed = changed || !(persist(*placed) == t);
   if (changed && holds_term()) save_placed("the placements as found on this fabric");
   size_t degraded = 0;
-  for (const auto& [name, t] : cluster_->tenants()) {
-    if (!cluster_->health(t).degraded()) continue;
+  for (const auto& [name, t] : st_.cluster->tenants()) {
+    if (!st_.cluster->health(t).degraded()) continue;
     ++degraded;
-    log_(LogLevel::kWarning, "laas: tenant '" + name + "' " + health_text(t));
+    st_.log(LogLevel::kWarning, "laas: tenant '" + name + "' " + health_text(t));
   }
-  log_(LogLevel::kInfo, "laas: " + std::to_string(cluster_->tenants().size()) +
-                            " tenants placed on " + view_->tree.spec().text() +
-                            (degraded ? ", " + std::to_string(degraded) + " degraded" : "") +
-                            (unplaced_.empty() ? ""
-                                               : ", " + std::to_string(unplaced_.size()) +
-                                                     " not placed (see laasctl status)"));
+  st_.log(LogLevel::kInfo, "laas: " + std::to_string(st_.cluster->tenants().size()) +
+                               " tenants placed on " + st_.view->tree.spec().text() +
+                               (degraded ? ", " + std::to_string(degraded) + " degraded" : "") +
+                               (st_.unplaced.empty() ? ""
+                                                     : ", " + std::to_string(st_.unplaced.size()) +
+                                                           " not placed (see laasctl status)"));
 }
 
 // Every leaf with a management host keeps one up-link no tenant may take: with
@@ -300,99 +301,99 @@ void TenantService::rebuild_cluster() {
 // SM's own host -- would reach other leaves only over that tenant's links.
 void TenantService::reserve_management_uplinks() {
   std::set<int> leaves;
-  for (auto h : view_->management_hosts) leaves.insert(view_->tree.leaf_of_host(h));
+  for (auto h : st_.view->management_hosts) leaves.insert(st_.view->tree.leaf_of_host(h));
   for (int leaf : leaves) {
     bool reserved = false;  // one already (a drain re-applied): not a second
-    for (int c = 0; c < view_->tree.up_columns(1) && !reserved; ++c) {
-      const auto l = view_->tree.l1_link(leaf, c);
-      reserved = cluster_->state().link_owner(l) == allocator::kReserved &&
-                 !cluster_->state().link_faulty(l);
+    for (int c = 0; c < st_.view->tree.up_columns(1) && !reserved; ++c) {
+      const auto l = st_.view->tree.l1_link(leaf, c);
+      reserved = st_.cluster->state().link_owner(l) == allocator::kReserved &&
+                 !st_.cluster->state().link_faulty(l);
     }
     if (reserved) continue;
-    if (!view_->switch_present(1, leaf) || cluster_->reserve_uplink(leaf)) continue;
-    const std::string name = ids_->switch_name(1, leaf);
-    if (warned_mgmt_leaves_.insert(name).second)
-      log_(LogLevel::kWarning, "laas: management leaf " + name +
-                                   " has no free working up-link: tenants hold them all, so "
-                                   "management reaches other leaves only over their links");
+    if (!st_.view->switch_present(1, leaf) || st_.cluster->reserve_uplink(leaf)) continue;
+    const std::string name = st_.ids->switch_name(1, leaf);
+    if (st_.warned_mgmt_leaves.insert(name).second)
+      st_.log(LogLevel::kWarning, "laas: management leaf " + name +
+                                      " has no free working up-link: tenants hold them all, so "
+                                      "management reaches other leaves only over their links");
   }
 }
 
 void TenantService::record_placed() {
-  for (auto& t : persisted_.tenants)
-    if (const auto* placed = cluster_->find(t.name)) t = persist(*placed);
+  for (auto& t : st_.persisted.tenants)
+    if (const auto* placed = st_.cluster->find(t.name)) t = persist(*placed);
 }
 
 void TenantService::save_placed(const std::string& why) {
   record_placed();
   try {
     save_or_throw();
-    persisted_.loaded_version = kStateVersion;
-    sm_ports_dirty_ = false;
+    st_.persisted.loaded_version = kStateVersion;
+    st_.sm_ports_dirty = false;
   } catch (const FencedError& e) {
-    term_held_ = false;
-    fenced_ = e.what();
-    log_(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
+    st_.term_held = false;
+    st_.fenced = e.what();
+    st_.log(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   } catch (const NotAnsweringError& e) {
     // Kept in memory and routed; written by the first routing run after the directory answers.
-    if (!hang_logged_->exchange(true))
-      log_(LogLevel::kError, "laas: cannot save " + why + " yet: " + e.what() +
-                                 "; routed from memory, written when it answers");
-    unsaved_ = why;
+    if (!st_.hang_logged->exchange(true))
+      st_.log(LogLevel::kError, "laas: cannot save " + why + " yet: " + e.what() +
+                                    "; routed from memory, written when it answers");
+    st_.unsaved = why;
   } catch (const std::exception& e) {
-    log_(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
+    st_.log(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   }
 }
 
 const PersistedTenant* TenantService::persisted(const std::string& name) const {
-  for (const auto& p : persisted_.tenants)
+  for (const auto& p : st_.persisted.tenants)
     if (p.name == name) return &p;
   return nullptr;
 }
 
 void TenantService::on_topology_error(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mu_);
-  topology_error_ = reason;
-  cluster_.reset();
-  ids_.reset();  // it refers into view_
-  view_.reset();
-  quarantine_.clear();
+  std::lock_guard<std::mutex> lock(st_.mu);
+  st_.topology_error = reason;
+  st_.cluster.reset();
+  st_.ids.reset();  // it refers into view_
+  st_.view.reset();
+  st_.quarantine.clear();
 }
 
 void TenantService::set_fail_closed(const std::string& reason) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (fail_closed_ == reason) return;
-  fail_closed_ = reason;
+  std::lock_guard<std::mutex> lock(st_.mu);
+  if (st_.fail_closed == reason) return;
+  st_.fail_closed = reason;
   write_metrics_file();
 }
 
 std::string TenantService::fail_closed() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return fail_closed_;
+  std::lock_guard<std::mutex> lock(st_.mu);
+  return st_.fail_closed;
 }
 
 // Routing keeps the tenants last routed (fail closed) because the fabric, the state or the
 // configuration cannot be used as it is: a change now would be made on a guess.
 void TenantService::refuse_changes_while_closed() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!config_.config_error.empty())
-    fail(error::kUnavailable, "laas.yaml is invalid (" + config_.config_error +
+  std::lock_guard<std::mutex> lock(st_.mu);
+  if (!st_.config.config_error.empty())
+    fail(error::kUnavailable, "laas.yaml is invalid (" + st_.config.config_error +
                                   "); changes are refused until it is fixed and OpenSM "
                                   "restarted (check it with `laasctl config check`)");
-  if (!fail_closed_.empty())
+  if (!st_.fail_closed.empty())
     fail(error::kUnavailable,
-         "failing closed: " + fail_closed_ + "; changes are refused until it is repaired");
+         "failing closed: " + st_.fail_closed + "; changes are refused until it is repaired");
 }
 
 RoutingSnapshot TenantService::snapshot() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   RoutingSnapshot s;
-  s.topology = view_;
-  s.generation = persisted_.generation;
-  s.blocked = blocked_;
-  s.config_error = config_.config_error;
-  if (cluster_)
-    for (const auto& [name, t] : cluster_->tenants()) s.tenants.emplace_back(name, t.placement);
+  s.topology = st_.view;
+  s.generation = st_.persisted.generation;
+  s.blocked = st_.blocked;
+  s.config_error = st_.config.config_error;
+  if (st_.cluster)
+    for (const auto& [name, t] : st_.cluster->tenants()) s.tenants.emplace_back(name, t.placement);
   s.isolated_links = isolated_links();
   // Drained links no tenant routes over any more are avoided like isolated ones: the
   // administrator may pull them.
@@ -400,41 +401,41 @@ RoutingSnapshot TenantService::snapshot() const {
   std::sort(s.isolated_links.begin(), s.isolated_links.end());
   s.isolated_links.erase(std::unique(s.isolated_links.begin(), s.isolated_links.end()),
                          s.isolated_links.end());
-  if (cluster_) s.quarantined = quarantine_;
+  if (st_.cluster) s.quarantined = st_.quarantine;
   return s;
 }
 
 void TenantService::on_routing_done(std::uint64_t generation, const std::string& failure) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(st_.mu);
     if (failure.empty()) {
-      routed_generation_ = std::max(routed_generation_, generation);
+      st_.routed_generation = std::max(st_.routed_generation, generation);
     } else {
-      failed_generation_ = std::max(failed_generation_, generation);
-      apply_failure_ = failure;
-      log_(LogLevel::kError, "laas: generation " + std::to_string(generation) +
-                                 " is not in the fabric as it should be: " + failure);
+      st_.failed_generation = std::max(st_.failed_generation, generation);
+      st_.apply_failure = failure;
+      st_.log(LogLevel::kError, "laas: generation " + std::to_string(generation) +
+                                    " is not in the fabric as it should be: " + failure);
     }
     write_metrics_file();
   }
-  routed_cv_.notify_all();
+  st_.routed_cv.notify_all();
 }
 
 std::vector<std::string> TenantService::tenant_names() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   std::vector<std::string> out;
-  if (cluster_)
-    for (const auto& [name, t] : cluster_->tenants()) out.push_back(name);
+  if (st_.cluster)
+    for (const auto& [name, t] : st_.cluster->tenants()) out.push_back(name);
   return out;
 }
 
 bool TenantService::state_blocked() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !blocked_.empty();
+  std::lock_guard<std::mutex> lock(st_.mu);
+  return !st_.blocked.empty();
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
-  return to_persisted(t, *ids_, persisted(t.name));
+  return to_persisted(t, *st_.ids, persisted(t.name));
 }
 
 void TenantService::store_save() {
@@ -444,10 +445,10 @@ void TenantService::store_save() {
     FileStamp stamp;
     std::string not_durable;
   };
-  const StateStore store = store_;
-  auto polled = polled_;
-  const Saved saved = io_->call(
-      [store, polled, state = persisted_] {
+  const StateStore store = st_.store;
+  auto polled = st_.polled;
+  const Saved saved = st_.io->call(
+      [store, polled, state = st_.persisted] {
         Saved out;
         try {
           out.stamp = store.save(state);
@@ -460,13 +461,13 @@ void TenantService::store_save() {
         return out;
       },
       kIoDeadline);
-  state_stamp_ = saved.stamp;
+  st_.state_stamp = saved.stamp;
   if (!saved.not_durable.empty()) throw NotDurableError(saved.not_durable);
-  unsaved_.clear();  // everything persisted_ holds is written
+  st_.unsaved.clear();  // everything persisted_ holds is written
 }
 
 std::string TenantService::read_text_io(const std::string& path, bool* exists) const {
-  auto [text, found] = io_->call(
+  auto [text, found] = st_.io->call(
       [path] {
         bool e = false;
         std::string t = read_text(path, &e);
@@ -478,13 +479,13 @@ std::string TenantService::read_text_io(const std::string& path, bool* exists) c
 }
 
 FileStamp TenantService::polled_stamp() const {
-  std::lock_guard<std::mutex> lock(polled_->mu);
-  return polled_->stamp;
+  std::lock_guard<std::mutex> lock(st_.polled->mu);
+  return st_.polled->stamp;
 }
 
 void TenantService::probe_state_dir() {
-  auto polled = polled_;
-  io_->post("probe state.json", [polled, path = store_.path()] {
+  auto polled = st_.polled;
+  st_.io->post("probe state.json", [polled, path = st_.store.path()] {
     const FileStamp stamp = stamp_of(path);
     std::lock_guard<std::mutex> lock(polled->mu);
     polled->stamp = stamp;
@@ -492,7 +493,7 @@ void TenantService::probe_state_dir() {
 }
 
 void TenantService::refuse_changes_while_not_answering() const {
-  const std::string why = io_->not_answering();
+  const std::string why = st_.io->not_answering();
   if (!why.empty())
     fail(error::kBusy, why +
                            ": changes are refused until it answers (the fabric is routed from "
@@ -500,7 +501,7 @@ void TenantService::refuse_changes_while_not_answering() const {
 }
 
 void TenantService::save_or_throw() {
-  persisted_.topology = view_->tree.spec().text();
+  st_.persisted.topology = st_.view->tree.spec().text();
   store_save();
 }
 
@@ -530,12 +531,12 @@ json TenantService::add(const json& params, const Caller& caller) {
   const char* count_field = params.contains("servers") ? "servers" : "hosts";
   int hosts = has_list && !params.contains(count_field) ? 0 : get_int(params, count_field);
   const int wait = wait_ms(params);  // validated before anything is written
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(st_.mu);
   if (!dry_run && !caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not change tenants (root or the laas group)");
   require_topology();
-  if (unplaced_.count(name))
+  if (st_.unplaced.count(name))
     fail(error::kDuplicate, "tenant '" + name + "' already exists (not placed)");
   allocator::Outcome outcome;
   allocator::Placement planned;
@@ -543,60 +544,61 @@ json TenantService::add(const json& params, const Caller& caller) {
     // An explicit placement: hosts by name or GUID, links chosen to satisfy Theorem 2.
     if (!params["host_list"].is_array())
       fail(error::kBadRequest, "field 'host_list' must be an array of host names or GUIDs");
-    std::vector<topology::HostId> chosen = resolve_hosts(params["host_list"], "host_list");
+    std::vector<topology::HostId> chosen = hosts_.resolve_hosts(params["host_list"], "host_list");
     for (auto h : chosen) {
-      if (const auto* d = drain_of(h))
-        fail(error::kRefused, "host " + host_label(h) + " is drained (" + d->reason + ", " + d->by +
-                                  ", " + d->at + "): `laasctl host resume` it first");
+      if (const auto* d = hosts_.drain_of(h))
+        fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
+                                  d->by + ", " + d->at + "): `laasctl host resume` it first");
       if (const auto* d = leaf_drain_of(h))
-        fail(error::kRefused, "host " + host_label(h) + " is on drained leaf '" + d->name + "' (" +
-                                  d->reason + ", " + d->by + ", " + d->at +
+        fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
+                                  "' (" + d->reason + ", " + d->by + ", " + d->at +
                                   "): `laasctl switch resume` it first");
     }
     chosen = whole_servers(chosen);  // every port of a named server's port too
     std::vector<int> named;
-    for (auto h : chosen) named.push_back(servers_.server_of[h]);
+    for (auto h : chosen) named.push_back(st_.servers.server_of[h]);
     std::sort(named.begin(), named.end());
     named.erase(std::unique(named.begin(), named.end()), named.end());
     const int units =
-        servers_.multi_port() ? static_cast<int>(named.size()) : static_cast<int>(chosen.size());
+        st_.servers.multi_port() ? static_cast<int>(named.size()) : static_cast<int>(chosen.size());
     if (hosts == 0) hosts = units;
     if (units != hosts)
       fail(error::kBadRequest, "host_list has " + std::to_string(units) +
-                                   (servers_.multi_port() ? " servers" : " hosts") + " but '" +
+                                   (st_.servers.multi_port() ? " servers" : " hosts") + " but '" +
                                    count_field + "' says " + std::to_string(hosts));
     // Named servers are placed rail by rail among themselves; where that fails, the host
     // list as given, whose refusal names the host or condition at fault.
     std::optional<allocator::Placement> on_rails;
-    if (servers_.multi_port()) {
+    if (st_.servers.multi_port()) {
       std::vector<std::vector<topology::HostId>> named_ports;
-      for (int s : named) named_ports.push_back(servers_.ports[s]);
-      on_rails = allocator::place_servers(cluster_->state(), named_ports, units).placement;
+      for (int s : named) named_ports.push_back(st_.servers.ports[s]);
+      on_rails = allocator::place_servers(st_.cluster->state(), named_ports, units).placement;
     }
     if (on_rails) {
       planned = *on_rails;
-      outcome = cluster_->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
+      outcome = st_.cluster->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
     } else {
-      outcome = cluster_->add_on_hosts(name, chosen, true, &planned);
+      outcome = st_.cluster->add_on_hosts(name, chosen, true, &planned);
     }
-  } else if (servers_.multi_port()) {
+  } else if (st_.servers.multi_port()) {
     // Whole servers, rail by rail (allocator::place_servers).
     if (hosts <= 0)
       fail(error::kBadRequest, std::string("field '") + count_field + "' must be at least 1");
-    const auto placed = allocator::place_servers(cluster_->state(), servers_.ports, hosts);
+    const auto placed = allocator::place_servers(st_.cluster->state(), st_.servers.ports, hosts);
     if (!placed.placement)
       fail(error::kRefused, "tenant '" + name + "' of " + std::to_string(hosts) +
-                                " servers refused: " + placed.reason + drained_note());
+                                " servers refused: " + placed.reason + hosts_.drained_note());
     planned = *placed.placement;
-    outcome = cluster_->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
+    outcome = st_.cluster->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
   } else {
-    outcome = cluster_->plan(name, hosts, &planned);
+    outcome = st_.cluster->plan(name, hosts, &planned);
   }
   // The Cluster counts host ports: a tenant of N servers asked for all their ports.
-  if (servers_.multi_port()) hosts = static_cast<int>(planned.hosts.size());
+  if (st_.servers.multi_port()) hosts = static_cast<int>(planned.hosts.size());
   if (!outcome.ok())
     fail(code_of(outcome.status),
-         outcome.message + (outcome.status == allocator::Status::kRefused ? drained_note() : ""));
+         outcome.message +
+             (outcome.status == allocator::Status::kRefused ? hosts_.drained_note() : ""));
   if (dry_run) {
     allocator::Tenant preview{name, hosts, -1, planned};
     json r = tenant_json(preview);
@@ -605,84 +607,86 @@ json TenantService::add(const json& params, const Caller& caller) {
     return r;
   }
   // The plan is what gets committed: add_explicit re-checks freeness and the LaaS conditions.
-  outcome = cluster_->add_explicit(name, hosts, planned);
+  outcome = st_.cluster->add_explicit(name, hosts, planned);
   if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
-  persisted_.tenants.push_back(persist(*outcome.tenant));
-  persisted_.tenants.back().slurm_accounts = slurm_accounts;
-  persisted_.tenants.back().slurm_users = slurm_users;
-  persisted_.tenants.back().openstack_project = project;
+  st_.persisted.tenants.push_back(persist(*outcome.tenant));
+  st_.persisted.tenants.back().slurm_accounts = slurm_accounts;
+  st_.persisted.tenants.back().slurm_users = slurm_users;
+  st_.persisted.tenants.back().openstack_project = project;
   assign_missing_pkeys();
-  ++persisted_.generation;
+  ++st_.persisted.generation;
   bool partitions_changed = false;
   std::string not_durable;  // state.json holds the tenant, but the directory was not synced
   try {
     partitions_changed = commit(&not_durable);
   } catch (const RequestError& e) {
-    persisted_.tenants.pop_back();
-    --persisted_.generation;
-    cluster_->remove(name);
+    st_.persisted.tenants.pop_back();
+    --st_.persisted.generation;
+    st_.cluster->remove(name);
     fail(e.code.c_str(), "tenant '" + name + "' not added: " + e.message);
   }
-  log_(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
+  st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
   return finish_change(lock, partitions_changed, not_durable,
                        "tenant '" + name + "' IS added (state.json holds it and it will be routed)",
-                       tenant_json(*cluster_->find(name)), wait, !caller.routes_itself);
+                       tenant_json(*st_.cluster->find(name)), wait, !caller.routes_itself);
 }
 
 json TenantService::remove(const json& params, const Caller& caller) {
   const std::string name = get_string(params, "name");
   const bool dry_run = get_bool(params, "dry_run", false);
   const int wait = wait_ms(params);  // validated before anything is written
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not change tenants (root or the laas group)");
-  if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
-  auto it = std::find_if(persisted_.tenants.begin(), persisted_.tenants.end(),
+  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
+  auto it = std::find_if(st_.persisted.tenants.begin(), st_.persisted.tenants.end(),
                          [&](const PersistedTenant& t) { return t.name == name; });
-  if (it == persisted_.tenants.end()) fail(error::kNotFound, "no tenant named '" + name + "'");
+  if (it == st_.persisted.tenants.end()) fail(error::kNotFound, "no tenant named '" + name + "'");
   if (dry_run) return {{"name", name}, {"dry_run", true}};
   const PersistedTenant saved = *it;
-  const size_t position = static_cast<size_t>(it - persisted_.tenants.begin());
-  const allocator::Tenant* placed = cluster_ ? cluster_->find(name) : nullptr;
+  const size_t position = static_cast<size_t>(it - st_.persisted.tenants.begin());
+  const allocator::Tenant* placed = st_.cluster ? st_.cluster->find(name) : nullptr;
   const std::optional<allocator::Tenant> before =
       placed ? std::optional<allocator::Tenant>(*placed) : std::nullopt;
-  persisted_.tenants.erase(it);
-  ++persisted_.generation;
-  if (before) cluster_->remove(name);
+  st_.persisted.tenants.erase(it);
+  ++st_.persisted.generation;
+  if (before) st_.cluster->remove(name);
   // Its hosts are free for others only once partitions.conf no longer holds its key.
   bool partitions_changed = false;
   std::string not_durable;  // state.json no longer holds the tenant, directory not synced
   try {
     partitions_changed = commit(&not_durable);
   } catch (const RequestError& e) {
-    persisted_.tenants.insert(persisted_.tenants.begin() + position, saved);
-    --persisted_.generation;
+    st_.persisted.tenants.insert(st_.persisted.tenants.begin() + position, saved);
+    --st_.persisted.generation;
     // Put it back as it was, repairs included, so that they can still be undone.
     if (before) {
       allocator::Placement intended = before->placement;
       intended.links = before->intended_links();
       intended.idle.clear();
-      cluster_->restore(before->name, before->requested, intended, before->repairs);
+      st_.cluster->restore(before->name, before->requested, intended, before->repairs);
     }
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
-  unplaced_.erase(name);
+  st_.unplaced.erase(name);
   // Its quarantined slots are free now: a newcomer there is a free host like any other.
-  const auto quarantined = quarantine_.size();
-  quarantine_.erase(std::remove_if(quarantine_.begin(), quarantine_.end(),
-                                   [&](const QuarantinedHost& q) { return q.tenant == name; }),
-                    quarantine_.end());
-  if (quarantine_.size() != quarantined && cluster_) cluster_->set_faults(current_faults());
-  if (before && view_) cluster_->reserve(whole_servers(drained_hosts()));  // drained ones leave
-  if (before && view_) {
+  const auto quarantined = st_.quarantine.size();
+  st_.quarantine.erase(std::remove_if(st_.quarantine.begin(), st_.quarantine.end(),
+                                      [&](const QuarantinedHost& q) { return q.tenant == name; }),
+                       st_.quarantine.end());
+  if (st_.quarantine.size() != quarantined && st_.cluster)
+    st_.cluster->set_faults(current_faults());
+  if (before && st_.view)
+    st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));  // drained ones leave
+  if (before && st_.view) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).
-    const auto lines = cluster_->reconcile();
-    for (const auto& line : lines) log_(LogLevel::kInfo, "laas: " + line);
+    const auto lines = st_.cluster->reconcile();
+    for (const auto& line : lines) st_.log(LogLevel::kInfo, "laas: " + line);
     if (!lines.empty()) save_placed("the repairs made after removing '" + name + "'");
   }
-  log_(LogLevel::kInfo,
-       "laas: uid " + std::to_string(caller.uid) + " removed tenant '" + name + "'");
+  st_.log(LogLevel::kInfo,
+          "laas: uid " + std::to_string(caller.uid) + " removed tenant '" + name + "'");
   return finish_change(lock, partitions_changed, not_durable,
                        "tenant '" + name + "' IS removed (state.json no longer holds it)",
                        {{"name", name}, {"removed", true}}, wait, !caller.routes_itself);
@@ -695,10 +699,10 @@ json TenantService::remove(const json& params, const Caller& caller) {
 json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
                                   const std::string& not_durable, const std::string& done,
                                   json result, int wait, bool reroute) {
-  const auto generation = persisted_.generation;
+  const auto generation = st_.persisted.generation;
   lock.unlock();
-  if (partitions_changed && partitions_hook_) partitions_hook_();
-  if (reroute && reroute_) reroute_();
+  if (partitions_changed && st_.partitions_hook) st_.partitions_hook();
+  if (reroute && st_.reroute) st_.reroute();
   if (!not_durable.empty())
     fail(error::kInternal, done + " but the change may not survive a crash: " + not_durable);
   result["generation"] = generation;
@@ -706,9 +710,9 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
     result["routed"] = wait_routed(generation, wait);
     // "Routed" is said only of tables and P_Keys applied without error: otherwise the reply
     // names what failed, and that the state holds the change.
-    std::lock_guard<std::mutex> relock(mu_);
-    if (!result["routed"].get<bool>() && failed_generation_ >= generation)
-      fail(error::kInternal, done + ", but the fabric does not have it yet: " + apply_failure_ +
+    std::lock_guard<std::mutex> relock(st_.mu);
+    if (!result["routed"].get<bool>() && st_.failed_generation >= generation)
+      fail(error::kInternal, done + ", but the fabric does not have it yet: " + st_.apply_failure +
                                  "; OpenSM tries again at its next sweep");
   }
   return result;
@@ -717,7 +721,7 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
 // -1: do not wait. Both fields are checked whether or not they are used.
 int TenantService::wait_ms(const json& params) const {
   const bool wait = get_bool(params, "wait", true);
-  int timeout_ms = config_.default_wait_ms;
+  int timeout_ms = st_.config.default_wait_ms;
   if (params.contains("timeout_ms")) {
     timeout_ms = get_int(params, "timeout_ms");
     if (timeout_ms < 0 || timeout_ms > kMaxWaitMs)
@@ -728,21 +732,21 @@ int TenantService::wait_ms(const json& params) const {
 }
 
 json TenantService::wait_routed(std::uint64_t generation, int timeout_ms) {
-  std::unique_lock<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(st_.mu);
   // A failed application is not the end: OpenSM tries again at its next sweep, and a success
   // before the timeout is a success.
-  routed_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                      [&] { return routed_generation_ >= generation || interrupted_; });
-  return routed_generation_ >= generation;
+  st_.routed_cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                         [&] { return st_.routed_generation >= generation || st_.interrupted; });
+  return st_.routed_generation >= generation;
 }
 
 void TenantService::interrupt_waits() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    interrupted_ = true;
+    std::lock_guard<std::mutex> lock(st_.mu);
+    st_.interrupted = true;
   }
-  routed_cv_.notify_all();
-  stopping_.cancel();  // a `host resume` inside its check
+  st_.routed_cv.notify_all();
+  st_.stopping.cancel();  // a `host resume` inside its check
 }
 
 // Saves the state and, when partitions are managed, partitions.conf for it: both or neither.
@@ -750,8 +754,8 @@ void TenantService::interrupt_waits() {
 // saved after it, the previous file is put back. Returns true when partitions.conf changed.
 // Throws RequestError (the caller restores its in-memory state).
 bool TenantService::commit(std::string* not_durable) {
-  const auto& path = config_.exports.managed_partitions_file;
-  const bool managed = !path.empty() && view_ && cluster_;
+  const auto& path = st_.config.exports.managed_partitions_file;
+  const bool managed = !path.empty() && st_.view && st_.cluster;
   std::string text, previous;
   bool existed = false, changed = false;
   if (managed) {
@@ -773,7 +777,7 @@ bool TenantService::commit(std::string* not_durable) {
       }
   }
   try {
-    if (view_)
+    if (st_.view)
       save_or_throw();
     else
       store_save();
@@ -783,7 +787,7 @@ bool TenantService::commit(std::string* not_durable) {
   } catch (const std::exception& e) {
     const bool fenced = dynamic_cast<const FencedError*>(&e) != nullptr;
     if (changed) try {
-        io_->call(
+        st_.io->call(
             [path, previous, existed] {
               if (existed)
                 write_file_atomically(path, previous, 0644);
@@ -792,12 +796,12 @@ bool TenantService::commit(std::string* not_durable) {
             },
             kIoDeadline);
       } catch (const std::exception& e2) {
-        log_(LogLevel::kError, "laas: " + path + " could not be put back: " + e2.what());
+        st_.log(LogLevel::kError, "laas: " + path + " could not be put back: " + e2.what());
       }
     if (fenced) {
       // Another SM took the shared state over: this one is no longer the master's service.
-      term_held_ = false;
-      fenced_ = e.what();
+      st_.term_held = false;
+      st_.fenced = e.what();
       fail(error::kNotMaster, std::string("this SM no longer holds the tenant state: ") + e.what());
     }
     if (dynamic_cast<const NotAnsweringError*>(&e))
@@ -808,9 +812,10 @@ bool TenantService::commit(std::string* not_durable) {
     fail(error::kInternal, std::string("the state could not be saved: ") + e.what());
   }
   if (changed) {
-    last_partitions_ = text;
-    log_(LogLevel::kInfo, "laas: wrote " + path + " (" +
-                              std::to_string(cluster_->tenants().size()) + " tenant partitions)");
+    st_.last_partitions = text;
+    st_.log(LogLevel::kInfo, "laas: wrote " + path + " (" +
+                                 std::to_string(st_.cluster->tenants().size()) +
+                                 " tenant partitions)");
   }
   return changed;
 }

@@ -20,12 +20,14 @@
 #include "allocator/cluster.h"
 #include "export/records.h"
 #include "service/host_identity.h"
+#include "service/host_states.h"
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
+#include "service/service_state.h"
 #include "service/sm_role.h"
 #include "service/state_io.h"
 #include "service/state_store.h"
@@ -33,58 +35,6 @@
 #include "topology/servers.h"
 
 namespace laas::service {
-
-struct ExportConfig {
-  // partitions: the administrator's own partitions.conf, kept verbatim ahead of the tenants'.
-  std::string partitions_base_file;
-  // When set, the service keeps this partitions.conf (OpenSM's partition_config_file) current
-  // after every change, validated and written atomically, and asks for a heavy sweep.
-  std::string managed_partitions_file;
-  std::map<std::string, std::string> slurm_node_names;    // fabric name -> Slurm node
-  std::map<std::string, std::string> openstack_hosts;     // fabric name -> compute host
-  std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
-};
-
-struct ServiceConfig {
-  std::string state_dir = "/var/lib/laas";
-  std::string algorithm = "laas";
-  // Taking the state over as master needs an existing state.json (shared storage: an
-  // unmounted share must not pass for an empty state).
-  bool state_must_exist = false;
-  // Server names: node description or its first word -> server; unlisted ports
-  // belong to the server named by their description's first word.
-  std::map<std::string, std::string> servers;
-  // Port GUIDs of the administrator's subnet managers (laas.yaml subnet_managers).
-  std::vector<topology::Guid> subnet_managers;
-  // Hosts without a tenant reach each other and everyone (adoption on a running cluster).
-  bool free_pool_open = false;
-  // laas.yaml could not be read as written: nothing is changed or rewritten, routing keeps
-  // the tenants last routed, and every change is refused with this.
-  std::string config_error;
-  int default_wait_ms = 30000;
-  ExportConfig exports;
-  // A command an administrator requires a drained host to pass before it returns to the free
-  // pool: run as `resume_check -- PORT_GUID HOST_NAME`, exit 0 = pass, hardened as
-  // service/resume_check.h says. Empty: none.
-  std::string resume_check;
-  int resume_check_timeout_ms = 120000;
-  // Prometheus textfile: kept current after every routing run and change, for
-  // node_exporter's textfile collector. Empty: only `laasctl metrics`.
-  std::string metrics_file;
-  // Port errors (OpenSM's perfmgr) in one reading that count against a link; 0: never
-  // isolate. A link over it for link_error_consecutive_readings readings in a row is isolated
-  // as a fault.
-  std::uint64_t link_error_threshold = 0;
-  int link_error_consecutive_readings = 2;
-  int link_error_clean_readings = 3;  // clean readings after which it returns
-};
-
-// A subnet manager OpenSM knows of (SMInfo), as the fabric names it.
-struct SmSeen {
-  topology::Guid guid = 0;
-  std::string name;
-  int lid = 0;
-};
 
 struct Caller {
   long uid = -1;
@@ -101,9 +51,6 @@ struct ChangeResult {
   std::string code;     // service/protocol.h's error code when refused
   std::string message;  // why, when refused
 };
-
-enum class LogLevel { kInfo, kWarning, kError };
-using Logger = std::function<void(LogLevel, const std::string&)>;
 
 // What one routing run works from. `blocked` non-empty: do not route tenants (say why).
 struct RoutingSnapshot {
@@ -189,7 +136,7 @@ class TenantService {
 
   // The state directory's worker (service/state_io.h): every access to the directory runs there,
   // so a directory that stops answering never stops the caller for longer than a deadline.
-  StateIo& io() const { return *io_; }
+  StateIo& io() const { return *st_.io; }
   // Asks the worker to look at state.json (cheap, queued once): how the routing side learns
   // that another SM wrote it, and how a hung directory is noticed with no request under way.
   void probe_state_dir();
@@ -207,6 +154,9 @@ class TenantService {
   void interrupt_waits();
 
  private:
+  // The types the service is made of share its state and call its lifecycle.
+  friend class HostManager;
+
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
   // the metrics; a dry run is none); what an SM that is not the master does with it.
@@ -222,17 +172,17 @@ class TenantService {
                           const Caller& caller);
   nlohmann::json answer(const Method& m, bool change, const nlohmann::json& params,
                         const Caller& caller);
-  nlohmann::json tenant_list() const;                             // takes mu_
-  nlohmann::json tenant_get(const nlohmann::json& params) const;  // takes mu_
-  nlohmann::json run_audit(const Caller& caller);                 // takes mu_ after the hook
+  nlohmann::json tenant_list() const;                             // takes mu
+  nlohmann::json tenant_get(const nlohmann::json& params) const;  // takes mu
+  nlohmann::json run_audit(const Caller& caller);                 // takes mu after the hook
   nlohmann::json status() const;
-  void refuse_changes_while_closed() const;  // throws RequestError; takes mu_
-  // Subnet managers (service/sm_trust.cc). mu_ held where said.
-  std::vector<topology::Guid> trusted_sm_ports() const;  // mu_ held
-  std::string sm_state(topology::Guid guid) const;       // mu_ held: this|listed|accepted|...
+  void refuse_changes_while_closed() const;  // throws RequestError; takes mu
+  // Subnet managers (service/sm_trust.cc). mu held where said.
+  std::vector<topology::Guid> trusted_sm_ports() const;  // mu held
+  std::string sm_state(topology::Guid guid) const;       // mu held: this|listed|accepted|...
   nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller, bool accept);
   nlohmann::json topology_info(const nlohmann::json& params) const;
-  nlohmann::json down_parts() const;                             // mu_ held; parts down now
+  nlohmann::json down_parts() const;                             // mu held; parts down now
   nlohmann::json tenant_json(const allocator::Tenant& t) const;  // a routed tenant
   // One tenant list and one tenant show for every state and every SM (service/views.cc).
   static nlohmann::json tenant_line(const std::string& name, std::uint16_t pkey, int requested,
@@ -242,7 +192,7 @@ class TenantService {
                                     const std::string& reason);
   static nlohmann::json recorded_tenant_json(const PersistedTenant& t, const std::string& state,
                                              const std::string& reason);
-  std::string unrouted() const;  // mu_ held
+  std::string unrouted() const;  // mu held
   // "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
   nlohmann::json health_json(const allocator::Tenant& t) const;
   std::string health_text(const allocator::Tenant& t) const;
@@ -274,31 +224,11 @@ class TenantService {
   void require_topology() const;
   void rebuild_cluster();
   // Servers (service/servers.cc).
-  void group_servers();  // mu_ held; servers_ from view_
-  // Host states (service/host_states.cc). mu_ held unless said otherwise.
-  std::vector<topology::HostId> resolve_hosts(const nlohmann::json& names, const char* field) const;
-  const PersistedDrain* drain_of(topology::HostId h) const;
-  std::string host_label(topology::HostId h) const;
-  std::vector<topology::HostId> drained_hosts() const;  // present in this fabric
-  std::string drained_note() const;                     // "; N host(s) are drained: ..." or ""
-  nlohmann::json host_states() const;                   // {state: count} over every host
-  nlohmann::json host_json(topology::HostId h,
-                           const std::map<allocator::TenantIndex, std::string>& tenants) const;
-  nlohmann::json host_list(const nlohmann::json& params) const;              // takes mu_
-  nlohmann::json host_show(const nlohmann::json& params) const;              // takes mu_
-  nlohmann::json drain(const nlohmann::json& params, const Caller& caller);  // takes mu_
-  void commit_drains(const std::vector<PersistedDrain>& saved, const char* done);
-  std::vector<topology::HostId> hosts_to_change(const nlohmann::json& params, const Caller& caller,
-                                                const char* verb) const;
-  nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu_
-  // a quarantined slot by model host (nullptr: none), and
-  // `host accept`, which records the port GUID seen in tenants' slots as their host's.
-  const QuarantinedHost* quarantine_of(topology::HostId h) const;
-  std::vector<topology::HostId> resolve_slots(const nlohmann::json& names) const;
-  nlohmann::json accept(const nlohmann::json& params, const Caller& caller);  // takes mu_
+  void group_servers();  // mu held; servers_ from view_
+  // Host states: service/host_states.h.
   // Maintenance of links and switches (service/fabric_drains.cc): drained like hosts, kept in
   // state.json, treated by the allocator as faults (tenants are repaired off them), routed
-  // around once no tenant routes over them. mu_ held unless said otherwise.
+  // around once no tenant routes over them. mu held unless said otherwise.
   std::vector<topology::LinkId> drained_links() const;  // by record or with their switch
   // Drained links no tenant routes over: the routing avoids them like isolated links.
   std::vector<topology::LinkId> out_of_service_links() const;
@@ -316,23 +246,23 @@ class TenantService {
   nlohmann::json link_ends_json(topology::LinkId l) const;
   nlohmann::json switch_json(int level, int index, const RoutedLinks& routed) const;
   nlohmann::json maintenance_counts() const;  // status: links and switches drained, draining
-  nlohmann::json link_list(const nlohmann::json& params) const;    // takes mu_
-  nlohmann::json switch_list(const nlohmann::json& params) const;  // takes mu_
+  nlohmann::json link_list(const nlohmann::json& params) const;    // takes mu
+  nlohmann::json switch_list(const nlohmann::json& params) const;  // takes mu
   nlohmann::json fabric_drain(const nlohmann::json& params, const Caller& caller, bool link,
-                              bool drain);  // takes mu_
+                              bool drain);  // takes mu
   // After a change of the drains: faults, hosts kept out of placements, repairs made or undone,
   // recorded in persisted_ (not saved).
   void apply_fabric_drains();
-  // Port counters (service/port_counters.cc). mu_ held.
+  // Port counters (service/port_counters.cc). mu held.
   const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
   std::vector<topology::LinkId> isolated_links() const;
   allocator::Faults current_faults() const;  // the fabric's and the isolated links
   nlohmann::json link_health_json(const allocator::Tenant& t) const;
   // Metrics (service/service_metrics.cc).
-  std::string metrics_text() const;  // mu_ held
-  int largest_tenant() const;        // mu_ held; cluster_ set
-  void write_metrics_file();         // mu_ held; logs (once per failure streak) when it cannot
-  void note_change(const char* op, double seconds, bool ok);  // mu_ held
+  std::string metrics_text() const;  // mu held
+  int largest_tenant() const;        // mu held; cluster_ set
+  void write_metrics_file();         // mu held; logs (once per failure streak) when it cannot
+  void note_change(const char* op, double seconds, bool ok);  // mu held
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
   nlohmann::json servers_json(const allocator::Tenant& t) const;
   // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
@@ -349,91 +279,15 @@ class TenantService {
   void refuse_changes_while_not_answering() const;
   // Shared state (service/shared_state.cc): whether this service may write it now, and the
   // answers of an SM that is not the master.
-  bool holds_term() const;  // mu_ held
+  bool holds_term() const;  // mu held
   nlohmann::json answer_from_shared_state(const std::string& asked, const nlohmann::json& params,
                                           const SmRole& role);
-  bool reload_shared_state();                          // mu_ held; true when another SM changed it
-  std::string shared_partitions_text() const;          // mu_ held; from persisted_ (no topology)
-  nlohmann::json role_json(const SmRole& role) const;  // mu_ held
+  bool reload_shared_state();                          // mu held; true when another SM changed it
+  std::string shared_partitions_text() const;          // mu held; from persisted_ (no topology)
+  nlohmann::json role_json(const SmRole& role) const;  // mu held
 
-  ServiceConfig config_;
-  Logger log_;
-  StateStore store_;
-  std::function<void()> reroute_;
-  std::function<nlohmann::json()> audit_;
-  // Live audits (each takes OpenSM's lock for its snapshot, then seconds of CPU): one per uid,
-  // two in all; more are refused busy.
-  RunLimit audits_{2, 1};
-  std::function<nlohmann::json(const nlohmann::json&)> export_;
-  std::function<void()> partitions_hook_;
-  std::string last_partitions_;
-
-  mutable std::mutex mu_;
-  std::condition_variable routed_cv_;
-  std::shared_ptr<const TopologyView> view_;
-  std::string topology_error_ = "no routing run has discovered the fabric yet";
-  std::unique_ptr<allocator::Cluster> cluster_;
-  std::unique_ptr<PhysicalIds> ids_;             // on view_
-  topology::Servers servers_;                    // on view_: host ports grouped by server
-  allocator::Faults last_faults_;                // as last logged, to log one line per change
-  std::vector<topology::LinkId> last_uncabled_;  // up-links uncabled by design, as last logged
-  std::set<std::string> warned_mgmt_leaves_;     // management leaves without a free up-link
-  std::string last_faults_spec_;
-  PersistedState persisted_;
-  std::string blocked_;                          // corrupt or inconsistent state
-  std::string fail_closed_;                      // why routing keeps the last good tenants
-  std::map<std::string, std::string> unplaced_;  // persisted tenants not on this fabric, and why
-  std::vector<QuarantinedHost> quarantine_;      // on view_
-  std::uint64_t routed_generation_ = 0;
-  std::uint64_t failed_generation_ = 0;  // the last generation whose tables or P_Keys failed
-  std::string apply_failure_;            // and what failed
-  // Counters for the metrics (mu_).
-  long routing_runs_ = 0, lft_blocks_sent_ = 0, takeovers_ = 0;
-  std::map<std::string, long> changes_;  // "add ok", "remove refused", ...
-  Histogram routing_seconds_{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
-  Histogram change_seconds_{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
-  int last_audit_violations_ = -1;  // -1: no audit run yet
-  LinkHealth health_;
-  mutable std::map<PortKey, topology::LinkId> port_link_;  // see port_links()
-  mutable bool ports_indexed_ = false;                     // port_link_ is for view_/ids_
-  mutable std::vector<long> largest_key_;                  // what largest_ was computed for
-  mutable int largest_ = 0;
-  std::shared_ptr<std::atomic<bool>> metrics_file_failing_ = std::make_shared<std::atomic<bool>>();
-  bool loaded_ = false;
-  bool interrupted_ = false;
-  CancelSignal stopping_;  // set by interrupt_waits(): resume checks watch it
-  std::function<SmRole()> role_provider_;
-  // Whether this service holds the shared state's current term: always without a provider;
-  // with one, from take_over_if_needed until another SM's write (seen or fenced) shows
-  // otherwise.
-  bool term_held_ = true;
-  FileStamp state_stamp_;  // state.json as this service last read or wrote it
-  std::string fenced_;     // why another SM holds the state now (empty: none took it from us)
-  bool sm_ports_dirty_ = false;
-  bool held_a_term_ = false;         // this service took the shared state over once
-  topology::Guid self_sm_port_ = 0;  // this SM's port, as of the last routing run
-  std::vector<SmSeen> seen_sms_;     // the SMs OpenSM saw at the last routing run
-  std::size_t unaccepted_sms_ = 0;   // of those, trusted by nobody
-  // Why persisted_ holds placements not written yet (empty: none): changed off the routing
-  // thread (repairs around an isolated link), or the directory did not answer; written by the
-  // next routing run.
-  std::string unsaved_;
-  bool partitions_unsynced_ = false;  // partitions.conf could not be written: next run retries
-  // A hang was logged (one line per hang; the recovery hook clears it).
-  std::shared_ptr<std::atomic<bool>> hang_logged_ = std::make_shared<std::atomic<bool>>();
-  // state.json's stamp as the worker last saw it, written by the worker (its own mutex: the
-  // worker never takes mu_, which a request holds while it waits for the worker).
-  struct Polled {
-    std::mutex mu;
-    FileStamp stamp;
-  };
-  std::shared_ptr<Polled> polled_ = std::make_shared<Polled>();
-  // Last: destroyed first, while everything a queued operation's completion reports to lives.
-  std::unique_ptr<StateIo> io_;
+  ServiceState st_;
+  HostManager hosts_{st_, *this};
 };
-
-// How long a caller waits for the state directory's worker (service/state_io.h) before it
-// gives up; the routing run waits for nothing but a take-over, a request for its own change.
-constexpr std::chrono::milliseconds kIoDeadline{2000};
 
 }  // namespace laas::service

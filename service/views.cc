@@ -13,67 +13,67 @@ using nlohmann::json;
 
 json TenantService::status() const {
   const SmRole sm = role();
-  std::lock_guard<std::mutex> lock(mu_);
-  json s = {{"state_file", store_.path()},
+  std::lock_guard<std::mutex> lock(st_.mu);
+  json s = {{"state_file", st_.store.path()},
             {"sm", role_json(sm)},
-            {"term", persisted_.term},
-            {"generation", persisted_.generation},
-            {"routed_generation", routed_generation_},
-            {"tenants", cluster_ ? cluster_->tenants().size() : persisted_.tenants.size()},
-            {"tenants_not_placed", unplaced_.size()},
-            {"algorithm", config_.algorithm}};
-  if (view_) {
-    s["topology"] = view_->tree.spec().text();
-    s["hosts"] = view_->tree.num_hosts();
-    s["free_hosts"] = cluster_->state().free_hosts();
+            {"term", st_.persisted.term},
+            {"generation", st_.persisted.generation},
+            {"routed_generation", st_.routed_generation},
+            {"tenants", st_.cluster ? st_.cluster->tenants().size() : st_.persisted.tenants.size()},
+            {"tenants_not_placed", st_.unplaced.size()},
+            {"algorithm", st_.config.algorithm}};
+  if (st_.view) {
+    s["topology"] = st_.view->tree.spec().text();
+    s["hosts"] = st_.view->tree.num_hosts();
+    s["free_hosts"] = st_.cluster->state().free_hosts();
     // Drained links are faulty to the allocator but work: counted apart (maintenance).
     int faulty = 0;
     const auto drained = drained_links();  // sorted; counted in "maintenance", down or not
-    for (topology::LinkId l = 0; l < view_->tree.total_links(); ++l)
-      faulty += cluster_->state().link_faulty(l) &&
+    for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l)
+      faulty += st_.cluster->state().link_faulty(l) &&
                 !std::binary_search(drained.begin(), drained.end(), l);
     s["faulty_links"] = faulty;
     s["maintenance"] = maintenance_counts();
-    s["down_hosts"] = cluster_->state().down_hosts();
-    s["missing_switches"] = view_->embedding.missing_switches.size();
+    s["down_hosts"] = st_.cluster->state().down_hosts();
+    s["missing_switches"] = st_.view->embedding.missing_switches.size();
     int degraded = 0, repairs = 0;
-    for (const auto& [name, t] : cluster_->tenants()) {
-      degraded += cluster_->health(t).degraded();
+    for (const auto& [name, t] : st_.cluster->tenants()) {
+      degraded += st_.cluster->health(t).degraded();
       repairs += static_cast<int>(t.repairs.size());
     }
     s["tenants_degraded"] = degraded;
     s["repairs"] = repairs;
     // Parts of the intended tree that are down now.
-    s["down_links"] = view_->down_links();
-    if (view_->uncabled_links()) s["uncabled_links"] = view_->uncabled_links();
-    s["down_switches"] = view_->down_switches();
-    s["host_states"] = host_states();
-    const auto outside = outside_tree_json(*view_);
+    s["down_links"] = st_.view->down_links();
+    if (st_.view->uncabled_links()) s["uncabled_links"] = st_.view->uncabled_links();
+    s["down_switches"] = st_.view->down_switches();
+    s["host_states"] = hosts_.host_states();
+    const auto outside = outside_tree_json(*st_.view);
     if (!outside["attached_hosts"].empty() || !outside["extra_cables"].empty())
       s["outside_tree"] = outside;
     json quarantined = json::array();
-    for (const auto& q : quarantine_)
+    for (const auto& q : st_.quarantine)
       quarantined.push_back(
           {{"tenant", q.tenant},
-           {"leaf", ids_->switch_name(1, view_->tree.leaf_of_host(q.host))},
+           {"leaf", st_.ids->switch_name(1, st_.view->tree.leaf_of_host(q.host))},
            {"port", q.port},
            {"recorded", {{"guid", guid_hex(q.recorded_guid)}, {"name", q.recorded_name}}},
            {"seen", {{"guid", guid_hex(q.seen_guid)}, {"name", q.seen_name}}}});
     s["quarantined_hosts"] = quarantined;
   } else {
     s["topology"] = nullptr;
-    s["topology_error"] = topology_error_;
+    s["topology_error"] = st_.topology_error;
   }
-  if (!blocked_.empty()) s["blocked"] = blocked_;
-  if (!fail_closed_.empty()) s["fail_closed"] = fail_closed_;
-  if (!config_.config_error.empty()) s["config_error"] = config_.config_error;
-  if (const std::string hung = io_->not_answering(); !hung.empty())
+  if (!st_.blocked.empty()) s["blocked"] = st_.blocked;
+  if (!st_.fail_closed.empty()) s["fail_closed"] = st_.fail_closed;
+  if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
+  if (const std::string hung = st_.io->not_answering(); !hung.empty())
     s["state_dir_not_answering"] = hung;
-  s["free_pool"] = config_.free_pool_open ? "open" : "closed";
-  if (unaccepted_sms_ > 0) s["unaccepted_sms"] = unaccepted_sms_;
-  if (view_) {
+  s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
+  if (st_.unaccepted_sms > 0) s["unaccepted_sms"] = st_.unaccepted_sms;
+  if (st_.view) {
     json shared = json::array();
-    for (const auto& [name, guids] : shared_host_names(*view_)) {
+    for (const auto& [name, guids] : shared_host_names(*st_.view)) {
       json list = json::array();
       for (auto g : guids) list.push_back(guid_hex(g));
       shared.push_back({{"name", name}, {"guids", list}});
@@ -84,21 +84,21 @@ json TenantService::status() const {
 }
 
 void TenantService::require_topology() const {
-  if (!blocked_.empty()) fail(error::kUnavailable, blocked_);
-  if (!view_ || !cluster_)
-    fail(error::kUnavailable, "no fat-tree is recognized: " + topology_error_);
+  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
+  if (!st_.view || !st_.cluster)
+    fail(error::kUnavailable, "no fat-tree is recognized: " + st_.topology_error);
 }
 
 json TenantService::topology_info(const json& params) const {
   (void)params;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(st_.mu);
   require_topology();
-  const auto& tree = view_->tree;
-  const auto& state = cluster_->state();
+  const auto& tree = st_.view->tree;
+  const auto& state = st_.cluster->state();
   json leaves = json::array();
   // Owners by tenant name, so a client can draw the paper's leaf x spine table.
   std::map<allocator::TenantIndex, std::string> name_of;
-  for (const auto& [name, t] : cluster_->tenants()) name_of[t.index] = name;
+  for (const auto& [name, t] : st_.cluster->tenants()) name_of[t.index] = name;
   auto owner = [&](allocator::TenantIndex i) -> json {
     if (i == allocator::kFree) return nullptr;
     if (i == allocator::kReserved) return "@management";
@@ -107,10 +107,10 @@ json TenantService::topology_info(const json& params) const {
   // An up-link's three cells: as drawn (faulty, drained or its owner), faulty, and its owner.
   // A drained link a tenant still routes over (draining) is drawn as the tenant's.
   std::set<topology::LinkId> routed;
-  for (const auto& [name, t] : cluster_->tenants())
+  for (const auto& [name, t] : st_.cluster->tenants())
     routed.insert(t.placement.links.begin(), t.placement.links.end());
   auto up_link = [&](topology::LinkId l, json& cells, json& faulty, json& owners) {
-    const bool drained = cluster_->link_drained(l);
+    const bool drained = st_.cluster->link_drained(l);
     cells.push_back(drained && !routed.count(l)        ? json("@drained")
                     : state.link_faulty(l) && !drained ? json("@faulty")
                                                        : owner(state.link_owner(l)));
@@ -118,8 +118,8 @@ json TenantService::topology_info(const json& params) const {
     owners.push_back(owner(state.link_owner(l)));
   };
   // Rail-optimized trees: each leaf's rail group and rail, for a map drawn rail by rail.
-  const auto rails = servers_.multi_port() ? topology::leaf_rails(tree, servers_)
-                                           : std::vector<std::pair<int, int>>{};
+  const auto rails = st_.servers.multi_port() ? topology::leaf_rails(tree, st_.servers)
+                                              : std::vector<std::pair<int, int>>{};
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
     json hosts = json::array(), links = json::array();
     json down = json::array(), faulty = json::array(), link_owners = json::array();
@@ -127,14 +127,14 @@ json TenantService::topology_info(const json& params) const {
       const auto h = tree.host_at(leaf, s);
       // A drained host no tenant holds; one a tenant holds still shows its tenant.
       const bool out_of_service =
-          state.host_owner(h) == allocator::kReserved && (drain_of(h) || leaf_drain_of(h));
+          state.host_owner(h) == allocator::kReserved && (hosts_.drain_of(h) || leaf_drain_of(h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
     for (int c = 0; c < tree.up_columns(1); ++c)
       up_link(tree.l1_link(leaf, c), links, faulty, link_owners);
-    leaves.push_back({{"name", ids_->switch_name(1, leaf)},
-                      {"guid", guid_hex(ids_->switch_guid(1, leaf))},
+    leaves.push_back({{"name", st_.ids->switch_name(1, leaf)},
+                      {"guid", guid_hex(st_.ids->switch_guid(1, leaf))},
                       {"hosts", hosts},
                       {"hosts_down", down},
                       {"up_links", links},
@@ -151,14 +151,14 @@ json TenantService::topology_info(const json& params) const {
       json links = json::array(), faulty = json::array(), link_owners = json::array();
       for (int c = 0; c < tree.up_columns(2); ++c)
         up_link(tree.l2_link(sw, c), links, faulty, link_owners);
-      spines.push_back({{"name", ids_->switch_name(2, sw)},
+      spines.push_back({{"name", st_.ids->switch_name(2, sw)},
                         {"up_links", links},
                         {"up_links_faulty", faulty},
                         {"up_links_owner", link_owners}});
     }
   int faulty_count = 0;  // drained links work: not faulty
   for (topology::LinkId l = 0; l < tree.total_links(); ++l)
-    faulty_count += state.link_faulty(l) && !cluster_->link_drained(l);
+    faulty_count += state.link_faulty(l) && !st_.cluster->link_drained(l);
   return {{"topology", tree.spec().text()},
           {"hosts", tree.num_hosts()},
           {"free_hosts", state.free_hosts()},
@@ -175,11 +175,11 @@ json TenantService::topology_info(const json& params) const {
 
 // One line per part of the intended tree that is down, with the tenant holding it.
 json TenantService::down_parts() const {
-  const auto& tree = view_->tree;
-  const auto& emb = view_->embedding;
-  const auto& state = cluster_->state();
+  const auto& tree = st_.view->tree;
+  const auto& emb = st_.view->embedding;
+  const auto& state = st_.cluster->state();
   std::map<allocator::TenantIndex, std::string> name_of;
-  for (const auto& [name, t] : cluster_->tenants()) name_of[t.index] = name;
+  for (const auto& [name, t] : st_.cluster->tenants()) name_of[t.index] = name;
   auto held = [&](allocator::TenantIndex i) -> std::string {
     if (i == allocator::kFree) return "";
     if (i == allocator::kReserved) return " (management)";
@@ -187,16 +187,16 @@ json TenantService::down_parts() const {
   };
   json out = json::array();
   for (const auto& [l, i] : emb.missing_switches)
-    out.push_back("switch " + view_->switch_node(l, i).name);
+    out.push_back("switch " + st_.view->switch_node(l, i).name);
   for (auto h : emb.missing_hosts)
-    out.push_back("host " + view_->host_name(h) + held(state.host_owner(h)));
+    out.push_back("host " + st_.view->host_name(h) + held(state.host_owner(h)));
   for (auto l : emb.missing_links) {
     const auto lo = tree.link_lower(l);
     const auto up = tree.link_upper(l);
-    out.push_back("link " + view_->switch_node(lo.level, lo.index).name + " port " +
-                  std::to_string(view_->physical_port(lo.level, lo.index, lo.port)) + " - " +
-                  view_->switch_node(up.level, up.index).name + " port " +
-                  std::to_string(view_->physical_port(up.level, up.index, up.port)) +
+    out.push_back("link " + st_.view->switch_node(lo.level, lo.index).name + " port " +
+                  std::to_string(st_.view->physical_port(lo.level, lo.index, lo.port)) + " - " +
+                  st_.view->switch_node(up.level, up.index).name + " port " +
+                  std::to_string(st_.view->physical_port(up.level, up.index, up.port)) +
                   held(state.link_owner(l)));
   }
   return out;
@@ -263,21 +263,21 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
   json hosts = json::array(), links = json::array();
   const PersistedTenant* record = persisted(t.name);
   for (auto h : t.placement.hosts) {
-    PersistedHost id = ids_->host(h);
-    const auto* quarantined = quarantine_of(h);
-    const bool down = cluster_ && cluster_->state().host_down(h);
+    PersistedHost id = st_.ids->host(h);
+    const auto* quarantined = hosts_.quarantine_of(h);
+    const bool down = st_.cluster && st_.cluster->state().host_down(h);
     // The GUID recorded for the slot is the tenant's host: for a host that is down
     // (not the one the layout last saw there) and for a quarantined slot.
     if (record)
       for (const auto& was : record->hosts)
         if (was.leaf_guid == id.leaf_guid && was.port == id.port &&
-            (!id.guid || (was.guid && (was.guid != id.guid || !ids_->host_present(h))))) {
+            (!id.guid || (was.guid && (was.guid != id.guid || !st_.ids->host_present(h))))) {
           id.guid = was.guid;
           id.name = was.name;
         }
-    json host = {{"name", id.name.empty() ? view_->host_name(h) : id.name},
+    json host = {{"name", id.name.empty() ? st_.view->host_name(h) : id.name},
                  {"guid", guid_hex(id.guid)},
-                 {"lid", quarantined ? 0 : view_->host_lid(h)},
+                 {"lid", quarantined ? 0 : st_.view->host_lid(h)},
                  {"leaf", {{"guid", guid_hex(id.leaf_guid)}, {"port", id.port}}}};
     if (down) host["down"] = true;
     // What is in the slot now is not the tenant's host (no P_Key, no routes).
@@ -288,9 +288,9 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
   }
   for (auto l : t.placement.links) {
     json link = link_ends_json(l);
-    if (cluster_ && cluster_->link_drained(l))
+    if (st_.cluster && st_.cluster->link_drained(l))
       link["drained"] = true;  // draining: no free column to move to yet
-    else if (cluster_ && cluster_->state().link_faulty(l))
+    else if (st_.cluster && st_.cluster->state().link_faulty(l))
       link["faulty"] = true;
     links.push_back(std::move(link));
   }
@@ -307,15 +307,15 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
                {{"text", s.text()},
                 {"leaves", {{"q", s.leaves.q}, {"d", s.leaves.d}, {"r", s.leaves.r}}},
                 {"pods", {{"q", s.pods.q}, {"d", s.pods.d}, {"r", s.pods.r}}}}}};
-  if (t.index >= 0 && cluster_ && cluster_->find(t.name)) {
+  if (t.index >= 0 && st_.cluster && st_.cluster->find(t.name)) {
     out["health"] = health_json(t);
-    if (cluster_->health(t).degraded()) {
+    if (st_.cluster->health(t).degraded()) {
       out["state"] = "degraded";
       out["reason"] = health_text(t);
     }
   }
-  if (servers_.multi_port()) out["servers"] = servers_json(t);
-  if (!health_.totals().empty()) out["link_health"] = link_health_json(t);
+  if (st_.servers.multi_port()) out["servers"] = servers_json(t);
+  if (!st_.health.totals().empty()) out["link_health"] = link_health_json(t);
   out.update(extra);
   return out;
 }
@@ -323,28 +323,29 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
 // Everything about one tenant's faults, for tenant show / list: down hosts, faulty links it routes
 // over, host pairs without a dedicated path, repairs in force, links held idle.
 json TenantService::health_json(const allocator::Tenant& t) const {
-  const auto h = cluster_->health(t);
-  const auto& tree = view_->tree;
+  const auto h = st_.cluster->health(t);
+  const auto& tree = st_.view->tree;
   auto host_name = [&](topology::HostId id) {
-    if (const auto* q = quarantine_of(id); q && !q->recorded_name.empty()) return q->recorded_name;
-    const PersistedHost p = ids_->host(id);
+    if (const auto* q = hosts_.quarantine_of(id); q && !q->recorded_name.empty())
+      return q->recorded_name;
+    const PersistedHost p = st_.ids->host(id);
     if (!p.name.empty()) return p.name;
     if (const auto* record = persisted(t.name))
       for (const auto& was : record->hosts)
         if (was.leaf_guid == p.leaf_guid && was.port == p.port && !was.name.empty())
           return was.name;
-    return view_->host_name(id);
+    return st_.view->host_name(id);
   };
   json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
   json quarantined = json::array();  // down for the tenant, a newcomer in the slot
   for (auto id : h.down_hosts)
-    if (const auto* q = quarantine_of(id))
+    if (const auto* q = hosts_.quarantine_of(id))
       quarantined.push_back({{"name", host_name(id)},
                              {"guid", guid_hex(q->recorded_guid)},
                              {"seen", guid_hex(q->seen_guid)}});
     else
       down.push_back(host_name(id));
-  for (auto l : h.faulty_links) faulty.push_back(ids_->link_name(l));
+  for (auto l : h.faulty_links) faulty.push_back(st_.ids->link_name(l));
   constexpr size_t kMaxPairs = 64;
   size_t total = 0;
   for (const auto& [a, b] : h.lost_leaf_pairs)
@@ -357,8 +358,8 @@ json TenantService::health_json(const allocator::Tenant& t) const {
     }
   for (const auto& r : t.repairs) {
     json retired = json::array(), added = json::array();
-    for (auto l : r.retired) retired.push_back(ids_->link_name(l));
-    for (auto l : r.added) added.push_back(ids_->link_name(l));
+    for (auto l : r.retired) retired.push_back(st_.ids->link_name(l));
+    for (auto l : r.added) added.push_back(st_.ids->link_name(l));
     repairs.push_back({{"retired", retired}, {"added", added}});
   }
   return {{"degraded", h.degraded()},
@@ -397,15 +398,15 @@ std::string TenantService::health_text(const allocator::Tenant& t) const {
 }
 
 json TenantService::link_ends_json(topology::LinkId l) const {
-  const auto lo = view_->tree.link_lower(l);
-  const auto [upper, upper_port] = ids_->link_upper(l);
+  const auto lo = st_.view->tree.link_lower(l);
+  const auto [upper, upper_port] = st_.ids->link_upper(l);
   return {{"switch",
-           {{"name", ids_->switch_name(lo.level, lo.index)},
-            {"guid", guid_hex(ids_->switch_guid(lo.level, lo.index))},
-            {"port", ids_->link(l).port}}},
+           {{"name", st_.ids->switch_name(lo.level, lo.index)},
+            {"guid", guid_hex(st_.ids->switch_guid(lo.level, lo.index))},
+            {"port", st_.ids->link(l).port}}},
           {"peer",
-           {{"name", ids_->switch_name(upper.first, upper.second)},
-            {"guid", guid_hex(ids_->switch_guid(upper.first, upper.second))},
+           {{"name", st_.ids->switch_name(upper.first, upper.second)},
+            {"guid", guid_hex(st_.ids->switch_guid(upper.first, upper.second))},
             {"port", upper_port}}}};
 }
 

@@ -1,0 +1,55 @@
+// Host states, as a scheduler's node states: free, allocated, drained, draining, down,
+// management and quarantined (another port GUID than the tenant's in its slot); the socket's
+// `host list/show/drain/resume/accept` (service/host_states.cc).
+//
+// One of the types the tenant service is made of: it works on the service's shared state
+// (service/service_state.h) under its one lock, and commits its changes through the service's
+// lifecycle (TenantService::commit, finish_change). Locking: every method is called with
+// ServiceState::mu held unless it says "takes mu" (those lock it themselves; resume runs the
+// administrator's check with mu released).
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "service/service_state.h"
+
+namespace laas::service {
+
+class TenantService;
+struct Caller;
+
+class HostManager {
+ public:
+  HostManager(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+
+  std::vector<topology::HostId> resolve_hosts(const nlohmann::json& names, const char* field) const;
+  const PersistedDrain* drain_of(topology::HostId h) const;
+  std::string host_label(topology::HostId h) const;
+  std::vector<topology::HostId> drained_hosts() const;  // present in this fabric
+  std::string drained_note() const;                     // "; N host(s) are drained: ..." or ""
+  nlohmann::json host_states() const;                   // {state: count} over every host
+  nlohmann::json host_json(topology::HostId h,
+                           const std::map<allocator::TenantIndex, std::string>& tenants) const;
+  nlohmann::json host_list(const nlohmann::json& params) const;               // takes mu
+  nlohmann::json host_show(const nlohmann::json& params) const;               // takes mu
+  nlohmann::json drain(const nlohmann::json& params, const Caller& caller);   // takes mu
+  nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu
+  // A quarantined slot by model host (nullptr: none), and `host accept`, which records the
+  // port GUID seen in tenants' slots as their host's.
+  const QuarantinedHost* quarantine_of(topology::HostId h) const;
+  nlohmann::json accept(const nlohmann::json& params, const Caller& caller);  // takes mu
+
+ private:
+  void commit_drains(const std::vector<PersistedDrain>& saved, const char* done);
+  std::vector<topology::HostId> hosts_to_change(const nlohmann::json& params, const Caller& caller,
+                                                const char* verb) const;
+  std::vector<topology::HostId> resolve_slots(const nlohmann::json& names) const;
+
+  ServiceState& st_;
+  TenantService& service_;
+};
+
+}  // namespace laas::service

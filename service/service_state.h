@@ -1,0 +1,179 @@
+// Every fact the tenant service keeps, shared by the types that make it up (the lifecycle in
+// TenantService, host states, fabric drains, metrics, exports, the shared state and views), as
+// OpenSM's managers share the subnet: one struct, one lock.
+//
+// Locking: `mu` guards every field below except those set once before the service is used
+// (config, log, store, the hooks, io) and `polled` (its own mutex: the state directory's worker
+// never takes mu, which a request holds while it waits for the worker). A method documented
+// "mu held" must be called with mu locked; "takes mu" locks it itself.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "allocator/cluster.h"
+#include "service/host_identity.h"
+#include "service/link_health.h"
+#include "service/metrics.h"
+#include "service/physical_ids.h"
+#include "service/resume_check.h"
+#include "service/run_limit.h"
+#include "service/sm_role.h"
+#include "service/state_io.h"
+#include "service/state_store.h"
+#include "service/topology_view.h"
+#include "topology/servers.h"
+
+namespace laas::service {
+
+struct ExportConfig {
+  // partitions: the administrator's own partitions.conf, kept verbatim ahead of the tenants'.
+  std::string partitions_base_file;
+  // When set, the service keeps this partitions.conf (OpenSM's partition_config_file) current
+  // after every change, validated and written atomically, and asks for a heavy sweep.
+  std::string managed_partitions_file;
+  std::map<std::string, std::string> slurm_node_names;    // fabric name -> Slurm node
+  std::map<std::string, std::string> openstack_hosts;     // fabric name -> compute host
+  std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
+};
+
+struct ServiceConfig {
+  std::string state_dir = "/var/lib/laas";
+  std::string algorithm = "laas";
+  // Taking the state over as master needs an existing state.json (shared storage: an
+  // unmounted share must not pass for an empty state).
+  bool state_must_exist = false;
+  // Server names: node description or its first word -> server; unlisted ports
+  // belong to the server named by their description's first word.
+  std::map<std::string, std::string> servers;
+  // Port GUIDs of the administrator's subnet managers (laas.yaml subnet_managers).
+  std::vector<topology::Guid> subnet_managers;
+  // Hosts without a tenant reach each other and everyone (adoption on a running cluster).
+  bool free_pool_open = false;
+  // laas.yaml could not be read as written: nothing is changed or rewritten, routing keeps
+  // the tenants last routed, and every change is refused with this.
+  std::string config_error;
+  int default_wait_ms = 30000;
+  ExportConfig exports;
+  // A command an administrator requires a drained host to pass before it returns to the free
+  // pool: run as `resume_check -- PORT_GUID HOST_NAME`, exit 0 = pass, hardened as
+  // service/resume_check.h says. Empty: none.
+  std::string resume_check;
+  int resume_check_timeout_ms = 120000;
+  // Prometheus textfile: kept current after every routing run and change, for
+  // node_exporter's textfile collector. Empty: only `laasctl metrics`.
+  std::string metrics_file;
+  // Port errors (OpenSM's perfmgr) in one reading that count against a link; 0: never
+  // isolate. A link over it for link_error_consecutive_readings readings in a row is isolated
+  // as a fault.
+  std::uint64_t link_error_threshold = 0;
+  int link_error_consecutive_readings = 2;
+  int link_error_clean_readings = 3;  // clean readings after which it returns
+};
+
+// A subnet manager OpenSM knows of (SMInfo), as the fabric names it.
+struct SmSeen {
+  topology::Guid guid = 0;
+  std::string name;
+  int lid = 0;
+};
+
+enum class LogLevel { kInfo, kWarning, kError };
+using Logger = std::function<void(LogLevel, const std::string&)>;
+
+struct ServiceState {
+  ServiceState(ServiceConfig config, Logger log);
+  ServiceState(const ServiceState&) = delete;
+  ServiceState& operator=(const ServiceState&) = delete;
+
+  ServiceConfig config;
+  Logger log;
+  StateStore store;
+  std::function<void()> reroute;
+  std::function<nlohmann::json()> audit;
+  // Live audits (each takes OpenSM's lock for its snapshot, then seconds of CPU): one per uid,
+  // two in all; more are refused busy.
+  RunLimit audits{2, 1};
+  std::function<nlohmann::json(const nlohmann::json&)> export_hook;
+  std::function<void()> partitions_hook;
+  std::string last_partitions;
+
+  mutable std::mutex mu;
+  std::condition_variable routed_cv;
+  std::shared_ptr<const TopologyView> view;
+  std::string topology_error = "no routing run has discovered the fabric yet";
+  std::unique_ptr<allocator::Cluster> cluster;
+  std::unique_ptr<PhysicalIds> ids;             // on view
+  topology::Servers servers;                    // on view: host ports grouped by server
+  allocator::Faults last_faults;                // as last logged, to log one line per change
+  std::vector<topology::LinkId> last_uncabled;  // up-links uncabled by design, as last logged
+  std::set<std::string> warned_mgmt_leaves;     // management leaves without a free up-link
+  std::string last_faults_spec;
+  PersistedState persisted;
+  std::string blocked;                          // corrupt or inconsistent state
+  std::string fail_closed;                      // why routing keeps the last good tenants
+  std::map<std::string, std::string> unplaced;  // persisted tenants not on this fabric, and why
+  std::vector<QuarantinedHost> quarantine;      // on view
+  std::uint64_t routed_generation = 0;
+  std::uint64_t failed_generation = 0;  // the last generation whose tables or P_Keys failed
+  std::string apply_failure;            // and what failed
+  // Counters for the metrics (mu).
+  long routing_runs = 0, lft_blocks_sent = 0, takeovers = 0;
+  std::map<std::string, long> changes;  // "add ok", "remove refused", ...
+  Histogram routing_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
+  Histogram change_seconds{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
+  int last_audit_violations = -1;  // -1: no audit run yet
+  LinkHealth health;
+  mutable std::map<PortKey, topology::LinkId> port_link;  // see port_links()
+  mutable bool ports_indexed = false;                     // port_link is for view/ids
+  mutable std::vector<long> largest_key;                  // what largest was computed for
+  mutable int largest = 0;
+  std::shared_ptr<std::atomic<bool>> metrics_file_failing = std::make_shared<std::atomic<bool>>();
+  bool loaded = false;
+  bool interrupted = false;
+  CancelSignal stopping;  // set by interrupt_waits(): resume checks watch it
+  std::function<SmRole()> role_provider;
+  // Whether this service holds the shared state's current term: always without a provider;
+  // with one, from take_over_if_needed until another SM's write (seen or fenced) shows
+  // otherwise.
+  bool term_held = true;
+  FileStamp state_stamp;  // state.json as this service last read or wrote it
+  std::string fenced;     // why another SM holds the state now (empty: none took it from us)
+  bool sm_ports_dirty = false;
+  bool held_a_term = false;         // this service took the shared state over once
+  topology::Guid self_sm_port = 0;  // this SM's port, as of the last routing run
+  std::vector<SmSeen> seen_sms;     // the SMs OpenSM saw at the last routing run
+  std::size_t unaccepted_sms = 0;   // of those, trusted by nobody
+  // Why persisted holds placements not written yet (empty: none): changed off the routing
+  // thread (repairs around an isolated link), or the directory did not answer; written by the
+  // next routing run.
+  std::string unsaved;
+  bool partitions_unsynced = false;  // partitions.conf could not be written: next run retries
+  // A hang was logged (one line per hang; the recovery hook clears it).
+  std::shared_ptr<std::atomic<bool>> hang_logged = std::make_shared<std::atomic<bool>>();
+  // state.json's stamp as the worker last saw it, written by the worker (its own mutex: the
+  // worker never takes mu, which a request holds while it waits for the worker).
+  struct Polled {
+    std::mutex mu;
+    FileStamp stamp;
+  };
+  std::shared_ptr<Polled> polled = std::make_shared<Polled>();
+  // Last: destroyed first, while everything a queued operation's completion reports to lives.
+  std::unique_ptr<StateIo> io;
+};
+
+// How long a caller waits for the state directory's worker (service/state_io.h) before it
+// gives up; the routing run waits for nothing but a take-over, a request for its own change.
+constexpr std::chrono::milliseconds kIoDeadline{2000};
+
+}  // namespace laas::service
