@@ -2,8 +2,7 @@
 # The test command: installs dependencies, builds with warnings as errors and runs every test
 # (unit, property, simulator, integration against the real OpenSM + ibsim, the Debian package)
 # through ctest; then rebuilds with AddressSanitizer and UBSan and runs the tests that need no
-# fabric again, built with clang so that the libFuzzer targets are built with them
-# (LAAS_SKIP_SANITIZERS=1 skips that second pass); then rebuilds the unit tests
+# fabric again (LAAS_SKIP_SANITIZERS=1 skips that second pass); then rebuilds the unit tests
 # with ThreadSanitizer and runs the suites whose code has threads -- the control socket and its
 # workers, the service under concurrent requests, failover, metrics, the routing engine beside
 # live audits and multicast trees (LAAS_SKIP_TSAN=1 skips that third pass); last, every
@@ -23,13 +22,13 @@ bash scripts/build.sh -DLAAS_WERROR=ON
 phase "the build"
 (cd "${LAAS_BUILD_DIR:-build}" && ctest --output-on-failure --timeout 1200 -j2 "$@")
 phase "every test"
-asan="${LAAS_BUILD_DIR:-build}-sanitize"
 if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
-  # clang, so that the same build holds the libFuzzer targets (coverage instrumentation
-  # everywhere, libFuzzer's main in the fuzz targets only): one sanitizer build serves both.
-  CC=clang CXX=clang++ LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON \
-    -DCMAKE_BUILD_TYPE=Debug -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_FUZZ=ON \
-    -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
+  # gcc: clang's UBSan vptr check reports a false positive in std::thread when a test has used
+  # up its file descriptors (the check tests memory through a pipe), so the fuzz targets keep
+  # their own clang build (scripts/fuzz.sh).
+  asan="${LAAS_BUILD_DIR:-build}-sanitize"
+  LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
+    -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
   (cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure --timeout 1200 -j2 -L 'unit|sim|e2e')
   phase "AddressSanitizer and UBSan pass"
@@ -50,8 +49,6 @@ if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   phase "ThreadSanitizer pass"
 fi
 if [ -z "${LAAS_SKIP_FUZZ:-}" ]; then
-  # The sanitizer pass built the fuzz targets already (scripts/fuzz.sh builds them otherwise).
-  [ -n "${LAAS_SKIP_SANITIZERS:-}" ] || export LAAS_FUZZ_BUILD="$asan"
   bash scripts/fuzz.sh all "${LAAS_FUZZ_SECONDS:-15}"
   phase "fuzzing"
 fi
