@@ -318,62 +318,64 @@ int build_lid_matrices(void* context) {
   return 1;
 }
 
-int fill_lid_matrices(Plugin* plugin) {
-  osm_opensm_t* osm = plugin->osm;
-  const char* opensm_hops = std::getenv("LAAS_OPENSM_HOPS");
-  if (opensm_hops && *opensm_hops && std::strcmp(opensm_hops, "0") != 0) return 1;
-  const auto own = [osm](const std::string& why) {
-    log_line(osm, OSM_LOG_INFO, "hop matrices left to OpenSM: " + why);
-    return 1;
-  };
-  if (osm->subn.opt.hop_weights_file && *osm->subn.opt.hop_weights_file)
-    return own("hop_weights_file is set");
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<osm_switch_t*> sws;
+// The switches OpenSM knows, numbered, and the cabling between them; empty `why_not` when
+// one distance per switch pair can stand for OpenSM's.
+struct SwitchCabling {
+  std::vector<osm_switch_t*> switches;
+  laas::routing::SwitchGraph graph;
+  std::string why_not;
+};
+
+SwitchCabling read_switch_cabling(osm_opensm_t* osm) {
+  SwitchCabling c;
   std::unordered_map<const osm_switch_t*, int> number;
   cl_qmap_t* tbl = &osm->subn.sw_guid_tbl;
   for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
     auto* sw = reinterpret_cast<osm_switch_t*>(it);
-    number[sw] = static_cast<int>(sws.size());
-    sws.push_back(sw);
+    number[sw] = static_cast<int>(c.switches.size());
+    c.switches.push_back(sw);
   }
-  laas::routing::SwitchGraph graph;
-  graph.peer.resize(sws.size());
-  for (size_t i = 0; i < sws.size(); ++i) {
-    osm_node_t* node = sws[i]->p_node;
-    auto& peers = graph.peer[i];
-    peers.assign(sws[i]->num_ports, -1);
-    for (uint8_t p = 1; p < sws[i]->num_ports; ++p) {
+  c.graph.peer.resize(c.switches.size());
+  for (size_t i = 0; i < c.switches.size(); ++i) {
+    osm_node_t* node = c.switches[i]->p_node;
+    auto& peers = c.graph.peer[i];
+    peers.assign(c.switches[i]->num_ports, -1);
+    for (uint8_t p = 1; p < c.switches[i]->num_ports; ++p) {
       osm_physp_t* physp = osm_node_get_physp_ptr(node, p);
       if (!physp || !physp->p_remote_physp) continue;
       const osm_switch_t* remote = physp->p_remote_physp->p_node->sw;
       if (!remote) continue;
       auto found = number.find(remote);
-      if (found == number.end()) return own("a switch cabled to an unknown switch");
+      if (found == number.end()) {
+        c.why_not = "a switch cabled to an unknown switch";
+        return c;
+      }
       // OpenSM learns distances only over valid, healthy links, but counts 1 hop to any
       // cabled neighbour: our single distance per switch pair cannot say both.
-      if (!osm_physp_is_valid(physp) || !osm_link_is_healthy(physp))
-        return own("a switch link is not healthy");
+      if (!osm_physp_is_valid(physp) || !osm_link_is_healthy(physp)) {
+        c.why_not = "a switch link is not healthy";
+        return c;
+      }
       peers[p] = found->second;
     }
   }
-  const auto t_graph = std::chrono::steady_clock::now();
-  // A tenant change leaves the cabling as it was: the distances of the last run still hold.
-  if (!plugin->hop_matrix || graph.peer != plugin->hop_graph.peer) {
-    plugin->hop_matrix = std::make_unique<laas::routing::HopMatrix>(graph);
-    plugin->hop_graph = std::move(graph);
-  }
-  const laas::routing::HopMatrix& hops = *plugin->hop_matrix;
-  const auto t_bfs = std::chrono::steady_clock::now();
+  return c;
+}
+
+// Writes every switch's hop rows from `hops`. Each switch's rows are its own
+// (osm_switch_set_hops touches only that switch): the switches are filled on several threads
+// while OpenSM's sweeper waits here. Returns the rows written, or -1 when a row could not be
+// allocated.
+long fill_hop_rows(const std::vector<osm_switch_t*>& sws, const laas::routing::HopMatrix& hops,
+                   int threads_asked, unsigned* threads_used) {
   std::vector<uint16_t> lid(sws.size());
   for (size_t i = 0; i < sws.size(); ++i)
     lid[i] = cl_ntoh16(osm_node_get_base_lid(sws[i]->p_node, 0));
-  // Each switch's rows are its own (osm_switch_set_hops touches only that switch): the
-  // switches are filled on several threads while OpenSM's sweeper waits here.
-  std::atomic<size_t> rows{0}, next{0};
+  std::atomic<long> rows{0};
+  std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
   auto fill = [&] {
-    size_t mine = 0;
+    long mine = 0;
     for (size_t s; (s = next.fetch_add(1)) < sws.size() && !failed;) {
       osm_switch_t* sw = sws[s];
       for (size_t t = 0; t < sws.size(); ++t) {
@@ -391,9 +393,35 @@ int fill_lid_matrices(Plugin* plugin) {
     }
     rows += mine;
   };
-  const auto threads = static_cast<unsigned>(laas::util::run_on_threads(
-      laas::routing::routing_threads(plugin->engine->config().routing_threads), fill));
-  if (failed) {
+  *threads_used = static_cast<unsigned>(
+      laas::util::run_on_threads(laas::routing::routing_threads(threads_asked), fill));
+  return failed ? -1 : rows.load();
+}
+
+int fill_lid_matrices(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  const char* opensm_hops = std::getenv("LAAS_OPENSM_HOPS");
+  if (opensm_hops && *opensm_hops && std::strcmp(opensm_hops, "0") != 0) return 1;
+  const auto own = [osm](const std::string& why) {
+    log_line(osm, OSM_LOG_INFO, "hop matrices left to OpenSM: " + why);
+    return 1;
+  };
+  if (osm->subn.opt.hop_weights_file && *osm->subn.opt.hop_weights_file)
+    return own("hop_weights_file is set");
+  const auto t0 = std::chrono::steady_clock::now();
+  SwitchCabling cabling = read_switch_cabling(osm);
+  if (!cabling.why_not.empty()) return own(cabling.why_not);
+  const auto t_graph = std::chrono::steady_clock::now();
+  // A tenant change leaves the cabling as it was: the distances of the last run still hold.
+  if (!plugin->hop_matrix || cabling.graph.peer != plugin->hop_graph.peer) {
+    plugin->hop_matrix = std::make_unique<laas::routing::HopMatrix>(cabling.graph);
+    plugin->hop_graph = std::move(cabling.graph);
+  }
+  const auto t_bfs = std::chrono::steady_clock::now();
+  unsigned threads = 0;
+  const long rows = fill_hop_rows(cabling.switches, *plugin->hop_matrix,
+                                  plugin->engine->config().routing_threads, &threads);
+  if (rows < 0) {
     log_line(osm, OSM_LOG_ERROR, "cannot allocate hop matrices; OpenSM builds them");
     return 1;
   }
@@ -401,10 +429,10 @@ int fill_lid_matrices(Plugin* plugin) {
   char line[200];
   std::snprintf(line, sizeof line,
                 "hop matrices filled in %.1f ms (graph %.1f, distances %.1f, fill %.1f): %zu "
-                "switches, %zu rows, %u thread(s)",
+                "switches, %ld rows, %u thread(s)",
                 ms(std::chrono::steady_clock::now() - t0).count(), ms(t_graph - t0).count(),
                 ms(t_bfs - t_graph).count(), ms(std::chrono::steady_clock::now() - t_bfs).count(),
-                sws.size(), rows.load(), threads);
+                cabling.switches.size(), rows, threads);
   log_line(osm, OSM_LOG_INFO, line);
   return 0;
 }
@@ -777,13 +805,12 @@ void* create(osm_opensm_t* osm) {
   return nullptr;
 }
 
-void* start(osm_opensm_t* osm) {
-  auto plugin = std::make_unique<Plugin>();
-  plugin->osm = osm;
+// laas.yaml as event_plugin_options names it, checked, each problem logged. A wrong value
+// never means defaults: the engine registers anyway and routes closed (the tenants last
+// routed, partitions.conf and the state left alone, changes refused).
+Config read_config(osm_opensm_t* osm) {
   const char* options = osm->subn.opt.event_plugin_options;
   const std::string path = options ? options : "";
-  // A wrong value never means defaults: the engine registers anyway and routes closed (the
-  // tenants last routed, partitions.conf and the state left alone, changes refused).
   Config config = laas::plugin::check_config(path);
   if (path.empty())
     log_line(osm, OSM_LOG_INFO, "no event_plugin_options: using built-in defaults");
@@ -805,6 +832,70 @@ void* start(osm_opensm_t* osm) {
       log_line(osm, OSM_LOG_INFO, "managing partitions in " + config.managed_partitions_file);
     }
   }
+  return config;
+}
+
+// What the tenant service asks of OpenSM: a re-route, the SM's role (only the master changes
+// tenants; every SM reads them from the shared state), a live audit, and the application of a
+// changed partitions.conf -- after the re-route's tables (apply_partitions), or read by OpenSM
+// at the start of a heavy sweep (LAAS_PARTITIONS_HEAVY_SWEEP=1, or an OpenSM without the
+// partition manager's symbol).
+void connect_service(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
+  plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
+  plugin->sms = std::make_unique<laas::plugin::SubnetManagers>(osm);
+  auto& service = plugin->engine->service();
+  service.set_role_provider([plugin] { return plugin->sms->role(); });
+  const char* heavy = std::getenv("LAAS_PARTITIONS_HEAVY_SWEEP");
+  if (!(heavy && *heavy && std::strcmp(heavy, "0") != 0))
+    plugin->pkey_mgr =
+        reinterpret_cast<int (*)(osm_opensm_t*)>(dlsym(RTLD_DEFAULT, "osm_pkey_mgr_process"));
+  service.set_partitions_hook([plugin] {
+    osm_opensm_t* o = plugin->osm;
+    if (plugin->pkey_mgr) {
+      plugin->partitions_pending = true;
+      request_reroute(o);
+      return;
+    }
+    o->subn.force_heavy_sweep = TRUE;
+    osm_sm_sweep(&o->sm);
+  });
+  service.set_audit_hook([plugin] { return audit_live(plugin); });
+}
+
+// The control socket; without it OpenSM and the routing go on (tenants.yaml still works).
+void start_socket(Plugin* plugin, const Config& config) {
+  if (config.socket.empty()) return;
+  laas::service::SocketConfig sc;
+  sc.path = config.socket;
+  sc.group = config.socket_group;
+  sc.read_group = config.socket_read_group;
+  plugin->socket = std::make_unique<laas::service::SocketServer>(sc, plugin->engine->service(),
+                                                                 logger_for(plugin->osm));
+  try {
+    plugin->socket->start();
+  } catch (const std::exception& e) {
+    log_line(plugin->osm, OSM_LOG_ERROR,
+             std::string(e.what()) + "; continuing without the control socket");
+    plugin->socket.reset();
+  }
+}
+
+void start_watcher(Plugin* plugin) {
+  try {
+    plugin->watcher = std::thread(watch, plugin);
+  } catch (const std::system_error& e) {
+    log_line(plugin->osm, OSM_LOG_ERROR,
+             std::string("cannot start the watcher thread: ") + e.what() +
+                 "; continuing without it (tenants.yaml is read at routing runs only, and a "
+                 "standby SM does not follow the shared state until it is master)");
+  }
+}
+
+void* start(osm_opensm_t* osm) {
+  auto plugin = std::make_unique<Plugin>();
+  plugin->osm = osm;
+  const Config config = read_config(osm);
   try {
     plugin->engine = std::make_unique<Engine>(config, logger_for(osm));
   } catch (const std::exception& e) {
@@ -816,29 +907,7 @@ void* start(osm_opensm_t* osm) {
     log_line(osm, OSM_LOG_ERROR,
              "tenant state unusable: " + plugin->engine->state_error() +
                  "; tenants will not be routed until it is repaired or removed");
-  plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
-  Plugin* raw = plugin.get();
-  // Only the master changes tenants; every SM reads them from the shared state.
-  plugin->sms = std::make_unique<laas::plugin::SubnetManagers>(osm);
-  plugin->engine->service().set_role_provider([raw] { return raw->sms->role(); });
-  // A changed partitions.conf: applied after the re-route's tables (apply_partitions), or
-  // read by OpenSM at the start of a heavy sweep (LAAS_PARTITIONS_HEAVY_SWEEP=1, or an OpenSM
-  // without the partition manager's symbol).
-  const char* heavy = std::getenv("LAAS_PARTITIONS_HEAVY_SWEEP");
-  if (!(heavy && *heavy && std::strcmp(heavy, "0") != 0))
-    plugin->pkey_mgr =
-        reinterpret_cast<int (*)(osm_opensm_t*)>(dlsym(RTLD_DEFAULT, "osm_pkey_mgr_process"));
-  plugin->engine->service().set_partitions_hook([raw] {
-    osm_opensm_t* o = raw->osm;
-    if (raw->pkey_mgr) {
-      raw->partitions_pending = true;
-      request_reroute(o);
-      return;
-    }
-    o->subn.force_heavy_sweep = TRUE;
-    osm_sm_sweep(&o->sm);
-  });
-  plugin->engine->service().set_audit_hook([raw] { return audit_live(raw); });
+  connect_service(plugin.get());
   external_routing_engine_module_t module = {"laas", setup_engine, plugin.get()};
   if (osm_register_external_routing_engine(osm, &module, plugin.get()) != CL_SUCCESS) {
     log_line(osm, OSM_LOG_ERROR, "cannot register the routing engine 'laas'");
@@ -846,30 +915,9 @@ void* start(osm_opensm_t* osm) {
   }
   log_line(osm, OSM_LOG_INFO, "routing engine 'laas' registered");
   check_qos(plugin.get());
-  if (!config.socket.empty()) {
-    laas::service::SocketConfig sc;
-    sc.path = config.socket;
-    sc.group = config.socket_group;
-    sc.read_group = config.socket_read_group;
-    plugin->socket = std::make_unique<laas::service::SocketServer>(sc, plugin->engine->service(),
-                                                                   logger_for(osm));
-    try {
-      plugin->socket->start();
-    } catch (const std::exception& e) {
-      log_line(osm, OSM_LOG_ERROR,
-               std::string(e.what()) + "; continuing without the control socket");
-      plugin->socket.reset();
-    }
-  }
+  start_socket(plugin.get(), config);
   // The engine is registered with OpenSM by now: whatever fails here, the plugin must live.
-  try {
-    plugin->watcher = std::thread(watch, plugin.get());
-  } catch (const std::system_error& e) {
-    log_line(osm, OSM_LOG_ERROR,
-             std::string("cannot start the watcher thread: ") + e.what() +
-                 "; continuing without it (tenants.yaml is read at routing runs only, and a "
-                 "standby SM does not follow the shared state until it is master)");
-  }
+  start_watcher(plugin.get());
   return plugin.release();
 }
 
