@@ -74,6 +74,14 @@ struct Sm {
   std::unique_ptr<TenantService> service;
 };
 
+// Two SMs on one state directory: `a` (comp-1) the master, `b` (comp-2) a standby.
+struct MasterAndStandby {
+  TempDir dir;
+  Sm a{dir.path, sm(0x11, "comp-1", 2)};
+  Sm b{dir.path, sm(0x22, "comp-2", 3)};
+  MasterAndStandby() { a.state = SmState::kMaster; }
+};
+
 std::vector<std::string> names(const json& list) {
   std::vector<std::string> out;
   for (const auto& t : list) out.push_back(t["name"]);
@@ -137,9 +145,8 @@ TEST(SmRoleText, TheRefusalNamesTheMaster) {
 }
 
 TEST(Failover, TheStandbyRefusesChangesNamingTheMasterAndWritesNothing) {
-  TempDir dir;
-  Sm a(dir.path, sm(0x11, "comp-1", 2)), b(dir.path, sm(0x22, "comp-2", 3));
-  a.state = SmState::kMaster;
+  MasterAndStandby sms;
+  auto& [dir, a, b] = sms;
   ASSERT_TRUE(a.route());
   ASSERT_TRUE(a.call("tenant.add", {{"name", "x"}, {"hosts", 8}})["ok"]);
   b.master = a.self;
@@ -172,9 +179,8 @@ TEST(Failover, TheStandbyRefusesChangesNamingTheMasterAndWritesNothing) {
 // One tenant list and one tenant show, whichever SM answers: the same fields at the master
 // (routed) and at a standby (as the shared state records them).
 TEST(Failover, TheStandbyListsAndShowsTenantsWithTheMastersFields) {
-  TempDir dir;
-  Sm a(dir.path, sm(0x11, "comp-1", 2)), b(dir.path, sm(0x22, "comp-2", 3));
-  a.state = SmState::kMaster;
+  MasterAndStandby sms;
+  auto& [dir, a, b] = sms;
   ASSERT_TRUE(a.route());
   ASSERT_TRUE(a.call("tenant.add", {{"name", "x"}, {"hosts", 8}})["ok"]);
   b.master = a.self;
@@ -206,9 +212,8 @@ TEST(Failover, TheStandbyListsAndShowsTenantsWithTheMastersFields) {
 }
 
 TEST(Failover, TheNewMasterRoutesEveryTenantAndFencesTheOldOne) {
-  TempDir dir;
-  Sm a(dir.path, sm(0x11, "comp-1", 2)), b(dir.path, sm(0x22, "comp-2", 3));
-  a.state = SmState::kMaster;
+  MasterAndStandby sms;
+  auto& [dir, a, b] = sms;
   ASSERT_TRUE(a.route());
   ASSERT_TRUE(a.call("tenant.add", {{"name", "a"}, {"hosts", 8}})["ok"]);
   ASSERT_TRUE(a.call("tenant.add", {{"name", "b"}, {"hosts", 10}})["ok"]);
