@@ -505,114 +505,125 @@ void TenantService::save_or_throw() {
   store_save();
 }
 
-json TenantService::add(const json& params, const Caller& caller) {
-  const std::string name = get_string(params, "name");
+// `tenant add` as asked, every field checked before anything is locked or written.
+struct TenantService::AddRequest {
+  std::string name;
+  std::vector<std::string> slurm_accounts, slurm_users;
+  std::string project;
+  bool dry_run = false;
+  const json* host_list = nullptr;  // exactly these hosts (names or GUIDs)
+  const char* count_field = "hosts";
+  int count = 0;  // servers (or hosts where a server has one port); 0: as many as host_list
+  int wait = 0;
+};
+
+TenantService::AddRequest TenantService::parse_add(const json& params) const {
+  AddRequest r;
+  r.name = get_string(params, "name");
   // One name rule for every exporter, so an accepted tenant can always be written out.
   try {
-    exports::check_tenant_name(name);
+    exports::check_tenant_name(r.name);
   } catch (const exports::ExportError& e) {
     fail(error::kBadRequest, e.what());
   }
-  const auto slurm_accounts = get_names(params, "slurm_accounts", "Slurm");
-  const auto slurm_users = get_names(params, "slurm_users", "Slurm");
-  std::string project;
+  r.slurm_accounts = get_names(params, "slurm_accounts", "Slurm");
+  r.slurm_users = get_names(params, "slurm_users", "Slurm");
   if (params.contains("openstack_project")) {
-    project = get_string(params, "openstack_project");
+    r.project = get_string(params, "openstack_project");
     try {
-      exports::check_name(project, exports::kMaxProjectId, "OpenStack", "field 'openstack_project'",
-                          "project ID");
+      exports::check_name(r.project, exports::kMaxProjectId, "OpenStack",
+                          "field 'openstack_project'", "project ID");
     } catch (const exports::ExportError& e) {
       fail(error::kBadRequest, e.what());
     }
   }
-  const bool dry_run = get_bool(params, "dry_run", false);
-  const bool has_list = params.contains("host_list");
-  // "servers" and "hosts" both count servers: one host per server where servers have one port.
-  const char* count_field = params.contains("servers") ? "servers" : "hosts";
-  int hosts = has_list && !params.contains(count_field) ? 0 : get_int(params, count_field);
-  const int wait = wait_ms(params);  // validated before anything is written
-  std::unique_lock<std::mutex> lock(st_.mu);
-  if (!dry_run && !caller.may_write)
-    fail(error::kPermission, "uid " + std::to_string(caller.uid) +
-                                 " may read but not change tenants (root or the laas group)");
-  require_topology();
-  if (st_.unplaced.count(name))
-    fail(error::kDuplicate, "tenant '" + name + "' already exists (not placed)");
-  allocator::Outcome outcome;
-  allocator::Placement planned;
-  if (has_list) {
-    // An explicit placement: hosts by name or GUID, links chosen to satisfy Theorem 2.
+  r.dry_run = get_bool(params, "dry_run", false);
+  if (params.contains("host_list")) {
     if (!params["host_list"].is_array())
       fail(error::kBadRequest, "field 'host_list' must be an array of host names or GUIDs");
-    std::vector<topology::HostId> chosen = hosts_.resolve_hosts(params["host_list"], "host_list");
-    for (auto h : chosen) {
-      if (const auto* d = hosts_.drain_of(h))
-        fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
-                                  d->by + ", " + d->at + "): `laasctl host resume` it first");
-      if (const auto* d = leaf_drain_of(h))
-        fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
-                                  "' (" + d->reason + ", " + d->by + ", " + d->at +
-                                  "): `laasctl switch resume` it first");
-    }
-    chosen = whole_servers(chosen);  // every port of a named server's port too
-    std::vector<int> named;
-    for (auto h : chosen) named.push_back(st_.servers.server_of[h]);
-    std::sort(named.begin(), named.end());
-    named.erase(std::unique(named.begin(), named.end()), named.end());
-    const int units =
-        st_.servers.multi_port() ? static_cast<int>(named.size()) : static_cast<int>(chosen.size());
-    if (hosts == 0) hosts = units;
-    if (units != hosts)
-      fail(error::kBadRequest, "host_list has " + std::to_string(units) +
-                                   (st_.servers.multi_port() ? " servers" : " hosts") + " but '" +
-                                   count_field + "' says " + std::to_string(hosts));
-    // Named servers are placed rail by rail among themselves; where that fails, the host
-    // list as given, whose refusal names the host or condition at fault.
-    std::optional<allocator::Placement> on_rails;
-    if (st_.servers.multi_port()) {
-      std::vector<std::vector<topology::HostId>> named_ports;
-      for (int s : named) named_ports.push_back(st_.servers.ports[s]);
-      on_rails = allocator::place_servers(st_.cluster->state(), named_ports, units).placement;
-    }
-    if (on_rails) {
-      planned = *on_rails;
-      outcome = st_.cluster->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
-    } else {
-      outcome = st_.cluster->add_on_hosts(name, chosen, true, &planned);
-    }
-  } else if (st_.servers.multi_port()) {
-    // Whole servers, rail by rail (allocator::place_servers).
-    if (hosts <= 0)
-      fail(error::kBadRequest, std::string("field '") + count_field + "' must be at least 1");
-    const auto placed = allocator::place_servers(st_.cluster->state(), st_.servers.ports, hosts);
-    if (!placed.placement)
-      fail(error::kRefused, "tenant '" + name + "' of " + std::to_string(hosts) +
-                                " servers refused: " + placed.reason + hosts_.drained_note());
-    planned = *placed.placement;
-    outcome = st_.cluster->check_explicit(name, static_cast<int>(planned.hosts.size()), planned);
+    r.host_list = &params["host_list"];
+  }
+  // "servers" and "hosts" both count servers: one host per server where servers have one port.
+  r.count_field = params.contains("servers") ? "servers" : "hosts";
+  r.count = r.host_list && !params.contains(r.count_field) ? 0 : get_int(params, r.count_field);
+  r.wait = wait_ms(params);  // validated before anything is written
+  return r;
+}
+
+// An explicit placement: hosts by name or GUID, links chosen to satisfy Theorem 2. Named
+// servers are placed rail by rail among themselves; where that fails, the host list as given,
+// whose refusal names the host or condition at fault.
+TenantService::AddPlan TenantService::plan_on_host_list(const AddRequest& r) {
+  std::vector<topology::HostId> chosen = hosts_.resolve_hosts(*r.host_list, "host_list");
+  for (auto h : chosen) {
+    if (const auto* d = hosts_.drain_of(h))
+      fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
+                                d->by + ", " + d->at + "): `laasctl host resume` it first");
+    if (const auto* d = leaf_drain_of(h))
+      fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
+                                "' (" + d->reason + ", " + d->by + ", " + d->at +
+                                "): `laasctl switch resume` it first");
+  }
+  chosen = whole_servers(chosen);  // every port of a named server's port too
+  std::vector<int> named;
+  for (auto h : chosen) named.push_back(st_.servers.server_of[h]);
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  const bool multi = st_.servers.multi_port();
+  const int units = multi ? static_cast<int>(named.size()) : static_cast<int>(chosen.size());
+  const int asked = r.count == 0 ? units : r.count;
+  if (units != asked)
+    fail(error::kBadRequest, "host_list has " + std::to_string(units) +
+                                 (multi ? " servers" : " hosts") + " but '" + r.count_field +
+                                 "' says " + std::to_string(asked));
+  AddPlan plan;
+  plan.hosts = asked;
+  std::optional<allocator::Placement> on_rails;
+  if (multi) {
+    std::vector<std::vector<topology::HostId>> named_ports;
+    for (int s : named) named_ports.push_back(st_.servers.ports[s]);
+    on_rails = allocator::place_servers(st_.cluster->state(), named_ports, units).placement;
+  }
+  if (on_rails) {
+    plan.placement = *on_rails;
+    plan.outcome = st_.cluster->check_explicit(
+        r.name, static_cast<int>(plan.placement.hosts.size()), plan.placement);
   } else {
-    outcome = st_.cluster->plan(name, hosts, &planned);
+    plan.outcome = st_.cluster->add_on_hosts(r.name, chosen, true, &plan.placement);
   }
-  // The Cluster counts host ports: a tenant of N servers asked for all their ports.
-  if (st_.servers.multi_port()) hosts = static_cast<int>(planned.hosts.size());
-  if (!outcome.ok())
-    fail(code_of(outcome.status),
-         outcome.message +
-             (outcome.status == allocator::Status::kRefused ? hosts_.drained_note() : ""));
-  if (dry_run) {
-    allocator::Tenant preview{name, hosts, -1, planned};
-    json r = tenant_json(preview);
-    r["state"] = "planned";
-    r["dry_run"] = true;
-    return r;
+  return plan;
+}
+
+// Whole servers, rail by rail (allocator::place_servers), or hosts where servers have one port.
+TenantService::AddPlan TenantService::plan_by_count(const AddRequest& r) {
+  AddPlan plan;
+  plan.hosts = r.count;
+  if (!st_.servers.multi_port()) {
+    plan.outcome = st_.cluster->plan(r.name, r.count, &plan.placement);
+    return plan;
   }
-  // The plan is what gets committed: add_explicit re-checks freeness and the LaaS conditions.
-  outcome = st_.cluster->add_explicit(name, hosts, planned);
+  if (r.count <= 0)
+    fail(error::kBadRequest, std::string("field '") + r.count_field + "' must be at least 1");
+  const auto placed = allocator::place_servers(st_.cluster->state(), st_.servers.ports, r.count);
+  if (!placed.placement)
+    fail(error::kRefused, "tenant '" + r.name + "' of " + std::to_string(r.count) +
+                              " servers refused: " + placed.reason + hosts_.drained_note());
+  plan.placement = *placed.placement;
+  plan.outcome = st_.cluster->check_explicit(r.name, static_cast<int>(plan.placement.hosts.size()),
+                                             plan.placement);
+  return plan;
+}
+
+// The plan is what gets committed: add_explicit re-checks freeness and the LaaS conditions.
+// The tenant is recorded and saved, or nothing is (RequestError).
+json TenantService::commit_add(std::unique_lock<std::mutex>& lock, const AddRequest& r,
+                               const AddPlan& plan, const Caller& caller) {
+  const allocator::Outcome outcome = st_.cluster->add_explicit(r.name, plan.hosts, plan.placement);
   if (!outcome.ok()) fail(code_of(outcome.status), outcome.message);
   st_.persisted.tenants.push_back(persist(*outcome.tenant));
-  st_.persisted.tenants.back().slurm_accounts = slurm_accounts;
-  st_.persisted.tenants.back().slurm_users = slurm_users;
-  st_.persisted.tenants.back().openstack_project = project;
+  st_.persisted.tenants.back().slurm_accounts = r.slurm_accounts;
+  st_.persisted.tenants.back().slurm_users = r.slurm_users;
+  st_.persisted.tenants.back().openstack_project = r.project;
   assign_missing_pkeys();
   ++st_.persisted.generation;
   bool partitions_changed = false;
@@ -622,13 +633,40 @@ json TenantService::add(const json& params, const Caller& caller) {
   } catch (const RequestError& e) {
     st_.persisted.tenants.pop_back();
     --st_.persisted.generation;
-    st_.cluster->remove(name);
-    fail(e.code.c_str(), "tenant '" + name + "' not added: " + e.message);
+    st_.cluster->remove(r.name);
+    fail(e.code.c_str(), "tenant '" + r.name + "' not added: " + e.message);
   }
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
-  return finish_change(lock, partitions_changed, not_durable,
-                       "tenant '" + name + "' IS added (state.json holds it and it will be routed)",
-                       tenant_json(*st_.cluster->find(name)), wait, !caller.routes_itself);
+  return finish_change(
+      lock, partitions_changed, not_durable,
+      "tenant '" + r.name + "' IS added (state.json holds it and it will be routed)",
+      tenant_json(*st_.cluster->find(r.name)), r.wait, !caller.routes_itself);
+}
+
+json TenantService::add(const json& params, const Caller& caller) {
+  const AddRequest r = parse_add(params);
+  std::unique_lock<std::mutex> lock(st_.mu);
+  if (!r.dry_run && !caller.may_write)
+    fail(error::kPermission, "uid " + std::to_string(caller.uid) +
+                                 " may read but not change tenants (root or the laas group)");
+  require_topology();
+  if (st_.unplaced.count(r.name))
+    fail(error::kDuplicate, "tenant '" + r.name + "' already exists (not placed)");
+  AddPlan plan = r.host_list ? plan_on_host_list(r) : plan_by_count(r);
+  // The Cluster counts host ports: a tenant of N servers asked for all their ports.
+  if (st_.servers.multi_port()) plan.hosts = static_cast<int>(plan.placement.hosts.size());
+  if (!plan.outcome.ok())
+    fail(code_of(plan.outcome.status),
+         plan.outcome.message +
+             (plan.outcome.status == allocator::Status::kRefused ? hosts_.drained_note() : ""));
+  if (r.dry_run) {
+    allocator::Tenant preview{r.name, plan.hosts, -1, plan.placement};
+    json out = tenant_json(preview);
+    out["state"] = "planned";
+    out["dry_run"] = true;
+    return out;
+  }
+  return commit_add(lock, r, plan, caller);
 }
 
 json TenantService::remove(const json& params, const Caller& caller) {

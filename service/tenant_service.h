@@ -202,6 +202,18 @@ class TenantService {
   void record_placed();  // the same, in memory only
   void reserve_management_uplinks();
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
+  // `tenant add` in steps: the request checked, a plan (by a host list or a count), committed.
+  struct AddRequest;
+  struct AddPlan {
+    allocator::Outcome outcome;
+    allocator::Placement placement;
+    int hosts = 0;  // host ports for the Cluster (servers' every port on multi-port servers)
+  };
+  AddRequest parse_add(const nlohmann::json& params) const;
+  AddPlan plan_on_host_list(const AddRequest& r);  // mu held
+  AddPlan plan_by_count(const AddRequest& r);      // mu held
+  nlohmann::json commit_add(std::unique_lock<std::mutex>& lock, const AddRequest& r,
+                            const AddPlan& plan, const Caller& caller);  // mu held (lock)
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
   nlohmann::json finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
