@@ -214,13 +214,30 @@ void TenantService::rebuild_cluster() {
   st_.cluster->set_link_namer([this](topology::LinkId l) { return st_.ids->link_name(l); });
   group_servers();
   st_.ports_indexed = false;  // a new view: port_links() re-indexes
+  log_fabric_faults();
+  find_quarantine();
+  st_.cluster->set_faults(current_faults());  // with the links isolated and the hosts quarantined
+  // A management port keeps its whole server out of tenants' hands.
+  auto skipped = st_.cluster->reserve(whole_servers(st_.view->management_hosts));
+  (void)skipped;
+  st_.unplaced.clear();
+  if (!st_.blocked.empty()) return;
+  restore_tenants();
+  // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
+  // releases them.
+  st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));
+  for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
+  reserve_management_uplinks();
+  save_as_found();
+  log_placed();
+}
+
+// One line per change of what is down; up-links uncabled by design are never allocated, like
+// faults, but are no fault: one line says so when the set changes, not one "down" line each.
+void TenantService::log_fabric_faults() {
   const auto& emb = st_.view->embedding;
-  allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   if (st_.last_faults_spec != st_.view->tree.spec().text()) st_.last_faults = {};
-  // Up-links uncabled by design are never allocated, like faults, but are no fault:
-  // one line says so when the set changes, not one "down" line each.
-  allocator::Faults down = faults;
-  down.links.clear();
+  allocator::Faults down{{}, emb.missing_hosts, emb.missing_switches};
   std::set_difference(emb.missing_links.begin(), emb.missing_links.end(), emb.uncabled.begin(),
                       emb.uncabled.end(), std::back_inserter(down.links));
   log_fault_changes(*st_.ids, st_.view->tree, st_.last_faults, down, st_.log);
@@ -234,8 +251,11 @@ void TenantService::rebuild_cluster() {
                 st_.ids->link_name(emb.uncabled.front()) + ")");
   st_.last_uncabled = emb.uncabled;
   st_.last_faults_spec = st_.view->tree.spec().text();
-  // Another port GUID in a tenant's slot is quarantined: the slot stays the tenant's
-  // and counts as down for it until `laasctl host accept`.
+}
+
+// Another port GUID in a tenant's slot is quarantined: the slot stays the tenant's and counts
+// as down for it until `laasctl host accept`.
+void TenantService::find_quarantine() {
   st_.quarantine.clear();
   if (st_.blocked.empty()) st_.quarantine = find_quarantined(st_.persisted.tenants, *st_.ids);
   for (const auto& q : st_.quarantine)
@@ -243,12 +263,10 @@ void TenantService::rebuild_cluster() {
             "laas: quarantined: " +
                 describe(q, st_.ids->switch_name(1, st_.view->tree.leaf_of_host(q.host))) +
                 "; no routes and no P_Key until `laasctl host accept`");
-  st_.cluster->set_faults(current_faults());  // with the links isolated and the hosts quarantined
-  // A management port keeps its whole server out of tenants' hands.
-  auto skipped = st_.cluster->reserve(whole_servers(st_.view->management_hosts));
-  (void)skipped;
-  st_.unplaced.clear();
-  if (!st_.blocked.empty()) return;
+}
+
+// Every recorded tenant back in the Cluster as recorded, or in `unplaced` with the reason.
+void TenantService::restore_tenants() {
   for (const auto& t : st_.persisted.tenants) {
     std::string missing;
     const auto model = to_model(t, *st_.ids, &missing);
@@ -264,13 +282,11 @@ void TenantService::rebuild_cluster() {
       st_.log(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
     }
   }
-  // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
-  // releases them.
-  st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));
-  for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
-  reserve_management_uplinks();
-  // Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
-  // hosts seen (for the standbys): record them -- only the holder of the shared state's term.
+}
+
+// Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
+// hosts seen (for the standbys): record them -- only the holder of the shared state's term.
+void TenantService::save_as_found() {
   std::vector<topology::Guid> management;
   for (auto h : st_.view->management_hosts)
     if (const auto g = st_.view->host_guid(h)) management.push_back(g);
@@ -282,6 +298,9 @@ void TenantService::rebuild_cluster() {
     if (const auto* placed = st_.cluster->find(t.name))
       changed = changed || !(persist(*placed) == t);
   if (changed && holds_term()) save_placed("the placements as found on this fabric");
+}
+
+void TenantService::log_placed() {
   size_t degraded = 0;
   for (const auto& [name, t] : st_.cluster->tenants()) {
     if (!st_.cluster->health(t).degraded()) continue;

@@ -235,6 +235,12 @@ class TenantService {
   void assign_missing_pkeys();
   void require_topology() const;
   void rebuild_cluster();
+  // rebuild_cluster's steps (mu held).
+  void log_fabric_faults();
+  void find_quarantine();
+  void restore_tenants();
+  void save_as_found();
+  void log_placed();
   // Servers (service/servers.cc).
   void group_servers();  // mu held; servers_ from view_
   // Host states: service/host_states.h.
