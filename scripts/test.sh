@@ -18,7 +18,9 @@ phase() {
 }
 bash scripts/deps.sh
 phase "installing the dependencies"
-bash scripts/build.sh -DLAAS_WERROR=ON
+# Line tables only (-g1): backtraces and sanitizer reports keep their file:line, and the
+# compiler spends a third less time on the test files than with full debug information.
+bash scripts/build.sh -DLAAS_WERROR=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 phase "the build"
 (cd "${LAAS_BUILD_DIR:-build}" && ctest --output-on-failure --timeout 1200 -j2 "$@")
 phase "every test"
@@ -28,7 +30,8 @@ if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
   # their own clang build (scripts/fuzz.sh).
   asan="${LAAS_BUILD_DIR:-build}-sanitize"
   LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug \
-    -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF
+    -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_BENCH=OFF \
+    -DLAAS_BUILD_PLUGIN=OFF
   (cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure --timeout 1200 -j2 -L 'unit|sim|e2e')
   phase "AddressSanitizer and UBSan pass"
@@ -41,8 +44,9 @@ if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   tsan="${LAAS_BUILD_DIR:-build}-tsan"
   threaded="service;socket_hardening;resume_check;host_states;failover;metrics;routing_threads;state_io"
   LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests laas_plugin_tests" \
-    bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DLAAS_SANITIZE=thread \
-    -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF "-DLAAS_UNIT_TESTS_ONLY=$threaded"
+    bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
+    -DLAAS_SANITIZE=thread -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF \
+    "-DLAAS_UNIT_TESTS_ONLY=$threaded"
   supp="$PWD/tests/tsan.supp"  # known false positives, each explained in the file
   (cd "$tsan" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$supp" \
     ctest --output-on-failure --timeout 1200 -j2 -L unit)
