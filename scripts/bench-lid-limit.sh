@@ -5,7 +5,7 @@
 # One run of scripts/bench-routing.sh on one ibsim fabric (--rails LAAS_LID_RAILS, default 8):
 #  - the LIDs the fabric needs (one per HCA port and per switch), checked below 0xBFFF;
 #  - full routing time of ftree and of laas and laas/ftree (the aim: 0.10 or less);
-#  - `laasctl tenant add` of LAAS_LID_SIZES servers (default "8 64") and their removes: request
+#  - `laasctl tenant add` of LAAS_LID_SIZES servers (default "8 64 512") and their removes: request
 #    to reply, the plugin's own time, LFT blocks sent (a small and a larger tenant: the work
 #    of a change follows what changed, not the fabric);
 #  - a failover (LAAS_BENCH_FAILOVER=1 of bench-routing.sh): kill -9 of the master OpenSM to
@@ -21,7 +21,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${LAAS_BUILD_DIR:-$ROOT/build}
 SPEC=${1:-"xgft(3;16,16,128;1,16,16)"}
 RAILS=${LAAS_LID_RAILS:-8}
-SIZES=${LAAS_LID_SIZES:-"8 64"}
+SIZES=${LAAS_LID_SIZES:-"8 64 512"}
 export LAAS_BENCH_WORK=${LAAS_BENCH_WORK:-/tmp/laas-bench-lid}
 OUT=${LAAS_LID_OUT:-$LAAS_BENCH_WORK.out}
 mkdir -p "$(dirname "$OUT")"
