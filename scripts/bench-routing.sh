@@ -7,7 +7,12 @@
 #    of `tenant remove` of each, split into stages from OpenSM's log, with the LFT blocks sent;
 #    with managed partitions (applied by the plugin; or by a heavy sweep as before), and
 #    without (LAAS_BENCH_ROUNDS);
-#  - OpenSM's peak resident memory with ftree and with the plugin (the difference is the plugin's).
+#  - OpenSM's peak resident memory with ftree and with the plugin (the difference is the plugin's);
+#  - with LAAS_BENCH_FAILOVER=1, then a failover on the same fabric: two OpenSMs with the plugin
+#    (tests/integration/lib_ha.sh: a master at SW_L2_0, a standby at SW_L2_1, one state
+#    directory), a tenant of the largest size added, kill -9 of the master; the time from the
+#    kill to the standby's tables applied, whether the standby sent the master's tables, and
+#    both SMs' peak memory. Skipped, saying so, when the free memory cannot hold a second SM.
 # Figures, not a pass/fail test. Needs a build (LAAS_BUILD_DIR, default build/) with
 # libosmlaas.so and laasctl, ibsim-utils and opensm. Runs in its own network namespace.
 #
@@ -52,6 +57,8 @@ stop_osm() {
 }
 cleanup() {
   stop_osm
+  # The failover's two SMs (lib_ha.sh), if still running.
+  for pid in ${OSM_PID_1:-} ${OSM_PID_2:-}; do kill -KILL "$pid" 2>/dev/null || true; done
   [ -z "$SIM_PID" ] || { kill "$SIM_PID" 2>/dev/null || true; wait "$SIM_PID" 2>/dev/null || true; }
 }
 trap cleanup EXIT
@@ -77,9 +84,15 @@ now() { date +%H:%M:%S.%N | awk -F: '{ printf "%.6f", $1*3600 + $2*60 + $3 }'; }
 read -r -a TOPOGEN_ARGS <<<"${LAAS_BENCH_TOPOGEN_ARGS:-}"
 "$BUILD/topology/laas-topogen" "$SPEC" "${TOPOGEN_ARGS[@]}" -o fabric.net
 "$BUILD/topology/laas-topogen" "$SPEC" --summary
-# ibsim's node limit counts hosts and switches.
-NODES=$(($(grep -c '^Hca' fabric.net) + $(grep -c '^Switch' fabric.net) + 16))
-ibsim -s -N $((NODES > 16384 ? NODES : 16384)) -S 4096 -P 131072 -n fabric.net </dev/null >ibsim.log 2>&1 &
+# ibsim's limits: nodes (hosts and switches), switches, ports (every node's, port 0 included).
+SWITCHES=$(grep -c '^Switch' fabric.net)
+NODES=$(($(grep -c '^Hca' fabric.net) + SWITCHES + 16))
+PORTS=$(awk '/^(Switch|Hca)/ { p += $2 + 1 } END { print p + 1024 }' fabric.net)
+# -L: a switch's LinearFDBCap (ibsim's default is 30,720 LIDs, 0x7800; a real switch holds
+# 48K, every unicast LID up to 0xBFFF).
+mkdir -p "$WORK/cache"
+ibsim -s -L 49152 -N $((NODES > 16384 ? NODES : 16384)) -S $((SWITCHES + 16 > 4096 ? SWITCHES + 16 : 4096)) \
+  -P $((PORTS > 131072 ? PORTS : 131072)) -n fabric.net </dev/null >ibsim.log 2>&1 &
 SIM_PID=$!
 wait_for 'simulator ready' 1 ibsim.log 300
 export SIM_HOST=SW_L2_0
@@ -93,7 +106,8 @@ $YAML_EXTRA
 EOC
   printf 'event_plugin_name osmlaas\nevent_plugin_options %s/laas.yaml\nrouting_engine %s\nforce_log_flush TRUE\nsweep_interval 0\npartition_config_file %s/partitions.conf\n' \
     "$WORK" "$2" "$WORK" >opensm.conf
-  LD_LIBRARY_PATH="$BUILD/opensm_plugin" LD_PRELOAD="$UMAD2SIM" \
+  # Its own guid2lid cache (the system's holds other fabrics' LIDs, sparse in this one).
+  OSM_CACHE_DIR="$WORK/cache" LD_LIBRARY_PATH="$BUILD/opensm_plugin" LD_PRELOAD="$UMAD2SIM" \
     opensm -F "$WORK/opensm.conf" -D 0x07 -f "$WORK/$1" </dev/null >"$1.out" 2>&1 &
   OSM_PID=$!
 }
@@ -102,13 +116,16 @@ EOC
 # and every change of the round made; the difference is the plugin's (its model, tables, state).
 peak_mib() { awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$OSM_PID/status" 2>/dev/null || echo "?"; }
 
-echo "== ftree"
-run_osm ftree.log ftree
-wait_for 'SUBNET UP' 1 ftree.log 1800
-FTREE=$(span ftree.log "building routing with 'ftree'" "ftree tables configured")
-SWEEP_F=$(span ftree.log "Entering DISCOVERING state" "SUBNET UP")
-PEAK_F=$(peak_mib)
-stop_osm
+FTREE=0 SWEEP_F=0 PEAK_F="?"
+if [ "${LAAS_BENCH_FTREE:-1}" = 1 ]; then
+  echo "== ftree"
+  run_osm ftree.log ftree
+  wait_for 'SUBNET UP' 1 ftree.log 1800
+  FTREE=$(span ftree.log "building routing with 'ftree'" "ftree tables configured")
+  SWEEP_F=$(span ftree.log "Entering DISCOVERING state" "SUBNET UP")
+  PEAK_F=$(peak_mib)
+  stop_osm
+fi
 
 ctl() { "$BUILD/laasctl/laasctl" -s "$WORK/laas.sock" --timeout 900 "$@"; }
 # change LOG WHAT laasctl-args...: one timed request, its stages from the log lines it caused.
@@ -146,6 +163,7 @@ change() {
 ROUNDS=${LAAS_BENCH_ROUNDS:-"managed heavy unmanaged"}
 LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST="" PEAKS=()
 for round in $ROUNDS; do
+  [ "$round" != none ] || continue
   echo "== laas ($round partitions)"
   base_extra=$YAML_EXTRA
   [ "$round" != unmanaged ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
@@ -169,6 +187,66 @@ for round in $ROUNDS; do
   stop_osm
 done
 
+# tables_digest FILE: the tables an SM last sent (state/tables.bin, routing/saved_tables.h's
+# format), by switch node GUID in GUID order: "SWITCHES sha256" (the file lists switches in
+# the SM's own discovery order, which differs between two SMs).
+tables_digest() {
+  python3 - "$1" <<'EOP'
+import hashlib, struct, sys
+d = open(sys.argv[1], "rb").read()
+assert d[:8] == b"LAASTBL1", "not a tables file"
+(n,), o, sw = struct.unpack_from("<I", d, 8), 12, {}
+for _ in range(n):
+    guid, ln = struct.unpack_from("<QI", d, o); o += 12
+    lft = d[o:o + ln]; o += ln
+    (p,) = struct.unpack_from("<H", d, o); o += 2
+    sw[guid] = lft + d[o:o + 2 * p * p]; o += 2 * p * p
+h = hashlib.sha256()
+for g in sorted(sw): h.update(struct.pack("<Q", g) + sw[g])
+print(len(sw), h.hexdigest()[:16])
+EOP
+}
+
+FAILOVER=""
+if [ "${LAAS_BENCH_FAILOVER:-0}" = 1 ]; then
+  echo "== failover: two OpenSMs with the plugin, kill -9 of the master"
+  # lib_ha.sh's SMs (its functions replace this script's ctl, whose changes are over).
+  export LAAS_PLUGIN_DIR="$BUILD/opensm_plugin" LAASCTL="$BUILD/laasctl/laasctl"
+  # shellcheck source=tests/integration/lib.sh
+  source "$ROOT/tests/integration/lib.sh"
+  # shellcheck source=tests/integration/lib_ha.sh
+  source "$ROOT/tests/integration/lib_ha.sh"
+  # Both SMs listed in laas.yaml as the pair's (management from the start, as docs/ha.md says).
+  export HA_NODES="SW_L2_0 SW_L2_1"
+  start_sm 1 15 SW_L2_0
+  wait_master 1 3600
+  LAST=${SIZES##* }
+  "$LAASCTL" -s "$WORK/sm1.sock" --timeout 900 tenant add "ha$LAST" --hosts "$LAST" >/dev/null
+  PEAK_1=$(OSM_PID=$OSM_PID_1 peak_mib)
+  avail=$(awk '/^MemAvailable/ { printf "%.0f", $2 / 1024 }' /proc/meminfo)
+  if [ "$avail" -lt $((PEAK_1 * 12 / 10)) ]; then
+    FAILOVER="not run: a standby needs about the master's ${PEAK_1} MiB, ${avail} MiB available"
+  else
+    start_sm 2 1 SW_L2_1
+    wait_standby 2 3600
+    sleep 2
+    BEFORE=$(tables_digest state/tables.bin)
+    from2=$(log_lines 2)
+    kill_sm 1
+    wait_master 2 3600 "$from2"
+    TOOK=$(elapsed "$KILL_AT" "$(log_time 2 "$APPLIED_LINE")")
+    sleep 3 # the new master's tables.bin, written on the state directory's worker
+    AFTER=$(tables_digest state/tables.bin)
+    SENT=$(tail -n +"$from2" osm2.log | grep -m1 'laas: routing done' | sed 's/.*; //')
+    PEAK_2=$(OSM_PID=$OSM_PID_2 peak_mib)
+    SAME=no
+    [ "$BEFORE" != "$AFTER" ] || SAME=yes
+    FAILOVER="kill -9 of the master to the standby's tables applied ${TOOK} s; tables identical: ${SAME} (${BEFORE%% *} switches; before ${BEFORE#* }, after ${AFTER#* }); new master's first run: ${SENT}; peak memory master ${PEAK_1} MiB, standby ${PEAK_2} MiB"
+    stop_sm 2
+  fi
+  stop_sm 1
+fi
+
 HOSTS=$("$BUILD/topology/laas-topogen" "$SPEC" --summary | head -1 | sed 's/^[^:]*: //')
 cat <<EOR
 == results for $SPEC ($HOSTS)${YAML_EXTRA:+, laas.yaml: $YAML_EXTRA}
@@ -180,6 +258,7 @@ OpenSM peak resident memory (VmHWM): ftree ${PEAK_F} MiB; with laas, after the r
 tenant changes (ms; stages as in the header of this script):
 change                    wall service   sweep    hops  plugin lft-queue upload to-reply runs  blocks
 EOR
-printf '%s\n' "${ROWS[@]}"
+[ ${#ROWS[@]} = 0 ] || printf '%s\n' "${ROWS[@]}"
+[ -z "$FAILOVER" ] || echo "failover: $FAILOVER"
 EOR_AIM=$(awk -v f="$FTREE" 'BEGIN { printf "%.0f", f * 100 }')
 echo "aim: a tenant change live within 10 % of ftree's full routing, i.e. under ${EOR_AIM} ms here"
