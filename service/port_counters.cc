@@ -44,7 +44,7 @@ allocator::Faults TenantService::current_faults() const {
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
   for (const auto& q : st_.quarantine) faults.hosts.push_back(q.host);
-  faults.drained = drained_links();  // maintenance (fabric_drains.cc)
+  faults.drained = drains_.drained_links();  // maintenance (fabric_drains.cc)
   return faults;
 }
 

@@ -167,7 +167,7 @@ std::string TenantService::metrics_text() const {
     std::set<topology::LinkId> routed;
     for (const auto& [name, t] : st_.cluster->tenants())
       routed.insert(t.placement.links.begin(), t.placement.links.end());
-    const auto drained_set = drained_links();  // sorted; down ones too
+    const auto drained_set = drains_.drained_links();  // sorted; down ones too
     for (int level = 1; level < tree.height(); ++level) {
       double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
       const auto& by_design = st_.view->embedding.uncabled;
@@ -193,7 +193,7 @@ std::string TenantService::metrics_text() const {
       links.samples.push_back({{{"level", lv}, {"state", "draining"}}, draining});
     }
     f.push_back(std::move(links));
-    const auto maintenance = maintenance_counts();
+    const auto maintenance = drains_.maintenance_counts();
     MetricFamily switches{"laas_switches_drained",
                           "Switches drained for maintenance: drained (no tenant left on them) "
                           "or draining (a tenant still on them)",

@@ -397,7 +397,7 @@ RoutingSnapshot TenantService::snapshot() const {
   s.isolated_links = isolated_links();
   // Drained links no tenant routes over any more are avoided like isolated ones: the
   // administrator may pull them.
-  for (auto l : out_of_service_links()) s.isolated_links.push_back(l);
+  for (auto l : drains_.out_of_service_links()) s.isolated_links.push_back(l);
   std::sort(s.isolated_links.begin(), s.isolated_links.end());
   s.isolated_links.erase(std::unique(s.isolated_links.begin(), s.isolated_links.end()),
                          s.isolated_links.end());
@@ -549,7 +549,7 @@ json TenantService::add(const json& params, const Caller& caller) {
       if (const auto* d = hosts_.drain_of(h))
         fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
                                   d->by + ", " + d->at + "): `laasctl host resume` it first");
-      if (const auto* d = leaf_drain_of(h))
+      if (const auto* d = drains_.leaf_drain_of(h))
         fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
                                   "' (" + d->reason + ", " + d->by + ", " + d->at +
                                   "): `laasctl switch resume` it first");

@@ -19,6 +19,7 @@
 
 #include "allocator/cluster.h"
 #include "export/records.h"
+#include "service/fabric_drains.h"
 #include "service/host_identity.h"
 #include "service/host_states.h"
 #include "service/link_health.h"
@@ -156,6 +157,7 @@ class TenantService {
  private:
   // The types the service is made of share its state and call its lifecycle.
   friend class HostManager;
+  friend class FabricDrains;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -226,33 +228,7 @@ class TenantService {
   // Servers (service/servers.cc).
   void group_servers();  // mu held; servers_ from view_
   // Host states: service/host_states.h.
-  // Maintenance of links and switches (service/fabric_drains.cc): drained like hosts, kept in
-  // state.json, treated by the allocator as faults (tenants are repaired off them), routed
-  // around once no tenant routes over them. mu held unless said otherwise.
-  std::vector<topology::LinkId> drained_links() const;  // by record or with their switch
-  // Drained links no tenant routes over: the routing avoids them like isolated links.
-  std::vector<topology::LinkId> out_of_service_links() const;
-  const PersistedFabricDrain* switch_drain_of(int level, int index) const;
-  const PersistedFabricDrain* link_drain_of(topology::LinkId l) const;  // its own or its switch's
-  const PersistedFabricDrain* leaf_drain_of(topology::HostId h) const;  // the host's leaf drained
-  topology::LinkId resolve_link(const std::string& text) const;
-  std::pair<int, int> resolve_switch(const std::string& text) const;
-  // `routed`: every link a tenant routes over, with the tenant.
-  using RoutedLinks = std::map<topology::LinkId, std::string>;
-  std::string link_state(topology::LinkId l, const RoutedLinks& routed) const;
-  std::string switch_state(int level, int index, const RoutedLinks& routed) const;
-  nlohmann::json link_json(topology::LinkId l, const RoutedLinks& routed) const;
-  // {"switch": {name, guid, port}, "peer": {...}}: a link by its two physical ends.
-  nlohmann::json link_ends_json(topology::LinkId l) const;
-  nlohmann::json switch_json(int level, int index, const RoutedLinks& routed) const;
-  nlohmann::json maintenance_counts() const;  // status: links and switches drained, draining
-  nlohmann::json link_list(const nlohmann::json& params) const;    // takes mu
-  nlohmann::json switch_list(const nlohmann::json& params) const;  // takes mu
-  nlohmann::json fabric_drain(const nlohmann::json& params, const Caller& caller, bool link,
-                              bool drain);  // takes mu
-  // After a change of the drains: faults, hosts kept out of placements, repairs made or undone,
-  // recorded in persisted_ (not saved).
-  void apply_fabric_drains();
+  // Maintenance of links and switches: service/fabric_drains.h.
   // Port counters (service/port_counters.cc). mu held.
   const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
   std::vector<topology::LinkId> isolated_links() const;
@@ -288,6 +264,7 @@ class TenantService {
 
   ServiceState st_;
   HostManager hosts_{st_, *this};
+  FabricDrains drains_{st_, *this};
 };
 
 }  // namespace laas::service

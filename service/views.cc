@@ -28,12 +28,12 @@ json TenantService::status() const {
     s["free_hosts"] = st_.cluster->state().free_hosts();
     // Drained links are faulty to the allocator but work: counted apart (maintenance).
     int faulty = 0;
-    const auto drained = drained_links();  // sorted; counted in "maintenance", down or not
+    const auto drained = drains_.drained_links();  // sorted; counted in "maintenance", down or not
     for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l)
       faulty += st_.cluster->state().link_faulty(l) &&
                 !std::binary_search(drained.begin(), drained.end(), l);
     s["faulty_links"] = faulty;
-    s["maintenance"] = maintenance_counts();
+    s["maintenance"] = drains_.maintenance_counts();
     s["down_hosts"] = st_.cluster->state().down_hosts();
     s["missing_switches"] = st_.view->embedding.missing_switches.size();
     int degraded = 0, repairs = 0;
@@ -126,8 +126,8 @@ json TenantService::topology_info(const json& params) const {
     for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
       const auto h = tree.host_at(leaf, s);
       // A drained host no tenant holds; one a tenant holds still shows its tenant.
-      const bool out_of_service =
-          state.host_owner(h) == allocator::kReserved && (hosts_.drain_of(h) || leaf_drain_of(h));
+      const bool out_of_service = state.host_owner(h) == allocator::kReserved &&
+                                  (hosts_.drain_of(h) || drains_.leaf_drain_of(h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
@@ -287,7 +287,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     hosts.push_back(std::move(host));
   }
   for (auto l : t.placement.links) {
-    json link = link_ends_json(l);
+    json link = drains_.link_ends_json(l);
     if (st_.cluster && st_.cluster->link_drained(l))
       link["drained"] = true;  // draining: no free column to move to yet
     else if (st_.cluster && st_.cluster->state().link_faulty(l))
@@ -395,19 +395,6 @@ std::string TenantService::health_text(const allocator::Tenant& t) const {
   }
   if (out.empty()) return "routed";
   return "degraded: " + out;
-}
-
-json TenantService::link_ends_json(topology::LinkId l) const {
-  const auto lo = st_.view->tree.link_lower(l);
-  const auto [upper, upper_port] = st_.ids->link_upper(l);
-  return {{"switch",
-           {{"name", st_.ids->switch_name(lo.level, lo.index)},
-            {"guid", guid_hex(st_.ids->switch_guid(lo.level, lo.index))},
-            {"port", st_.ids->link(l).port}}},
-          {"peer",
-           {{"name", st_.ids->switch_name(upper.first, upper.second)},
-            {"guid", guid_hex(st_.ids->switch_guid(upper.first, upper.second))},
-            {"port", upper_port}}}};
 }
 
 }  // namespace laas::service
