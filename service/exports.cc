@@ -28,7 +28,7 @@ std::string TenantService::partitions_text() const {
   std::vector<exports::TenantRecord> records;
   if (st_.cluster) {
     json all = json::array();
-    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(tenant_json(t));
+    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(views_.tenant_json(t));
     records = exports::tenants_from_json(all);
     for (auto& r : records)
       for (const auto& p : st_.persisted.tenants)
@@ -148,9 +148,9 @@ json TenantService::export_files(const json& params) const {
     const std::string only = get_string(params, "tenant");
     const auto* t = st_.cluster->find(only);
     if (!t) fail(error::kNotFound, "no tenant named '" + only + "'");
-    all.push_back(tenant_json(*t));
+    all.push_back(views_.tenant_json(*t));
   } else {
-    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(tenant_json(t));
+    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(views_.tenant_json(t));
   }
   const bool removal = get_bool(params, "remove", false);
   try {

@@ -88,15 +88,16 @@ const std::vector<TenantService::Method>& TenantService::methods() {
   // dry run is no change. A standby answers the tenants and the status from the shared state,
   // refuses what only the master can do, and answers the rest as it can (no fabric: unavailable).
   static const std::vector<Method> table = {
-      {method::kStatus, [](S& s, P, C) { return s.status(); }, false, OnStandby::kSharedState},
-      {method::kTopology, [](S& s, P p, C) { return s.topology_info(p); }, false,
+      {method::kStatus, [](S& s, P, C) { return s.views_.status(); }, false,
+       OnStandby::kSharedState},
+      {method::kTopology, [](S& s, P p, C) { return s.views_.topology_info(p); }, false,
        OnStandby::kAnswer},
       {method::kTenantAdd, [](S& s, P p, C c) { return s.add(p, c); }, true, OnStandby::kRefuse},
       {method::kTenantRemove, [](S& s, P p, C c) { return s.remove(p, c); }, true,
        OnStandby::kRefuse},
-      {method::kTenantList, [](S& s, P, C) { return s.tenant_list(); }, false,
+      {method::kTenantList, [](S& s, P, C) { return s.views_.tenant_list(); }, false,
        OnStandby::kSharedState},
-      {method::kTenantGet, [](S& s, P p, C) { return s.tenant_get(p); }, false,
+      {method::kTenantGet, [](S& s, P p, C) { return s.views_.tenant_get(p); }, false,
        OnStandby::kSharedState},
       {method::kTenantPlan,
        [](S& s, P p, C c) {
@@ -219,46 +220,6 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
     refuse_changes_while_closed();
   }
   return m.handler(*this, params, caller);
-}
-
-json TenantService::tenant_list() const {
-  std::lock_guard<std::mutex> lock(st_.mu);
-  json list = json::array();
-  if (!st_.cluster) {
-    // No fat-tree (or no routing run yet): every tenant on disk is listed, none is lost.
-    for (const auto& t : st_.persisted.tenants)
-      list.push_back(tenant_line(t, "not routed", unrouted()));
-    return list;
-  }
-  for (const auto& [name, t] : st_.cluster->tenants()) {
-    const auto* record = persisted(name);
-    const bool degraded = st_.cluster->health(t).degraded();
-    list.push_back(tenant_line(name, record ? record->pkey : 0, t.requested,
-                               t.placement.hosts.size(), t.placement.links.size(),
-                               t.placement.shape.text(), degraded ? "degraded" : "routed",
-                               degraded ? health_text(t) : ""));
-  }
-  for (const auto& [name, why] : st_.unplaced)
-    if (const auto* record = persisted(name))
-      list.push_back(tenant_line(*record, "not placed", why));
-  return list;
-}
-
-json TenantService::tenant_get(const json& params) const {
-  const std::string name = get_string(params, "name");
-  std::lock_guard<std::mutex> lock(st_.mu);
-  const auto* record = persisted(name);
-  if (auto it = st_.unplaced.find(name); it != st_.unplaced.end() && record)
-    return recorded_tenant_json(*record, "not placed", it->second);
-  if (!st_.cluster && record) return recorded_tenant_json(*record, "not routed", unrouted());
-  const auto* t = st_.cluster ? st_.cluster->find(name) : nullptr;
-  if (!t) fail(error::kNotFound, "no tenant named '" + name + "'");
-  return tenant_json(*t);
-}
-
-// Why no tenant is routed now (no fat-tree recognized, or the state blocked).
-std::string TenantService::unrouted() const {
-  return "not routed: " + (st_.blocked.empty() ? st_.topology_error : st_.blocked);
 }
 
 json TenantService::run_audit(const Caller& caller) {

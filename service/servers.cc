@@ -32,28 +32,6 @@ std::vector<topology::HostId> TenantService::whole_servers(
   return out;
 }
 
-// A tenant's servers with each port's leaf (its rail), LID and GUID, for tenant show.
-json TenantService::servers_json(const allocator::Tenant& t) const {
-  json out = json::array();
-  std::vector<int> seen;
-  for (auto h : t.placement.hosts) {
-    const int s = st_.servers.server_of[h];
-    if (std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
-    seen.push_back(s);
-    json ports = json::array();
-    for (auto p : st_.servers.ports[s]) {
-      const PersistedHost id = st_.ids->host(p);
-      ports.push_back({{"name", id.name.empty() ? st_.view->host_name(p) : id.name},
-                       {"guid", guid_hex(id.guid)},
-                       {"lid", st_.view->host_lid(p)},
-                       {"leaf", st_.ids->switch_name(1, st_.view->tree.leaf_of_host(p))},
-                       {"leaf_port", id.port}});
-    }
-    out.push_back({{"name", st_.servers.names[s]}, {"ports", ports}});
-  }
-  return out;
-}
-
 void TenantService::one_host_per_server(std::vector<exports::TenantRecord>& records) const {
   if (!st_.servers.multi_port()) return;
   for (auto& r : records) {

@@ -286,7 +286,7 @@ void TenantService::rebuild_cluster() {
   for (const auto& [name, t] : st_.cluster->tenants()) {
     if (!st_.cluster->health(t).degraded()) continue;
     ++degraded;
-    st_.log(LogLevel::kWarning, "laas: tenant '" + name + "' " + health_text(t));
+    st_.log(LogLevel::kWarning, "laas: tenant '" + name + "' " + views_.health_text(t));
   }
   st_.log(LogLevel::kInfo, "laas: " + std::to_string(st_.cluster->tenants().size()) +
                                " tenants placed on " + st_.view->tree.spec().text() +
@@ -343,6 +343,12 @@ void TenantService::save_placed(const std::string& why) {
   } catch (const std::exception& e) {
     st_.log(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   }
+}
+
+void TenantService::require_topology() const {
+  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
+  if (!st_.view || !st_.cluster)
+    fail(error::kUnavailable, "no fat-tree is recognized: " + st_.topology_error);
 }
 
 const PersistedTenant* TenantService::persisted(const std::string& name) const {
@@ -601,7 +607,7 @@ json TenantService::add(const json& params, const Caller& caller) {
              (outcome.status == allocator::Status::kRefused ? hosts_.drained_note() : ""));
   if (dry_run) {
     allocator::Tenant preview{name, hosts, -1, planned};
-    json r = tenant_json(preview);
+    json r = views_.tenant_json(preview);
     r["state"] = "planned";
     r["dry_run"] = true;
     return r;
@@ -628,7 +634,7 @@ json TenantService::add(const json& params, const Caller& caller) {
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " added " + outcome.message);
   return finish_change(lock, partitions_changed, not_durable,
                        "tenant '" + name + "' IS added (state.json holds it and it will be routed)",
-                       tenant_json(*st_.cluster->find(name)), wait, !caller.routes_itself);
+                       views_.tenant_json(*st_.cluster->find(name)), wait, !caller.routes_itself);
 }
 
 json TenantService::remove(const json& params, const Caller& caller) {

@@ -33,6 +33,7 @@
 #include "service/state_io.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
+#include "service/views.h"
 #include "topology/servers.h"
 
 namespace laas::service {
@@ -158,6 +159,7 @@ class TenantService {
   // The types the service is made of share its state and call its lifecycle.
   friend class HostManager;
   friend class FabricDrains;
+  friend class ServiceViews;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -174,30 +176,12 @@ class TenantService {
                           const Caller& caller);
   nlohmann::json answer(const Method& m, bool change, const nlohmann::json& params,
                         const Caller& caller);
-  nlohmann::json tenant_list() const;                             // takes mu
-  nlohmann::json tenant_get(const nlohmann::json& params) const;  // takes mu
-  nlohmann::json run_audit(const Caller& caller);                 // takes mu after the hook
-  nlohmann::json status() const;
-  void refuse_changes_while_closed() const;  // throws RequestError; takes mu
+  nlohmann::json run_audit(const Caller& caller);  // takes mu after the hook
+  void refuse_changes_while_closed() const;        // throws RequestError; takes mu
   // Subnet managers (service/sm_trust.cc). mu held where said.
   std::vector<topology::Guid> trusted_sm_ports() const;  // mu held
   std::string sm_state(topology::Guid guid) const;       // mu held: this|listed|accepted|...
   nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller, bool accept);
-  nlohmann::json topology_info(const nlohmann::json& params) const;
-  nlohmann::json down_parts() const;                             // mu held; parts down now
-  nlohmann::json tenant_json(const allocator::Tenant& t) const;  // a routed tenant
-  // One tenant list and one tenant show for every state and every SM (service/views.cc).
-  static nlohmann::json tenant_line(const std::string& name, std::uint16_t pkey, int requested,
-                                    std::size_t hosts, std::size_t links, const std::string& shape,
-                                    const std::string& state, const std::string& reason);
-  static nlohmann::json tenant_line(const PersistedTenant& t, const std::string& state,
-                                    const std::string& reason);
-  static nlohmann::json recorded_tenant_json(const PersistedTenant& t, const std::string& state,
-                                             const std::string& reason);
-  std::string unrouted() const;  // mu held
-  // "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
-  nlohmann::json health_json(const allocator::Tenant& t) const;
-  std::string health_text(const allocator::Tenant& t) const;
   const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   void save_placed(const std::string& why);
@@ -228,7 +212,7 @@ class TenantService {
   // Servers (service/servers.cc).
   void group_servers();  // mu held; servers_ from view_
   // Host states: service/host_states.h.
-  // Maintenance of links and switches: service/fabric_drains.h.
+  // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
   // Port counters (service/port_counters.cc). mu held.
   const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
   std::vector<topology::LinkId> isolated_links() const;
@@ -240,7 +224,6 @@ class TenantService {
   void write_metrics_file();         // mu held; logs (once per failure streak) when it cannot
   void note_change(const char* op, double seconds, bool ok);  // mu held
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
-  nlohmann::json servers_json(const allocator::Tenant& t) const;
   // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
   void one_host_per_server(std::vector<exports::TenantRecord>& records) const;
   // For Slurm's topology.conf: each server under one leaf (its first port's, rail 0 on a
@@ -258,13 +241,13 @@ class TenantService {
   bool holds_term() const;  // mu held
   nlohmann::json answer_from_shared_state(const std::string& asked, const nlohmann::json& params,
                                           const SmRole& role);
-  bool reload_shared_state();                          // mu held; true when another SM changed it
-  std::string shared_partitions_text() const;          // mu held; from persisted_ (no topology)
-  nlohmann::json role_json(const SmRole& role) const;  // mu held
+  bool reload_shared_state();                  // mu held; true when another SM changed it
+  std::string shared_partitions_text() const;  // mu held; from persisted_ (no topology)
 
   ServiceState st_;
   HostManager hosts_{st_, *this};
   FabricDrains drains_{st_, *this};
+  ServiceViews views_{st_, *this};
 };
 
 }  // namespace laas::service
