@@ -145,7 +145,7 @@ topology::LinkId FabricDrains::resolve_link(const std::string& text) const {
   const auto [level, index] = resolve_switch(text.substr(0, colon));
   const int port = std::stoi(text.substr(colon + 1));
   const auto guid = st_.ids->switch_guid(level, index);
-  const auto& links = service_.port_links();
+  const auto& links = service_.metrics_.port_links();
   const auto it = links.find({guid, port});
   if (it == links.end())
     fail(error::kBadRequest, "port " + std::to_string(port) + " of switch '" +
@@ -161,7 +161,7 @@ std::string FabricDrains::link_state(topology::LinkId l,
   if (std::binary_search(uncabled.begin(), uncabled.end(), l)) return "uncabled";
   if (link_drain_of(l)) return routed.count(l) ? "draining" : "drained";
   if (!st_.view->link_present(l)) return "down";
-  const auto isolated = service_.isolated_links();
+  const auto isolated = service_.metrics_.isolated_links();
   if (std::binary_search(isolated.begin(), isolated.end(), l)) return "isolated";
   const auto owner = st_.cluster->state().link_owner(l);
   if (owner == allocator::kReserved) return "management";
@@ -309,7 +309,7 @@ json FabricDrains::switch_list(const json& params) const {
 }
 
 void FabricDrains::apply_fabric_drains() {
-  st_.cluster->set_faults(service_.current_faults());
+  st_.cluster->set_faults(service_.metrics_.current_faults());
   // Hosts out of placements: management servers, drained hosts and the hosts of drained
   // leaves; those no longer drained go back to the free pool.
   std::set<topology::HostId> keep;

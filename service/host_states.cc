@@ -445,7 +445,8 @@ json HostManager::accept(const json& params, const Caller& caller) {
     --st_.persisted.generation;
     fail(e.code.c_str(), "hosts not accepted: " + e.message);
   }
-  st_.cluster->set_faults(service_.current_faults());  // the slots are up for their tenants again
+  st_.cluster->set_faults(
+      service_.metrics_.current_faults());  // the slots are up for their tenants again
   std::string what;
   for (const auto& a : accepted)
     what += (what.empty() ? "" : ", ") + a["guid"].get<std::string>() + " ('" +

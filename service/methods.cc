@@ -139,7 +139,7 @@ const std::vector<TenantService::Method>& TenantService::methods() {
       {method::kMetrics,
        [](S& s, P, C) {
          std::lock_guard<std::mutex> lock(s.st_.mu);
-         return json{{"text", s.metrics_text()}};
+         return json{{"text", s.metrics_.metrics_text()}};
        },
        false, OnStandby::kAnswer},
       {method::kAudit, [](S& s, P, C c) { return s.run_audit(c); }, false, OnStandby::kAnswer},
@@ -173,9 +173,10 @@ json TenantService::dispatch(const std::string& name, const json& params, const 
     std::string op = name.substr(name.find('.') + 1);
     if (name.rfind("link.", 0) == 0 || name.rfind("switch.", 0) == 0)
       op = name.substr(0, name.find('.')) + "_" + op;
-    note_change(op.c_str(),
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok);
-    write_metrics_file();
+    metrics_.note_change(
+        op.c_str(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+        ok);
+    metrics_.write_metrics_file();
   };
   try {
     json result = answer(*it, true, params, caller);
@@ -231,7 +232,7 @@ json TenantService::run_audit(const Caller& caller) {
   std::lock_guard<std::mutex> lock(st_.mu);
   if (report.contains("violations") && report["violations"].is_number_integer())
     st_.last_audit_violations = report["violations"].get<int>();
-  write_metrics_file();
+  metrics_.write_metrics_file();
   return report;
 }
 

@@ -39,7 +39,7 @@ std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
       unaccepted.push_back(sm);
   if (unaccepted.size() != st_.unaccepted_sms) {
     st_.unaccepted_sms = unaccepted.size();
-    write_metrics_file();
+    metrics_.write_metrics_file();
   }
   return unaccepted;
 }

@@ -153,7 +153,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
                                               true, &st_.view->known());
       group_servers();
-      st_.ports_indexed = false;  // a new view: port_links() re-indexes
+      st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
       if (!st_.unsaved.empty() && holds_term()) save_placed(st_.unsaved);
       // A partitions.conf the worker could not write (the directory hung) is written now.
       if (st_.partitions_unsynced) partitions_changed = refresh_managed_partitions();
@@ -213,7 +213,7 @@ void TenantService::rebuild_cluster() {
                                           true, &st_.view->known());
   st_.cluster->set_link_namer([this](topology::LinkId l) { return st_.ids->link_name(l); });
   group_servers();
-  st_.ports_indexed = false;  // a new view: port_links() re-indexes
+  st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
   const auto& emb = st_.view->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   if (st_.last_faults_spec != st_.view->tree.spec().text()) st_.last_faults = {};
@@ -243,7 +243,8 @@ void TenantService::rebuild_cluster() {
             "laas: quarantined: " +
                 describe(q, st_.ids->switch_name(1, st_.view->tree.leaf_of_host(q.host))) +
                 "; no routes and no P_Key until `laasctl host accept`");
-  st_.cluster->set_faults(current_faults());  // with the links isolated and the hosts quarantined
+  st_.cluster->set_faults(
+      metrics_.current_faults());  // with the links isolated and the hosts quarantined
   // A management port keeps its whole server out of tenants' hands.
   auto skipped = st_.cluster->reserve(whole_servers(st_.view->management_hosts));
   (void)skipped;
@@ -370,7 +371,7 @@ void TenantService::set_fail_closed(const std::string& reason) {
   std::lock_guard<std::mutex> lock(st_.mu);
   if (st_.fail_closed == reason) return;
   st_.fail_closed = reason;
-  write_metrics_file();
+  metrics_.write_metrics_file();
 }
 
 std::string TenantService::fail_closed() const {
@@ -400,7 +401,7 @@ RoutingSnapshot TenantService::snapshot() const {
   s.config_error = st_.config.config_error;
   if (st_.cluster)
     for (const auto& [name, t] : st_.cluster->tenants()) s.tenants.emplace_back(name, t.placement);
-  s.isolated_links = isolated_links();
+  s.isolated_links = metrics_.isolated_links();
   // Drained links no tenant routes over any more are avoided like isolated ones: the
   // administrator may pull them.
   for (auto l : drains_.out_of_service_links()) s.isolated_links.push_back(l);
@@ -422,7 +423,7 @@ void TenantService::on_routing_done(std::uint64_t generation, const std::string&
       st_.log(LogLevel::kError, "laas: generation " + std::to_string(generation) +
                                     " is not in the fabric as it should be: " + failure);
     }
-    write_metrics_file();
+    metrics_.write_metrics_file();
   }
   st_.routed_cv.notify_all();
 }
@@ -682,7 +683,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
                                       [&](const QuarantinedHost& q) { return q.tenant == name; }),
                        st_.quarantine.end());
   if (st_.quarantine.size() != quarantined && st_.cluster)
-    st_.cluster->set_faults(current_faults());
+    st_.cluster->set_faults(metrics_.current_faults());
   if (before && st_.view)
     st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));  // drained ones leave
   if (before && st_.view) {
@@ -824,6 +825,15 @@ bool TenantService::commit(std::string* not_durable) {
                                  " tenant partitions)");
   }
   return changed;
+}
+
+void TenantService::record_routing(double seconds, long lft_blocks) {
+  metrics_.record_routing(seconds, lft_blocks);
+}
+
+void TenantService::on_port_counters(topology::Guid switch_guid, int port,
+                                     const PortCounters& delta) {
+  metrics_.on_port_counters(switch_guid, port, delta);
 }
 
 }  // namespace laas::service

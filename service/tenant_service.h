@@ -28,6 +28,7 @@
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
+#include "service/service_metrics.h"
 #include "service/service_state.h"
 #include "service/sm_role.h"
 #include "service/state_io.h"
@@ -160,6 +161,7 @@ class TenantService {
   friend class HostManager;
   friend class FabricDrains;
   friend class ServiceViews;
+  friend class ServiceMetrics;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -213,16 +215,7 @@ class TenantService {
   void group_servers();  // mu held; servers_ from view_
   // Host states: service/host_states.h.
   // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
-  // Port counters (service/port_counters.cc). mu held.
-  const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
-  std::vector<topology::LinkId> isolated_links() const;
-  allocator::Faults current_faults() const;  // the fabric's and the isolated links
-  nlohmann::json link_health_json(const allocator::Tenant& t) const;
-  // Metrics (service/service_metrics.cc).
-  std::string metrics_text() const;  // mu held
-  int largest_tenant() const;        // mu held; cluster_ set
-  void write_metrics_file();         // mu held; logs (once per failure streak) when it cannot
-  void note_change(const char* op, double seconds, bool ok);  // mu held
+  // Metrics and port counters: service/service_metrics.h.
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
   // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
   void one_host_per_server(std::vector<exports::TenantRecord>& records) const;
@@ -248,6 +241,7 @@ class TenantService {
   HostManager hosts_{st_, *this};
   FabricDrains drains_{st_, *this};
   ServiceViews views_{st_, *this};
+  ServiceMetrics metrics_{st_, *this};
 };
 
 }  // namespace laas::service

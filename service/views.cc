@@ -313,7 +313,7 @@ json ServiceViews::tenant_json(const allocator::Tenant& t) const {
     }
   }
   if (st_.servers.multi_port()) out["servers"] = servers_json(t);
-  if (!st_.health.totals().empty()) out["link_health"] = service_.link_health_json(t);
+  if (!st_.health.totals().empty()) out["link_health"] = service_.metrics_.link_health_json(t);
   out.update(extra);
   return out;
 }
