@@ -147,7 +147,7 @@ const std::vector<TenantService::Method>& TenantService::methods() {
        [](S& s, P p, C) {
          if (s.st_.export_hook) return s.st_.export_hook(p);
          std::lock_guard<std::mutex> lock(s.st_.mu);
-         return s.export_files(p);
+         return s.exports_.export_files(p);
        },
        false, OnStandby::kAnswer},
   };

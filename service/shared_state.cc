@@ -192,7 +192,7 @@ std::string TenantService::shared_partitions_text() const {
     records.push_back(std::move(r));
   }
   exports::PartitionOptions options;
-  const auto base = partitions_base();
+  const auto base = exports_.partitions_base();
   options.base_text = base.text;
   options.base_name = base.name;
   options.management = {{"SELF", exports::Membership::kFull}};
@@ -211,7 +211,7 @@ void TenantService::follow_shared_state() {
   try {
     const std::string text = shared_partitions_text();
     if (text == st_.last_partitions) return;
-    write_managed_partitions(text);
+    exports_.write_managed_partitions(text);
     st_.last_partitions = text;
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.

@@ -119,7 +119,7 @@ void TenantService::assign_missing_pkeys() {
   // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
   // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
   try {
-    const auto base = partitions_base();
+    const auto base = exports_.partitions_base();
     if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
   } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
   }
@@ -156,11 +156,11 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
       if (!st_.unsaved.empty() && holds_term()) save_placed(st_.unsaved);
       // A partitions.conf the worker could not write (the directory hung) is written now.
-      if (st_.partitions_unsynced) partitions_changed = refresh_managed_partitions();
+      if (st_.partitions_unsynced) partitions_changed = exports_.refresh_managed_partitions();
     } else {
       st_.view = std::move(view);
       rebuild_cluster();
-      partitions_changed = refresh_managed_partitions();
+      partitions_changed = exports_.refresh_managed_partitions();
     }
   }
   if (partitions_changed && st_.partitions_hook) st_.partitions_hook();
@@ -767,7 +767,7 @@ bool TenantService::commit(std::string* not_durable) {
   bool existed = false, changed = false;
   if (managed) {
     try {
-      text = partitions_text();
+      text = exports_.partitions_text();
     } catch (const exports::ExportError& e) {
       fail(error::kRefused, std::string("partitions.conf would not be valid: ") + e.what());
     }
@@ -778,7 +778,7 @@ bool TenantService::commit(std::string* not_durable) {
     }
     changed = !existed || text != previous;
     if (changed) try {
-        write_managed_partitions(text);
+        exports_.write_managed_partitions(text);
       } catch (const std::exception& e) {
         fail(error::kInternal, std::string("partitions.conf not written: ") + e.what());
       }

@@ -19,6 +19,7 @@
 
 #include "allocator/cluster.h"
 #include "export/records.h"
+#include "service/exports.h"
 #include "service/fabric_drains.h"
 #include "service/host_identity.h"
 #include "service/host_states.h"
@@ -162,6 +163,7 @@ class TenantService {
   friend class FabricDrains;
   friend class ServiceViews;
   friend class ServiceMetrics;
+  friend class ServiceExports;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -196,18 +198,7 @@ class TenantService {
                                const std::string& not_durable, const std::string& done,
                                nlohmann::json result, int wait, bool reroute = true);
   int wait_ms(const nlohmann::json& params) const;  // validated 'wait' and 'timeout_ms'
-  nlohmann::json export_files(const nlohmann::json& params) const;
-  std::string partitions_text() const;
-  struct PartitionsBase {
-    std::optional<std::string> text;
-    std::string name = "partitions.conf";
-  };
-  PartitionsBase partitions_base() const;
   bool commit(std::string* not_durable);
-  bool refresh_managed_partitions();  // true when the file changed
-  // Replaces the managed partitions.conf with `text`, after keeping the administrator's own
-  // file once as <file>.pre-laas (exports.cc). Throws std::runtime_error, the file untouched.
-  void write_managed_partitions(const std::string& text);
   void assign_missing_pkeys();
   void require_topology() const;
   void rebuild_cluster();
@@ -215,13 +206,9 @@ class TenantService {
   void group_servers();  // mu held; servers_ from view_
   // Host states: service/host_states.h.
   // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
-  // Metrics and port counters: service/service_metrics.h.
+  // Metrics and port counters: service/service_metrics.h. The managed partitions.conf and
+  // the export formats: service/exports.h.
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
-  // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
-  void one_host_per_server(std::vector<exports::TenantRecord>& records) const;
-  // For Slurm's topology.conf: each server under one leaf (its first port's, rail 0 on a
-  // rail-optimized tree), as Slurm expects one leaf a node; leaves left empty are dropped.
-  void one_leaf_per_server(exports::TreeRecord& tree) const;
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
@@ -242,6 +229,7 @@ class TenantService {
   FabricDrains drains_{st_, *this};
   ServiceViews views_{st_, *this};
   ServiceMetrics metrics_{st_, *this};
+  ServiceExports exports_{st_, *this};
 };
 
 }  // namespace laas::service
