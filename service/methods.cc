@@ -132,9 +132,9 @@ const std::vector<TenantService::Method>& TenantService::methods() {
        [](S& s, P p, C c) { return s.drains_.fabric_drain(p, c, false, false); }, true,
        OnStandby::kRefuse},
       {method::kSmList, [](S& s, P, C) { return s.sm_list(); }, false, OnStandby::kAnswer},
-      {method::kSmAccept, [](S& s, P p, C c) { return s.sm_change(p, c, true); }, true,
+      {method::kSmAccept, [](S& s, P p, C c) { return s.sm_trust_.sm_change(p, c, true); }, true,
        OnStandby::kRefuse},
-      {method::kSmForget, [](S& s, P p, C c) { return s.sm_change(p, c, false); }, true,
+      {method::kSmForget, [](S& s, P p, C c) { return s.sm_trust_.sm_change(p, c, false); }, true,
        OnStandby::kRefuse},
       {method::kMetrics,
        [](S& s, P, C) {

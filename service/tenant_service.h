@@ -32,6 +32,7 @@
 #include "service/service_metrics.h"
 #include "service/service_state.h"
 #include "service/sm_role.h"
+#include "service/sm_trust.h"
 #include "service/state_io.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
@@ -164,6 +165,7 @@ class TenantService {
   friend class ServiceViews;
   friend class ServiceMetrics;
   friend class ServiceExports;
+  friend class SmTrust;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -182,10 +184,7 @@ class TenantService {
                         const Caller& caller);
   nlohmann::json run_audit(const Caller& caller);  // takes mu after the hook
   void refuse_changes_while_closed() const;        // throws RequestError; takes mu
-  // Subnet managers (service/sm_trust.cc). mu held where said.
-  std::vector<topology::Guid> trusted_sm_ports() const;  // mu held
-  std::string sm_state(topology::Guid guid) const;       // mu held: this|listed|accepted|...
-  nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller, bool accept);
+  // Subnet managers: service/sm_trust.h.
   const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   void save_placed(const std::string& why);
@@ -230,6 +229,7 @@ class TenantService {
   ServiceViews views_{st_, *this};
   ServiceMetrics metrics_{st_, *this};
   ServiceExports exports_{st_, *this};
+  SmTrust sm_trust_{st_, *this};
 };
 
 }  // namespace laas::service
