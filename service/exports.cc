@@ -1,5 +1,7 @@
-// TenantService and the rest of the cluster: the managed partitions.conf (generated from the
+// The tenant service and the rest of the cluster: the managed partitions.conf (generated from the
 // tenants, written atomically, applied by OpenSM) and the export formats (`laasctl export`).
+#include "service/exports.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -24,11 +27,26 @@ namespace laas::service {
 
 using nlohmann::json;
 
-std::string TenantService::partitions_text() const {
+namespace {
+
+exports::SlurmOptions slurm_options_of(const ExportConfig& cfg, const json& params) {
+  exports::SlurmOptions options;
+  options.node_names = cfg.slurm_node_names;
+  options.magnetic = get_bool(params, "magnetic", false);
+  options.partitions = get_bool(params, "slurm_partitions", false);
+  // Every tenant listed: reservations of departed tenants go.
+  options.prune = !params.contains("tenant");
+  return options;
+}
+
+}  // namespace
+
+std::string ServiceExports::partitions_text() const {
   std::vector<exports::TenantRecord> records;
   if (st_.cluster) {
     json all = json::array();
-    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(tenant_json(t));
+    for (const auto& [name, t] : st_.cluster->tenants())
+      all.push_back(service_.views_.tenant_json(t));
     records = exports::tenants_from_json(all);
     for (auto& r : records)
       for (const auto& p : st_.persisted.tenants)
@@ -61,17 +79,17 @@ std::string TenantService::partitions_text() const {
 
 // The administrator's partitions: partitions_base when set, else the managed file itself
 // (everything outside LaaS's markers is kept), else none.
-TenantService::PartitionsBase TenantService::partitions_base() const {
+ServiceExports::PartitionsBase ServiceExports::partitions_base() const {
   PartitionsBase b;
   const auto& base = st_.config.exports.partitions_base_file;
   const auto& managed = st_.config.exports.managed_partitions_file;
   bool exists = false;
   if (!base.empty()) {
-    b.text = read_text_io(base, &exists);
+    b.text = service_.read_text_io(base, &exists);
     b.name = base;
     if (!exists) fail(error::kUnavailable, "cannot read the base partitions file " + base);
   } else if (!managed.empty()) {
-    const std::string text = read_text_io(managed, &exists);
+    const std::string text = service_.read_text_io(managed, &exists);
     if (exists) {
       b.text = text;
       b.name = managed;
@@ -87,7 +105,7 @@ TenantService::PartitionsBase TenantService::partitions_base() const {
 // A hard link keeps the very file (content, owner, mode, times) and either appears whole or
 // not at all; the rename that follows, in the same directory, is synced with it. Without the
 // backup nothing is written: the original would be lost for good.
-void TenantService::write_managed_partitions(const std::string& text) {
+void ServiceExports::write_managed_partitions(const std::string& text) {
   // On the state directory's worker (it may share a file system with it), with copies.
   st_.io->call(
       [path = st_.config.exports.managed_partitions_file, text, log = st_.log] {
@@ -111,7 +129,7 @@ void TenantService::write_managed_partitions(const std::string& text) {
 
 // Writes the managed partitions.conf when its content changes. A generation error leaves the
 // previous file in place: OpenSM would otherwise fall back to "everyone full member".
-bool TenantService::refresh_managed_partitions() {
+bool ServiceExports::refresh_managed_partitions() {
   const auto& path = st_.config.exports.managed_partitions_file;
   if (path.empty() || !st_.view) return false;
   // The file holds the tenants last routed: a state that cannot be read (or was never taken
@@ -140,17 +158,18 @@ bool TenantService::refresh_managed_partitions() {
   return false;
 }
 
-json TenantService::export_files(const json& params) const {
+json ServiceExports::export_files(const json& params) const {
   const std::string format = get_string(params, "format");
-  require_topology();
+  service_.require_topology();
   json all = json::array();
   if (params.contains("tenant")) {
     const std::string only = get_string(params, "tenant");
     const auto* t = st_.cluster->find(only);
     if (!t) fail(error::kNotFound, "no tenant named '" + only + "'");
-    all.push_back(tenant_json(*t));
+    all.push_back(service_.views_.tenant_json(*t));
   } else {
-    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(tenant_json(t));
+    for (const auto& [name, t] : st_.cluster->tenants())
+      all.push_back(service_.views_.tenant_json(t));
   }
   const bool removal = get_bool(params, "remove", false);
   try {
@@ -164,65 +183,108 @@ json TenantService::export_files(const json& params) const {
            "unknown export format '" + format + "'; formats: " + exports::formats_text(false));
     // Schedulers see servers: one node (or compute host) a server, whatever its ports.
     if (known->per_server) one_host_per_server(records);
-    const auto& cfg = st_.config.exports;
-    auto slurm_options = [&] {
-      exports::SlurmOptions options;
-      options.node_names = cfg.slurm_node_names;
-      options.magnetic = get_bool(params, "magnetic", false);
-      options.partitions = get_bool(params, "slurm_partitions", false);
-      // Every tenant listed: reservations of departed tenants go.
-      options.prune = !params.contains("tenant");
-      return options;
-    };
-    // One exporter a format of exports::kFormats: the content (and files) it writes.
-    const std::map<std::string, std::function<json()>> exporters = {
-        {"partitions",
-         [&] {
-           return json{{"content", partitions_text()}};
-         }},
-        {"routing-chains",
-         [&] {
-           const auto tree =
-               exports::tree_from_fabric(st_.view->tree, st_.view->fabric, st_.view->embedding);
-           const auto files = exports::generate_routing_chains(records, &tree, {});
-           return json{{"files",
-                        {{exports::kPortGroupsFile, files.port_groups},
-                         {exports::kTopologiesFile, files.topologies},
-                         {exports::kChainsFile, files.chains}}},
-                       {"content", "# ---- pgrp_policy_file ----\n" + files.port_groups +
-                                       "# ---- topo_policy_file ----\n" + files.topologies +
-                                       "# ---- rch_policy_file ----\n" + files.chains}};
-         }},
-        {"slurm",
-         [&] {
-           const auto options = slurm_options();
-           return json{{"content", removal
-                                       ? exports::generate_slurm_release(records, options)
-                                       : exports::generate_slurm_reservations(records, options)}};
-         }},
-        {"slurm-topology",
-         [&] {
-           auto tree =
-               exports::tree_from_fabric(st_.view->tree, st_.view->fabric, st_.view->embedding);
-           one_leaf_per_server(tree);
-           return json{{"content", exports::generate_slurm_topology(tree, slurm_options())}};
-         }},
-        {"openstack",
-         [&] {
-           exports::OpenStackOptions options;
-           options.projects = cfg.openstack_projects;
-           options.host_names = cfg.openstack_hosts;
-           return json{{"content", removal ? exports::generate_openstack_remove(records, options)
-                                           : exports::generate_openstack_add(records, options)}};
-         }},
-    };
-    json out = exporters.at(format)();
+    json out = export_format(format, params, removal, records);
     out["format"] = format;
     return out;
   } catch (const exports::ExportError& e) {
     fail(error::kRefused, e.what());
   }
   return {};  // not reached: fail() throws
+}
+
+// One exporter a format of exports::kFormats: the content (and files) it writes. Throws
+// exports::ExportError.
+json ServiceExports::export_format(const std::string& format, const json& params, bool removal,
+                                   const std::vector<exports::TenantRecord>& records) const {
+  const auto& cfg = st_.config.exports;
+  auto slurm_options = [&] { return slurm_options_of(cfg, params); };
+  const std::map<std::string, std::function<json()>> exporters = {
+      {"partitions",
+       [&] {
+         return json{{"content", partitions_text()}};
+       }},
+      {"routing-chains",
+       [&] {
+         const auto tree =
+             exports::tree_from_fabric(st_.view->tree, st_.view->fabric, st_.view->embedding);
+         const auto files = exports::generate_routing_chains(records, &tree, {});
+         return json{{"files",
+                      {{exports::kPortGroupsFile, files.port_groups},
+                       {exports::kTopologiesFile, files.topologies},
+                       {exports::kChainsFile, files.chains}}},
+                     {"content", "# ---- pgrp_policy_file ----\n" + files.port_groups +
+                                     "# ---- topo_policy_file ----\n" + files.topologies +
+                                     "# ---- rch_policy_file ----\n" + files.chains}};
+       }},
+      {"slurm",
+       [&] {
+         const auto options = slurm_options();
+         return json{{"content", removal ? exports::generate_slurm_release(records, options)
+                                         : exports::generate_slurm_reservations(records, options)}};
+       }},
+      {"slurm-topology",
+       [&] {
+         auto tree =
+             exports::tree_from_fabric(st_.view->tree, st_.view->fabric, st_.view->embedding);
+         one_leaf_per_server(tree);
+         return json{{"content", exports::generate_slurm_topology(tree, slurm_options())}};
+       }},
+      {"openstack",
+       [&] {
+         exports::OpenStackOptions options;
+         options.projects = cfg.openstack_projects;
+         options.host_names = cfg.openstack_hosts;
+         return json{{"content", removal ? exports::generate_openstack_remove(records, options)
+                                         : exports::generate_openstack_add(records, options)}};
+       }},
+  };
+  return exporters.at(format)();
+}
+
+void ServiceExports::one_host_per_server(std::vector<exports::TenantRecord>& records) const {
+  if (!st_.servers.multi_port()) return;
+  for (auto& r : records) {
+    std::vector<exports::Endpoint> hosts;
+    std::vector<int> seen;
+    for (const auto& h : r.hosts) {
+      const auto id = st_.view->host_by_guid(h.guid);
+      const int s = id ? st_.servers.server_of[*id] : -1;
+      if (s >= 0 && std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+      if (s >= 0) seen.push_back(s);
+      hosts.push_back(h);
+      if (s >= 0) hosts.back().name = st_.servers.names[s];
+    }
+    r.hosts = std::move(hosts);
+  }
+}
+
+void ServiceExports::one_leaf_per_server(exports::TreeRecord& tree) const {
+  if (!st_.servers.multi_port()) return;
+  std::set<topology::Guid> dropped;
+  std::vector<exports::SwitchRecord> kept;
+  for (auto sw : tree.switches) {
+    if (sw.level == 1) {
+      std::vector<exports::Endpoint> down;
+      for (auto d : sw.down) {
+        const auto id = st_.view->host_by_guid(d.guid);
+        if (id && st_.servers.ports[st_.servers.server_of[*id]].front() != *id) continue;
+        if (id) d.name = st_.servers.names[st_.servers.server_of[*id]];
+        down.push_back(std::move(d));
+      }
+      sw.down = std::move(down);
+      if (sw.down.empty()) {
+        dropped.insert(sw.guid);
+        continue;
+      }
+    } else {
+      sw.down.erase(
+          std::remove_if(sw.down.begin(), sw.down.end(),
+                         [&](const exports::Endpoint& d) { return dropped.count(d.guid); }),
+          sw.down.end());
+    }
+    kept.push_back(std::move(sw));
+  }
+  tree.switches = std::move(kept);
 }
 
 }  // namespace laas::service

@@ -1,4 +1,4 @@
-// TenantService and the maintenance of links and switches: drained and resumed as hosts are
+// The maintenance of links and switches: drained and resumed as hosts are
 // (host_states.cc), so that an administrator can pull a cable or power a switch off without
 // touching a tenant. A drained link is never placed; a tenant routing over it is repaired onto a
 // free column the way a fault is repaired (allocator::Cluster::reconcile), and once no tenant
@@ -9,6 +9,8 @@
 // keeps its hosts out of new placements. Drains are kept in state.json by node GUID and port,
 // so they survive restarts and SM failover; resume undoes the repairs (the tenants return to
 // their columns as placed, with the same routes as before).
+#include "service/fabric_drains.h"
+
 #include <algorithm>
 #include <set>
 
@@ -45,7 +47,7 @@ bool touches(const topology::FatTree& tree, topology::LinkId l, int level, int i
 
 }  // namespace
 
-const PersistedFabricDrain* TenantService::switch_drain_of(int level, int index) const {
+const PersistedFabricDrain* FabricDrains::switch_drain_of(int level, int index) const {
   if (!st_.ids || st_.persisted.drained_switches.empty()) return nullptr;
   const auto guid = st_.ids->switch_guid(level, index);
   for (const auto& d : st_.persisted.drained_switches)
@@ -53,7 +55,7 @@ const PersistedFabricDrain* TenantService::switch_drain_of(int level, int index)
   return nullptr;
 }
 
-const PersistedFabricDrain* TenantService::link_drain_of(topology::LinkId l) const {
+const PersistedFabricDrain* FabricDrains::link_drain_of(topology::LinkId l) const {
   if (!st_.ids) return nullptr;
   const auto id = st_.ids->link(l);
   for (const auto& d : st_.persisted.drained_links)
@@ -63,12 +65,12 @@ const PersistedFabricDrain* TenantService::link_drain_of(topology::LinkId l) con
   return switch_drain_of(up.level, up.index);
 }
 
-const PersistedFabricDrain* TenantService::leaf_drain_of(topology::HostId h) const {
+const PersistedFabricDrain* FabricDrains::leaf_drain_of(topology::HostId h) const {
   if (!st_.view || st_.persisted.drained_switches.empty()) return nullptr;
   return switch_drain_of(1, st_.view->tree.leaf_of_host(h));
 }
 
-std::vector<topology::LinkId> TenantService::drained_links() const {
+std::vector<topology::LinkId> FabricDrains::drained_links() const {
   std::vector<topology::LinkId> out;
   if (!st_.view || !st_.ids) return out;
   for (const auto& d : st_.persisted.drained_links)
@@ -87,7 +89,7 @@ std::vector<topology::LinkId> TenantService::drained_links() const {
   return out;
 }
 
-std::vector<topology::LinkId> TenantService::out_of_service_links() const {
+std::vector<topology::LinkId> FabricDrains::out_of_service_links() const {
   std::vector<topology::LinkId> out;
   if (!st_.cluster) return out;
   const auto routed = routed_links(*st_.cluster);
@@ -98,7 +100,7 @@ std::vector<topology::LinkId> TenantService::out_of_service_links() const {
 
 // A switch by node GUID, or by the name the recorded layout gives it -- never by a node
 // description seen now, which whoever manages the switch can set to anything.
-std::pair<int, int> TenantService::resolve_switch(const std::string& text) const {
+std::pair<int, int> FabricDrains::resolve_switch(const std::string& text) const {
   const auto& tree = st_.view->tree;
   try {
     const auto guid = parse_guid(text);
@@ -132,7 +134,7 @@ std::pair<int, int> TenantService::resolve_switch(const std::string& text) const
 }
 
 // SWITCH:PORT, the switch by node GUID or recorded name, either end of the link.
-topology::LinkId TenantService::resolve_link(const std::string& text) const {
+topology::LinkId FabricDrains::resolve_link(const std::string& text) const {
   const auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size() ||
       text.find_first_not_of("0123456789", colon + 1) != std::string::npos ||
@@ -143,7 +145,7 @@ topology::LinkId TenantService::resolve_link(const std::string& text) const {
   const auto [level, index] = resolve_switch(text.substr(0, colon));
   const int port = std::stoi(text.substr(colon + 1));
   const auto guid = st_.ids->switch_guid(level, index);
-  const auto& links = port_links();
+  const auto& links = service_.metrics_.port_links();
   const auto it = links.find({guid, port});
   if (it == links.end())
     fail(error::kBadRequest, "port " + std::to_string(port) + " of switch '" +
@@ -153,20 +155,20 @@ topology::LinkId TenantService::resolve_link(const std::string& text) const {
   return it->second;
 }
 
-std::string TenantService::link_state(topology::LinkId l,
-                                      const std::map<topology::LinkId, std::string>& routed) const {
+std::string FabricDrains::link_state(topology::LinkId l,
+                                     const std::map<topology::LinkId, std::string>& routed) const {
   const auto& uncabled = st_.view->embedding.uncabled;
   if (std::binary_search(uncabled.begin(), uncabled.end(), l)) return "uncabled";
   if (link_drain_of(l)) return routed.count(l) ? "draining" : "drained";
   if (!st_.view->link_present(l)) return "down";
-  const auto isolated = isolated_links();
+  const auto isolated = service_.metrics_.isolated_links();
   if (std::binary_search(isolated.begin(), isolated.end(), l)) return "isolated";
   const auto owner = st_.cluster->state().link_owner(l);
   if (owner == allocator::kReserved) return "management";
   return owner >= 0 ? "allocated" : "free";
 }
 
-std::string TenantService::switch_state(
+std::string FabricDrains::switch_state(
     int level, int index, const std::map<topology::LinkId, std::string>& routed) const {
   if (switch_drain_of(level, index)) {
     const auto& tree = st_.view->tree;
@@ -190,8 +192,8 @@ json drain_json(const PersistedFabricDrain& d, bool with_switch) {
 
 }  // namespace
 
-json TenantService::link_json(topology::LinkId l,
-                              const std::map<topology::LinkId, std::string>& routed) const {
+json FabricDrains::link_json(topology::LinkId l,
+                             const std::map<topology::LinkId, std::string>& routed) const {
   json j = link_ends_json(l);
   j["name"] = st_.ids->link_name(l);
   j["level"] = st_.view->tree.link_lower(l).level;
@@ -208,8 +210,8 @@ json TenantService::link_json(topology::LinkId l,
   return j;
 }
 
-json TenantService::switch_json(int level, int index,
-                                const std::map<topology::LinkId, std::string>& routed) const {
+json FabricDrains::switch_json(int level, int index,
+                               const std::map<topology::LinkId, std::string>& routed) const {
   const auto& tree = st_.view->tree;
   std::set<std::string> tenants;
   int links = 0;
@@ -235,7 +237,20 @@ json TenantService::switch_json(int level, int index,
   return j;
 }
 
-json TenantService::maintenance_counts() const {
+json FabricDrains::link_ends_json(topology::LinkId l) const {
+  const auto lo = st_.view->tree.link_lower(l);
+  const auto [upper, upper_port] = st_.ids->link_upper(l);
+  return {{"switch",
+           {{"name", st_.ids->switch_name(lo.level, lo.index)},
+            {"guid", guid_hex(st_.ids->switch_guid(lo.level, lo.index))},
+            {"port", st_.ids->link(l).port}}},
+          {"peer",
+           {{"name", st_.ids->switch_name(upper.first, upper.second)},
+            {"guid", guid_hex(st_.ids->switch_guid(upper.first, upper.second))},
+            {"port", upper_port}}}};
+}
+
+json FabricDrains::maintenance_counts() const {
   json out = {{"links", {{"drained", 0}, {"draining", 0}}},
               {"switches", {{"drained", 0}, {"draining", 0}}}};
   if (!st_.view || !st_.cluster) return out;
@@ -255,7 +270,7 @@ json TenantService::maintenance_counts() const {
   return out;
 }
 
-json TenantService::link_list(const json& params) const {
+json FabricDrains::link_list(const json& params) const {
   static const std::set<std::string> states = {"free",     "allocated", "management", "drained",
                                                "draining", "down",      "isolated",   "uncabled"};
   std::string only;
@@ -265,7 +280,7 @@ json TenantService::link_list(const json& params) const {
          "field 'state' must be one of free, allocated, management, drained, draining, down, "
          "isolated, uncabled");
   std::lock_guard<std::mutex> lock(st_.mu);
-  require_topology();
+  service_.require_topology();
   const auto routed = routed_links(*st_.cluster);
   json out = json::array();
   for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l) {
@@ -275,14 +290,14 @@ json TenantService::link_list(const json& params) const {
   return out;
 }
 
-json TenantService::switch_list(const json& params) const {
+json FabricDrains::switch_list(const json& params) const {
   static const std::set<std::string> states = {"in_service", "drained", "draining", "down"};
   std::string only;
   if (params.contains("state")) only = get_string(params, "state");
   if (!only.empty() && !states.count(only))
     fail(error::kBadRequest, "field 'state' must be one of in_service, drained, draining, down");
   std::lock_guard<std::mutex> lock(st_.mu);
-  require_topology();
+  service_.require_topology();
   const auto routed = routed_links(*st_.cluster);
   json out = json::array();
   const auto& tree = st_.view->tree;
@@ -293,13 +308,13 @@ json TenantService::switch_list(const json& params) const {
   return out;
 }
 
-void TenantService::apply_fabric_drains() {
-  st_.cluster->set_faults(current_faults());
+void FabricDrains::apply_fabric_drains() {
+  st_.cluster->set_faults(service_.metrics_.current_faults());
   // Hosts out of placements: management servers, drained hosts and the hosts of drained
   // leaves; those no longer drained go back to the free pool.
   std::set<topology::HostId> keep;
-  for (auto h : whole_servers(hosts_.drained_hosts())) keep.insert(h);
-  for (auto h : whole_servers(st_.view->management_hosts)) keep.insert(h);
+  for (auto h : service_.whole_servers(service_.hosts_.drained_hosts())) keep.insert(h);
+  for (auto h : service_.whole_servers(st_.view->management_hosts)) keep.insert(h);
   std::vector<topology::HostId> release;
   for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
     if (st_.cluster->state().host_owner(h) == allocator::kReserved && !keep.count(h))
@@ -307,11 +322,11 @@ void TenantService::apply_fabric_drains() {
   st_.cluster->unreserve(release);
   st_.cluster->reserve(std::vector<topology::HostId>(keep.begin(), keep.end()));
   for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
-  reserve_management_uplinks();
-  record_placed();
+  service_.reserve_management_uplinks();
+  service_.record_placed();
 }
 
-json TenantService::fabric_drain(const json& params, const Caller& caller, bool link, bool drain) {
+json FabricDrains::fabric_drain(const json& params, const Caller& caller, bool link, bool drain) {
   const char* noun = link ? "link" : "switch";
   std::string reason;
   if (drain) {
@@ -319,14 +334,14 @@ json TenantService::fabric_drain(const json& params, const Caller& caller, bool 
     if (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 200)
       fail(error::kBadRequest, "field 'reason' must say why, in 1 to 200 characters");
   }
-  const int wait = wait_ms(params);  // validated before anything is written
+  const int wait = service_.wait_ms(params);  // validated before anything is written
   const std::string text = get_string(params, noun);
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " +
                                  (drain ? "drain" : "resume") +
                                  " links and switches (root or the laas group)");
-  require_topology();
+  service_.require_topology();
   const auto& tree = st_.view->tree;
   PersistedFabricDrain key;
   std::string label;
@@ -365,7 +380,7 @@ json TenantService::fabric_drain(const json& params, const Caller& caller, bool 
     if (!link && sw.first == 1)
       for (auto h : st_.view->management_hosts)
         if (tree.leaf_of_host(h) == sw.second)
-          fail(error::kRefused, label + " holds management host " + hosts_.host_label(h) +
+          fail(error::kRefused, label + " holds management host " + service_.hosts_.host_label(h) +
                                     ": draining it would cut management off the fabric");
   } else if (it == list.end()) {
     if (link)
@@ -387,19 +402,20 @@ json TenantService::fabric_drain(const json& params, const Caller& caller, bool 
   ++st_.persisted.generation;
   std::string not_durable;
   try {
-    commit(&not_durable);
+    service_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted = saved;
-    rebuild_cluster();  // the tenants as they were, from the records put back
+    service_.rebuild_cluster();  // the tenants as they were, from the records put back
     fail(e.code.c_str(), label + " not " + (drain ? "drained" : "resumed") + ": " + e.message);
   }
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) +
                                (drain ? " drained " : " resumed ") + label +
                                (drain ? ": " + reason : ""));
   json result = reply(true);
-  return finish_change(lock, false, not_durable,
-                       label + " IS " + (drain ? "drained" : "resumed") + " (state.json says so)",
-                       std::move(result), wait);
+  return service_.finish_change(
+      lock, false, not_durable,
+      label + " IS " + (drain ? "drained" : "resumed") + " (state.json says so)", std::move(result),
+      wait);
 }
 
 }  // namespace laas::service

@@ -88,15 +88,16 @@ const std::vector<TenantService::Method>& TenantService::methods() {
   // dry run is no change. A standby answers the tenants and the status from the shared state,
   // refuses what only the master can do, and answers the rest as it can (no fabric: unavailable).
   static const std::vector<Method> table = {
-      {method::kStatus, [](S& s, P, C) { return s.status(); }, false, OnStandby::kSharedState},
-      {method::kTopology, [](S& s, P p, C) { return s.topology_info(p); }, false,
+      {method::kStatus, [](S& s, P, C) { return s.views_.status(); }, false,
+       OnStandby::kSharedState},
+      {method::kTopology, [](S& s, P p, C) { return s.views_.topology_info(p); }, false,
        OnStandby::kAnswer},
       {method::kTenantAdd, [](S& s, P p, C c) { return s.add(p, c); }, true, OnStandby::kRefuse},
       {method::kTenantRemove, [](S& s, P p, C c) { return s.remove(p, c); }, true,
        OnStandby::kRefuse},
-      {method::kTenantList, [](S& s, P, C) { return s.tenant_list(); }, false,
+      {method::kTenantList, [](S& s, P, C) { return s.views_.tenant_list(); }, false,
        OnStandby::kSharedState},
-      {method::kTenantGet, [](S& s, P p, C) { return s.tenant_get(p); }, false,
+      {method::kTenantGet, [](S& s, P p, C) { return s.views_.tenant_get(p); }, false,
        OnStandby::kSharedState},
       {method::kTenantPlan,
        [](S& s, P p, C c) {
@@ -115,26 +116,30 @@ const std::vector<TenantService::Method>& TenantService::methods() {
        OnStandby::kRefuse},
       {method::kHostAccept, [](S& s, P p, C c) { return s.hosts_.accept(p, c); }, true,
        OnStandby::kRefuse},
-      {method::kLinkList, [](S& s, P p, C) { return s.link_list(p); }, false, OnStandby::kAnswer},
-      {method::kLinkDrain, [](S& s, P p, C c) { return s.fabric_drain(p, c, true, true); }, true,
-       OnStandby::kRefuse},
-      {method::kLinkResume, [](S& s, P p, C c) { return s.fabric_drain(p, c, true, false); }, true,
-       OnStandby::kRefuse},
-      {method::kSwitchList, [](S& s, P p, C) { return s.switch_list(p); }, false,
+      {method::kLinkList, [](S& s, P p, C) { return s.drains_.link_list(p); }, false,
        OnStandby::kAnswer},
-      {method::kSwitchDrain, [](S& s, P p, C c) { return s.fabric_drain(p, c, false, true); }, true,
-       OnStandby::kRefuse},
-      {method::kSwitchResume, [](S& s, P p, C c) { return s.fabric_drain(p, c, false, false); },
+      {method::kLinkDrain, [](S& s, P p, C c) { return s.drains_.fabric_drain(p, c, true, true); },
        true, OnStandby::kRefuse},
-      {method::kSmList, [](S& s, P, C) { return s.sm_list(); }, false, OnStandby::kAnswer},
-      {method::kSmAccept, [](S& s, P p, C c) { return s.sm_change(p, c, true); }, true,
+      {method::kLinkResume,
+       [](S& s, P p, C c) { return s.drains_.fabric_drain(p, c, true, false); }, true,
        OnStandby::kRefuse},
-      {method::kSmForget, [](S& s, P p, C c) { return s.sm_change(p, c, false); }, true,
+      {method::kSwitchList, [](S& s, P p, C) { return s.drains_.switch_list(p); }, false,
+       OnStandby::kAnswer},
+      {method::kSwitchDrain,
+       [](S& s, P p, C c) { return s.drains_.fabric_drain(p, c, false, true); }, true,
+       OnStandby::kRefuse},
+      {method::kSwitchResume,
+       [](S& s, P p, C c) { return s.drains_.fabric_drain(p, c, false, false); }, true,
+       OnStandby::kRefuse},
+      {method::kSmList, [](S& s, P, C) { return s.sm_list(); }, false, OnStandby::kAnswer},
+      {method::kSmAccept, [](S& s, P p, C c) { return s.sm_trust_.sm_change(p, c, true); }, true,
+       OnStandby::kRefuse},
+      {method::kSmForget, [](S& s, P p, C c) { return s.sm_trust_.sm_change(p, c, false); }, true,
        OnStandby::kRefuse},
       {method::kMetrics,
        [](S& s, P, C) {
          std::lock_guard<std::mutex> lock(s.st_.mu);
-         return json{{"text", s.metrics_text()}};
+         return json{{"text", s.metrics_.metrics_text()}};
        },
        false, OnStandby::kAnswer},
       {method::kAudit, [](S& s, P, C c) { return s.run_audit(c); }, false, OnStandby::kAnswer},
@@ -142,7 +147,7 @@ const std::vector<TenantService::Method>& TenantService::methods() {
        [](S& s, P p, C) {
          if (s.st_.export_hook) return s.st_.export_hook(p);
          std::lock_guard<std::mutex> lock(s.st_.mu);
-         return s.export_files(p);
+         return s.exports_.export_files(p);
        },
        false, OnStandby::kAnswer},
   };
@@ -168,9 +173,10 @@ json TenantService::dispatch(const std::string& name, const json& params, const 
     std::string op = name.substr(name.find('.') + 1);
     if (name.rfind("link.", 0) == 0 || name.rfind("switch.", 0) == 0)
       op = name.substr(0, name.find('.')) + "_" + op;
-    note_change(op.c_str(),
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), ok);
-    write_metrics_file();
+    metrics_.note_change(
+        op.c_str(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(),
+        ok);
+    metrics_.write_metrics_file();
   };
   try {
     json result = answer(*it, true, params, caller);
@@ -217,46 +223,6 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
   return m.handler(*this, params, caller);
 }
 
-json TenantService::tenant_list() const {
-  std::lock_guard<std::mutex> lock(st_.mu);
-  json list = json::array();
-  if (!st_.cluster) {
-    // No fat-tree (or no routing run yet): every tenant on disk is listed, none is lost.
-    for (const auto& t : st_.persisted.tenants)
-      list.push_back(tenant_line(t, "not routed", unrouted()));
-    return list;
-  }
-  for (const auto& [name, t] : st_.cluster->tenants()) {
-    const auto* record = persisted(name);
-    const bool degraded = st_.cluster->health(t).degraded();
-    list.push_back(tenant_line(name, record ? record->pkey : 0, t.requested,
-                               t.placement.hosts.size(), t.placement.links.size(),
-                               t.placement.shape.text(), degraded ? "degraded" : "routed",
-                               degraded ? health_text(t) : ""));
-  }
-  for (const auto& [name, why] : st_.unplaced)
-    if (const auto* record = persisted(name))
-      list.push_back(tenant_line(*record, "not placed", why));
-  return list;
-}
-
-json TenantService::tenant_get(const json& params) const {
-  const std::string name = get_string(params, "name");
-  std::lock_guard<std::mutex> lock(st_.mu);
-  const auto* record = persisted(name);
-  if (auto it = st_.unplaced.find(name); it != st_.unplaced.end() && record)
-    return recorded_tenant_json(*record, "not placed", it->second);
-  if (!st_.cluster && record) return recorded_tenant_json(*record, "not routed", unrouted());
-  const auto* t = st_.cluster ? st_.cluster->find(name) : nullptr;
-  if (!t) fail(error::kNotFound, "no tenant named '" + name + "'");
-  return tenant_json(*t);
-}
-
-// Why no tenant is routed now (no fat-tree recognized, or the state blocked).
-std::string TenantService::unrouted() const {
-  return "not routed: " + (st_.blocked.empty() ? st_.topology_error : st_.blocked);
-}
-
 json TenantService::run_audit(const Caller& caller) {
   if (!st_.audit) fail(error::kUnavailable, "no audit is available in this process");
   // Without mu: the hook takes OpenSM's lock, which the routing side holds while it calls in.
@@ -266,7 +232,7 @@ json TenantService::run_audit(const Caller& caller) {
   std::lock_guard<std::mutex> lock(st_.mu);
   if (report.contains("violations") && report["violations"].is_number_integer())
     st_.last_audit_violations = report["violations"].get<int>();
-  write_metrics_file();
+  metrics_.write_metrics_file();
   return report;
 }
 

@@ -1,6 +1,6 @@
 // Prometheus text exposition: the format the cluster's monitoring already collects,
 // through node_exporter's textfile collector or `laasctl metrics`. A pure model and writer;
-// the service fills it from its own state (TenantService::metrics_text).
+// the service fills it from its own state (ServiceMetrics::metrics_text).
 #pragma once
 
 #include <map>

@@ -1,10 +1,13 @@
-// TenantService and the performance manager's port counters: each reading is added
+// The tenant service and the performance manager's port counters: each reading is added
 // to its switch port; a tenant's links and host ports sum to its link health (tenant show, the
 // metrics); a link whose errors reach `link_error_threshold` in
 // `link_error_consecutive_readings` readings in a row is isolated as a fault -- its tenant is
 // repaired onto a free column as for a cable down, routes avoid it -- until it stays
 // clean for `link_error_clean_readings` readings. A counter reset counts no errors
 // (service/link_health.h).
+#include <algorithm>
+
+#include "service/service_metrics.h"
 #include "service/tenant_service.h"
 
 namespace laas::service {
@@ -13,7 +16,7 @@ using nlohmann::json;
 
 // Built on first use after a new view, not at every routing run: only perfmgr readings and
 // isolated links need it.
-const std::map<PortKey, topology::LinkId>& TenantService::port_links() const {
+const std::map<PortKey, topology::LinkId>& ServiceMetrics::port_links() const {
   if (st_.ports_indexed) return st_.port_link;
   st_.port_link.clear();
   if (!st_.view || !st_.ids) return st_.port_link;
@@ -27,7 +30,7 @@ const std::map<PortKey, topology::LinkId>& TenantService::port_links() const {
   return st_.port_link;
 }
 
-std::vector<topology::LinkId> TenantService::isolated_links() const {
+std::vector<topology::LinkId> ServiceMetrics::isolated_links() const {
   std::vector<topology::LinkId> out;
   const auto ports = st_.health.isolated_ports();
   if (ports.empty()) return out;
@@ -39,20 +42,20 @@ std::vector<topology::LinkId> TenantService::isolated_links() const {
   return out;
 }
 
-allocator::Faults TenantService::current_faults() const {
+allocator::Faults ServiceMetrics::current_faults() const {
   const auto& emb = st_.view->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
   for (const auto& q : st_.quarantine) faults.hosts.push_back(q.host);
-  faults.drained = drained_links();  // maintenance (fabric_drains.cc)
+  faults.drained = service_.drains_.drained_links();  // maintenance (fabric_drains.cc)
   return faults;
 }
 
 // Called on perfmgr's thread, possibly for every port of the fabric at each sweep: nothing here
 // waits for the disk. Repairs around a link isolated or returned are recorded in memory and
 // written by the routing run the isolation asks for (on_topology).
-void TenantService::on_port_counters(topology::Guid switch_guid, int port,
-                                     const PortCounters& delta) {
+void ServiceMetrics::on_port_counters(topology::Guid switch_guid, int port,
+                                      const PortCounters& delta) {
   {
     std::lock_guard<std::mutex> lock(st_.mu);
     const PortKey key{switch_guid, port};
@@ -86,14 +89,14 @@ void TenantService::on_port_counters(topology::Guid switch_guid, int port,
     const auto lines = st_.cluster->reconcile();
     for (const auto& line : lines) st_.log(LogLevel::kInfo, "laas: " + line);
     if (!lines.empty()) {
-      record_placed();
+      service_.record_placed();
       st_.unsaved = "the repairs around an isolated link";
     }
   }
   if (st_.reroute) st_.reroute();
 }
 
-json TenantService::link_health_json(const allocator::Tenant& t) const {
+json ServiceMetrics::link_health_json(const allocator::Tenant& t) const {
   std::vector<PortKey> ports;
   auto link_ports = [&](topology::LinkId l) {
     const auto lower = st_.ids->link(l);

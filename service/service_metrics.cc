@@ -1,8 +1,11 @@
-// TenantService's metrics: what the cluster's monitoring should see of LaaS --
+// The tenant service's metrics: what the cluster's monitoring should see of LaaS --
 // tenants, hosts and links by state and owner, the capacity left, routing runs and tenant
 // changes, faults and repairs, the last audit, take-overs -- in Prometheus text exposition
 // (service/metrics.h), answered by `laasctl metrics` and kept in a node_exporter textfile.
+#include "service/service_metrics.h"
+
 #include <algorithm>
+#include <set>
 
 #include "allocator/placer.h"
 #include "service/tenant_service.h"
@@ -17,14 +20,14 @@ MetricFamily gauge(const std::string& name, const std::string& help, double valu
 
 }  // namespace
 
-void TenantService::record_routing(double seconds, long lft_blocks) {
+void ServiceMetrics::record_routing(double seconds, long lft_blocks) {
   std::lock_guard<std::mutex> lock(st_.mu);
   ++st_.routing_runs;
   st_.lft_blocks_sent += lft_blocks;
   st_.routing_seconds.observe(seconds);
 }
 
-void TenantService::note_change(const char* op, double seconds, bool ok) {
+void ServiceMetrics::note_change(const char* op, double seconds, bool ok) {
   ++st_.changes[std::string(op) + (ok ? " ok" : " refused")];
   st_.change_seconds.observe(seconds);
 }
@@ -33,7 +36,7 @@ void TenantService::note_change(const char* op, double seconds, bool ok) {
 // (placements of Theorems 1-2 are nearly, not strictly, monotone in size: an estimate). It
 // costs a dozen searches, so it is kept until the allocation changes, not redone at every
 // routing run that changes nothing.
-int TenantService::largest_tenant() const {
+int ServiceMetrics::largest_tenant() const {
   const auto& state = st_.cluster->state();
   const std::vector<long> key = {static_cast<long>(st_.persisted.generation), state.free_hosts(),
                                  state.faulty_links(), state.down_hosts(),
@@ -57,8 +60,19 @@ int TenantService::largest_tenant() const {
   return lo;
 }
 
-std::string TenantService::metrics_text() const {
+// One section of the exposition a screen: each appends its families to `f`.
+std::string ServiceMetrics::metrics_text() const {
   std::vector<MetricFamily> f;
+  state_families(f);
+  tenant_families(f);
+  port_counter_families(f);
+  if (st_.view && st_.cluster) fabric_families(f);
+  activity_families(f);
+  return exposition(f);
+}
+
+// The state and this SM's role in it: generation, term, fail-closed, the directory, laas.yaml.
+void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
   f.push_back(gauge("laas_state_generation",
                     "Generation of the tenant state (rises at every change)",
                     static_cast<double>(st_.persisted.generation)));
@@ -90,7 +104,10 @@ std::string TenantService::metrics_text() const {
                "Times this SM took the tenant state over as master",
                "counter",
                {{{}, static_cast<double>(st_.takeovers)}}});
+}
 
+// Tenants by state, each one's hosts, links and health, and the repairs made.
+void ServiceMetrics::tenant_families(std::vector<MetricFamily>& f) const {
   MetricFamily tenants{"laas_tenants", "Tenants by state", "gauge", {}};
   int routed = 0, degraded = 0, repairs = 0;
   MetricFamily tenant_hosts{"laas_tenant_hosts", "Host ports a tenant holds", "gauge", {}};
@@ -118,6 +135,10 @@ std::string TenantService::metrics_text() const {
   f.push_back(std::move(tenant_links));
   f.push_back(std::move(tenant_degraded));
   f.push_back(gauge("laas_repairs", "Columns replaced online around faulty links", repairs));
+}
+
+// Port counters of the performance manager, and the links isolated for their errors.
+void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
   // Port counters of the performance manager (perfmgr TRUE), summed over a tenant's links and
   // host ports since this SM started.
   if (st_.cluster && st_.ids && !st_.health.totals().empty()) {
@@ -152,70 +173,79 @@ std::string TenantService::metrics_text() const {
   f.push_back(gauge("laas_isolated_links",
                     "Links isolated as faults for their error counters (link_error_threshold)",
                     static_cast<double>(isolated_links().size())));
+}
 
-  if (st_.view && st_.cluster) {
-    MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
-    const nlohmann::json counts = hosts_.host_states();
-    for (auto it = counts.begin(); it != counts.end(); ++it)
-      hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});
-    f.push_back(std::move(hosts));
-    const auto& tree = st_.view->tree;
-    const auto& state = st_.cluster->state();
-    MetricFamily links{"laas_links", "Switch-to-switch links by level and state", "gauge", {}};
-    // Drained by an administrator (maintenance): drained once no tenant routes over them,
-    // draining while one still does.
-    std::set<topology::LinkId> routed;
-    for (const auto& [name, t] : st_.cluster->tenants())
-      routed.insert(t.placement.links.begin(), t.placement.links.end());
-    const auto drained_set = drained_links();  // sorted; down ones too
-    for (int level = 1; level < tree.height(); ++level) {
-      double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
-      const auto& by_design = st_.view->embedding.uncabled;
-      for (int l = 0; l < tree.total_links(); ++l) {
-        if (tree.link_level(l) != level) continue;
-        if (std::binary_search(by_design.begin(), by_design.end(), l))
-          ++uncabled;
-        else if (std::binary_search(drained_set.begin(), drained_set.end(), l))
-          ++(routed.count(l) ? draining : drained);
-        else if (state.link_faulty(l))
-          ++faulty;
-        else if (state.link_owner(l) >= 0)
-          ++held;
-        else
-          ++free;
-      }
-      const std::string lv = std::to_string(level);
-      links.samples.push_back({{{"level", lv}, {"state", "allocated"}}, held});
-      links.samples.push_back({{{"level", lv}, {"state", "free"}}, free});
-      links.samples.push_back({{{"level", lv}, {"state", "faulty"}}, faulty});
-      links.samples.push_back({{{"level", lv}, {"state", "uncabled"}}, uncabled});
-      links.samples.push_back({{{"level", lv}, {"state", "drained"}}, drained});
-      links.samples.push_back({{{"level", lv}, {"state", "draining"}}, draining});
+// Hosts, links and switches by state, parts down, and the capacity left (view and cluster set).
+void ServiceMetrics::fabric_families(std::vector<MetricFamily>& f) const {
+  MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
+  const nlohmann::json counts = service_.hosts_.host_states();
+  for (auto it = counts.begin(); it != counts.end(); ++it)
+    hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});
+  f.push_back(std::move(hosts));
+  link_families(f);
+  const auto maintenance = service_.drains_.maintenance_counts();
+  MetricFamily switches{"laas_switches_drained",
+                        "Switches drained for maintenance: drained (no tenant left on them) "
+                        "or draining (a tenant still on them)",
+                        "gauge",
+                        {}};
+  for (const char* s : {"drained", "draining"})
+    switches.samples.push_back({{{"state", s}}, maintenance["switches"][s].get<double>()});
+  f.push_back(std::move(switches));
+  f.push_back({"laas_down",
+               "Parts of the intended tree absent from the fabric now",
+               "gauge",
+               {{{{"part", "host"}}, double(st_.view->down_hosts())},
+                {{{"part", "link"}}, double(st_.view->down_links())},
+                {{{"part", "switch"}}, double(st_.view->down_switches())}}});
+  const bool by_server = st_.servers.multi_port();
+  const int lo = largest_tenant();
+  f.push_back(gauge("laas_largest_tenant",
+                    by_server ? "The largest tenant a request would be placed for now (servers)"
+                              : "The largest tenant a request would be placed for now (hosts)",
+                    lo));
+}
+
+// Switch-to-switch links by level and state.
+void ServiceMetrics::link_families(std::vector<MetricFamily>& f) const {
+  const auto& tree = st_.view->tree;
+  const auto& state = st_.cluster->state();
+  MetricFamily links{"laas_links", "Switch-to-switch links by level and state", "gauge", {}};
+  // Drained by an administrator (maintenance): drained once no tenant routes over them,
+  // draining while one still does.
+  std::set<topology::LinkId> routed;
+  for (const auto& [name, t] : st_.cluster->tenants())
+    routed.insert(t.placement.links.begin(), t.placement.links.end());
+  const auto drained_set = service_.drains_.drained_links();  // sorted; down ones too
+  for (int level = 1; level < tree.height(); ++level) {
+    double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
+    const auto& by_design = st_.view->embedding.uncabled;
+    for (int l = 0; l < tree.total_links(); ++l) {
+      if (tree.link_level(l) != level) continue;
+      if (std::binary_search(by_design.begin(), by_design.end(), l))
+        ++uncabled;
+      else if (std::binary_search(drained_set.begin(), drained_set.end(), l))
+        ++(routed.count(l) ? draining : drained);
+      else if (state.link_faulty(l))
+        ++faulty;
+      else if (state.link_owner(l) >= 0)
+        ++held;
+      else
+        ++free;
     }
-    f.push_back(std::move(links));
-    const auto maintenance = maintenance_counts();
-    MetricFamily switches{"laas_switches_drained",
-                          "Switches drained for maintenance: drained (no tenant left on them) "
-                          "or draining (a tenant still on them)",
-                          "gauge",
-                          {}};
-    for (const char* s : {"drained", "draining"})
-      switches.samples.push_back({{{"state", s}}, maintenance["switches"][s].get<double>()});
-    f.push_back(std::move(switches));
-    f.push_back({"laas_down",
-                 "Parts of the intended tree absent from the fabric now",
-                 "gauge",
-                 {{{{"part", "host"}}, double(st_.view->down_hosts())},
-                  {{{"part", "link"}}, double(st_.view->down_links())},
-                  {{{"part", "switch"}}, double(st_.view->down_switches())}}});
-    const bool by_server = st_.servers.multi_port();
-    const int lo = largest_tenant();
-    f.push_back(gauge("laas_largest_tenant",
-                      by_server ? "The largest tenant a request would be placed for now (servers)"
-                                : "The largest tenant a request would be placed for now (hosts)",
-                      lo));
+    const std::string lv = std::to_string(level);
+    links.samples.push_back({{{"level", lv}, {"state", "allocated"}}, held});
+    links.samples.push_back({{{"level", lv}, {"state", "free"}}, free});
+    links.samples.push_back({{{"level", lv}, {"state", "faulty"}}, faulty});
+    links.samples.push_back({{{"level", lv}, {"state", "uncabled"}}, uncabled});
+    links.samples.push_back({{{"level", lv}, {"state", "drained"}}, drained});
+    links.samples.push_back({{{"level", lv}, {"state", "draining"}}, draining});
   }
+  f.push_back(std::move(links));
+}
 
+// Routing runs, tenant and host changes, and the last audit.
+void ServiceMetrics::activity_families(std::vector<MetricFamily>& f) const {
   f.push_back({"laas_routing_runs_total",
                "Routing runs of the laas engine",
                "counter",
@@ -242,10 +272,9 @@ std::string TenantService::metrics_text() const {
     f.push_back(gauge("laas_audit_violations",
                       "Violations found by the last audit of the live tables (laasctl audit)",
                       st_.last_audit_violations));
-  return exposition(f);
 }
 
-void TenantService::write_metrics_file() {
+void ServiceMetrics::write_metrics_file() {
   if (st_.config.metrics_file.empty()) return;
   // Queued on the state directory's worker (never waited for: every change and routing run
   // rewrites it, the latest text replacing one not written yet): renamed into place, not synced.

@@ -192,7 +192,7 @@ std::string TenantService::shared_partitions_text() const {
     records.push_back(std::move(r));
   }
   exports::PartitionOptions options;
-  const auto base = partitions_base();
+  const auto base = exports_.partitions_base();
   options.base_text = base.text;
   options.base_name = base.name;
   options.management = {{"SELF", exports::Membership::kFull}};
@@ -211,7 +211,7 @@ void TenantService::follow_shared_state() {
   try {
     const std::string text = shared_partitions_text();
     if (text == st_.last_partitions) return;
-    write_managed_partitions(text);
+    exports_.write_managed_partitions(text);
     st_.last_partitions = text;
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.
@@ -225,13 +225,6 @@ void TenantService::follow_shared_state() {
     st_.log(LogLevel::kError,
             "laas: " + path + " not updated: the base partitions file is unreadable");
   }
-}
-
-json TenantService::role_json(const SmRole& sm) const {
-  json j = sm.to_json();
-  j["holds_state"] = sm.may_change_tenants() && holds_term();
-  j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
-  return j;
 }
 
 namespace {
@@ -254,7 +247,7 @@ json TenantService::answer_from_shared_state(const std::string& asked, const jso
   if (asked == method::kStatus) {
     json s = {
         {"state_file", st_.store.path()},
-        {"sm", role_json(sm)},
+        {"sm", views_.role_json(sm)},
         {"term", st_.persisted.term},
         {"generation", st_.persisted.generation},
         {"tenants", st_.persisted.tenants.size()},
@@ -272,7 +265,8 @@ json TenantService::answer_from_shared_state(const std::string& asked, const jso
   if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
   if (asked == method::kTenantList) {
     json list = json::array();
-    for (const auto& t : st_.persisted.tenants) list.push_back(tenant_line(t, kRecorded, why));
+    for (const auto& t : st_.persisted.tenants)
+      list.push_back(ServiceViews::tenant_line(t, kRecorded, why));
     return list;
   }
   // tenant.get
@@ -281,7 +275,7 @@ json TenantService::answer_from_shared_state(const std::string& asked, const jso
     fail(error::kBadRequest, "field 'name' must be a string");
   const std::string name = name_it->get<std::string>();
   for (const auto& t : st_.persisted.tenants)
-    if (t.name == name) return recorded_tenant_json(t, kRecorded, why);
+    if (t.name == name) return ServiceViews::recorded_tenant_json(t, kRecorded, why);
   fail(error::kNotFound, "no tenant named '" + name + "'");
 }
 

@@ -4,6 +4,8 @@
 // directory). Any other SM is what its port already was -- a tenant's host stays the tenant's,
 // a free host stays free -- since root on a rented server can start an OpenSM and answer SMInfo;
 // it is named at every routing run, in status, the metrics and the audit until someone decides.
+#include "service/sm_trust.h"
+
 #include <algorithm>
 
 #include "service/request_params.h"
@@ -13,12 +15,12 @@ namespace laas::service {
 
 using nlohmann::json;
 
-std::vector<topology::Guid> TenantService::sm_ports() const {
+std::vector<topology::Guid> SmTrust::sm_ports() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   return trusted_sm_ports();
 }
 
-std::vector<topology::Guid> TenantService::trusted_sm_ports() const {
+std::vector<topology::Guid> SmTrust::trusted_sm_ports() const {
   std::vector<topology::Guid> ports = st_.persisted.sm_ports;
   ports.insert(ports.end(), st_.config.subnet_managers.begin(), st_.config.subnet_managers.end());
   if (st_.self_sm_port) ports.push_back(st_.self_sm_port);
@@ -27,8 +29,7 @@ std::vector<topology::Guid> TenantService::trusted_sm_ports() const {
   return ports;
 }
 
-std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
-                                                        std::vector<SmSeen> seen) {
+std::vector<SmSeen> SmTrust::note_subnet_managers(topology::Guid self, std::vector<SmSeen> seen) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.self_sm_port = self;
   st_.seen_sms = std::move(seen);
@@ -39,12 +40,12 @@ std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
       unaccepted.push_back(sm);
   if (unaccepted.size() != st_.unaccepted_sms) {
     st_.unaccepted_sms = unaccepted.size();
-    write_metrics_file();
+    service_.metrics_.write_metrics_file();
   }
   return unaccepted;
 }
 
-std::string TenantService::sm_state(topology::Guid guid) const {
+std::string SmTrust::sm_state(topology::Guid guid) const {
   if (guid == st_.self_sm_port) return "this";
   if (std::find(st_.config.subnet_managers.begin(), st_.config.subnet_managers.end(), guid) !=
       st_.config.subnet_managers.end())
@@ -55,7 +56,7 @@ std::string TenantService::sm_state(topology::Guid guid) const {
   return "unaccepted";
 }
 
-json TenantService::sm_list() const {
+json SmTrust::sm_list() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   json list = json::array();
   std::vector<topology::Guid> shown;
@@ -74,8 +75,8 @@ json TenantService::sm_list() const {
   return list;
 }
 
-json TenantService::sm_change(const json& params, const Caller& caller, bool accept) {
-  const int wait = wait_ms(params);
+json SmTrust::sm_change(const json& params, const Caller& caller, bool accept) {
+  const int wait = service_.wait_ms(params);
   const std::string text = get_string(params, "guid");
   topology::Guid guid;
   try {
@@ -108,7 +109,7 @@ json TenantService::sm_change(const json& params, const Caller& caller, bool acc
   bool partitions_changed = false;
   std::string not_durable;
   try {
-    partitions_changed = commit(&not_durable);
+    partitions_changed = service_.commit(&not_durable);
   } catch (const RequestError& e) {
     ports = saved;
     --st_.persisted.generation;
@@ -120,10 +121,20 @@ json TenantService::sm_change(const json& params, const Caller& caller, bool acc
                                guid_hex(guid) +
                                (accept ? ": its host is management from the next routing run"
                                        : ": no longer management from the next routing run"));
-  return finish_change(lock, partitions_changed, not_durable,
-                       accept ? "the SM IS accepted (state.json records it)"
-                              : "the SM IS forgotten (state.json no longer lists it)",
-                       {{"guid", guid_hex(guid)}, {"state", sm_state(guid)}}, wait);
+  return service_.finish_change(lock, partitions_changed, not_durable,
+                                accept ? "the SM IS accepted (state.json records it)"
+                                       : "the SM IS forgotten (state.json no longer lists it)",
+                                {{"guid", guid_hex(guid)}, {"state", sm_state(guid)}}, wait);
 }
+
+// The service's public calls, answered here.
+std::vector<topology::Guid> TenantService::sm_ports() const { return sm_trust_.sm_ports(); }
+
+std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
+                                                        std::vector<SmSeen> seen) {
+  return sm_trust_.note_subnet_managers(self, std::move(seen));
+}
+
+json TenantService::sm_list() const { return sm_trust_.sm_list(); }
 
 }  // namespace laas::service

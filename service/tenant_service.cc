@@ -119,7 +119,7 @@ void TenantService::assign_missing_pkeys() {
   // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
   // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
   try {
-    const auto base = partitions_base();
+    const auto base = exports_.partitions_base();
     if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
   } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
   }
@@ -153,14 +153,14 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
                                               true, &st_.view->known());
       group_servers();
-      st_.ports_indexed = false;  // a new view: port_links() re-indexes
+      st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
       if (!st_.unsaved.empty() && holds_term()) save_placed(st_.unsaved);
       // A partitions.conf the worker could not write (the directory hung) is written now.
-      if (st_.partitions_unsynced) partitions_changed = refresh_managed_partitions();
+      if (st_.partitions_unsynced) partitions_changed = exports_.refresh_managed_partitions();
     } else {
       st_.view = std::move(view);
       rebuild_cluster();
-      partitions_changed = refresh_managed_partitions();
+      partitions_changed = exports_.refresh_managed_partitions();
     }
   }
   if (partitions_changed && st_.partitions_hook) st_.partitions_hook();
@@ -213,10 +213,11 @@ void TenantService::rebuild_cluster() {
                                           true, &st_.view->known());
   st_.cluster->set_link_namer([this](topology::LinkId l) { return st_.ids->link_name(l); });
   group_servers();
-  st_.ports_indexed = false;  // a new view: port_links() re-indexes
+  st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
   log_fabric_faults();
   find_quarantine();
-  st_.cluster->set_faults(current_faults());  // with the links isolated and the hosts quarantined
+  st_.cluster->set_faults(
+      metrics_.current_faults());  // with the links isolated and the hosts quarantined
   // A management port keeps its whole server out of tenants' hands.
   auto skipped = st_.cluster->reserve(whole_servers(st_.view->management_hosts));
   (void)skipped;
@@ -305,7 +306,7 @@ void TenantService::log_placed() {
   for (const auto& [name, t] : st_.cluster->tenants()) {
     if (!st_.cluster->health(t).degraded()) continue;
     ++degraded;
-    st_.log(LogLevel::kWarning, "laas: tenant '" + name + "' " + health_text(t));
+    st_.log(LogLevel::kWarning, "laas: tenant '" + name + "' " + views_.health_text(t));
   }
   st_.log(LogLevel::kInfo, "laas: " + std::to_string(st_.cluster->tenants().size()) +
                                " tenants placed on " + st_.view->tree.spec().text() +
@@ -364,6 +365,12 @@ void TenantService::save_placed(const std::string& why) {
   }
 }
 
+void TenantService::require_topology() const {
+  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
+  if (!st_.view || !st_.cluster)
+    fail(error::kUnavailable, "no fat-tree is recognized: " + st_.topology_error);
+}
+
 const PersistedTenant* TenantService::persisted(const std::string& name) const {
   for (const auto& p : st_.persisted.tenants)
     if (p.name == name) return &p;
@@ -383,7 +390,7 @@ void TenantService::set_fail_closed(const std::string& reason) {
   std::lock_guard<std::mutex> lock(st_.mu);
   if (st_.fail_closed == reason) return;
   st_.fail_closed = reason;
-  write_metrics_file();
+  metrics_.write_metrics_file();
 }
 
 std::string TenantService::fail_closed() const {
@@ -413,10 +420,10 @@ RoutingSnapshot TenantService::snapshot() const {
   s.config_error = st_.config.config_error;
   if (st_.cluster)
     for (const auto& [name, t] : st_.cluster->tenants()) s.tenants.emplace_back(name, t.placement);
-  s.isolated_links = isolated_links();
+  s.isolated_links = metrics_.isolated_links();
   // Drained links no tenant routes over any more are avoided like isolated ones: the
   // administrator may pull them.
-  for (auto l : out_of_service_links()) s.isolated_links.push_back(l);
+  for (auto l : drains_.out_of_service_links()) s.isolated_links.push_back(l);
   std::sort(s.isolated_links.begin(), s.isolated_links.end());
   s.isolated_links.erase(std::unique(s.isolated_links.begin(), s.isolated_links.end()),
                          s.isolated_links.end());
@@ -435,7 +442,7 @@ void TenantService::on_routing_done(std::uint64_t generation, const std::string&
       st_.log(LogLevel::kError, "laas: generation " + std::to_string(generation) +
                                     " is not in the fabric as it should be: " + failure);
     }
-    write_metrics_file();
+    metrics_.write_metrics_file();
   }
   st_.routed_cv.notify_all();
 }
@@ -578,7 +585,7 @@ TenantService::AddPlan TenantService::plan_on_host_list(const AddRequest& r) {
     if (const auto* d = hosts_.drain_of(h))
       fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
                                 d->by + ", " + d->at + "): `laasctl host resume` it first");
-    if (const auto* d = leaf_drain_of(h))
+    if (const auto* d = drains_.leaf_drain_of(h))
       fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
                                 "' (" + d->reason + ", " + d->by + ", " + d->at +
                                 "): `laasctl switch resume` it first");
@@ -659,7 +666,7 @@ json TenantService::commit_add(std::unique_lock<std::mutex>& lock, const AddRequ
   return finish_change(
       lock, partitions_changed, not_durable,
       "tenant '" + r.name + "' IS added (state.json holds it and it will be routed)",
-      tenant_json(*st_.cluster->find(r.name)), r.wait, !caller.routes_itself);
+      views_.tenant_json(*st_.cluster->find(r.name)), r.wait, !caller.routes_itself);
 }
 
 json TenantService::add(const json& params, const Caller& caller) {
@@ -680,7 +687,7 @@ json TenantService::add(const json& params, const Caller& caller) {
              (plan.outcome.status == allocator::Status::kRefused ? hosts_.drained_note() : ""));
   if (r.dry_run) {
     allocator::Tenant preview{r.name, plan.hosts, -1, plan.placement};
-    json out = tenant_json(preview);
+    json out = views_.tenant_json(preview);
     out["state"] = "planned";
     out["dry_run"] = true;
     return out;
@@ -733,7 +740,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
                                       [&](const QuarantinedHost& q) { return q.tenant == name; }),
                        st_.quarantine.end());
   if (st_.quarantine.size() != quarantined && st_.cluster)
-    st_.cluster->set_faults(current_faults());
+    st_.cluster->set_faults(metrics_.current_faults());
   if (before && st_.view)
     st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));  // drained ones leave
   if (before && st_.view) {
@@ -817,7 +824,7 @@ bool TenantService::commit(std::string* not_durable) {
   bool existed = false, changed = false;
   if (managed) {
     try {
-      text = partitions_text();
+      text = exports_.partitions_text();
     } catch (const exports::ExportError& e) {
       fail(error::kRefused, std::string("partitions.conf would not be valid: ") + e.what());
     }
@@ -828,7 +835,7 @@ bool TenantService::commit(std::string* not_durable) {
     }
     changed = !existed || text != previous;
     if (changed) try {
-        write_managed_partitions(text);
+        exports_.write_managed_partitions(text);
       } catch (const std::exception& e) {
         fail(error::kInternal, std::string("partitions.conf not written: ") + e.what());
       }
@@ -875,6 +882,15 @@ bool TenantService::commit(std::string* not_durable) {
                                  " tenant partitions)");
   }
   return changed;
+}
+
+void TenantService::record_routing(double seconds, long lft_blocks) {
+  metrics_.record_routing(seconds, lft_blocks);
+}
+
+void TenantService::on_port_counters(topology::Guid switch_guid, int port,
+                                     const PortCounters& delta) {
+  metrics_.on_port_counters(switch_guid, port, delta);
 }
 
 }  // namespace laas::service

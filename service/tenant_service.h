@@ -19,6 +19,8 @@
 
 #include "allocator/cluster.h"
 #include "export/records.h"
+#include "service/exports.h"
+#include "service/fabric_drains.h"
 #include "service/host_identity.h"
 #include "service/host_states.h"
 #include "service/link_health.h"
@@ -27,11 +29,14 @@
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
+#include "service/service_metrics.h"
 #include "service/service_state.h"
 #include "service/sm_role.h"
+#include "service/sm_trust.h"
 #include "service/state_io.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
+#include "service/views.h"
 #include "topology/servers.h"
 
 namespace laas::service {
@@ -156,6 +161,11 @@ class TenantService {
  private:
   // The types the service is made of share its state and call its lifecycle.
   friend class HostManager;
+  friend class FabricDrains;
+  friend class ServiceViews;
+  friend class ServiceMetrics;
+  friend class ServiceExports;
+  friend class SmTrust;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -172,30 +182,9 @@ class TenantService {
                           const Caller& caller);
   nlohmann::json answer(const Method& m, bool change, const nlohmann::json& params,
                         const Caller& caller);
-  nlohmann::json tenant_list() const;                             // takes mu
-  nlohmann::json tenant_get(const nlohmann::json& params) const;  // takes mu
-  nlohmann::json run_audit(const Caller& caller);                 // takes mu after the hook
-  nlohmann::json status() const;
-  void refuse_changes_while_closed() const;  // throws RequestError; takes mu
-  // Subnet managers (service/sm_trust.cc). mu held where said.
-  std::vector<topology::Guid> trusted_sm_ports() const;  // mu held
-  std::string sm_state(topology::Guid guid) const;       // mu held: this|listed|accepted|...
-  nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller, bool accept);
-  nlohmann::json topology_info(const nlohmann::json& params) const;
-  nlohmann::json down_parts() const;                             // mu held; parts down now
-  nlohmann::json tenant_json(const allocator::Tenant& t) const;  // a routed tenant
-  // One tenant list and one tenant show for every state and every SM (service/views.cc).
-  static nlohmann::json tenant_line(const std::string& name, std::uint16_t pkey, int requested,
-                                    std::size_t hosts, std::size_t links, const std::string& shape,
-                                    const std::string& state, const std::string& reason);
-  static nlohmann::json tenant_line(const PersistedTenant& t, const std::string& state,
-                                    const std::string& reason);
-  static nlohmann::json recorded_tenant_json(const PersistedTenant& t, const std::string& state,
-                                             const std::string& reason);
-  std::string unrouted() const;  // mu held
-  // "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
-  nlohmann::json health_json(const allocator::Tenant& t) const;
-  std::string health_text(const allocator::Tenant& t) const;
+  nlohmann::json run_audit(const Caller& caller);  // takes mu after the hook
+  void refuse_changes_while_closed() const;        // throws RequestError; takes mu
+  // Subnet managers: service/sm_trust.h.
   const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   void save_placed(const std::string& why);
@@ -220,18 +209,7 @@ class TenantService {
                                const std::string& not_durable, const std::string& done,
                                nlohmann::json result, int wait, bool reroute = true);
   int wait_ms(const nlohmann::json& params) const;  // validated 'wait' and 'timeout_ms'
-  nlohmann::json export_files(const nlohmann::json& params) const;
-  std::string partitions_text() const;
-  struct PartitionsBase {
-    std::optional<std::string> text;
-    std::string name = "partitions.conf";
-  };
-  PartitionsBase partitions_base() const;
   bool commit(std::string* not_durable);
-  bool refresh_managed_partitions();  // true when the file changed
-  // Replaces the managed partitions.conf with `text`, after keeping the administrator's own
-  // file once as <file>.pre-laas (exports.cc). Throws std::runtime_error, the file untouched.
-  void write_managed_partitions(const std::string& text);
   void assign_missing_pkeys();
   void require_topology() const;
   void rebuild_cluster();
@@ -244,50 +222,10 @@ class TenantService {
   // Servers (service/servers.cc).
   void group_servers();  // mu held; servers_ from view_
   // Host states: service/host_states.h.
-  // Maintenance of links and switches (service/fabric_drains.cc): drained like hosts, kept in
-  // state.json, treated by the allocator as faults (tenants are repaired off them), routed
-  // around once no tenant routes over them. mu held unless said otherwise.
-  std::vector<topology::LinkId> drained_links() const;  // by record or with their switch
-  // Drained links no tenant routes over: the routing avoids them like isolated links.
-  std::vector<topology::LinkId> out_of_service_links() const;
-  const PersistedFabricDrain* switch_drain_of(int level, int index) const;
-  const PersistedFabricDrain* link_drain_of(topology::LinkId l) const;  // its own or its switch's
-  const PersistedFabricDrain* leaf_drain_of(topology::HostId h) const;  // the host's leaf drained
-  topology::LinkId resolve_link(const std::string& text) const;
-  std::pair<int, int> resolve_switch(const std::string& text) const;
-  // `routed`: every link a tenant routes over, with the tenant.
-  using RoutedLinks = std::map<topology::LinkId, std::string>;
-  std::string link_state(topology::LinkId l, const RoutedLinks& routed) const;
-  std::string switch_state(int level, int index, const RoutedLinks& routed) const;
-  nlohmann::json link_json(topology::LinkId l, const RoutedLinks& routed) const;
-  // {"switch": {name, guid, port}, "peer": {...}}: a link by its two physical ends.
-  nlohmann::json link_ends_json(topology::LinkId l) const;
-  nlohmann::json switch_json(int level, int index, const RoutedLinks& routed) const;
-  nlohmann::json maintenance_counts() const;  // status: links and switches drained, draining
-  nlohmann::json link_list(const nlohmann::json& params) const;    // takes mu
-  nlohmann::json switch_list(const nlohmann::json& params) const;  // takes mu
-  nlohmann::json fabric_drain(const nlohmann::json& params, const Caller& caller, bool link,
-                              bool drain);  // takes mu
-  // After a change of the drains: faults, hosts kept out of placements, repairs made or undone,
-  // recorded in persisted_ (not saved).
-  void apply_fabric_drains();
-  // Port counters (service/port_counters.cc). mu held.
-  const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
-  std::vector<topology::LinkId> isolated_links() const;
-  allocator::Faults current_faults() const;  // the fabric's and the isolated links
-  nlohmann::json link_health_json(const allocator::Tenant& t) const;
-  // Metrics (service/service_metrics.cc).
-  std::string metrics_text() const;  // mu held
-  int largest_tenant() const;        // mu held; cluster_ set
-  void write_metrics_file();         // mu held; logs (once per failure streak) when it cannot
-  void note_change(const char* op, double seconds, bool ok);  // mu held
+  // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
+  // Metrics and port counters: service/service_metrics.h. The managed partitions.conf and
+  // the export formats: service/exports.h.
   std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
-  nlohmann::json servers_json(const allocator::Tenant& t) const;
-  // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
-  void one_host_per_server(std::vector<exports::TenantRecord>& records) const;
-  // For Slurm's topology.conf: each server under one leaf (its first port's, rail 0 on a
-  // rail-optimized tree), as Slurm expects one leaf a node; leaves left empty are dropped.
-  void one_leaf_per_server(exports::TreeRecord& tree) const;
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
@@ -300,12 +238,16 @@ class TenantService {
   bool holds_term() const;  // mu held
   nlohmann::json answer_from_shared_state(const std::string& asked, const nlohmann::json& params,
                                           const SmRole& role);
-  bool reload_shared_state();                          // mu held; true when another SM changed it
-  std::string shared_partitions_text() const;          // mu held; from persisted_ (no topology)
-  nlohmann::json role_json(const SmRole& role) const;  // mu held
+  bool reload_shared_state();                  // mu held; true when another SM changed it
+  std::string shared_partitions_text() const;  // mu held; from persisted_ (no topology)
 
   ServiceState st_;
   HostManager hosts_{st_, *this};
+  FabricDrains drains_{st_, *this};
+  ServiceViews views_{st_, *this};
+  ServiceMetrics metrics_{st_, *this};
+  ServiceExports exports_{st_, *this};
+  SmTrust sm_trust_{st_, *this};
 };
 
 }  // namespace laas::service

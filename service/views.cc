@@ -1,5 +1,7 @@
-// TenantService's read views: the status summary, the allocation map (`topology`), a
+// The tenant service's read views: the status summary, the allocation map (`topology`), a
 // tenant as `tenant show` prints it and its health under faults. Nothing here changes state.
+#include "service/views.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -11,8 +13,8 @@ namespace laas::service {
 
 using nlohmann::json;
 
-json TenantService::status() const {
-  const SmRole sm = role();
+json ServiceViews::status() const {
+  const SmRole sm = service_.role();
   std::lock_guard<std::mutex> lock(st_.mu);
   json s = {{"state_file", st_.store.path()},
             {"sm", role_json(sm)},
@@ -28,12 +30,13 @@ json TenantService::status() const {
     s["free_hosts"] = st_.cluster->state().free_hosts();
     // Drained links are faulty to the allocator but work: counted apart (maintenance).
     int faulty = 0;
-    const auto drained = drained_links();  // sorted; counted in "maintenance", down or not
+    const auto drained =
+        service_.drains_.drained_links();  // sorted; counted in "maintenance", down or not
     for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l)
       faulty += st_.cluster->state().link_faulty(l) &&
                 !std::binary_search(drained.begin(), drained.end(), l);
     s["faulty_links"] = faulty;
-    s["maintenance"] = maintenance_counts();
+    s["maintenance"] = service_.drains_.maintenance_counts();
     s["down_hosts"] = st_.cluster->state().down_hosts();
     s["missing_switches"] = st_.view->embedding.missing_switches.size();
     int degraded = 0, repairs = 0;
@@ -47,7 +50,7 @@ json TenantService::status() const {
     s["down_links"] = st_.view->down_links();
     if (st_.view->uncabled_links()) s["uncabled_links"] = st_.view->uncabled_links();
     s["down_switches"] = st_.view->down_switches();
-    s["host_states"] = hosts_.host_states();
+    s["host_states"] = service_.hosts_.host_states();
     const auto outside = outside_tree_json(*st_.view);
     if (!outside["attached_hosts"].empty() || !outside["extra_cables"].empty())
       s["outside_tree"] = outside;
@@ -83,16 +86,10 @@ json TenantService::status() const {
   return s;
 }
 
-void TenantService::require_topology() const {
-  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
-  if (!st_.view || !st_.cluster)
-    fail(error::kUnavailable, "no fat-tree is recognized: " + st_.topology_error);
-}
-
-json TenantService::topology_info(const json& params) const {
+json ServiceViews::topology_info(const json& params) const {
   (void)params;
   std::lock_guard<std::mutex> lock(st_.mu);
-  require_topology();
+  service_.require_topology();
   const auto& tree = st_.view->tree;
   const auto& state = st_.cluster->state();
   json leaves = json::array();
@@ -127,7 +124,8 @@ json TenantService::topology_info(const json& params) const {
       const auto h = tree.host_at(leaf, s);
       // A drained host no tenant holds; one a tenant holds still shows its tenant.
       const bool out_of_service =
-          state.host_owner(h) == allocator::kReserved && (hosts_.drain_of(h) || leaf_drain_of(h));
+          state.host_owner(h) == allocator::kReserved &&
+          (service_.hosts_.drain_of(h) || service_.drains_.leaf_drain_of(h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
@@ -174,7 +172,7 @@ json TenantService::topology_info(const json& params) const {
 }
 
 // One line per part of the intended tree that is down, with the tenant holding it.
-json TenantService::down_parts() const {
+json ServiceViews::down_parts() const {
   const auto& tree = st_.view->tree;
   const auto& emb = st_.view->embedding;
   const auto& state = st_.cluster->state();
@@ -223,9 +221,9 @@ void add_export_names(const PersistedTenant& record, json& out) {
 // `tenant list`: one line a tenant with the same fields whatever its state and whichever SM
 // answers (counts of host ports and links, the shape as text); "reason" says why it is not
 // routed, when it is not.
-json TenantService::tenant_line(const std::string& name, std::uint16_t pkey, int requested,
-                                std::size_t hosts, std::size_t links, const std::string& shape,
-                                const std::string& state, const std::string& reason) {
+json ServiceViews::tenant_line(const std::string& name, std::uint16_t pkey, int requested,
+                               std::size_t hosts, std::size_t links, const std::string& shape,
+                               const std::string& state, const std::string& reason) {
   json item = {{"name", name},   {"pkey", pkey_json(pkey)}, {"requested", requested},
                {"hosts", hosts}, {"links", links},          {"shape", shape},
                {"state", state}};
@@ -233,8 +231,8 @@ json TenantService::tenant_line(const std::string& name, std::uint16_t pkey, int
   return item;
 }
 
-json TenantService::tenant_line(const PersistedTenant& t, const std::string& state,
-                                const std::string& reason) {
+json ServiceViews::tenant_line(const PersistedTenant& t, const std::string& state,
+                               const std::string& reason) {
   return tenant_line(t.name, t.pkey, t.requested, t.hosts.size(), t.links.size(), t.shape, state,
                      reason);
 }
@@ -242,8 +240,8 @@ json TenantService::tenant_line(const PersistedTenant& t, const std::string& sta
 // `tenant show` of a tenant no routing run placed (not placed, not routed, or on an SM that is
 // not the master): its hosts and links as state.json records them, which is all that is known
 // without the fabric -- no LID, no peer port, no health.
-json TenantService::recorded_tenant_json(const PersistedTenant& t, const std::string& state,
-                                         const std::string& reason) {
+json ServiceViews::recorded_tenant_json(const PersistedTenant& t, const std::string& state,
+                                        const std::string& reason) {
   json hosts = json::array(), links = json::array();
   for (const auto& h : t.hosts)
     hosts.push_back({{"name", h.name},
@@ -259,12 +257,12 @@ json TenantService::recorded_tenant_json(const PersistedTenant& t, const std::st
   return out;
 }
 
-json TenantService::tenant_json(const allocator::Tenant& t) const {
+json ServiceViews::tenant_json(const allocator::Tenant& t) const {
   json hosts = json::array(), links = json::array();
-  const PersistedTenant* record = persisted(t.name);
+  const PersistedTenant* record = service_.persisted(t.name);
   for (auto h : t.placement.hosts) {
     PersistedHost id = st_.ids->host(h);
-    const auto* quarantined = hosts_.quarantine_of(h);
+    const auto* quarantined = service_.hosts_.quarantine_of(h);
     const bool down = st_.cluster && st_.cluster->state().host_down(h);
     // The GUID recorded for the slot is the tenant's host: for a host that is down
     // (not the one the layout last saw there) and for a quarantined slot.
@@ -287,7 +285,7 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     hosts.push_back(std::move(host));
   }
   for (auto l : t.placement.links) {
-    json link = link_ends_json(l);
+    json link = service_.drains_.link_ends_json(l);
     if (st_.cluster && st_.cluster->link_drained(l))
       link["drained"] = true;  // draining: no free column to move to yet
     else if (st_.cluster && st_.cluster->state().link_faulty(l))
@@ -315,22 +313,22 @@ json TenantService::tenant_json(const allocator::Tenant& t) const {
     }
   }
   if (st_.servers.multi_port()) out["servers"] = servers_json(t);
-  if (!st_.health.totals().empty()) out["link_health"] = link_health_json(t);
+  if (!st_.health.totals().empty()) out["link_health"] = service_.metrics_.link_health_json(t);
   out.update(extra);
   return out;
 }
 
 // Everything about one tenant's faults, for tenant show / list: down hosts, faulty links it routes
 // over, host pairs without a dedicated path, repairs in force, links held idle.
-json TenantService::health_json(const allocator::Tenant& t) const {
+json ServiceViews::health_json(const allocator::Tenant& t) const {
   const auto h = st_.cluster->health(t);
   const auto& tree = st_.view->tree;
   auto host_name = [&](topology::HostId id) {
-    if (const auto* q = hosts_.quarantine_of(id); q && !q->recorded_name.empty())
+    if (const auto* q = service_.hosts_.quarantine_of(id); q && !q->recorded_name.empty())
       return q->recorded_name;
     const PersistedHost p = st_.ids->host(id);
     if (!p.name.empty()) return p.name;
-    if (const auto* record = persisted(t.name))
+    if (const auto* record = service_.persisted(t.name))
       for (const auto& was : record->hosts)
         if (was.leaf_guid == p.leaf_guid && was.port == p.port && !was.name.empty())
           return was.name;
@@ -339,7 +337,7 @@ json TenantService::health_json(const allocator::Tenant& t) const {
   json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
   json quarantined = json::array();  // down for the tenant, a newcomer in the slot
   for (auto id : h.down_hosts)
-    if (const auto* q = hosts_.quarantine_of(id))
+    if (const auto* q = service_.hosts_.quarantine_of(id))
       quarantined.push_back({{"name", host_name(id)},
                              {"guid", guid_hex(q->recorded_guid)},
                              {"seen", guid_hex(q->seen_guid)}});
@@ -372,7 +370,7 @@ json TenantService::health_json(const allocator::Tenant& t) const {
           {"idle_links", t.placement.idle.size()}};
 }
 
-std::string TenantService::health_text(const allocator::Tenant& t) const {
+std::string ServiceViews::health_text(const allocator::Tenant& t) const {
   const json h = health_json(t);
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
@@ -397,17 +395,73 @@ std::string TenantService::health_text(const allocator::Tenant& t) const {
   return "degraded: " + out;
 }
 
-json TenantService::link_ends_json(topology::LinkId l) const {
-  const auto lo = st_.view->tree.link_lower(l);
-  const auto [upper, upper_port] = st_.ids->link_upper(l);
-  return {{"switch",
-           {{"name", st_.ids->switch_name(lo.level, lo.index)},
-            {"guid", guid_hex(st_.ids->switch_guid(lo.level, lo.index))},
-            {"port", st_.ids->link(l).port}}},
-          {"peer",
-           {{"name", st_.ids->switch_name(upper.first, upper.second)},
-            {"guid", guid_hex(st_.ids->switch_guid(upper.first, upper.second))},
-            {"port", upper_port}}}};
+// A tenant's servers with each port's leaf (its rail), LID and GUID, for tenant show.
+json ServiceViews::servers_json(const allocator::Tenant& t) const {
+  json out = json::array();
+  std::vector<int> seen;
+  for (auto h : t.placement.hosts) {
+    const int s = st_.servers.server_of[h];
+    if (std::find(seen.begin(), seen.end(), s) != seen.end()) continue;
+    seen.push_back(s);
+    json ports = json::array();
+    for (auto p : st_.servers.ports[s]) {
+      const PersistedHost id = st_.ids->host(p);
+      ports.push_back({{"name", id.name.empty() ? st_.view->host_name(p) : id.name},
+                       {"guid", guid_hex(id.guid)},
+                       {"lid", st_.view->host_lid(p)},
+                       {"leaf", st_.ids->switch_name(1, st_.view->tree.leaf_of_host(p))},
+                       {"leaf_port", id.port}});
+    }
+    out.push_back({{"name", st_.servers.names[s]}, {"ports", ports}});
+  }
+  return out;
+}
+
+json ServiceViews::role_json(const SmRole& sm) const {
+  json j = sm.to_json();
+  j["holds_state"] = sm.may_change_tenants() && service_.holds_term();
+  j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
+  return j;
+}
+
+json ServiceViews::tenant_list() const {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  json list = json::array();
+  if (!st_.cluster) {
+    // No fat-tree (or no routing run yet): every tenant on disk is listed, none is lost.
+    for (const auto& t : st_.persisted.tenants)
+      list.push_back(tenant_line(t, "not routed", unrouted()));
+    return list;
+  }
+  for (const auto& [name, t] : st_.cluster->tenants()) {
+    const auto* record = service_.persisted(name);
+    const bool degraded = st_.cluster->health(t).degraded();
+    list.push_back(tenant_line(name, record ? record->pkey : 0, t.requested,
+                               t.placement.hosts.size(), t.placement.links.size(),
+                               t.placement.shape.text(), degraded ? "degraded" : "routed",
+                               degraded ? health_text(t) : ""));
+  }
+  for (const auto& [name, why] : st_.unplaced)
+    if (const auto* record = service_.persisted(name))
+      list.push_back(tenant_line(*record, "not placed", why));
+  return list;
+}
+
+json ServiceViews::tenant_get(const json& params) const {
+  const std::string name = get_string(params, "name");
+  std::lock_guard<std::mutex> lock(st_.mu);
+  const auto* record = service_.persisted(name);
+  if (auto it = st_.unplaced.find(name); it != st_.unplaced.end() && record)
+    return recorded_tenant_json(*record, "not placed", it->second);
+  if (!st_.cluster && record) return recorded_tenant_json(*record, "not routed", unrouted());
+  const auto* t = st_.cluster ? st_.cluster->find(name) : nullptr;
+  if (!t) fail(error::kNotFound, "no tenant named '" + name + "'");
+  return tenant_json(*t);
+}
+
+// Why no tenant is routed now (no fat-tree recognized, or the state blocked).
+std::string ServiceViews::unrouted() const {
+  return "not routed: " + (st_.blocked.empty() ? st_.topology_error : st_.blocked);
 }
 
 }  // namespace laas::service

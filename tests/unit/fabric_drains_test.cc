@@ -13,7 +13,16 @@
 #include "topology/embedding.h"
 #include "topology/layout.h"
 
-using namespace laas::service;
+// Named one by one: the fixture below shares its name with the service's
+// laas::service::FabricDrains.
+using laas::service::Caller;
+using laas::service::LogLevel;
+using laas::service::parse_state;
+using laas::service::PersistedState;
+using laas::service::serialize_state;
+using laas::service::ServiceConfig;
+using laas::service::TenantService;
+using laas::service::TopologyView;
 using nlohmann::json;
 
 namespace {

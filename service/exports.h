@@ -1,0 +1,54 @@
+// The tenant service and the rest of the cluster (service/exports.cc): the managed
+// partitions.conf (generated from the tenants, written atomically, applied by OpenSM) and the
+// export formats of `laasctl export` (partitions, routing chains, Slurm, OpenStack).
+//
+// One of the types the tenant service is made of: it works on the service's shared state
+// (service/service_state.h) under its one lock; files are read and written on the state
+// directory's worker. Locking: every method is called with ServiceState::mu held.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "export/records.h"
+#include "service/service_state.h"
+
+namespace laas::service {
+
+class TenantService;
+
+class ServiceExports {
+ public:
+  ServiceExports(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+
+  std::string partitions_text() const;  // throws exports::ExportError
+  // The administrator's partitions: its text (none: no base) and the file it came from.
+  struct PartitionsBase {
+    std::optional<std::string> text;
+    std::string name = "partitions.conf";
+  };
+  PartitionsBase partitions_base() const;
+  bool refresh_managed_partitions();  // true when the file changed
+  // Replaces the managed partitions.conf with `text`, after keeping the administrator's own
+  // file once as <file>.pre-laas. Throws std::runtime_error, the file untouched.
+  void write_managed_partitions(const std::string& text);
+  nlohmann::json export_files(const nlohmann::json& params) const;
+
+ private:
+  // `removal`: what takes the tenants back out (Slurm, OpenStack).
+  nlohmann::json export_format(const std::string& format, const nlohmann::json& params,
+                               bool removal,
+                               const std::vector<exports::TenantRecord>& records) const;
+  // For the schedulers' exports (Slurm, OpenStack): one host a server, named by the server.
+  void one_host_per_server(std::vector<exports::TenantRecord>& records) const;
+  // For Slurm's topology.conf: each server under one leaf (its first port's, rail 0 on a
+  // rail-optimized tree), as Slurm expects one leaf a node; leaves left empty are dropped.
+  void one_leaf_per_server(exports::TreeRecord& tree) const;
+
+  ServiceState& st_;
+  TenantService& service_;
+};
+
+}  // namespace laas::service

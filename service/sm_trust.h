@@ -1,0 +1,40 @@
+// Which subnet managers are management (service/sm_trust.cc): this one, those laas.yaml lists,
+// and those accepted with `laasctl sm accept` or that took the shared state over; `sm list`,
+// `sm accept` and `sm forget`.
+//
+// One of the types the tenant service is made of: it works on the service's shared state
+// (service/service_state.h) under its one lock, and commits its changes through the service's
+// lifecycle (TenantService::commit, finish_change). Locking: every method is called with
+// ServiceState::mu held unless it says "takes mu" (those lock it themselves).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "service/service_state.h"
+
+namespace laas::service {
+
+class TenantService;
+struct Caller;
+
+class SmTrust {
+ public:
+  SmTrust(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+
+  std::vector<topology::Guid> sm_ports() const;  // takes mu
+  // The SMs OpenSM sees now and this one's port; returns those nobody trusts. Takes mu.
+  std::vector<SmSeen> note_subnet_managers(topology::Guid self, std::vector<SmSeen> seen);
+  std::vector<topology::Guid> trusted_sm_ports() const;
+  std::string sm_state(topology::Guid guid) const;  // this|listed|accepted|...
+  nlohmann::json sm_list() const;                   // takes mu
+  nlohmann::json sm_change(const nlohmann::json& params, const Caller& caller,
+                           bool accept);  // takes mu
+
+ private:
+  ServiceState& st_;
+  TenantService& service_;
+};
+
+}  // namespace laas::service
