@@ -191,11 +191,11 @@ json TenantService::dispatch(const std::string& name, const json& params, const 
 
 json TenantService::answer(const Method& m, bool change, const json& params, const Caller& caller) {
   // Only the master changes tenants; the others answer from the shared state.
-  const SmRole sm = role();
+  const SmRole sm = shared_.role();
   bool master;
   {
     std::lock_guard<std::mutex> lock(st_.mu);
-    master = sm.may_change_tenants() && holds_term();
+    master = sm.may_change_tenants() && shared_.holds_term();
   }
   if (!master && m.standby == OnStandby::kRefuse) {
     std::string fenced;
@@ -214,8 +214,7 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
            "run as master is under way): try again in a few seconds");
     fail(error::kNotMaster, sm.refusal());
   }
-  if (!master && m.standby == OnStandby::kSharedState)
-    return answer_from_shared_state(m.name, params, sm);
+  if (!master && m.standby == OnStandby::kSharedState) return shared_.answer(m.name, params, sm);
   if (change) {
     refuse_changes_while_not_answering();
     refuse_changes_while_closed();

@@ -1,8 +1,10 @@
-// TenantService and the subnet manager's role: one tenant truth for a master and its
-// standbys. The state directory may be shared by every SM host; the master's service holds the
-// state's current term (StateStore::take_over) and is the only writer, fenced by that term; the
-// others re-read the file when it changes, answer reads from it, keep their own managed
-// partitions.conf following it and refuse changes, naming the master.
+// The shared state and the subnet manager's role (service/shared_state.h): one tenant truth
+// for a master and its standbys. The state directory may be shared by every SM host; the master's
+// service holds the state's current term (StateStore::take_over) and is the only writer, fenced by
+// that term; the others re-read the file when it changes, answer reads from it, keep their own
+// managed partitions.conf following it and refuse changes, naming the master.
+#include "service/shared_state.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,13 +18,13 @@ namespace laas::service {
 
 using nlohmann::json;
 
-void TenantService::set_role_provider(std::function<SmRole()> provider) {
+void SharedState::set_role_provider(std::function<SmRole()> provider) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.role_provider = std::move(provider);
   st_.term_held = false;  // until the first routing run as master takes the state over
 }
 
-SmRole TenantService::role() const {
+SmRole SharedState::role() const {
   std::function<SmRole()> provider;
   {
     std::lock_guard<std::mutex> lock(st_.mu);
@@ -31,16 +33,16 @@ SmRole TenantService::role() const {
   return provider ? provider() : SmRole{};
 }
 
-bool TenantService::holds_term() const { return !st_.role_provider || st_.term_held; }
+bool SharedState::holds_term() const { return !st_.role_provider || st_.term_held; }
 
-std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
-                                                              bool state_expected) {
+std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& self,
+                                                            bool state_expected) {
   std::lock_guard<std::mutex> lock(st_.mu);
   if (!st_.role_provider) return std::nullopt;  // one owner, no other SM: nothing to take over
   // Whether another SM wrote state.json since: a stat on the worker, waited for at most
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
-  FileStamp seen = polled_stamp();
+  FileStamp seen = service_.polled_stamp();
   if (st_.term_held && st_.io->not_answering().empty()) try {
       seen = st_.io->call(
           [path = st_.store.path(), polled = st_.polled] {
@@ -105,7 +107,7 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
   st_.blocked.clear();
   st_.loaded = true;
   st_.sm_ports_dirty = false;
-  assign_missing_pkeys();
+  service_.assign_missing_pkeys();
   // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
   st_.unplaced.clear();
   st_.cluster.reset();
@@ -123,7 +125,7 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
   return std::string(line);
 }
 
-bool TenantService::reload_shared_state() {
+bool SharedState::reload() {
   struct Read {
     FileStamp stamp;
     bool changed = false;
@@ -182,7 +184,7 @@ bool TenantService::reload_shared_state() {
   return true;
 }
 
-std::string TenantService::shared_partitions_text() const {
+std::string SharedState::partitions_text() const {
   std::vector<exports::TenantRecord> records;
   for (const auto& t : st_.persisted.tenants) {
     exports::TenantRecord r;
@@ -192,7 +194,7 @@ std::string TenantService::shared_partitions_text() const {
     records.push_back(std::move(r));
   }
   exports::PartitionOptions options;
-  const auto base = exports_.partitions_base();
+  const auto base = service_.exports_.partitions_base();
   options.base_text = base.text;
   options.base_name = base.name;
   options.management = {{"SELF", exports::Membership::kFull}};
@@ -201,17 +203,17 @@ std::string TenantService::shared_partitions_text() const {
   return exports::generate_partitions(records, options);
 }
 
-void TenantService::follow_shared_state() {
+void SharedState::follow() {
   const SmRole sm = role();
   std::lock_guard<std::mutex> lock(st_.mu);
   if (sm.may_change_tenants() && holds_term()) return;  // the writer has nothing to follow
-  const bool changed = reload_shared_state();
+  const bool changed = reload();
   const auto& path = st_.config.exports.managed_partitions_file;
   if (path.empty() || !st_.blocked.empty() || (!changed && !st_.last_partitions.empty())) return;
   try {
-    const std::string text = shared_partitions_text();
+    const std::string text = partitions_text();
     if (text == st_.last_partitions) return;
-    exports_.write_managed_partitions(text);
+    service_.exports_.write_managed_partitions(text);
     st_.last_partitions = text;
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.
@@ -233,10 +235,9 @@ const char* kRecorded = "recorded";
 
 }  // namespace
 
-json TenantService::answer_from_shared_state(const std::string& asked, const json& params,
-                                             const SmRole& sm) {
+json SharedState::answer(const std::string& asked, const json& params, const SmRole& sm) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  reload_shared_state();
+  reload();
   const std::string why =
       sm.may_change_tenants()
           ? "this SM is becoming master; the tenants are as the shared state records them"
@@ -247,7 +248,7 @@ json TenantService::answer_from_shared_state(const std::string& asked, const jso
   if (asked == method::kStatus) {
     json s = {
         {"state_file", st_.store.path()},
-        {"sm", views_.role_json(sm)},
+        {"sm", service_.views_.role_json(sm)},
         {"term", st_.persisted.term},
         {"generation", st_.persisted.generation},
         {"tenants", st_.persisted.tenants.size()},

@@ -154,7 +154,7 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
                                               true, &st_.view->known());
       group_servers();
       st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
-      if (!st_.unsaved.empty() && holds_term()) save_placed(st_.unsaved);
+      if (!st_.unsaved.empty() && shared_.holds_term()) save_placed(st_.unsaved);
       // A partitions.conf the worker could not write (the directory hung) is written now.
       if (st_.partitions_unsynced) partitions_changed = exports_.refresh_managed_partitions();
     } else {
@@ -298,7 +298,7 @@ void TenantService::save_as_found() {
   for (const auto& t : st_.persisted.tenants)
     if (const auto* placed = st_.cluster->find(t.name))
       changed = changed || !(persist(*placed) == t);
-  if (changed && holds_term()) save_placed("the placements as found on this fabric");
+  if (changed && shared_.holds_term()) save_placed("the placements as found on this fabric");
 }
 
 void TenantService::log_placed() {
@@ -892,5 +892,19 @@ void TenantService::on_port_counters(topology::Guid switch_guid, int port,
                                      const PortCounters& delta) {
   metrics_.on_port_counters(switch_guid, port, delta);
 }
+
+// The SM's role and the shared state: service/shared_state.h.
+void TenantService::set_role_provider(std::function<SmRole()> provider) {
+  shared_.set_role_provider(std::move(provider));
+}
+
+SmRole TenantService::role() const { return shared_.role(); }
+
+std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
+                                                              bool state_expected) {
+  return shared_.take_over_if_needed(self, state_expected);
+}
+
+void TenantService::follow_shared_state() { shared_.follow(); }
 
 }  // namespace laas::service

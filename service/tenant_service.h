@@ -31,6 +31,7 @@
 #include "service/run_limit.h"
 #include "service/service_metrics.h"
 #include "service/service_state.h"
+#include "service/shared_state.h"
 #include "service/sm_role.h"
 #include "service/sm_trust.h"
 #include "service/state_io.h"
@@ -166,6 +167,7 @@ class TenantService {
   friend class ServiceMetrics;
   friend class ServiceExports;
   friend class SmTrust;
+  friend class SharedState;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -233,13 +235,7 @@ class TenantService {
   std::string read_text_io(const std::string& path, bool* exists) const;
   // Changes are refused while the state directory does not answer (RequestError).
   void refuse_changes_while_not_answering() const;
-  // Shared state (service/shared_state.cc): whether this service may write it now, and the
-  // answers of an SM that is not the master.
-  bool holds_term() const;  // mu held
-  nlohmann::json answer_from_shared_state(const std::string& asked, const nlohmann::json& params,
-                                          const SmRole& role);
-  bool reload_shared_state();                  // mu held; true when another SM changed it
-  std::string shared_partitions_text() const;  // mu held; from persisted_ (no topology)
+  // The shared state and the SM's role: service/shared_state.h.
 
   ServiceState st_;
   HostManager hosts_{st_, *this};
@@ -248,6 +244,7 @@ class TenantService {
   ServiceMetrics metrics_{st_, *this};
   ServiceExports exports_{st_, *this};
   SmTrust sm_trust_{st_, *this};
+  SharedState shared_{st_, *this};
 };
 
 }  // namespace laas::service

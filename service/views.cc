@@ -419,7 +419,7 @@ json ServiceViews::servers_json(const allocator::Tenant& t) const {
 
 json ServiceViews::role_json(const SmRole& sm) const {
   json j = sm.to_json();
-  j["holds_state"] = sm.may_change_tenants() && service_.holds_term();
+  j["holds_state"] = sm.may_change_tenants() && service_.shared_.holds_term();
   j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
   return j;
 }
