@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "export/names.h"
+#include "util/text.h"
 
 namespace laas::exports {
 
@@ -13,12 +14,7 @@ namespace {
 
 constexpr const char* kFormat = "partitions.conf";
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
+using util::trim;
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

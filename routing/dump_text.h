@@ -11,10 +11,11 @@
 
 #include "routing/ibroute.h"
 #include "topology/fabric.h"
+#include "util/text.h"
 
 namespace laas::routing::dump {
 
-std::string trim(const std::string& s);
+using util::trim;
 bool starts_with(const std::string& s, const char* prefix);
 // An unsigned number in base 16 ("0x..." required) or 10; false if the text is not entirely one.
 bool parse_number(const std::string& text, int base, unsigned long long* out);

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "util/text.h"
+
 namespace laas::routing {
 
 std::vector<std::vector<PortOwner>> port_owners(const Sl2VlInput& in) {
@@ -246,11 +248,7 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
+using util::trim;
 
 }  // namespace
 

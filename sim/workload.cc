@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "util/text.h"
+
 namespace laas::sim {
 
 InputError::InputError(const std::string& file, int line, const std::string& reason)
@@ -17,13 +19,7 @@ InputError::InputError(const std::string& file, int line, const std::string& rea
 
 namespace {
 
-std::string trim(const std::string& s) {
-  const char* ws = " \t\r\n";
-  auto b = s.find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(ws);
-  return s.substr(b, e - b + 1);
-}
+using util::trim;
 
 // Parses a whole field as a number; false if anything but the number is present.
 bool to_double(const std::string& text, double* out) {

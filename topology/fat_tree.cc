@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "util/text.h"
+
 namespace laas::topology {
 namespace {
 
@@ -12,12 +14,7 @@ constexpr int kMaxSwitchPorts = 254;
 // Unicast LIDs run from 1 to 0xBFFF; every host port and every switch takes one.
 constexpr long kMaxEndpoints = 0xBFFF;
 
-std::string trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
+using util::trim;
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> parts;
