@@ -52,13 +52,9 @@ std::string ServiceExports::partitions_text() const {
       for (const auto& p : st_.persisted.tenants)
         if (p.name == r.name && p.pkey) r.pkey = p.pkey;
   }
-  exports::PartitionOptions options;
-  const auto base = partitions_base();
-  options.base_text = base.text;
-  options.base_name = base.name;
   // Management hosts (and the SM's port) are full members of every tenant partition: they
   // serve every tenant.
-  options.management = {{"SELF", exports::Membership::kFull}};
+  exports::PartitionOptions options = partition_options();
   if (st_.view)
     for (auto h : st_.view->management_hosts)
       options.management.push_back({guid_hex(st_.view->host_guid(h)), exports::Membership::kFull});
@@ -75,6 +71,15 @@ std::string ServiceExports::partitions_text() const {
         options.management.push_back(
             {guid_hex(st_.view->host_guid(h)), exports::Membership::kFull});
   return exports::generate_partitions(records, options);
+}
+
+exports::PartitionOptions ServiceExports::partition_options() const {
+  exports::PartitionOptions options;
+  const auto base = partitions_base();
+  options.base_text = base.text;
+  options.base_name = base.name;
+  options.management = {{"SELF", exports::Membership::kFull}};
+  return options;
 }
 
 // The administrator's partitions: partitions_base when set, else the managed file itself

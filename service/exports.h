@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "export/partitions.h"
 #include "export/records.h"
 #include "service/service_state.h"
 
@@ -30,6 +31,9 @@ class ServiceExports {
     std::string name = "partitions.conf";
   };
   PartitionsBase partitions_base() const;
+  // What every managed partitions.conf starts from, master's or standby's: the
+  // administrator's base and this SM's port (SELF) a full member of every partition.
+  exports::PartitionOptions partition_options() const;
   bool refresh_managed_partitions();  // true when the file changed
   // Replaces the managed partitions.conf with `text`, after keeping the administrator's own
   // file once as <file>.pre-laas. Throws std::runtime_error, the file untouched.

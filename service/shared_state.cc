@@ -193,11 +193,7 @@ std::string SharedState::partitions_text() const {
     for (const auto& h : t.hosts) r.hosts.push_back(records::host_endpoint(h.name, h.guid, 0));
     records.push_back(std::move(r));
   }
-  exports::PartitionOptions options;
-  const auto base = service_.exports_.partitions_base();
-  options.base_text = base.text;
-  options.base_name = base.name;
-  options.management = {{"SELF", exports::Membership::kFull}};
+  exports::PartitionOptions options = service_.exports_.partition_options();
   for (auto g : st_.persisted.management)
     options.management.push_back({guid_hex(g), exports::Membership::kFull});
   return exports::generate_partitions(records, options);
