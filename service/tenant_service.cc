@@ -218,9 +218,10 @@ void TenantService::rebuild_cluster() {
   find_quarantine();
   st_.cluster->set_faults(
       metrics_.current_faults());  // with the links isolated and the hosts quarantined
-  // A management port keeps its whole server out of tenants' hands.
-  auto skipped = st_.cluster->reserve(whole_servers(st_.view->management_hosts));
-  (void)skipped;
+  // A management port keeps its whole server out of tenants' hands. Reserved on an empty
+  // cluster, before any tenant: a recorded tenant holding one of them is not restored
+  // (restore_tenants says which and why), never the management host given away.
+  st_.cluster->reserve(whole_servers(st_.view->management_hosts));
   st_.unplaced.clear();
   if (!st_.blocked.empty()) return;
   restore_tenants();
@@ -280,7 +281,17 @@ void TenantService::restore_tenants() {
     auto r = st_.cluster->restore(t.name, t.requested, model->intended, model->repairs);
     if (!r.ok()) {
       st_.unplaced[t.name] = r.message;
-      st_.log(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
+      // The only hosts reserved yet are management's: name the first the tenant holds, as
+      // "already allocated" would not say to whom.
+      for (auto h : model->intended.hosts)
+        if (st_.cluster->state().host_owner(h) == allocator::kReserved) {
+          st_.unplaced[t.name] = "it holds host " + hosts_.host_label(h) +
+                                 ", now a management host (laas.yaml management, or an SM's "
+                                 "server); remove the tenant or take the host out of management";
+          break;
+        }
+      st_.log(LogLevel::kError,
+              "laas: tenant '" + t.name + "' is not routed: " + st_.unplaced[t.name]);
     }
   }
 }
