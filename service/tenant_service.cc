@@ -296,16 +296,13 @@ void TenantService::restore_tenants() {
   }
 }
 
-// Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
-// hosts seen (for the standbys): record them -- only the holder of the shared state's term.
+// Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs seen, or other
+// members of the partitions (for the standbys' partitions.conf): record them -- only the holder
+// of the shared state's term.
 void TenantService::save_as_found() {
-  std::vector<topology::Guid> management;
-  for (auto h : st_.view->management_hosts)
-    if (const auto g = st_.view->host_guid(h)) management.push_back(g);
-  std::sort(management.begin(), management.end());
+  const bool members_changed = exports_.record_partition_members();
   bool changed = st_.persisted.loaded_version != kStateVersion || st_.sm_ports_dirty ||
-                 !st_.unsaved.empty() || management != st_.persisted.management;
-  st_.persisted.management = std::move(management);
+                 !st_.unsaved.empty() || members_changed;
   for (const auto& t : st_.persisted.tenants)
     if (const auto* placed = st_.cluster->find(t.name))
       changed = changed || !(persist(*placed) == t);
@@ -829,6 +826,17 @@ void TenantService::interrupt_waits() {
 // saved after it, the previous file is put back. Returns true when partitions.conf changed.
 // Throws RequestError (the caller restores its in-memory state).
 bool TenantService::commit(std::string* not_durable) {
+  // Saved with the change: the standbys' partitions.conf names the members the master's does.
+  // A change refused takes its members back with it (the callers restore the rest).
+  struct KeepOnSuccess {
+    PersistedState& state;
+    const PartitionMembers before;
+    bool kept = false;
+    ~KeepOnSuccess() {
+      if (!kept) record_members(before, state);
+    }
+  } members{st_.persisted, recorded_members(st_.persisted)};
+  exports_.record_partition_members();
   const auto& path = st_.config.exports.managed_partitions_file;
   const bool managed = !path.empty() && st_.view && st_.cluster;
   std::string text, previous;
@@ -892,6 +900,7 @@ bool TenantService::commit(std::string* not_durable) {
                                  std::to_string(st_.cluster->tenants().size()) +
                                  " tenant partitions)");
   }
+  members.kept = true;
   return changed;
 }
 
