@@ -20,6 +20,8 @@
 #include "export/partitions.h"
 #include "export/routing_chains.h"
 #include "export/slurm.h"
+#include "service/partition_inputs.h"
+#include "service/physical_ids.h"
 #include "service/request_params.h"
 #include "service/tenant_service.h"
 
@@ -41,36 +43,48 @@ exports::SlurmOptions slurm_options_of(const ExportConfig& cfg, const json& para
 
 }  // namespace
 
+// The master's: its tenants as routed (the GUID recorded for a slot whose host is down or
+// quarantined, as `tenant show` says), straight from memory.
 std::string ServiceExports::partitions_text() const {
   std::vector<exports::TenantRecord> records;
   if (st_.cluster) {
-    json all = json::array();
-    for (const auto& [name, t] : st_.cluster->tenants())
-      all.push_back(service_.views_.tenant_json(t));
-    records = exports::tenants_from_json(all);
-    for (auto& r : records)
-      for (const auto& p : st_.persisted.tenants)
-        if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+    std::map<std::string, const PersistedTenant*> recorded;
+    for (const auto& p : st_.persisted.tenants) recorded.emplace(p.name, &p);
+    records.reserve(st_.cluster->tenants().size());
+    for (const auto& [name, t] : st_.cluster->tenants()) {
+      const auto it = recorded.find(name);
+      records.push_back(
+          partition_record(to_persisted(t, *st_.ids, it == recorded.end() ? nullptr : it->second)));
+    }
   }
+  return managed_partitions_text(records, partition_members(), partition_options());
+}
+
+PartitionMembers ServiceExports::partition_members() const {
+  PartitionMembers m;
+  if (!st_.view) return m;
   // Management hosts (and the SM's port) are full members of every tenant partition: they
-  // serve every tenant.
-  exports::PartitionOptions options = partition_options();
-  if (st_.view)
-    for (auto h : st_.view->management_hosts)
-      options.management.push_back({guid_hex(st_.view->host_guid(h)), exports::Membership::kFull});
-  if (st_.view)
-    for (auto g : st_.view->outside_members)
-      options.management.push_back({guid_hex(g), exports::Membership::kFull});
+  // serve every tenant. A slot never seen has no port to name.
+  for (auto h : st_.view->management_hosts)
+    if (const auto g = st_.view->host_guid(h)) m.management.push_back(g);
+  m.outside = st_.view->outside_members;
+  if (!st_.cluster) return m;
   // An open free pool (free_pool: open) talks as before LaaS: hosts without a tenant are full
   // members of the default partition, so two of them still reach each other (two limited
   // members cannot).
-  if (st_.view && st_.cluster && st_.config.free_pool_open)
+  if (st_.config.free_pool_open)
     for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
       if (st_.cluster->state().host_owner(h) == allocator::kFree &&
           st_.view->embedding.host_node[h] >= 0)
-        options.management.push_back(
-            {guid_hex(st_.view->host_guid(h)), exports::Membership::kFull});
-  return exports::generate_partitions(records, options);
+        m.free_pool.push_back(st_.view->host_guid(h));
+  for (const auto& p : st_.persisted.tenants)
+    if (!st_.cluster->find(p.name)) m.unrouted.push_back(p.name);
+  return m;
+}
+
+bool ServiceExports::record_partition_members() {
+  if (!st_.view || !st_.cluster) return false;
+  return record_members(partition_members(), st_.persisted);
 }
 
 exports::PartitionOptions ServiceExports::partition_options() const {
@@ -141,6 +155,10 @@ bool ServiceExports::refresh_managed_partitions() {
   // over) says nothing about them, and rewriting from it would wipe every tenant's P_Key.
   if (!st_.blocked.empty() || !st_.config.config_error.empty() || !st_.loaded) return false;
   st_.partitions_unsynced = false;
+  // Members that changed without a change of the state (a free host gone): the standbys
+  // learn of them too.
+  if (record_partition_members() && service_.shared_.holds_term())
+    service_.save_placed("the members of the tenant partitions");
   try {
     const std::string text = partitions_text();
     if (text == st_.last_partitions) return false;
@@ -179,9 +197,11 @@ json ServiceExports::export_files(const json& params) const {
   const bool removal = get_bool(params, "remove", false);
   try {
     auto records = exports::tenants_from_json(all);
+    std::map<std::string, std::uint16_t> pkeys;
+    for (const auto& p : st_.persisted.tenants)
+      if (p.pkey) pkeys.emplace(p.name, p.pkey);
     for (auto& r : records)
-      for (const auto& p : st_.persisted.tenants)
-        if (p.name == r.name && p.pkey) r.pkey = p.pkey;
+      if (const auto it = pkeys.find(r.name); it != pkeys.end()) r.pkey = it->second;
     const exports::Format* known = exports::find_format(format);
     if (!known)
       fail(error::kBadRequest,

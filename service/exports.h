@@ -14,6 +14,7 @@
 
 #include "export/partitions.h"
 #include "export/records.h"
+#include "service/partition_inputs.h"
 #include "service/service_state.h"
 
 namespace laas::service {
@@ -24,7 +25,13 @@ class ServiceExports {
  public:
   ServiceExports(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
 
-  std::string partitions_text() const;  // throws exports::ExportError
+  // The managed partitions.conf of the tenants routed now. Throws exports::ExportError.
+  std::string partitions_text() const;
+  // Who else it names, as this SM routes the fabric now.
+  PartitionMembers partition_members() const;
+  // Records partition_members() in the shared state (written with its next save), so a
+  // standby's partitions.conf is the master's; true when the record changed.
+  bool record_partition_members();
   // The administrator's partitions: its text (none: no base) and the file it came from.
   struct PartitionsBase {
     std::optional<std::string> text;

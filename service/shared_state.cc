@@ -9,8 +9,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "export/partitions.h"
-#include "export/records.h"
+#include "service/partition_inputs.h"
 #include "service/request_error.h"
 #include "service/tenant_service.h"
 
@@ -184,19 +183,12 @@ bool SharedState::reload() {
   return true;
 }
 
+// The master's file, from what the master recorded: the tenants it routes and every other
+// member it names (service/partition_inputs.h).
 std::string SharedState::partitions_text() const {
-  std::vector<exports::TenantRecord> records;
-  for (const auto& t : st_.persisted.tenants) {
-    exports::TenantRecord r;
-    r.name = t.name;
-    if (t.pkey) r.pkey = t.pkey;
-    for (const auto& h : t.hosts) r.hosts.push_back(records::host_endpoint(h.name, h.guid, 0));
-    records.push_back(std::move(r));
-  }
-  exports::PartitionOptions options = service_.exports_.partition_options();
-  for (auto g : st_.persisted.management)
-    options.management.push_back({guid_hex(g), exports::Membership::kFull});
-  return exports::generate_partitions(records, options);
+  return managed_partitions_text(recorded_partition_tenants(st_.persisted),
+                                 recorded_members(st_.persisted),
+                                 service_.exports_.partition_options());
 }
 
 void SharedState::follow() {

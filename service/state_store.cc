@@ -176,6 +176,12 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
       state.sm_ports.push_back(parse_guid(g.get<std::string>()));
     for (const auto& g : doc.value("management", nlohmann::json::array()))
       state.management.push_back(parse_guid(g.get<std::string>()));
+    for (const auto& g : doc.value("outside_members", nlohmann::json::array()))
+      state.outside_members.push_back(parse_guid(g.get<std::string>()));
+    for (const auto& g : doc.value("free_pool_members", nlohmann::json::array()))
+      state.free_pool_members.push_back(parse_guid(g.get<std::string>()));
+    for (const auto& n : doc.value("unrouted_tenants", nlohmann::json::array()))
+      state.unrouted_tenants.push_back(n.get<std::string>());
     std::set<std::string> names;
     std::set<topology::Guid> guids_seen;
     std::set<std::pair<topology::Guid, int>> slots_seen;
@@ -284,6 +290,9 @@ std::string serialize_state(const PersistedState& state) {
   };
   if (!state.sm_ports.empty()) doc["sm_ports"] = guids(state.sm_ports);
   if (!state.management.empty()) doc["management"] = guids(state.management);
+  if (!state.outside_members.empty()) doc["outside_members"] = guids(state.outside_members);
+  if (!state.free_pool_members.empty()) doc["free_pool_members"] = guids(state.free_pool_members);
+  if (!state.unrouted_tenants.empty()) doc["unrouted_tenants"] = state.unrouted_tenants;
   for (const auto& t : state.tenants) {
     nlohmann::json tenant = {
         {"name", t.name}, {"requested", t.requested},         {"shape", t.shape},

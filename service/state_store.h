@@ -118,13 +118,23 @@ struct PersistedState {
   std::string master{};
   std::vector<topology::Guid> sm_ports{};
   std::vector<topology::Guid> management{};
+  // The rest of what the master's managed partitions.conf holds beyond the tenants, so a
+  // standby's is the same file (service/partition_inputs.h): ports routed outside the tree's
+  // slots (shared services, an SM host cabled twice), the free hosts of an open free pool, and
+  // the recorded tenants the master does not route. Empty in a file written before they were
+  // recorded: a standby then writes the tenants and `management` only.
+  std::vector<topology::Guid> outside_members{};
+  std::vector<topology::Guid> free_pool_members{};
+  std::vector<std::string> unrouted_tenants{};
   std::vector<PersistedDrain> drained{};
   std::vector<PersistedFabricDrain> drained_links{};
   std::vector<PersistedFabricDrain> drained_switches{};
   bool operator==(const PersistedState& o) const {
     return topology == o.topology && generation == o.generation && tenants == o.tenants &&
            term == o.term && master == o.master && sm_ports == o.sm_ports &&
-           management == o.management && drained == o.drained && drained_links == o.drained_links &&
+           management == o.management && outside_members == o.outside_members &&
+           free_pool_members == o.free_pool_members && unrouted_tenants == o.unrouted_tenants &&
+           drained == o.drained && drained_links == o.drained_links &&
            drained_switches == o.drained_switches;
   }
 };

@@ -218,9 +218,10 @@ void TenantService::rebuild_cluster() {
   find_quarantine();
   st_.cluster->set_faults(
       metrics_.current_faults());  // with the links isolated and the hosts quarantined
-  // A management port keeps its whole server out of tenants' hands.
-  auto skipped = st_.cluster->reserve(whole_servers(st_.view->management_hosts));
-  (void)skipped;
+  // A management port keeps its whole server out of tenants' hands. Reserved on an empty
+  // cluster, before any tenant: a recorded tenant holding one of them is not restored
+  // (restore_tenants says which and why), never the management host given away.
+  st_.cluster->reserve(whole_servers(st_.view->management_hosts));
   st_.unplaced.clear();
   if (!st_.blocked.empty()) return;
   restore_tenants();
@@ -280,21 +281,28 @@ void TenantService::restore_tenants() {
     auto r = st_.cluster->restore(t.name, t.requested, model->intended, model->repairs);
     if (!r.ok()) {
       st_.unplaced[t.name] = r.message;
-      st_.log(LogLevel::kError, "laas: tenant '" + t.name + "' is not routed: " + r.message);
+      // The only hosts reserved yet are management's: name the first the tenant holds, as
+      // "already allocated" would not say to whom.
+      for (auto h : model->intended.hosts)
+        if (st_.cluster->state().host_owner(h) == allocator::kReserved) {
+          st_.unplaced[t.name] = "it holds host " + hosts_.host_label(h) +
+                                 ", now a management host (laas.yaml management, or an SM's "
+                                 "server); remove the tenant or take the host out of management";
+          break;
+        }
+      st_.log(LogLevel::kError,
+              "laas: tenant '" + t.name + "' is not routed: " + st_.unplaced[t.name]);
     }
   }
 }
 
-// Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs or management
-// hosts seen (for the standbys): record them -- only the holder of the shared state's term.
+// Repairs made or undone, GUIDs newly seen on a slot, a version-1 file, SMs seen, or other
+// members of the partitions (for the standbys' partitions.conf): record them -- only the holder
+// of the shared state's term.
 void TenantService::save_as_found() {
-  std::vector<topology::Guid> management;
-  for (auto h : st_.view->management_hosts)
-    if (const auto g = st_.view->host_guid(h)) management.push_back(g);
-  std::sort(management.begin(), management.end());
+  const bool members_changed = exports_.record_partition_members();
   bool changed = st_.persisted.loaded_version != kStateVersion || st_.sm_ports_dirty ||
-                 !st_.unsaved.empty() || management != st_.persisted.management;
-  st_.persisted.management = std::move(management);
+                 !st_.unsaved.empty() || members_changed;
   for (const auto& t : st_.persisted.tenants)
     if (const auto* placed = st_.cluster->find(t.name))
       changed = changed || !(persist(*placed) == t);
@@ -818,6 +826,17 @@ void TenantService::interrupt_waits() {
 // saved after it, the previous file is put back. Returns true when partitions.conf changed.
 // Throws RequestError (the caller restores its in-memory state).
 bool TenantService::commit(std::string* not_durable) {
+  // Saved with the change: the standbys' partitions.conf names the members the master's does.
+  // A change refused takes its members back with it (the callers restore the rest).
+  struct KeepOnSuccess {
+    PersistedState& state;
+    const PartitionMembers before;
+    bool kept = false;
+    ~KeepOnSuccess() {
+      if (!kept) record_members(before, state);
+    }
+  } members{st_.persisted, recorded_members(st_.persisted)};
+  exports_.record_partition_members();
   const auto& path = st_.config.exports.managed_partitions_file;
   const bool managed = !path.empty() && st_.view && st_.cluster;
   std::string text, previous;
@@ -881,6 +900,7 @@ bool TenantService::commit(std::string* not_durable) {
                                  std::to_string(st_.cluster->tenants().size()) +
                                  " tenant partitions)");
   }
+  members.kept = true;
   return changed;
 }
 

@@ -9,6 +9,7 @@
 #     naming the master's port GUID; state.json is untouched; the standby lists a and b.
 #  3. Tenant c added at the new master; SM 1 comes back and takes the fabric over (handover):
 #     it routes a, b and c with the same tables, the audit passes, it lists a b c.
+#     The standby's partitions.conf is the master's, byte for byte (here and after 3).
 #  4. kill -9 of the master in the middle of `tenant add d` (D_DELAY seconds after it was sent,
 #     default 0.05): after the standby takes over, d is wholly there (listed, in state.json,
 #     routed) or wholly absent, and there if acknowledged.
@@ -34,6 +35,16 @@ ctl 1 tenant add b --hosts 10 >add.b.out 2>&1 || die "tenant add b failed: $(cat
 
 tenants_in_state() { jq -r '.tenants[].name' state/state.json | sort | tr '\n' ' '; }
 role_of() { ctl "$1" --json status | jq -r '.sm.role'; }
+# same_partitions MASTER STANDBY: the standby's partitions.conf (kept from the shared state,
+# every tenants_poll_ms) becomes the master's, byte for byte, within 10 s.
+same_partitions() {
+  local i
+  for i in $(seq 50); do
+    cmp -s "partitions$1.conf" "partitions$2.conf" && return 0
+    sleep 0.2
+  done
+  die "SM $2's partitions.conf differs from the master SM $1's: $(diff "partitions$1.conf" "partitions$2.conf" | head -8)"
+}
 
 # --- 2. A change sent to the standby is refused. ---------------------------------------------
 [ "$(role_of 1)" = master ] || die "SM 1's status says role '$(role_of 1)', expected master"
@@ -61,6 +72,8 @@ ctl 1 host drain "$drained" --reason "failover test" >/dev/null || die "host dra
 rc=0
 ctl 2 host resume "$drained" >refused.out 2>refused.err || rc=$?
 [ $rc -eq 3 ] || die "host resume at the standby: exit $rc, expected 3: $(cat refused.err)"
+same_partitions 1 2
+log "2: the standby's partitions.conf is the master's ($(grep -c '^laas_.*indx0' partitions2.conf) tenant partitions)"
 
 # --- 1. kill -9 of the master: the standby routes a and b with the same tables. ---------------
 audit_layout p1.before
@@ -130,7 +143,8 @@ fi
 [ "$(tenant_names 1)" = "a b c " ] || die "SM 1 lists '$(tenant_names 1)', expected 'a b c '"
 roles="$(role_of 1) $(role_of 2)"
 [ "$roles" = "master standby" ] || die "after the handover SM 1 and SM 2 are: $roles"
-log "3: SM 1 routes a b c with identical tables, audit clean"
+same_partitions 1 2
+log "3: SM 1 routes a b c with identical tables, audit clean; SM 2's partitions.conf is SM 1's"
 
 # --- 4. kill -9 of the master in the middle of 'tenant add d'. ------------------------------------
 from2=$(log_lines 2)

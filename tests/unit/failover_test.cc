@@ -3,9 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
 
 #include "demo_views.h"
+#include "export/partitions.h"
+#include "export/records.h"
 #include "service/sm_role.h"
 #include "service/state_store.h"
 #include "service/tenant_service.h"
@@ -40,11 +45,12 @@ SmIdentity sm(std::uint64_t guid, const std::string& name, std::uint16_t lid) {
 // One SM with its plugin's service: its OpenSM state is set by the test.
 struct Sm {
   Sm(const std::string& dir, SmIdentity me, const std::string& partitions = "",
-     bool state_must_exist = false)
+     bool state_must_exist = false, bool free_pool_open = false)
       : self(std::move(me)) {
     ServiceConfig c;
     c.state_dir = dir;
     c.state_must_exist = state_must_exist;
+    c.free_pool_open = free_pool_open;
     c.default_wait_ms = 100;
     c.exports.managed_partitions_file = partitions;
     service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
@@ -62,9 +68,10 @@ struct Sm {
   // What the plugin does at a routing run: take over when needed, then the topology.
   std::optional<std::string> route() {
     auto line = service->take_over_if_needed(self);
-    service->on_topology(demo_view());
+    service->on_topology(view);
     return line;
   }
+  std::shared_ptr<const TopologyView> view = demo_view();
   json call(const std::string& method, json params = json::object()) {
     return service->handle(req(method, std::move(params)), kAdmin);
   }
@@ -276,6 +283,120 @@ TEST(Failover, TheStandbysPartitionsFileFollowsTheSharedState) {
   const std::string mine = slurp(pa);
   a.service->follow_shared_state();
   EXPECT_EQ(slurp(pa), mine);
+}
+
+// A view as a cluster's: a management host in a slot, a storage port and the SM's second
+// port routed outside the tree (shared_services, an SM host cabled twice).
+std::shared_ptr<const TopologyView> cluster_view(const std::string& spec = "xgft(2;4,8;1,4)") {
+  auto tree = laas::topology::FatTree::parse(spec);
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  auto v = std::make_shared<TopologyView>(
+      tree, fabric, emb, std::vector<laas::topology::HostId>{tree.num_hosts() - 1});
+  v->outside_members = {0x0002c90300a0b0c1, 0x0002c90300a0b0c2};
+  return v;
+}
+
+// The master computes who else its partitions.conf names from the fabric it routes; a standby
+// routes nothing and reads them from the shared state: both files are the same bytes.
+TEST(Failover, TheStandbysPartitionsFileIsTheMastersByteForByte) {
+  TempDir dir;
+  const std::string pa = dir.path + "/partitions.a.conf", pb = dir.path + "/partitions.b.conf";
+  Sm a(dir.path, sm(0x11, "comp-1", 2), pa, false, true),
+      b(dir.path, sm(0x22, "comp-2", 3), pb, false, true);
+  a.view = cluster_view();
+  a.state = SmState::kMaster;
+  ASSERT_TRUE(a.route());
+  // Created out of name order: the master writes its tenants by name.
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "zeta"}, {"hosts", 4}})["ok"]);
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "alpha"}, {"hosts", 3}})["ok"]);
+  b.service->follow_shared_state();
+  const std::string master = slurp(pa);
+  EXPECT_NE(master.find("0x0002c90300a0b0c1=full"), std::string::npos) << master;
+  EXPECT_EQ(slurp(pb), master);
+  ASSERT_TRUE(a.call("tenant.remove", {{"name", "zeta"}})["ok"]);
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pb), slurp(pa));
+  // A routing run that finds the storage port gone: recorded, and followed.
+  auto fewer = std::make_shared<TopologyView>(*a.view);
+  fewer->outside_members.pop_back();
+  a.view = fewer;
+  a.route();
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pa).find("0x0002c90300a0b0c2"), std::string::npos);
+  EXPECT_EQ(slurp(pb), slurp(pa));
+}
+
+// state.json before the members were recorded reads as before (a standby then names the
+// tenants and the management hosts only), and a file without them is written as before.
+TEST(StateFile, PartitionMembersAreOptional) {
+  const std::string old_file =
+      R"j({"format":"laas-state","version":2,"topology":"xgft(2;4,8;1,4)","generation":3,)j"
+      R"j("tenants":[],"management":["0x0000000000000042"]})j";
+  PersistedState s = parse_state(old_file, "state.json");
+  EXPECT_EQ(s.management, (std::vector<laas::topology::Guid>{0x42}));
+  EXPECT_TRUE(s.outside_members.empty() && s.free_pool_members.empty() &&
+              s.unrouted_tenants.empty());
+  const std::string text = serialize_state(s);
+  EXPECT_EQ(text.find("outside_members"), std::string::npos) << text;
+  EXPECT_EQ(text.find("unrouted"), std::string::npos) << text;
+  s.outside_members = {0x7, 0x5};
+  s.free_pool_members = {0x9};
+  s.unrouted_tenants = {"gone"};
+  EXPECT_EQ(parse_state(serialize_state(s), "state.json"), s);
+}
+
+// The master writes its partitions.conf from the tenants in memory: the same bytes as from
+// their `tenant show` JSON (what it did before), for a few hundred tenants.
+// LAAS_PARTITIONS_TENANTS=2000 prints the time for 2,000.
+TEST(Failover, ManyTenantsPartitionsAsFromTheirJson) {
+  const char* env = std::getenv("LAAS_PARTITIONS_TENANTS");
+  const int tenants = env ? std::atoi(env) : 300;
+  TempDir dir;
+  const std::string pa = dir.path + "/partitions.a.conf", pb = dir.path + "/partitions.b.conf";
+  const auto view = cluster_view("xgft(2;32,96;1,32)");
+  {  // Created without a managed file: a change rewrites nothing but state.json.
+    set_fsync_for_tests([](int, bool) { return 0; });
+    Sm make(dir.path, sm(0x11, "comp-1", 2));
+    make.view = view;
+    make.state = SmState::kMaster;
+    ASSERT_TRUE(make.route());
+    for (int i = 0; i < tenants; ++i)
+      ASSERT_TRUE(make.call(
+          "tenant.add", {{"name", "t" + std::to_string(i)}, {"hosts", i % 3 == 0 ? 2 : 1}})["ok"])
+          << i;
+    set_fsync_for_tests(nullptr);
+  }
+  // A closed free pool: an open one names every free host on the default partition's one
+  // line, too long for OpenSM on this fabric (the open pool is covered above).
+  Sm a(dir.path, sm(0x11, "comp-1", 2), pa), b(dir.path, sm(0x22, "comp-2", 3), pb);
+  a.view = view;
+  a.state = SmState::kMaster;
+  ASSERT_TRUE(a.route());
+  const std::string master = slurp(pa);
+  ASSERT_NE(master.find("laas_t" + std::to_string(tenants - 1) + "="), std::string::npos);
+  json all = json::array();
+  for (int i = 0; i < tenants; ++i)
+    all.push_back(a.call("tenant.get", {{"name", "t" + std::to_string(i)}})["result"]);
+  std::sort(all.begin(), all.end(),
+            [](const json& x, const json& y) { return x["name"] < y["name"]; });
+  laas::exports::PartitionOptions options;
+  options.base_text = std::nullopt;
+  options.management.push_back({guid_hex(view->host_guid(view->management_hosts.front())),
+                                laas::exports::Membership::kFull});
+  for (auto g : view->outside_members)
+    options.management.push_back({guid_hex(g), laas::exports::Membership::kFull});
+  EXPECT_EQ(master,
+            laas::exports::generate_partitions(laas::exports::tenants_from_json(all), options));
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pb), master);
+  const auto t0 = std::chrono::steady_clock::now();
+  constexpr int kRuns = 5;
+  for (int i = 0; i < kRuns; ++i) ASSERT_TRUE(a.call("export", {{"format", "partitions"}})["ok"]);
+  std::cout
+      << "partitions.conf of " << tenants << " tenants: "
+      << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+             kRuns
+      << " ms (laasctl export partitions, mean of " << kRuns << ")\n";
 }
 
 TEST(Failover, AnUnreadableSharedStateIsNeverTakenOverOrOverwritten) {

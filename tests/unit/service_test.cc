@@ -425,6 +425,32 @@ TEST_F(ServiceTest, OneNameRuleAndExportFieldsPersistWithTheTenant) {
       << rc.dump();
 }
 
+// A host made management after a tenant took it stays the tenant's on disk, but the tenant
+// is not routed, and the administrator is told which host and why.
+TEST_F(ServiceTest, ATenantHoldingANewManagementHostIsNotRoutedAndSaysWhichHost) {
+  ASSERT_TRUE(call("tenant.add", {{"name", "a"}, {"hosts", 2}})["ok"]);
+  ASSERT_TRUE(call("tenant.add", {{"name", "b"}, {"hosts", 2}})["ok"]);
+  const std::string guid = call("tenant.get", {{"name", "a"}})["result"]["hosts"][1]["guid"];
+  auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = laas::topology::build_model_fabric(tree);
+  auto probe = std::make_shared<TopologyView>(tree, fabric, emb);
+  const auto host = probe->host_by_guid(parse_guid(guid));
+  ASSERT_TRUE(host);
+  logs.clear();
+  service->on_topology(std::make_shared<TopologyView>(tree, fabric, emb,
+                                                      std::vector<laas::topology::HostId>{*host}));
+  const auto a = call("tenant.get", {{"name", "a"}})["result"];
+  EXPECT_EQ(a["state"], "not placed") << a.dump();
+  const std::string reason = a["reason"];
+  EXPECT_NE(reason.find("it holds host"), std::string::npos) << reason;
+  EXPECT_NE(reason.find(guid + "), now a management host"), std::string::npos) << reason;
+  bool logged = false;
+  for (const auto& line : logs)
+    logged = logged || line.find("tenant 'a' is not routed: it holds host") != std::string::npos;
+  EXPECT_TRUE(logged);
+  EXPECT_EQ(call("tenant.get", {{"name", "b"}})["result"]["state"], "routed");
+}
+
 // Management hosts (laas.yaml `management`) are full members of every tenant
 // partition, in a second statement without indx0; tenant hosts carry indx0.
 TEST_F(ServiceTest, ManagementHostsAreFullMembersOfEveryTenantPartition) {
