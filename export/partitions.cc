@@ -431,7 +431,7 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
   std::istringstream in(base);
   std::string line, out;
   int n = 0, begin_line = 0;
-  bool inside = false, own_default = false;
+  bool inside = false, own_default = false, in_own_default = false;
   while (std::getline(in, line)) {
     ++n;
     const std::string t = trim(line);
@@ -451,8 +451,12 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
       // The default partition LaaS added itself (one line after its comment) is regenerated:
       // its management and shared-service members follow the fabric.
       comment = true;
-    } else if (own_default && t.rfind("Default=", 0) == 0 && t.back() == ';') {
-      // dropped with its comment
+    } else if (own_default && t.rfind("Default=", 0) == 0) {
+      // dropped with its comment, up to the ';' that ends it (its members may follow on lines
+      // of their own)
+      in_own_default = t.back() != ';';
+    } else if (in_own_default) {
+      in_own_default = t.empty() || t.back() != ';';
     } else {
       keep = !inside;
     }
@@ -556,10 +560,12 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
   if (!has_default) {
     // Management hosts and shared services (storage, login) serve everyone in the default
     // partition too: without them there, ALL_CAS=limited would cut them off.
+    // One member a line after the fixed ones: an open free pool or many shared services make
+    // hundreds, and OpenSM reads a line of at most kMaxPartitionsLine characters.
     std::string def = kDefaultPartition;
     std::string extra;
     for (const auto& m : management)
-      if (m.rfind("SELF=", 0) != 0) extra += ", " + m;
+      if (m.rfind("SELF=", 0) != 0) extra += ",\n\t" + m;
     def.insert(def.rfind(" ;"), extra);
     parts.push_back(std::string(kDefaultComment) + " (no P_Key 0x7fff rule was given)\n" + def);
   }

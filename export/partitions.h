@@ -43,7 +43,8 @@ struct PartitionOptions {
 
 inline constexpr const char* kBeginMarker = "# BEGIN LaaS tenant partitions";
 inline constexpr const char* kEndMarker = "# END LaaS tenant partitions";
-// Heads the default partition LaaS adds; that one line is regenerated with every file.
+// Heads the default partition LaaS adds; that statement (its line and the member lines that
+// follow it up to its ';') is regenerated with every file.
 inline constexpr const char* kDefaultComment = "# Default partition added by LaaS";
 // Hosts and the switches' management ports are limited members of the default partition: hosts
 // reach the SM (and the management hosts LaaS adds by GUID), not each other nor the switches

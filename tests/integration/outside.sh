@@ -75,8 +75,9 @@ for t in a b c; do
   awk -v p="laas_$t=" 'index($0, p) == 1 { on = 1 } on { print } /;/ { on = 0 }' partitions.conf |
     grep -qi "$STORAGE=full" || die "storage-1 is not a full member of laas_$t: $(cat partitions.conf)"
 done
-grep -E '^Default=0x7fff' partitions.conf | grep -qi "$STORAGE=full" ||
-  die "storage-1 is not a full member of Default: $(grep '^Default' partitions.conf)"
+# The statement runs from its Default= line to its ';' (members after the fixed ones a line each).
+sed -n '/^Default=0x7fff/,/;/p' partitions.conf | grep -qi "$STORAGE=full" ||
+  die "storage-1 is not a full member of Default: $(sed -n '/^Default=0x7fff/,/;/p' partitions.conf)"
 sim smpquery pkeys "$STORAGE_LID" >pkeys.storage 2>&1 || die "smpquery pkeys storage-1: $(tail -2 pkeys.storage)"
 for t in a b c; do
   pkey=$(printf '0x%04x' $(($(jq -r ".tenants[] | select(.name == \"$t\") | .pkey" state/state.json) | 0x8000)))

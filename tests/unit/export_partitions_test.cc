@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "export/partitions.h"
@@ -297,7 +298,7 @@ TEST(ExportPartitionsGenerate, RefusesABaseThatMakesEveryoneAFullMember) {
   PartitionOptions m;
   m.management = {{"SELF", Membership::kFull}, {"0x0002c90300001234", Membership::kFull}};
   const std::string own = generate_partitions({tenant("a", 0x10)}, m);
-  EXPECT_NE(own.find("SELF=full, 0x0002c90300001234=full ;"), std::string::npos) << own;
+  EXPECT_NE(own.find("SELF=full,\n\t0x0002c90300001234=full ;"), std::string::npos) << own;
   m.base_text = own;
   EXPECT_EQ(generate_partitions({tenant("a", 0x10)}, m), own);
   m.base_text = "Default=0x7fff : ALL=limited, 0x0002c90300001234=full ;\n";
@@ -387,6 +388,30 @@ TEST(ExportPartitionsGenerate, DefaultKeepsHostsLimited) {
   o.base_text = "Default=0x7fff : ALL=limited, 0x0002c90300001234=full ;\n";
   const auto with_base = generate_partitions({}, o);
   EXPECT_EQ(with_base.find("ALL_CAS=limited"), std::string::npos) << with_base;
+}
+
+// An open free pool puts every free host into the default partition: hundreds of members. They
+// go one a line (OpenSM reads at most 4,094 characters of a line), and a file generated over
+// its own earlier output holds that default once.
+TEST(ExportPartitionsGenerate, ManyDefaultMembersStayWithinOpenSmsLineLength) {
+  PartitionOptions o;
+  for (int i = 1; i <= 400; ++i)
+    o.management.push_back({guid_hex(0x0002c90300100000ULL + i), Membership::kFull});
+  const auto out = generate_partitions({}, o);
+  const auto check = validate_partitions(out);
+  EXPECT_TRUE(check.ok()) << check.report("generated");
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) EXPECT_LE(line.size(), kMaxPartitionsLine);
+  EXPECT_NE(out.find("SELF=full,\n\t0x0002c90300100001=full,\n"), std::string::npos) << out;
+  o.base_text = out;
+  const auto again = generate_partitions({}, o);
+  EXPECT_EQ(again, out);
+  std::size_t defaults = 0;
+  for (auto at = again.find("Default="); at != std::string::npos;
+       at = again.find("Default=", at + 1))
+    ++defaults;
+  EXPECT_EQ(defaults, 1u) << again;
 }
 
 }  // namespace
