@@ -2,11 +2,13 @@
 #include <atomic>
 #include <bitset>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "routing/incremental.h"
 #include "routing/routing.h"
 #include "util/threads.h"
 
@@ -60,12 +62,47 @@ class Engine {
   }
 
   void run() {
+    prepare();
     if (!req_.tenants_only) {
-      choose_management_links();
       route_switches();
-      route_ordinary_hosts();
+      route_ordinary_hosts(every_leaf());
     }
-    for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) route_tenant(t);
+    for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) route_tenant(t, nullptr);
+    flush_tenant_warnings();
+  }
+
+  // What run() derives before routing anything: enough to compare two requests (plan()).
+  void prepare() {
+    if (!req_.tenants_only) choose_management_links();
+  }
+
+  // run()'s tables and warnings from the tables of `before`'s request (already in the
+  // output), recomputing only what plan.dirty_leaf and plan.switches name; tenants unchanged
+  // since `before` (plan.same_as) keep the warnings they had then.
+  void run_partial(const IncrementalPlan& plan,
+                   const std::vector<std::vector<std::string>>& warnings_before) {
+    std::vector<int> dirty;
+    for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
+      if (plan.dirty_leaf[leaf]) dirty.push_back(leaf);
+    clear_host_columns(dirty);
+    if (plan.switches) route_switches();
+    route_ordinary_hosts(dirty);
+    for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) {
+      const int same = plan.same_as[t];
+      route_tenant(t, same >= 0 ? &plan.dirty_leaf : nullptr);
+      if (same >= 0) tenant_warnings_[t] = warnings_before[same];
+    }
+    flush_tenant_warnings();
+  }
+
+  // Which destination leaves' columns (and whether the switches' columns) can differ between
+  // `before`'s request and this one. Every column is computed from the request alone; a host's
+  // column is written only by its leaf's ordinary jobs and its tenant's job for that leaf, so
+  // a column whose inputs are the same as before is the same table entry for entry.
+  IncrementalPlan plan(const Engine& before) const;
+
+  std::vector<std::vector<std::string>> take_tenant_warnings() {
+    return std::move(tenant_warnings_);
   }
 
  private:
@@ -439,9 +476,9 @@ class Engine {
     constexpr int kMaxPerTenant = 5;
     int& count = unreachable_[tenant];
     if (++count <= kMaxPerTenant)
-      warnings_.push_back("tenant " + req_.tenants[tenant].key +
-                          ": no path on its own links from " + t_.switch_name(1, leaf) + " to " +
-                          t_.host_name(d));
+      tenant_warnings_[tenant].push_back("tenant " + req_.tenants[tenant].key +
+                                         ": no path on its own links from " +
+                                         t_.switch_name(1, leaf) + " to " + t_.host_name(d));
   }
 
   // The tenant holding most of a switch's working up-links (the first such on a tie), kNobody
@@ -535,7 +572,32 @@ class Engine {
     util::run_on_threads(thread_count(count), worker);
   }
 
-  void route_ordinary_hosts() {
+  std::vector<int> every_leaf() const {
+    std::vector<int> leaves(t_.num_leaves());
+    for (int i = 0; i < t_.num_leaves(); ++i) leaves[i] = i;
+    return leaves;
+  }
+
+  void flush_tenant_warnings() {
+    for (auto& list : tenant_warnings_)
+      for (auto& w : list) warnings_.push_back(w);
+  }
+
+  // Every switch's entries for the hosts of `leaves`, back to kNoRoute (as compute() starts):
+  // the jobs leave some entries alone.
+  void clear_host_columns(const std::vector<int>& leaves) {
+    std::vector<HostId> hosts;
+    for (int leaf : leaves)
+      for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot)
+        hosts.push_back(t_.host_at(leaf, slot));
+    for (int number = 0; number < out_.num_switches(); ++number) {
+      std::uint8_t* row = out_.row(number);
+      for (HostId h : hosts) row[h] = kNoRoute;
+    }
+  }
+
+  // The ordinary jobs of the destination leaves `targets` (all of them in a full run).
+  void route_ordinary_hosts(const std::vector<int>& targets) {
     std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, no_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_leaves(); ++i) {
       all_leaves[i] = i;
@@ -543,7 +605,8 @@ class Engine {
     }
     for (int i = 0; i < t_.num_switches(2); ++i) l2[i] = i;
     // Each leaf's jobs in order (a later one overwrites some entries of an earlier one).
-    for_each_leaf(t_.num_leaves(), [&](int ld, LeafScratch& sc) {
+    for_each_leaf(static_cast<int>(targets.size()), [&](int target, LeafScratch& sc) {
+      const int ld = targets[target];
       std::vector<HostId> dests, mdests;
       std::vector<int> keys, mkeys;
       for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot) {
@@ -594,8 +657,9 @@ class Engine {
     });
   }
 
-  // A tenant's hosts over its own links, keyed by rank among its hosts.
-  void route_tenant(int ti) {
+  // A tenant's hosts over its own links, keyed by rank among its hosts; with `only`, just its
+  // hosts on the leaves it marks (their keys are still ranks among all the tenant's hosts).
+  void route_tenant(int ti, const std::vector<char>* only) {
     const auto& p = req_.tenants[ti].placement;
     std::vector<HostId> hosts = p.hosts;
     std::sort(hosts.begin(), hosts.end());
@@ -631,6 +695,7 @@ class Engine {
         dests.push_back(hosts[i]);
         keys.push_back(static_cast<int>(i));
       }
+      if (only && !(*only)[ld]) continue;
       route_leaf(ld,
                  {ti, &dests, &keys, &leaves, &level2, &leaf_base, &pod_base,
                   static_cast<int>(hosts.size())},
@@ -849,6 +914,10 @@ class Engine {
   std::vector<char> faulty_;
   std::vector<char> mgmt_leaf_;
   std::vector<int> unreachable_ = std::vector<int>(req_.tenants.size(), 0);
+  // What each tenant's own routes warned (run() appends them in tenant order), kept apart so
+  // that an incremental run can take an unchanged tenant's from the run before.
+  std::vector<std::vector<std::string>> tenant_warnings_ =
+      std::vector<std::vector<std::string>>(req_.tenants.size());
   std::vector<ColumnSet> mgmt_cols_, block_, not_mgmt_;  // [leaf]
   std::vector<ColumnSet> beside_mgmt_;  // [leaf] every up-column but the management up-links
   std::vector<int> single_owner_;       // [leaf]
@@ -859,6 +928,88 @@ class Engine {
   std::map<std::pair<int, int>, ClassMasks> masks_;  // (map: references stay valid)
   std::mutex masks_mu_;
 };
+
+template <class T>
+std::vector<T> sorted(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+bool same_placement(const allocator::Placement& a, const allocator::Placement& b) {
+  return a.hosts == b.hosts && a.links == b.links && a.idle == b.idle;
+}
+
+IncrementalPlan Engine::plan(const Engine& before) const {
+  IncrementalPlan p;
+  auto full = [&p](const char* why) {
+    p.full = true;
+    p.why = why;
+    return p;
+  };
+  // Inputs every column reads: any change there may move any route.
+  if (req_.tenants_only || before.req_.tenants_only) return full("a tenants-only request");
+  if (faulty_ != before.faulty_) return full("the faulty links changed");
+  if (sorted(req_.management_hosts) != sorted(before.req_.management_hosts))
+    return full("the management hosts changed");
+  if (sorted(req_.management_switches) != sorted(before.req_.management_switches))
+    return full("the management switches changed");
+  // The management leaves' up-links are the sources of every ordinary job.
+  if (block_ != before.block_ || not_mgmt_ != before.not_mgmt_ ||
+      beside_mgmt_ != before.beside_mgmt_)
+    return full("a management leaf's up-links changed");
+  // Tenants are matched by name; their indices shift as others come and go.
+  std::map<std::string, int> old_index, new_index;
+  for (int i = 0; i < static_cast<int>(before.req_.tenants.size()); ++i)
+    if (!old_index.emplace(before.req_.tenants[i].key, i).second)
+      return full("two tenants of one name");
+  for (int i = 0; i < static_cast<int>(req_.tenants.size()); ++i)
+    if (!new_index.emplace(req_.tenants[i].key, i).second) return full("two tenants of one name");
+  // Owners (of hosts and links) compared by tenant name, the other classes as they are.
+  auto same_owner = [&](int now, int then) {
+    if (now >= 0 && then >= 0) return req_.tenants[now].key == before.req_.tenants[then].key;
+    return now == then;
+  };
+  p.dirty_leaf.assign(t_.num_leaves(), 0);
+  auto mark_hosts = [&](const allocator::Placement& placement) {
+    for (HostId h : placement.hosts) p.dirty_leaf[t_.leaf_of_host(h)] = 1;
+  };
+  // A tenant added, removed or changed: its hosts' columns (its own routes to them).
+  p.same_as.assign(req_.tenants.size(), -1);
+  std::vector<char> kept(before.req_.tenants.size(), 0);
+  for (int i = 0; i < static_cast<int>(req_.tenants.size()); ++i) {
+    const auto found = old_index.find(req_.tenants[i].key);
+    if (found != old_index.end() &&
+        same_placement(req_.tenants[i].placement, before.req_.tenants[found->second].placement)) {
+      p.same_as[i] = found->second;
+      kept[found->second] = 1;
+    } else {
+      mark_hosts(req_.tenants[i].placement);
+    }
+  }
+  for (int i = 0; i < static_cast<int>(before.req_.tenants.size()); ++i)
+    if (!kept[i]) mark_hosts(before.req_.tenants[i].placement);
+  // A host of another class: its leaf's ordinary jobs group the leaf's hosts by class.
+  for (HostId h = 0; h < t_.num_hosts(); ++h)
+    if (!same_owner(host_class_[h], before.host_class_[h])) p.dirty_leaf[t_.leaf_of_host(h)] = 1;
+  // A link of another owner: the ordinary routes to the hosts of its leaf (the only leaf whose
+  // columns read a non-management leaf's up-links), and the routes to switches when it
+  // turned open or closed to management traffic.
+  for (LinkId l = 0; l < t_.total_links(); ++l) {
+    const int now = owner_[l], then = before.owner_[l];
+    if (same_owner(now, then)) continue;
+    // Every ordinary job reads every level-2 up-link.
+    if (t_.link_level(l) != 1) return full("a level-2 link changed hands");
+    const int leaf = t_.link_switch(l);
+    if (mgmt_leaf_[leaf]) return full("a management leaf's up-link changed hands");
+    p.dirty_leaf[leaf] = 1;
+    if ((now == kFree) != (then == kFree) || (now >= 0) != (then >= 0)) p.switches = true;
+  }
+  // Management hosts are reached from every leaf, over whatever the leaves' owners leave
+  // open: their columns read every leaf, so they are always computed again (they are few).
+  for (HostId h : req_.management_hosts) p.dirty_leaf[t_.leaf_of_host(h)] = 1;
+  p.full = false;
+  return p;
+}
 
 }  // namespace
 
@@ -874,6 +1025,50 @@ RoutingResult compute(const FatTree& tree, const RoutingRequest& request) {
   Engine engine(tree, request, result);
   engine.run();
   return result;
+}
+
+const RoutingResult& IncrementalRouting::compute(const FatTree& tree,
+                                                 const RoutingRequest& request) {
+  const bool had = valid_;
+  valid_ = false;  // until this run succeeds: its tables are changed in place
+  stats_ = IncrementalStats();
+  stats_.of_leaves = tree.num_leaves();
+  result_.warnings.clear();
+  IncrementalPlan plan;
+  if (!had) {
+    plan.why = "no previous run";
+  } else if (spec_ != tree.spec().text()) {
+    plan.why = "another tree";
+  }
+  std::unique_ptr<Engine> now;
+  if (!plan.why.empty()) {
+    now = std::make_unique<Engine>(tree, request, result_);
+  } else {
+    RoutingResult unused;
+    Engine before(tree, request_, unused);
+    before.prepare();
+    now = std::make_unique<Engine>(tree, request, result_);
+    now->prepare();
+    plan = now->plan(before);
+  }
+  if (plan.full) {
+    result_.tables = ModelTables(tree);
+    now->run();
+    stats_.leaves = tree.num_leaves();
+    stats_.switches = true;
+  } else {
+    now->run_partial(plan, tenant_warnings_);
+    stats_.leaves = static_cast<int>(
+        std::count(plan.dirty_leaf.begin(), plan.dirty_leaf.end(), static_cast<char>(1)));
+    stats_.switches = plan.switches;
+  }
+  stats_.full = plan.full;
+  stats_.why = plan.why;
+  tenant_warnings_ = now->take_tenant_warnings();
+  spec_ = tree.spec().text();
+  request_ = request;
+  valid_ = true;
+  return result_;
 }
 
 RoutingResult compute(const FatTree& tree, const std::vector<TenantRoutes>& tenants,
