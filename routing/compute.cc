@@ -85,6 +85,7 @@ class Engine {
     for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
       if (plan.dirty_leaf[leaf]) dirty.push_back(leaf);
     clear_host_columns(dirty);
+    reuse_switches_ = true;
     if (plan.switches) route_switches();
     route_ordinary_hosts(dirty);
     for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) {
@@ -795,6 +796,61 @@ class Engine {
         }
       }
     };
+    // The port of switch u towards switch dst when open links reach dst from u, given the
+    // distances to dst over open links (S) and over every working link (W): the route without
+    // tenants while it is open, else the (dst mod count)-th open arc of a shortest way.
+    auto strict_choice = [&](int u, int dst, auto&& S, auto&& W) {
+      auto next = [&](int a) { return arcs[a].first; };
+      auto ok = [&](int a) { return open[a] && S(next(a)) == S(u) - 1; };
+      if (restricted && W(u) == S(u)) {
+        int count = 0, chosen = -1;
+        for (int a = start[u]; a < start[u + 1]; ++a) count += W(next(a)) == W(u) - 1;
+        int k = dst % count;
+        for (int a = start[u]; a < start[u + 1] && chosen < 0; ++a)
+          if (W(next(a)) == W(u) - 1 && k-- == 0) chosen = a;
+        if (ok(chosen)) return static_cast<std::uint8_t>(arcs[chosen].second);
+      }
+      int count = 0;
+      for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
+      if (count == 0) return kNoRoute;
+      int k = dst % count;
+      for (int a = start[u]; a < start[u + 1]; ++a)
+        if (ok(a) && k-- == 0) return static_cast<std::uint8_t>(arcs[a].second);
+      return kNoRoute;
+    };
+    // The port of switch u towards switch dst when only open links and a tenant's link as
+    // the last hop reach dst from u, given those distances (D).
+    auto open_choice = [&](int u, int dst, auto&& D) {
+      auto pick = [&](auto&& ok) {
+        int count = 0;
+        for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
+        if (count == 0) return kNoRoute;
+        int k = dst % count;
+        for (int a = start[u]; a < start[u + 1]; ++a)
+          if (ok(a) && k-- == 0) return static_cast<std::uint8_t>(arcs[a].second);
+        return kNoRoute;
+      };
+      std::uint8_t port = pick([&](int a) { return open[a] && D(arcs[a].first) == D(u) - 1; });
+      if (port == kNoRoute)
+        port = pick([&](int a) { return arcs[a].first == dst && last[a] && D(u) == 1; });
+      return port;
+    };
+    // The distances of a destination for the next run (255: unreached).
+    auto remember = [&](int dst, const std::vector<int>& strict, const std::vector<int>& dist,
+                        const std::vector<int>& whole) {
+      const std::size_t row = std::size_t(dst) * n;
+      bool far = false;
+      auto keep = [&far](int d) {
+        far |= d > 254;
+        return d < 0 || d > 254 ? std::uint8_t(255) : static_cast<std::uint8_t>(d);
+      };
+      for (int u = 0; u < n; ++u) {
+        switch_memo_->strict[row + u] = keep(strict[u]);
+        switch_memo_->dist[row + u] = keep(dist[u]);
+        if (restricted) switch_memo_->whole[row + u] = keep(whole[u]);
+      }
+      switch_memo_->reusable[dst] = !far;
+    };
     // Ports of every switch towards switch dst (column[u]).
     auto route_to = [&](Scratch& sc, int dst, std::uint8_t* column) {
       auto &strict = sc.strict, &dist = sc.dist, &dist_unblocked = sc.dist_unblocked,
@@ -823,6 +879,7 @@ class Engine {
         dist_unblocked = dist;
         dist_all = dist;
       }
+      if (switch_memo_) remember(dst, strict, dist, whole);
       for (int u = 0; u < n; ++u) {
         std::uint8_t port = kNoRoute;
         if (u == dst) {
@@ -844,23 +901,12 @@ class Engine {
         };
         auto next = [&](int a) { return arcs[a].first; };
         if (strict[u] > 0) {
-          auto ok = [&](int a) { return open[a] && strict[next(a)] == strict[u] - 1; };
-          if (restricted && whole[u] == strict[u]) {
-            // The route without tenants: the (dst mod count)-th of the arcs towards dst.
-            int count = 0, chosen = -1;
-            for (int a = start[u]; a < start[u + 1]; ++a) count += whole[next(a)] == whole[u] - 1;
-            int k = dst % count;
-            for (int a = start[u]; a < start[u + 1] && chosen < 0; ++a)
-              if (whole[next(a)] == whole[u] - 1 && k-- == 0) chosen = a;
-            if (ok(chosen)) {
-              column[u] = static_cast<std::uint8_t>(arcs[chosen].second);
-              continue;
-            }
-          }
-          pick(ok);
+          column[u] = strict_choice(
+              u, dst, [&](int x) { return strict[x]; }, [&](int x) { return whole[x]; });
+          continue;
         } else if (dist[u] > 0) {
-          pick([&](int a) { return open[a] && dist[next(a)] == dist[u] - 1; }) ||
-              pick([&](int a) { return next(a) == dst && last[a] && dist[u] == 1; });
+          column[u] = open_choice(u, dst, [&](int x) { return dist[x]; });
+          continue;
         } else if (dist_unblocked[u] > 0) {
           // Not over a management up-link, even when that is shorter: the drop would stop
           // everyone but the management hosts there.
@@ -881,26 +927,131 @@ class Engine {
     // switch's entries for a batch are neighbours: a cache line, not one per destination).
     // Batches are independent: they run on several threads when the machine has them, each
     // writing its own destinations' entries, so the tables do not depend on the thread count.
+    // An incremental run: the arcs whose openness changed since the run the memo holds (the
+    // arcs themselves are the same: the faulty links are). Otherwise the memo is filled anew.
+    const std::size_t cells = static_cast<std::size_t>(n) * n;
+    const bool reuse = switch_memo_ && reuse_switches_ && switch_memo_->valid &&
+                       switch_memo_->restricted == restricted &&
+                       switch_memo_->open.size() == open.size() &&
+                       switch_memo_->strict.size() == cells;
+    std::vector<int> changed, tail(arcs.size()), tails;
+    for (int u = 0; u < n; ++u)
+      for (int a = start[u]; a < start[u + 1]; ++a) tail[a] = u;
+    if (reuse) {
+      for (int a = 0; a < static_cast<int>(arcs.size()); ++a)
+        if (open[a] != switch_memo_->open[a] || last[a] != switch_memo_->last[a]) {
+          changed.push_back(a);
+          tails.push_back(tail[a]);
+        }
+      std::sort(tails.begin(), tails.end());
+      tails.erase(std::unique(tails.begin(), tails.end()), tails.end());
+    } else if (switch_memo_) {
+      switch_memo_->strict.assign(cells, 255);
+      switch_memo_->dist.assign(cells, 255);
+      switch_memo_->whole.assign(restricted ? cells : 0, 255);
+      switch_memo_->reusable.assign(n, 0);
+    }
+    // Whether the breadth-first distances d (255: unreached) to dst over the arcs `usable`
+    // marks stay what they were over those `was_usable` marked: no arc made usable is a
+    // shortcut (the old distances remain a lower bound), and every switch that lost an arc of
+    // a shortest way keeps another (each switch still has one: the old distances are reached).
+    auto keeps = [&](const std::uint8_t* d, auto&& usable, auto&& was_usable) {
+      for (int a : changed) {
+        const bool now = usable(a), then = was_usable(a);
+        if (now == then) continue;
+        const int u = tail[a], v = arcs[a].first;
+        if (now) {
+          if (d[v] != 255 && (d[u] == 255 || d[u] > d[v] + 1)) return false;
+        } else if (d[v] != 255 && d[u] == d[v] + 1) {
+          bool other = false;
+          for (int b = start[u]; b < start[u + 1] && !other; ++b)
+            other = usable(b) && d[arcs[b].first] != 255 && d[arcs[b].first] + 1 == d[u];
+          if (!other) return false;
+        }
+      }
+      return true;
+    };
+    // Whether dst's distances over open links (and, where those leave a switch unreached, over
+    // open links and a tenant's link as the last hop) are what the memo holds. The wider
+    // searches read neither openness nor ownership. Then only the entries of the changed
+    // arcs' tails can differ: a switch's entry reads its own arcs and the distances.
+    auto keeps_distances = [&](int dst) {
+      if (!switch_memo_->reusable[dst]) return false;
+      const std::size_t row = std::size_t(dst) * n;
+      const std::uint8_t* S = &switch_memo_->strict[row];
+      const auto& was_open = switch_memo_->open;
+      const auto& was_last = switch_memo_->last;
+      if (!keeps(
+              S, [&](int a) { return open[a] != 0; }, [&](int a) { return was_open[a] != 0; }))
+        return false;
+      if (std::find(S, S + n, 255) == S + n) return true;  // the wider searches were not made
+      auto into_dst = [&](int a) { return arcs[a].first == dst; };
+      return keeps(
+          &switch_memo_->dist[row], [&](int a) { return open[a] || (into_dst(a) && last[a]); },
+          [&](int a) { return was_open[a] || (into_dst(a) && was_last[a]); });
+    };
+    auto route_tails = [&](int dst) {
+      const std::size_t row = std::size_t(dst) * n;
+      const std::uint8_t* S = &switch_memo_->strict[row];
+      const std::uint8_t* D = &switch_memo_->dist[row];
+      const std::uint8_t* W = restricted ? &switch_memo_->whole[row] : S;
+      auto s = [S](int x) { return S[x] == 255 ? -1 : int(S[x]); };
+      auto d = [D](int x) { return D[x] == 255 ? -1 : int(D[x]); };
+      auto w = [W](int x) { return W[x] == 255 ? -1 : int(W[x]); };
+      for (int u : tails) {
+        if (u == dst) continue;
+        std::uint8_t& entry = out_.row(u)[out_.num_hosts() + dst];
+        if (s(u) > 0)
+          entry = strict_choice(u, dst, s, w);
+        else if (d(u) > 0)
+          entry = open_choice(u, dst, d);
+        // else: the wider searches' choice, which reads no arc's openness: unchanged
+      }
+    };
     constexpr int kBatch = 64;
     const int batches = (n + kBatch - 1) / kBatch;
-    std::atomic<int> next_batch{0};
+    std::atomic<int> next_batch{0}, recomputed{0};
     auto worker = [&] {
       Scratch sc;
       for (auto* v : {&sc.strict, &sc.dist, &sc.dist_unblocked, &sc.dist_all, &sc.queue, &sc.whole})
         v->assign(n, 0);
       sc.ports.assign(static_cast<std::size_t>(kBatch) * n, 0);
+      char computed[kBatch];
       for (int b; (b = next_batch.fetch_add(1)) < batches;) {
         const int first = b * kBatch, count = std::min(kBatch, n - first);
-        for (int j = 0; j < count; ++j) route_to(sc, first + j, &sc.ports[std::size_t(j) * n]);
+        for (int j = 0; j < count; ++j) {
+          computed[j] = !(reuse && keeps_distances(first + j));
+          recomputed += computed[j];
+          if (computed[j])
+            route_to(sc, first + j, &sc.ports[std::size_t(j) * n]);
+          else
+            route_tails(first + j);
+        }
         for (int u = 0; u < n; ++u) {
           std::uint8_t* row = out_.row(u) + out_.num_hosts() + first;
-          for (int j = 0; j < count; ++j) row[j] = sc.ports[std::size_t(j) * n + u];
+          for (int j = 0; j < count; ++j)
+            if (computed[j]) row[j] = sc.ports[std::size_t(j) * n + u];
         }
       }
     };
     util::run_on_threads(thread_count(batches), worker);
+    switches_recomputed_ = recomputed;
+    if (switch_memo_) {
+      switch_memo_->open = open;
+      switch_memo_->last = last;
+      switch_memo_->restricted = restricted;
+      switch_memo_->valid = true;
+    }
   }
 
+ public:
+  // Where route_switches keeps its distances for the next run, and whether it may reuse them
+  // (an incremental run; the memo is then the previous run's).
+  SwitchRoutesMemo* switch_memo_ = nullptr;
+  bool reuse_switches_ = false;
+  int switches_recomputed_ = 0;  // destination switches whose routes were computed again
+
+ private:
   const FatTree& t_;
   const RoutingRequest& req_;
   ModelTables& out_;
@@ -997,11 +1148,13 @@ IncrementalPlan Engine::plan(const Engine& before) const {
   for (LinkId l = 0; l < t_.total_links(); ++l) {
     const int now = owner_[l], then = before.owner_[l];
     if (same_owner(now, then)) continue;
-    // Every ordinary job reads every level-2 up-link.
-    if (t_.link_level(l) != 1) return full("a level-2 link changed hands");
-    const int leaf = t_.link_switch(l);
-    if (mgmt_leaf_[leaf]) return full("a management leaf's up-link changed hands");
-    p.dirty_leaf[leaf] = 1;
+    // Every ordinary job reads every level-2 up-link and the management leaves' up-links:
+    // then every host's column is computed again (the routes to switches may still be kept).
+    const bool everywhere = t_.link_level(l) != 1 || mgmt_leaf_[t_.link_switch(l)];
+    if (everywhere)
+      std::fill(p.dirty_leaf.begin(), p.dirty_leaf.end(), 1);
+    else
+      p.dirty_leaf[t_.link_switch(l)] = 1;
     if ((now == kFree) != (then == kFree) || (now >= 0) != (then >= 0)) p.switches = true;
   }
   // Management hosts are reached from every leaf, over whatever the leaves' owners leave
@@ -1041,6 +1194,7 @@ const RoutingResult& IncrementalRouting::compute(const FatTree& tree,
     plan.why = "another tree";
   }
   std::unique_ptr<Engine> now;
+  switch_memo_.valid = switch_memo_.valid && had;
   if (!plan.why.empty()) {
     now = std::make_unique<Engine>(tree, request, result_);
   } else {
@@ -1051,16 +1205,19 @@ const RoutingResult& IncrementalRouting::compute(const FatTree& tree,
     now->prepare();
     plan = now->plan(before);
   }
+  now->switch_memo_ = &switch_memo_;
   if (plan.full) {
     result_.tables = ModelTables(tree);
     now->run();
     stats_.leaves = tree.num_leaves();
     stats_.switches = true;
+    stats_.switch_destinations = tree.total_switches();
   } else {
     now->run_partial(plan, tenant_warnings_);
     stats_.leaves = static_cast<int>(
         std::count(plan.dirty_leaf.begin(), plan.dirty_leaf.end(), static_cast<char>(1)));
     stats_.switches = plan.switches;
+    stats_.switch_destinations = plan.switches ? now->switches_recomputed_ : 0;
   }
   stats_.full = plan.full;
   stats_.why = plan.why;
