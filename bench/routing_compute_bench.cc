@@ -5,7 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "allocator/cluster.h"
+#include "allocator/placer.h"
+#include "routing/incremental.h"
 #include "routing/routing.h"
+#include "topology/servers.h"
 
 namespace {
 
@@ -51,6 +55,56 @@ void BM_ToLidTables(benchmark::State& state, const std::string& spec) {
     benchmark::DoNotOptimize(lids.data());
   }
 }
+
+// A tenant change on a rail-optimized tree as scripts/bench-routing.sh makes it: `servers`
+// servers (all their rails) added to a fabric holding `others` such tenants, then removed
+// again; each iteration routes one change, in full or incrementally.
+struct RailChange {
+  FatTree tree;
+  laas::routing::RoutingRequest without, with;
+  RailChange(const std::string& spec, int rails, int servers, int others)
+      : tree(FatTree::parse(spec)) {
+    const auto ports = laas::topology::rail_servers(tree, rails);
+    laas::allocator::Cluster cluster(tree,
+                                     laas::allocator::make_server_placer("laas", ports.ports));
+    cluster.set_leaf_rails(laas::topology::rail_of_leaf(tree, ports));
+    for (int i = 0; i < others; ++i) cluster.add("other" + std::to_string(i), servers * rails);
+    without.management_hosts = with.management_hosts = {tree.num_hosts() - 1};
+    for (const auto& [name, t] : cluster.tenants()) without.tenants.push_back({name, t.placement});
+    cluster.add("new", servers * rails);
+    for (const auto& [name, t] : cluster.tenants()) with.tenants.push_back({name, t.placement});
+  }
+};
+
+void BM_RailChange(benchmark::State& state, const std::string& spec, bool incremental) {
+  const RailChange c(spec, 8, 8, 4);
+  laas::routing::IncrementalRouting incr;
+  incr.compute(c.tree, c.without);
+  bool add = true;
+  for (auto _ : state) {
+    const auto& req = add ? c.with : c.without;
+    if (incremental) {
+      benchmark::DoNotOptimize(incr.compute(c.tree, req).tables.row(0));
+    } else {
+      auto r = laas::routing::compute(c.tree, req);
+      benchmark::DoNotOptimize(r.tables.row(0));
+    }
+    add = !add;
+  }
+  state.counters["leaves"] = incr.stats().leaves;
+  state.counters["switches"] = incr.stats().switches;
+  state.counters["switch_dests"] = incr.stats().switch_destinations;
+  state.counters["full"] = incr.stats().full;
+}
+
+BENCHMARK_CAPTURE(BM_RailChange, rails8_2048_full, "xgft(3;16,16,64;1,16,16)", false)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RailChange, rails8_2048_incremental, "xgft(3;16,16,64;1,16,16)", true)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RailChange, rails8_4096_full, "xgft(3;16,16,128;1,16,16)", false)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RailChange, rails8_4096_incremental, "xgft(3;16,16,128;1,16,16)", true)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(BM_Compute, xgft2_18_36_empty, "xgft(2;18,36;1,18)", false)
     ->Unit(benchmark::kMillisecond);

@@ -36,6 +36,15 @@ void inject_routing_failure() {
     throw std::runtime_error(std::string("injected failure (") + path + " exists)");
 }
 
+// The routing log's line on how much this run computed.
+std::string describe(const routing::IncrementalStats& s) {
+  if (s.full) return "routes computed in full (" + s.why + ")";
+  return "routes computed again to the hosts of " + std::to_string(s.leaves) + " of " +
+         std::to_string(s.of_leaves) + " leaves" +
+         (s.switches ? " and to every switch" : ", routes to switches kept") +
+         " (only tenants changed)";
+}
+
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
@@ -873,9 +882,12 @@ void Engine::compute_and_publish(RoutingRun& run) {
   const auto& remb = run.routed_emb();
   const auto t_compute = Clock::now();
   inject_routing_failure();
-  auto result = routing::compute(tree, run.req);
+  // The previous run's tables are kept: a tenant change recomputes only the destinations it
+  // determines (routing/incremental.h), the same tables a full compute gives.
+  const auto& result = incremental_.compute(tree, run.req);
   out.ms_compute = ms_since(t_compute);
-  for (auto& w : result.warnings) out.warnings.push_back(std::move(w));
+  out.info.push_back(describe(incremental_.stats()));
+  for (const auto& w : result.warnings) out.warnings.push_back(w);
   const auto t_tables = Clock::now();
   out.tables = routing::to_lid_tables(fabric, remb, tree, result.tables, run.closed_attached);
   routing::spread_lmc(fabric, lmc_, out.tables);

@@ -29,6 +29,7 @@
 #include "opensm_plugin/last_tables.h"
 #include "opensm_plugin/multicast.h"
 #include "opensm_plugin/tenants.h"
+#include "routing/incremental.h"
 #include "routing/saved_tables.h"
 #include "routing/sl2vl.h"
 #include "service/tenant_service.h"
@@ -231,7 +232,8 @@ class Engine {
   };
   std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
   LastTables last_tables_;
-  std::uint64_t queue_write();  // the number of the next queued write
+  routing::IncrementalRouting incremental_;  // the last run's model tables (routing thread)
+  std::uint64_t queue_write();               // the number of the next queued write
   void queue_allocations(const Allocations& alloc);
 };
 

@@ -2,11 +2,13 @@
 #include <atomic>
 #include <bitset>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "routing/incremental.h"
 #include "routing/routing.h"
 #include "util/threads.h"
 
@@ -60,12 +62,48 @@ class Engine {
   }
 
   void run() {
+    prepare();
     if (!req_.tenants_only) {
-      choose_management_links();
       route_switches();
-      route_ordinary_hosts();
+      route_ordinary_hosts(every_leaf());
     }
-    for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) route_tenant(t);
+    for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) route_tenant(t, nullptr);
+    flush_tenant_warnings();
+  }
+
+  // What run() derives before routing anything: enough to compare two requests (plan()).
+  void prepare() {
+    if (!req_.tenants_only) choose_management_links();
+  }
+
+  // run()'s tables and warnings from the tables of `before`'s request (already in the
+  // output), recomputing only what plan.dirty_leaf and plan.switches name; tenants unchanged
+  // since `before` (plan.same_as) keep the warnings they had then.
+  void run_partial(const IncrementalPlan& plan,
+                   const std::vector<std::vector<std::string>>& warnings_before) {
+    std::vector<int> dirty;
+    for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
+      if (plan.dirty_leaf[leaf]) dirty.push_back(leaf);
+    clear_host_columns(dirty);
+    reuse_switches_ = true;
+    if (plan.switches) route_switches();
+    route_ordinary_hosts(dirty);
+    for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) {
+      const int same = plan.same_as[t];
+      route_tenant(t, same >= 0 ? &plan.dirty_leaf : nullptr);
+      if (same >= 0) tenant_warnings_[t] = warnings_before[same];
+    }
+    flush_tenant_warnings();
+  }
+
+  // Which destination leaves' columns (and whether the switches' columns) can differ between
+  // `before`'s request and this one. Every column is computed from the request alone; a host's
+  // column is written only by its leaf's ordinary jobs and its tenant's job for that leaf, so
+  // a column whose inputs are the same as before is the same table entry for entry.
+  IncrementalPlan plan(const Engine& before) const;
+
+  std::vector<std::vector<std::string>> take_tenant_warnings() {
+    return std::move(tenant_warnings_);
   }
 
  private:
@@ -439,9 +477,9 @@ class Engine {
     constexpr int kMaxPerTenant = 5;
     int& count = unreachable_[tenant];
     if (++count <= kMaxPerTenant)
-      warnings_.push_back("tenant " + req_.tenants[tenant].key +
-                          ": no path on its own links from " + t_.switch_name(1, leaf) + " to " +
-                          t_.host_name(d));
+      tenant_warnings_[tenant].push_back("tenant " + req_.tenants[tenant].key +
+                                         ": no path on its own links from " +
+                                         t_.switch_name(1, leaf) + " to " + t_.host_name(d));
   }
 
   // The tenant holding most of a switch's working up-links (the first such on a tie), kNobody
@@ -535,7 +573,32 @@ class Engine {
     util::run_on_threads(thread_count(count), worker);
   }
 
-  void route_ordinary_hosts() {
+  std::vector<int> every_leaf() const {
+    std::vector<int> leaves(t_.num_leaves());
+    for (int i = 0; i < t_.num_leaves(); ++i) leaves[i] = i;
+    return leaves;
+  }
+
+  void flush_tenant_warnings() {
+    for (auto& list : tenant_warnings_)
+      for (auto& w : list) warnings_.push_back(w);
+  }
+
+  // Every switch's entries for the hosts of `leaves`, back to kNoRoute (as compute() starts):
+  // the jobs leave some entries alone.
+  void clear_host_columns(const std::vector<int>& leaves) {
+    std::vector<HostId> hosts;
+    for (int leaf : leaves)
+      for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot)
+        hosts.push_back(t_.host_at(leaf, slot));
+    for (int number = 0; number < out_.num_switches(); ++number) {
+      std::uint8_t* row = out_.row(number);
+      for (HostId h : hosts) row[h] = kNoRoute;
+    }
+  }
+
+  // The ordinary jobs of the destination leaves `targets` (all of them in a full run).
+  void route_ordinary_hosts(const std::vector<int>& targets) {
     std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, no_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_leaves(); ++i) {
       all_leaves[i] = i;
@@ -543,7 +606,8 @@ class Engine {
     }
     for (int i = 0; i < t_.num_switches(2); ++i) l2[i] = i;
     // Each leaf's jobs in order (a later one overwrites some entries of an earlier one).
-    for_each_leaf(t_.num_leaves(), [&](int ld, LeafScratch& sc) {
+    for_each_leaf(static_cast<int>(targets.size()), [&](int target, LeafScratch& sc) {
+      const int ld = targets[target];
       std::vector<HostId> dests, mdests;
       std::vector<int> keys, mkeys;
       for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot) {
@@ -594,8 +658,9 @@ class Engine {
     });
   }
 
-  // A tenant's hosts over its own links, keyed by rank among its hosts.
-  void route_tenant(int ti) {
+  // A tenant's hosts over its own links, keyed by rank among its hosts; with `only`, just its
+  // hosts on the leaves it marks (their keys are still ranks among all the tenant's hosts).
+  void route_tenant(int ti, const std::vector<char>* only) {
     const auto& p = req_.tenants[ti].placement;
     std::vector<HostId> hosts = p.hosts;
     std::sort(hosts.begin(), hosts.end());
@@ -631,6 +696,7 @@ class Engine {
         dests.push_back(hosts[i]);
         keys.push_back(static_cast<int>(i));
       }
+      if (only && !(*only)[ld]) continue;
       route_leaf(ld,
                  {ti, &dests, &keys, &leaves, &level2, &leaf_base, &pod_base,
                   static_cast<int>(hosts.size())},
@@ -730,6 +796,61 @@ class Engine {
         }
       }
     };
+    // The port of switch u towards switch dst when open links reach dst from u, given the
+    // distances to dst over open links (S) and over every working link (W): the route without
+    // tenants while it is open, else the (dst mod count)-th open arc of a shortest way.
+    auto strict_choice = [&](int u, int dst, auto&& S, auto&& W) {
+      auto next = [&](int a) { return arcs[a].first; };
+      auto ok = [&](int a) { return open[a] && S(next(a)) == S(u) - 1; };
+      if (restricted && W(u) == S(u)) {
+        int count = 0, chosen = -1;
+        for (int a = start[u]; a < start[u + 1]; ++a) count += W(next(a)) == W(u) - 1;
+        int k = dst % count;
+        for (int a = start[u]; a < start[u + 1] && chosen < 0; ++a)
+          if (W(next(a)) == W(u) - 1 && k-- == 0) chosen = a;
+        if (ok(chosen)) return static_cast<std::uint8_t>(arcs[chosen].second);
+      }
+      int count = 0;
+      for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
+      if (count == 0) return kNoRoute;
+      int k = dst % count;
+      for (int a = start[u]; a < start[u + 1]; ++a)
+        if (ok(a) && k-- == 0) return static_cast<std::uint8_t>(arcs[a].second);
+      return kNoRoute;
+    };
+    // The port of switch u towards switch dst when only open links and a tenant's link as
+    // the last hop reach dst from u, given those distances (D).
+    auto open_choice = [&](int u, int dst, auto&& D) {
+      auto pick = [&](auto&& ok) {
+        int count = 0;
+        for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
+        if (count == 0) return kNoRoute;
+        int k = dst % count;
+        for (int a = start[u]; a < start[u + 1]; ++a)
+          if (ok(a) && k-- == 0) return static_cast<std::uint8_t>(arcs[a].second);
+        return kNoRoute;
+      };
+      std::uint8_t port = pick([&](int a) { return open[a] && D(arcs[a].first) == D(u) - 1; });
+      if (port == kNoRoute)
+        port = pick([&](int a) { return arcs[a].first == dst && last[a] && D(u) == 1; });
+      return port;
+    };
+    // The distances of a destination for the next run (255: unreached).
+    auto remember = [&](int dst, const std::vector<int>& strict, const std::vector<int>& dist,
+                        const std::vector<int>& whole) {
+      const std::size_t row = std::size_t(dst) * n;
+      bool far = false;
+      auto keep = [&far](int d) {
+        far |= d > 254;
+        return d < 0 || d > 254 ? std::uint8_t(255) : static_cast<std::uint8_t>(d);
+      };
+      for (int u = 0; u < n; ++u) {
+        switch_memo_->strict[row + u] = keep(strict[u]);
+        switch_memo_->dist[row + u] = keep(dist[u]);
+        if (restricted) switch_memo_->whole[row + u] = keep(whole[u]);
+      }
+      switch_memo_->reusable[dst] = !far;
+    };
     // Ports of every switch towards switch dst (column[u]).
     auto route_to = [&](Scratch& sc, int dst, std::uint8_t* column) {
       auto &strict = sc.strict, &dist = sc.dist, &dist_unblocked = sc.dist_unblocked,
@@ -758,6 +879,7 @@ class Engine {
         dist_unblocked = dist;
         dist_all = dist;
       }
+      if (switch_memo_) remember(dst, strict, dist, whole);
       for (int u = 0; u < n; ++u) {
         std::uint8_t port = kNoRoute;
         if (u == dst) {
@@ -779,23 +901,12 @@ class Engine {
         };
         auto next = [&](int a) { return arcs[a].first; };
         if (strict[u] > 0) {
-          auto ok = [&](int a) { return open[a] && strict[next(a)] == strict[u] - 1; };
-          if (restricted && whole[u] == strict[u]) {
-            // The route without tenants: the (dst mod count)-th of the arcs towards dst.
-            int count = 0, chosen = -1;
-            for (int a = start[u]; a < start[u + 1]; ++a) count += whole[next(a)] == whole[u] - 1;
-            int k = dst % count;
-            for (int a = start[u]; a < start[u + 1] && chosen < 0; ++a)
-              if (whole[next(a)] == whole[u] - 1 && k-- == 0) chosen = a;
-            if (ok(chosen)) {
-              column[u] = static_cast<std::uint8_t>(arcs[chosen].second);
-              continue;
-            }
-          }
-          pick(ok);
+          column[u] = strict_choice(
+              u, dst, [&](int x) { return strict[x]; }, [&](int x) { return whole[x]; });
+          continue;
         } else if (dist[u] > 0) {
-          pick([&](int a) { return open[a] && dist[next(a)] == dist[u] - 1; }) ||
-              pick([&](int a) { return next(a) == dst && last[a] && dist[u] == 1; });
+          column[u] = open_choice(u, dst, [&](int x) { return dist[x]; });
+          continue;
         } else if (dist_unblocked[u] > 0) {
           // Not over a management up-link, even when that is shorter: the drop would stop
           // everyone but the management hosts there.
@@ -816,26 +927,131 @@ class Engine {
     // switch's entries for a batch are neighbours: a cache line, not one per destination).
     // Batches are independent: they run on several threads when the machine has them, each
     // writing its own destinations' entries, so the tables do not depend on the thread count.
+    // An incremental run: the arcs whose openness changed since the run the memo holds (the
+    // arcs themselves are the same: the faulty links are). Otherwise the memo is filled anew.
+    const std::size_t cells = static_cast<std::size_t>(n) * n;
+    const bool reuse = switch_memo_ && reuse_switches_ && switch_memo_->valid &&
+                       switch_memo_->restricted == restricted &&
+                       switch_memo_->open.size() == open.size() &&
+                       switch_memo_->strict.size() == cells;
+    std::vector<int> changed, tail(arcs.size()), tails;
+    for (int u = 0; u < n; ++u)
+      for (int a = start[u]; a < start[u + 1]; ++a) tail[a] = u;
+    if (reuse) {
+      for (int a = 0; a < static_cast<int>(arcs.size()); ++a)
+        if (open[a] != switch_memo_->open[a] || last[a] != switch_memo_->last[a]) {
+          changed.push_back(a);
+          tails.push_back(tail[a]);
+        }
+      std::sort(tails.begin(), tails.end());
+      tails.erase(std::unique(tails.begin(), tails.end()), tails.end());
+    } else if (switch_memo_) {
+      switch_memo_->strict.assign(cells, 255);
+      switch_memo_->dist.assign(cells, 255);
+      switch_memo_->whole.assign(restricted ? cells : 0, 255);
+      switch_memo_->reusable.assign(n, 0);
+    }
+    // Whether the breadth-first distances d (255: unreached) to dst over the arcs `usable`
+    // marks stay what they were over those `was_usable` marked: no arc made usable is a
+    // shortcut (the old distances remain a lower bound), and every switch that lost an arc of
+    // a shortest way keeps another (each switch still has one: the old distances are reached).
+    auto keeps = [&](const std::uint8_t* d, auto&& usable, auto&& was_usable) {
+      for (int a : changed) {
+        const bool now = usable(a), then = was_usable(a);
+        if (now == then) continue;
+        const int u = tail[a], v = arcs[a].first;
+        if (now) {
+          if (d[v] != 255 && (d[u] == 255 || d[u] > d[v] + 1)) return false;
+        } else if (d[v] != 255 && d[u] == d[v] + 1) {
+          bool other = false;
+          for (int b = start[u]; b < start[u + 1] && !other; ++b)
+            other = usable(b) && d[arcs[b].first] != 255 && d[arcs[b].first] + 1 == d[u];
+          if (!other) return false;
+        }
+      }
+      return true;
+    };
+    // Whether dst's distances over open links (and, where those leave a switch unreached, over
+    // open links and a tenant's link as the last hop) are what the memo holds. The wider
+    // searches read neither openness nor ownership. Then only the entries of the changed
+    // arcs' tails can differ: a switch's entry reads its own arcs and the distances.
+    auto keeps_distances = [&](int dst) {
+      if (!switch_memo_->reusable[dst]) return false;
+      const std::size_t row = std::size_t(dst) * n;
+      const std::uint8_t* S = &switch_memo_->strict[row];
+      const auto& was_open = switch_memo_->open;
+      const auto& was_last = switch_memo_->last;
+      if (!keeps(
+              S, [&](int a) { return open[a] != 0; }, [&](int a) { return was_open[a] != 0; }))
+        return false;
+      if (std::find(S, S + n, 255) == S + n) return true;  // the wider searches were not made
+      auto into_dst = [&](int a) { return arcs[a].first == dst; };
+      return keeps(
+          &switch_memo_->dist[row], [&](int a) { return open[a] || (into_dst(a) && last[a]); },
+          [&](int a) { return was_open[a] || (into_dst(a) && was_last[a]); });
+    };
+    auto route_tails = [&](int dst) {
+      const std::size_t row = std::size_t(dst) * n;
+      const std::uint8_t* S = &switch_memo_->strict[row];
+      const std::uint8_t* D = &switch_memo_->dist[row];
+      const std::uint8_t* W = restricted ? &switch_memo_->whole[row] : S;
+      auto s = [S](int x) { return S[x] == 255 ? -1 : int(S[x]); };
+      auto d = [D](int x) { return D[x] == 255 ? -1 : int(D[x]); };
+      auto w = [W](int x) { return W[x] == 255 ? -1 : int(W[x]); };
+      for (int u : tails) {
+        if (u == dst) continue;
+        std::uint8_t& entry = out_.row(u)[out_.num_hosts() + dst];
+        if (s(u) > 0)
+          entry = strict_choice(u, dst, s, w);
+        else if (d(u) > 0)
+          entry = open_choice(u, dst, d);
+        // else: the wider searches' choice, which reads no arc's openness: unchanged
+      }
+    };
     constexpr int kBatch = 64;
     const int batches = (n + kBatch - 1) / kBatch;
-    std::atomic<int> next_batch{0};
+    std::atomic<int> next_batch{0}, recomputed{0};
     auto worker = [&] {
       Scratch sc;
       for (auto* v : {&sc.strict, &sc.dist, &sc.dist_unblocked, &sc.dist_all, &sc.queue, &sc.whole})
         v->assign(n, 0);
       sc.ports.assign(static_cast<std::size_t>(kBatch) * n, 0);
+      char computed[kBatch];
       for (int b; (b = next_batch.fetch_add(1)) < batches;) {
         const int first = b * kBatch, count = std::min(kBatch, n - first);
-        for (int j = 0; j < count; ++j) route_to(sc, first + j, &sc.ports[std::size_t(j) * n]);
+        for (int j = 0; j < count; ++j) {
+          computed[j] = !(reuse && keeps_distances(first + j));
+          recomputed += computed[j];
+          if (computed[j])
+            route_to(sc, first + j, &sc.ports[std::size_t(j) * n]);
+          else
+            route_tails(first + j);
+        }
         for (int u = 0; u < n; ++u) {
           std::uint8_t* row = out_.row(u) + out_.num_hosts() + first;
-          for (int j = 0; j < count; ++j) row[j] = sc.ports[std::size_t(j) * n + u];
+          for (int j = 0; j < count; ++j)
+            if (computed[j]) row[j] = sc.ports[std::size_t(j) * n + u];
         }
       }
     };
     util::run_on_threads(thread_count(batches), worker);
+    switches_recomputed_ = recomputed;
+    if (switch_memo_) {
+      switch_memo_->open = open;
+      switch_memo_->last = last;
+      switch_memo_->restricted = restricted;
+      switch_memo_->valid = true;
+    }
   }
 
+ public:
+  // Where route_switches keeps its distances for the next run, and whether it may reuse them
+  // (an incremental run; the memo is then the previous run's).
+  SwitchRoutesMemo* switch_memo_ = nullptr;
+  bool reuse_switches_ = false;
+  int switches_recomputed_ = 0;  // destination switches whose routes were computed again
+
+ private:
   const FatTree& t_;
   const RoutingRequest& req_;
   ModelTables& out_;
@@ -849,6 +1065,10 @@ class Engine {
   std::vector<char> faulty_;
   std::vector<char> mgmt_leaf_;
   std::vector<int> unreachable_ = std::vector<int>(req_.tenants.size(), 0);
+  // What each tenant's own routes warned (run() appends them in tenant order), kept apart so
+  // that an incremental run can take an unchanged tenant's from the run before.
+  std::vector<std::vector<std::string>> tenant_warnings_ =
+      std::vector<std::vector<std::string>>(req_.tenants.size());
   std::vector<ColumnSet> mgmt_cols_, block_, not_mgmt_;  // [leaf]
   std::vector<ColumnSet> beside_mgmt_;  // [leaf] every up-column but the management up-links
   std::vector<int> single_owner_;       // [leaf]
@@ -859,6 +1079,90 @@ class Engine {
   std::map<std::pair<int, int>, ClassMasks> masks_;  // (map: references stay valid)
   std::mutex masks_mu_;
 };
+
+template <class T>
+std::vector<T> sorted(std::vector<T> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+bool same_placement(const allocator::Placement& a, const allocator::Placement& b) {
+  return a.hosts == b.hosts && a.links == b.links && a.idle == b.idle;
+}
+
+IncrementalPlan Engine::plan(const Engine& before) const {
+  IncrementalPlan p;
+  auto full = [&p](const char* why) {
+    p.full = true;
+    p.why = why;
+    return p;
+  };
+  // Inputs every column reads: any change there may move any route.
+  if (req_.tenants_only || before.req_.tenants_only) return full("a tenants-only request");
+  if (faulty_ != before.faulty_) return full("the faulty links changed");
+  if (sorted(req_.management_hosts) != sorted(before.req_.management_hosts))
+    return full("the management hosts changed");
+  if (sorted(req_.management_switches) != sorted(before.req_.management_switches))
+    return full("the management switches changed");
+  // The management leaves' up-links are the sources of every ordinary job.
+  if (block_ != before.block_ || not_mgmt_ != before.not_mgmt_ ||
+      beside_mgmt_ != before.beside_mgmt_)
+    return full("a management leaf's up-links changed");
+  // Tenants are matched by name; their indices shift as others come and go.
+  std::map<std::string, int> old_index, new_index;
+  for (int i = 0; i < static_cast<int>(before.req_.tenants.size()); ++i)
+    if (!old_index.emplace(before.req_.tenants[i].key, i).second)
+      return full("two tenants of one name");
+  for (int i = 0; i < static_cast<int>(req_.tenants.size()); ++i)
+    if (!new_index.emplace(req_.tenants[i].key, i).second) return full("two tenants of one name");
+  // Owners (of hosts and links) compared by tenant name, the other classes as they are.
+  auto same_owner = [&](int now, int then) {
+    if (now >= 0 && then >= 0) return req_.tenants[now].key == before.req_.tenants[then].key;
+    return now == then;
+  };
+  p.dirty_leaf.assign(t_.num_leaves(), 0);
+  auto mark_hosts = [&](const allocator::Placement& placement) {
+    for (HostId h : placement.hosts) p.dirty_leaf[t_.leaf_of_host(h)] = 1;
+  };
+  // A tenant added, removed or changed: its hosts' columns (its own routes to them).
+  p.same_as.assign(req_.tenants.size(), -1);
+  std::vector<char> kept(before.req_.tenants.size(), 0);
+  for (int i = 0; i < static_cast<int>(req_.tenants.size()); ++i) {
+    const auto found = old_index.find(req_.tenants[i].key);
+    if (found != old_index.end() &&
+        same_placement(req_.tenants[i].placement, before.req_.tenants[found->second].placement)) {
+      p.same_as[i] = found->second;
+      kept[found->second] = 1;
+    } else {
+      mark_hosts(req_.tenants[i].placement);
+    }
+  }
+  for (int i = 0; i < static_cast<int>(before.req_.tenants.size()); ++i)
+    if (!kept[i]) mark_hosts(before.req_.tenants[i].placement);
+  // A host of another class: its leaf's ordinary jobs group the leaf's hosts by class.
+  for (HostId h = 0; h < t_.num_hosts(); ++h)
+    if (!same_owner(host_class_[h], before.host_class_[h])) p.dirty_leaf[t_.leaf_of_host(h)] = 1;
+  // A link of another owner: the ordinary routes to the hosts of its leaf (the only leaf whose
+  // columns read a non-management leaf's up-links), and the routes to switches when it
+  // turned open or closed to management traffic.
+  for (LinkId l = 0; l < t_.total_links(); ++l) {
+    const int now = owner_[l], then = before.owner_[l];
+    if (same_owner(now, then)) continue;
+    // Every ordinary job reads every level-2 up-link and the management leaves' up-links:
+    // then every host's column is computed again (the routes to switches may still be kept).
+    const bool everywhere = t_.link_level(l) != 1 || mgmt_leaf_[t_.link_switch(l)];
+    if (everywhere)
+      std::fill(p.dirty_leaf.begin(), p.dirty_leaf.end(), 1);
+    else
+      p.dirty_leaf[t_.link_switch(l)] = 1;
+    if ((now == kFree) != (then == kFree) || (now >= 0) != (then >= 0)) p.switches = true;
+  }
+  // Management hosts are reached from every leaf, over whatever the leaves' owners leave
+  // open: their columns read every leaf, so they are always computed again (they are few).
+  for (HostId h : req_.management_hosts) p.dirty_leaf[t_.leaf_of_host(h)] = 1;
+  p.full = false;
+  return p;
+}
 
 }  // namespace
 
@@ -874,6 +1178,54 @@ RoutingResult compute(const FatTree& tree, const RoutingRequest& request) {
   Engine engine(tree, request, result);
   engine.run();
   return result;
+}
+
+const RoutingResult& IncrementalRouting::compute(const FatTree& tree,
+                                                 const RoutingRequest& request) {
+  const bool had = valid_;
+  valid_ = false;  // until this run succeeds: its tables are changed in place
+  stats_ = IncrementalStats();
+  stats_.of_leaves = tree.num_leaves();
+  result_.warnings.clear();
+  IncrementalPlan plan;
+  if (!had) {
+    plan.why = "no previous run";
+  } else if (spec_ != tree.spec().text()) {
+    plan.why = "another tree";
+  }
+  std::unique_ptr<Engine> now;
+  switch_memo_.valid = switch_memo_.valid && had;
+  if (!plan.why.empty()) {
+    now = std::make_unique<Engine>(tree, request, result_);
+  } else {
+    RoutingResult unused;
+    Engine before(tree, request_, unused);
+    before.prepare();
+    now = std::make_unique<Engine>(tree, request, result_);
+    now->prepare();
+    plan = now->plan(before);
+  }
+  now->switch_memo_ = &switch_memo_;
+  if (plan.full) {
+    result_.tables = ModelTables(tree);
+    now->run();
+    stats_.leaves = tree.num_leaves();
+    stats_.switches = true;
+    stats_.switch_destinations = tree.total_switches();
+  } else {
+    now->run_partial(plan, tenant_warnings_);
+    stats_.leaves = static_cast<int>(
+        std::count(plan.dirty_leaf.begin(), plan.dirty_leaf.end(), static_cast<char>(1)));
+    stats_.switches = plan.switches;
+    stats_.switch_destinations = plan.switches ? now->switches_recomputed_ : 0;
+  }
+  stats_.full = plan.full;
+  stats_.why = plan.why;
+  tenant_warnings_ = now->take_tenant_warnings();
+  spec_ = tree.spec().text();
+  request_ = request;
+  valid_ = true;
+  return result_;
 }
 
 RoutingResult compute(const FatTree& tree, const std::vector<TenantRoutes>& tenants,
