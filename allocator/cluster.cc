@@ -123,8 +123,10 @@ Outcome Cluster::remove(const std::string& name) {
   if (it == tenants_.end()) return {Status::kNotFound, "no tenant named '" + name + "'"};
   state_.release(it->second.index, it->second.placement);
   free_indices_.push_back(it->second.index);
+  // The reply first: `name` may be the erased entry's own key.
+  Outcome removed{Status::kOk, "tenant '" + name + "' removed"};
   tenants_.erase(it);
-  return {Status::kOk, "tenant '" + name + "' removed"};
+  return removed;
 }
 
 std::vector<HostId> Cluster::reserve(const std::vector<HostId>& hosts) {

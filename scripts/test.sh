@@ -31,7 +31,7 @@ if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
   # tables. No vptr check: clang's reports a false positive in std::thread when a test has used
   # up its file descriptors (the check tests memory through a pipe); gcc's pass never had it.
   CC=clang CXX=clang++ LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON \
-    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DCMAKE_CXX_FLAGS=-fno-sanitize=vptr \
+    -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DLAAS_NO_SANITIZE=vptr \
     -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_FUZZ=ON -DLAAS_BUILD_BENCH=OFF \
     -DLAAS_BUILD_PLUGIN=OFF
   (cd "$asan" && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
