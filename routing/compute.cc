@@ -796,6 +796,20 @@ class Engine {
         }
       }
     };
+    // The (dst mod count)-th of switch u's arcs that `ok` admits, or -1 when it admits none:
+    // destinations spread over equal ways the same way in every run.
+    auto spread_arc = [&](int u, int dst, auto&& ok) {
+      int count = 0;
+      for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
+      if (count == 0) return -1;
+      int k = dst % count;
+      for (int a = start[u]; a < start[u + 1]; ++a)
+        if (ok(a) && k-- == 0) return a;
+      return -1;
+    };
+    auto port_of = [&](int a) {
+      return a < 0 ? kNoRoute : static_cast<std::uint8_t>(arcs[a].second);
+    };
     // The port of switch u towards switch dst when open links reach dst from u, given the
     // distances to dst over open links (S) and over every working link (W): the route without
     // tenants while it is open, else the (dst mod count)-th open arc of a shortest way.
@@ -803,37 +817,20 @@ class Engine {
       auto next = [&](int a) { return arcs[a].first; };
       auto ok = [&](int a) { return open[a] && S(next(a)) == S(u) - 1; };
       if (restricted && W(u) == S(u)) {
-        int count = 0, chosen = -1;
-        for (int a = start[u]; a < start[u + 1]; ++a) count += W(next(a)) == W(u) - 1;
-        int k = dst % count;
-        for (int a = start[u]; a < start[u + 1] && chosen < 0; ++a)
-          if (W(next(a)) == W(u) - 1 && k-- == 0) chosen = a;
-        if (ok(chosen)) return static_cast<std::uint8_t>(arcs[chosen].second);
+        const int without_tenants =
+            spread_arc(u, dst, [&](int a) { return W(next(a)) == W(u) - 1; });
+        if (without_tenants >= 0 && ok(without_tenants)) return port_of(without_tenants);
       }
-      int count = 0;
-      for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
-      if (count == 0) return kNoRoute;
-      int k = dst % count;
-      for (int a = start[u]; a < start[u + 1]; ++a)
-        if (ok(a) && k-- == 0) return static_cast<std::uint8_t>(arcs[a].second);
-      return kNoRoute;
+      return port_of(spread_arc(u, dst, ok));
     };
     // The port of switch u towards switch dst when only open links and a tenant's link as
     // the last hop reach dst from u, given those distances (D).
     auto open_choice = [&](int u, int dst, auto&& D) {
-      auto pick = [&](auto&& ok) {
-        int count = 0;
-        for (int a = start[u]; a < start[u + 1]; ++a) count += ok(a);
-        if (count == 0) return kNoRoute;
-        int k = dst % count;
-        for (int a = start[u]; a < start[u + 1]; ++a)
-          if (ok(a) && k-- == 0) return static_cast<std::uint8_t>(arcs[a].second);
-        return kNoRoute;
-      };
-      std::uint8_t port = pick([&](int a) { return open[a] && D(arcs[a].first) == D(u) - 1; });
-      if (port == kNoRoute)
-        port = pick([&](int a) { return arcs[a].first == dst && last[a] && D(u) == 1; });
-      return port;
+      int arc = spread_arc(u, dst, [&](int a) { return open[a] && D(arcs[a].first) == D(u) - 1; });
+      if (arc < 0)
+        arc =
+            spread_arc(u, dst, [&](int a) { return arcs[a].first == dst && last[a] && D(u) == 1; });
+      return port_of(arc);
     };
     // The distances of a destination for the next run (255: unreached).
     auto remember = [&](int dst, const std::vector<int>& strict, const std::vector<int>& dist,
