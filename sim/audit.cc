@@ -14,6 +14,18 @@ struct Held {
 };
 }  // namespace
 
+std::string logged_topology(std::istream& in) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("# laas-sim log", 0) != 0) continue;
+    const auto at = line.find(" topology=");
+    if (at == std::string::npos) return "";
+    const auto from = at + 10;
+    return line.substr(from, line.find(' ', from) - from);
+  }
+  return "";
+}
+
 AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std::string& name,
                       int check_every, int max_problems) {
   AuditReport rep;

@@ -21,4 +21,9 @@ struct AuditReport {
 AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std::string& name,
                       int check_every = 1, int max_problems = 20);
 
+// The tree a log was written for, from its "# laas-sim log topology=..." header; empty when
+// the log has no such header. A log checked against another tree fails on its first line, so
+// the audit takes the tree from here.
+std::string logged_topology(std::istream& in);
+
 }  // namespace laas::sim

@@ -505,21 +505,36 @@ int cmd_sweep(SweepOptions& o) {
 // ---- audit ------------------------------------------------------------------------------
 
 struct AuditOptions {
-  TreeOptions tree;
+  std::string topology;  // empty: the one the log's header names
   std::string log_path;
   int every = 1;
 };
 
 void add_audit_options(CLI::App* au, AuditOptions& o) {
-  add_topology(au, o.tree);
+  au->add_option("--topology", o.topology,
+                 "fat-tree spec the log was written for (default: the one its header names)");
   au->add_option("--log", o.log_path, "log written by --log")->required();
   au->add_option("--check-every", o.every, "full check every N transactions")
       ->capture_default_str();
 }
 
 int cmd_audit(const AuditOptions& o) {
-  auto tree = topology::FatTree::parse(o.tree.topology);
-  std::istringstream in(read_text_file(o.log_path));
+  const std::string text = read_text_file(o.log_path);
+  std::istringstream header(text);
+  const std::string logged = logged_topology(header);
+  std::string spec = o.topology.empty() ? logged : o.topology;
+  if (spec.empty()) {
+    std::fprintf(stderr, "%s: the log names no topology in its header; give --topology\n",
+                 o.log_path.c_str());
+    return 2;
+  }
+  auto tree = topology::FatTree::parse(spec);
+  if (!logged.empty() && topology::FatTree::parse(logged).spec().text() != tree.spec().text()) {
+    std::fprintf(stderr, "%s: the log was written for %s, not --topology %s\n", o.log_path.c_str(),
+                 logged.c_str(), o.topology.c_str());
+    return 2;
+  }
+  std::istringstream in(text);
   auto rep = audit_log(tree, in, o.log_path, o.every);
   std::printf("audited %ld ADD and %ld REM; added %ld L1 and %ld L2 up-links\n", rep.adds,
               rep.removes, rep.l1_added, rep.l2_added);
