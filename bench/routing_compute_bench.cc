@@ -77,8 +77,9 @@ struct RailChange {
   }
 };
 
-void BM_RailChange(benchmark::State& state, const std::string& spec, bool incremental) {
-  const RailChange c(spec, 8, 8, 4);
+void BM_RailChange(benchmark::State& state, const std::string& spec, int servers,
+                   bool incremental) {
+  const RailChange c(spec, 8, servers, 4);
   laas::routing::IncrementalRouting incr;
   incr.compute(c.tree, c.without);
   bool add = true;
@@ -98,16 +99,21 @@ void BM_RailChange(benchmark::State& state, const std::string& spec, bool increm
   state.counters["full"] = incr.stats().full;
 }
 
-// Every rail tree routed both ways, so that each run gives the two figures side by side.
+// Every rail tree routed both ways, so that each run gives the two figures side by side: a
+// change of 8 servers (one pod's leaves, no level-2 link) and of 64 servers (several pods,
+// taking level-2 links).
 const bool kRailChangesRegistered = [] {
   const std::pair<const char*, const char*> trees[] = {
       {"rails8_2048", "xgft(3;16,16,64;1,16,16)"}, {"rails8_4096", "xgft(3;16,16,128;1,16,16)"}};
   for (const auto& [name, spec] : trees)
-    for (const bool incremental : {false, true})
-      benchmark::RegisterBenchmark(
-          (std::string("BM_RailChange/") + name + (incremental ? "_incremental" : "_full")).c_str(),
-          BM_RailChange, std::string(spec), incremental)
-          ->Unit(benchmark::kMillisecond);
+    for (const int servers : {8, 64})
+      for (const bool incremental : {false, true})
+        benchmark::RegisterBenchmark(
+            (std::string("BM_RailChange/") + name + "_" + std::to_string(servers) + "servers" +
+             (incremental ? "_incremental" : "_full"))
+                .c_str(),
+            BM_RailChange, std::string(spec), servers, incremental)
+            ->Unit(benchmark::kMillisecond);
   return true;
 }();
 

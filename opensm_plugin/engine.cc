@@ -39,10 +39,16 @@ void inject_routing_failure() {
 // The routing log's line on how much this run computed.
 std::string describe(const routing::IncrementalStats& s) {
   if (s.full) return "routes computed in full (" + s.why + ")";
-  return "routes computed again to the hosts of " + std::to_string(s.leaves) + " of " +
-         std::to_string(s.of_leaves) + " leaves" +
-         (s.switches ? " and to every switch" : ", routes to switches kept") +
-         " (only tenants changed)";
+  std::string line = "routes computed again to the hosts of " + std::to_string(s.leaves) + " of " +
+                     std::to_string(s.of_leaves) + " leaves";
+  if (s.level2_pods > 0)
+    line += " (and to those of the other " + std::to_string(s.pod_rows_leaves) +
+            " leaves at the switches of " + std::to_string(s.level2_pods) +
+            " pod(s) whose level-2 links changed hands)";
+  line += s.switches ? " and to " + std::to_string(s.switch_destinations) + " of " +
+                           std::to_string(s.of_switches) + " switches"
+                     : ", routes to switches kept";
+  return line + " (only tenants changed)";
 }
 
 double ms_since(Clock::time_point t) {

@@ -81,16 +81,23 @@ class Engine {
   // since `before` (plan.same_as) keep the warnings they had then.
   void run_partial(const IncrementalPlan& plan,
                    const std::vector<std::vector<std::string>>& warnings_before) {
-    std::vector<int> dirty;
+    std::vector<int> dirty, rest;
+    const bool pods =
+        std::find(plan.level2_pod.begin(), plan.level2_pod.end(), 1) != plan.level2_pod.end();
     for (int leaf = 0; leaf < t_.num_leaves(); ++leaf)
-      if (plan.dirty_leaf[leaf]) dirty.push_back(leaf);
+      if (plan.dirty_leaf[leaf])
+        dirty.push_back(leaf);
+      else if (pods)
+        rest.push_back(leaf);
     clear_host_columns(dirty);
+    if (pods) clear_host_columns(rest, &plan.level2_pod);
     reuse_switches_ = true;
     if (plan.switches) route_switches();
     route_ordinary_hosts(dirty);
+    if (pods) route_ordinary_hosts(rest, &plan.level2_pod);
     for (int t = 0; t < static_cast<int>(req_.tenants.size()); ++t) {
       const int same = plan.same_as[t];
-      route_tenant(t, same >= 0 ? &plan.dirty_leaf : nullptr);
+      route_tenant(t, same >= 0 ? &plan.dirty_leaf : nullptr, pods ? &plan.level2_pod : nullptr);
       if (same >= 0) tenant_warnings_[t] = warnings_before[same];
     }
     flush_tenant_warnings();
@@ -194,6 +201,10 @@ class Engine {
     // Where this job finds no way (no allowed column at the destination or a source leaf),
     // keep the entry an earlier job wrote instead of writing kNoRoute.
     bool keep_on_miss = false;
+    // [pod] write only the entries of these pods' switches (none of them the destination's
+    // pod), and note no unreachable pair: an incremental run rewriting the entries a level-2
+    // link changing hands can move (Engine::plan).
+    const std::vector<char>* only_pods = nullptr;
   };
 
   bool allowed(int cls, LinkId l, int owner) const {
@@ -265,6 +276,9 @@ class Engine {
   void route_leaf(int ld, const Job& job, LeafScratch& sc) {
     const ClassMasks& masks = masks_for(job.cls, job.owner);
     const int pd = t_.pod_of_leaf(ld);
+    // Whether this job writes the entries of pod ps's switches (every pod's but with only_pods).
+    const std::vector<char>* only = job.only_pods;
+    auto writes_pod = [only](int ps) { return !only || (*only)[ps]; };
     // Allowed up-columns of the destination leaf, ascending; grouped by level-2 switch they are
     // contiguous (column c goes to switch c / p2).
     const ColumnSet& ld_set = masks.leaf_up[ld];
@@ -305,7 +319,7 @@ class Engine {
       for (int s : *job.level2) {
         auto& cand = sc.cand2[s];
         cand.clear();
-        if (pod_of_l2(s) == pd) continue;
+        if (pod_of_l2(s) == pd || !writes_pod(pod_of_l2(s))) continue;
         const int b = s % l2_per_pod_;
         if (sc.down_end[b] == 0) continue;
         ColumnSet usable = masks.l2_up[s] & sc.top_cols[b];
@@ -326,7 +340,7 @@ class Engine {
       // Per pod, the up-columns of its leaves whose level-2 switch goes on towards ld.
       sc.reach_pod.assign(t_.num_pods(), ColumnSet());
       for (int ps = 0; ps < t_.num_pods(); ++ps)
-        for (int c = 0; c < up1_; ++c)
+        for (int c = 0; c < up1_ && writes_pod(ps); ++c)
           if (sc.l2_reaches[t_.level2_switch(ps, c / p2_)]) sc.reach_pod[ps].set(c);
     }
     // Source leaves: allowed up-columns whose parent leads to ld, preferring the columns ld
@@ -338,6 +352,7 @@ class Engine {
       cand.clear();
       if (ls == ld) continue;
       const int ps = t_.pod_of_leaf(ls);
+      if (!writes_pod(ps)) continue;
       const ColumnSet& reach = ps == pd ? reach_same : sc.reach_pod[ps];
       ColumnSet usable = masks.leaf_up[ls] & reach;
       if (job.src_block) usable &= ~(*job.src_block)[ls];
@@ -358,7 +373,8 @@ class Engine {
     const int nd = static_cast<int>(job.dests->size());
     const HostId* dests = job.dests->data();
     const int* keys = job.keys->data();
-    {
+    const bool notes = job.cls >= 0 && !only;  // a restricted job's pairs were noted before
+    if (!only) {
       std::uint8_t* row = out_.row(out_.switch_number(1, ld));
       for (int i = 0; i < nd; ++i)
         row[dests[i]] = static_cast<std::uint8_t>(down_port(1, t_.slot_of_host(dests[i]), 0));
@@ -366,15 +382,15 @@ class Engine {
     if (n1 == 0) {  // nothing above ld can reach it; source leaves get no route
       if (job.keep_on_miss) return;
       for (int ls : *job.leaves)
-        if (ls != ld)
+        if (ls != ld && writes_pod(t_.pod_of_leaf(ls)))
           for (int i = 0; i < nd; ++i) {
             out_.row(out_.switch_number(1, ls))[dests[i]] = kNoRoute;
-            if (job.cls >= 0) note_unreachable(job.cls, ls, dests[i]);
+            if (notes) note_unreachable(job.cls, ls, dests[i]);
           }
       return;
     }
     // Level 2 of the destination pod: down to ld.
-    for (int b = 0; b < l2_per_pod_; ++b) {
+    for (int b = 0; b < l2_per_pod_ && writes_pod(pd); ++b) {
       if (sc.down_end[b] == 0) continue;
       std::uint8_t* row = out_.row(out_.switch_number(2, t_.level2_switch(pd, b)));
       const int len = sc.down_end[b] - sc.down_begin[b];
@@ -393,8 +409,8 @@ class Engine {
       }
     }
     if (h_ == 3) {
-      // Top switches: down to the destination pod.
-      for (int b = 0; b < l2_per_pod_; ++b) {
+      // Top switches: down to the destination pod (none of only_pods' switches).
+      for (int b = 0; b < l2_per_pod_ && !only; ++b) {
         const auto& cols = sc.cols2[b];
         if (cols.empty()) continue;
         const int n = static_cast<int>(cols.size());
@@ -425,7 +441,7 @@ class Engine {
       }
       // Level 2 of other pods: up.
       for (int s : *job.level2) {
-        if (pod_of_l2(s) == pd) continue;
+        if (pod_of_l2(s) == pd || !writes_pod(pod_of_l2(s))) continue;
         const auto& cand = sc.cand2[s];
         if (cand.empty()) continue;
         const int n = static_cast<int>(cand.size());
@@ -444,7 +460,7 @@ class Engine {
       }
     }
     for (int ls : *job.leaves) {
-      if (ls == ld) continue;
+      if (ls == ld || !writes_pod(t_.pod_of_leaf(ls))) continue;
       const auto& cand = sc.cand1[ls];
       std::uint8_t* row = out_.row(out_.switch_number(1, ls));
       const int n = static_cast<int>(cand.size());
@@ -452,7 +468,7 @@ class Engine {
         if (n == 0) {
           if (job.keep_on_miss) continue;
           row[dests[i]] = kNoRoute;
-          if (job.cls >= 0) note_unreachable(job.cls, ls, dests[i]);
+          if (notes) note_unreachable(job.cls, ls, dests[i]);
           continue;
         }
         const int k = keys[i];
@@ -585,20 +601,28 @@ class Engine {
   }
 
   // Every switch's entries for the hosts of `leaves`, back to kNoRoute (as compute() starts):
-  // the jobs leave some entries alone.
-  void clear_host_columns(const std::vector<int>& leaves) {
+  // the jobs leave some entries alone. With `pods`, only the entries of those pods' leaves
+  // and level-2 switches.
+  void clear_host_columns(const std::vector<int>& leaves, const std::vector<char>* pods = nullptr) {
     std::vector<HostId> hosts;
     for (int leaf : leaves)
       for (int slot = 0; slot < t_.hosts_per_leaf(); ++slot)
         hosts.push_back(t_.host_at(leaf, slot));
     for (int number = 0; number < out_.num_switches(); ++number) {
+      if (pods) {
+        const auto [level, index] = out_.switch_at(number);
+        const int pod = level == 1 ? t_.pod_of_leaf(index) : level == 2 ? pod_of_l2(index) : -1;
+        if (pod < 0 || !(*pods)[pod]) continue;
+      }
       std::uint8_t* row = out_.row(number);
       for (HostId h : hosts) row[h] = kNoRoute;
     }
   }
 
-  // The ordinary jobs of the destination leaves `targets` (all of them in a full run).
-  void route_ordinary_hosts(const std::vector<int>& targets) {
+  // The ordinary jobs of the destination leaves `targets` (all of them in a full run); with
+  // `pods`, only their entries at those pods' switches (Job::only_pods).
+  void route_ordinary_hosts(const std::vector<int>& targets,
+                            const std::vector<char>* pods = nullptr) {
     std::vector<int> all_leaves(t_.num_leaves()), mgmt_leaves, no_leaves, l2(t_.num_switches(2));
     for (int i = 0; i < t_.num_leaves(); ++i) {
       all_leaves[i] = i;
@@ -619,9 +643,12 @@ class Engine {
           mkeys.push_back(h);
         }
       }
-      route_leaf(ld, {kManagement, &dests, &keys, &no_leaves, &l2}, sc);
+      Job anyone{kManagement, &dests, &keys, &no_leaves, &l2};
+      anyone.only_pods = pods;
+      route_leaf(ld, anyone, sc);
       if (!mdests.empty()) {
         Job job{kFree, &mdests, &mkeys, &all_leaves, &l2};
+        job.only_pods = pods;
         job.src_block = &block_;
         job.src_extra = &owner_cols_;
         job.l2_fallback = true;
@@ -647,20 +674,24 @@ class Engine {
           // over any link; the job below moves them onto open links wherever those lead there.
           Job any{kManagement, &od, &ok, &mgmt_leaves, &l2};
           any.src_block = &beside_mgmt_;
+          any.only_pods = pods;
           route_leaf(ld, any, sc);
         }
         Job job{kOpenOr, &od, &ok, &mgmt_leaves, &l2};
         job.owner = owner;
         job.src_block = &not_mgmt_;
         job.keep_on_miss = owner == kFree;
+        job.only_pods = pods;
         route_leaf(ld, job, sc);
       }
     });
   }
 
   // A tenant's hosts over its own links, keyed by rank among its hosts; with `only`, just its
-  // hosts on the leaves it marks (their keys are still ranks among all the tenant's hosts).
-  void route_tenant(int ti, const std::vector<char>* only) {
+  // hosts on the leaves it marks (their keys are still ranks among all the tenant's hosts),
+  // and with `pods` as well, its other hosts' entries at those pods' switches.
+  void route_tenant(int ti, const std::vector<char>* only,
+                    const std::vector<char>* pods = nullptr) {
     const auto& p = req_.tenants[ti].placement;
     std::vector<HostId> hosts = p.hosts;
     std::sort(hosts.begin(), hosts.end());
@@ -696,11 +727,13 @@ class Engine {
         dests.push_back(hosts[i]);
         keys.push_back(static_cast<int>(i));
       }
-      if (only && !(*only)[ld]) continue;
-      route_leaf(ld,
-                 {ti, &dests, &keys, &leaves, &level2, &leaf_base, &pod_base,
-                  static_cast<int>(hosts.size())},
-                 sc);
+      Job job{ti,      &dests,     &keys,     &leaves,
+              &level2, &leaf_base, &pod_base, static_cast<int>(hosts.size())};
+      if (only && !(*only)[ld]) {
+        if (!pods) continue;
+        job.only_pods = pods;
+      }
+      route_leaf(ld, job, sc);
     }
   }
 
@@ -1118,6 +1151,7 @@ IncrementalPlan Engine::plan(const Engine& before) const {
     return now == then;
   };
   p.dirty_leaf.assign(t_.num_leaves(), 0);
+  p.level2_pod.assign(t_.num_pods(), 0);
   auto mark_hosts = [&](const allocator::Placement& placement) {
     for (HostId h : placement.hosts) p.dirty_leaf[t_.leaf_of_host(h)] = 1;
   };
@@ -1145,13 +1179,23 @@ IncrementalPlan Engine::plan(const Engine& before) const {
   for (LinkId l = 0; l < t_.total_links(); ++l) {
     const int now = owner_[l], then = before.owner_[l];
     if (same_owner(now, then)) continue;
-    // Every ordinary job reads every level-2 up-link and the management leaves' up-links:
-    // then every host's column is computed again (the routes to switches may still be kept).
-    const bool everywhere = t_.link_level(l) != 1 || mgmt_leaf_[t_.link_switch(l)];
-    if (everywhere)
+    if (t_.link_level(l) == 2) {
+      // An up-link of level-2 switch s of pod q. route_leaf reads s's up-links (allowed()
+      // masks, main owner) for the hosts of q (going down from the top switches: their
+      // columns are computed again), and for the hosts of every other pod only in the
+      // choices it writes at s itself and, through whether s still leads up towards the
+      // destination, at the source leaves of q: those hosts' entries at q's leaves and
+      // level-2 switches are computed again (level2_pod), nothing else of their columns.
+      const int q = t_.pod_of_level2(t_.link_switch(l));
+      p.level2_pod[q] = 1;
+      for (int i = 0; i < t_.leaves_per_pod(); ++i) p.dirty_leaf[q * t_.leaves_per_pod() + i] = 1;
+    } else if (mgmt_leaf_[t_.link_switch(l)]) {
+      // Every ordinary job reads the management leaves' up-links: then every host's column
+      // is computed again (the routes to switches may still be kept).
       std::fill(p.dirty_leaf.begin(), p.dirty_leaf.end(), 1);
-    else
+    } else {
       p.dirty_leaf[t_.link_switch(l)] = 1;
+    }
     if ((now == kFree) != (then == kFree) || (now >= 0) != (then >= 0)) p.switches = true;
   }
   // Management hosts are reached from every leaf, over whatever the leaves' owners leave
@@ -1183,6 +1227,7 @@ const RoutingResult& IncrementalRouting::compute(const FatTree& tree,
   valid_ = false;  // until this run succeeds: its tables are changed in place
   stats_ = IncrementalStats();
   stats_.of_leaves = tree.num_leaves();
+  stats_.of_switches = tree.total_switches();
   result_.warnings.clear();
   IncrementalPlan plan;
   if (!had) {
@@ -1215,6 +1260,9 @@ const RoutingResult& IncrementalRouting::compute(const FatTree& tree,
         std::count(plan.dirty_leaf.begin(), plan.dirty_leaf.end(), static_cast<char>(1)));
     stats_.switches = plan.switches;
     stats_.switch_destinations = plan.switches ? now->switches_recomputed_ : 0;
+    stats_.level2_pods = static_cast<int>(
+        std::count(plan.level2_pod.begin(), plan.level2_pod.end(), static_cast<char>(1)));
+    if (stats_.level2_pods > 0) stats_.pod_rows_leaves = stats_.of_leaves - stats_.leaves;
   }
   stats_.full = plan.full;
   stats_.why = plan.why;

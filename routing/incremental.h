@@ -3,7 +3,12 @@
 // run's tables. The result is compute()'s, table for table and warning for warning.
 //  - Hosts' columns: those of the leaves holding hosts of tenants added, removed or changed,
 //    hosts of another class, level-1 links of another owner, and management hosts; every
-//    host's column when a level-2 link or a management leaf's up-link changed hands.
+//    host's column when a management leaf's up-link changed hands.
+//  - A level-2 link (level-2 switch -> top) of pod q changed hands: the columns of q's hosts
+//    (the top switches' way down to them reads q's level-2 up-links); for every other host
+//    only the entries at q's leaves and level-2 switches: the switch's own up choice reads its
+//    links, and q's (management or tenant) source leaves read whether it still leads up; no
+//    other entry of those columns reads a level-2 link of q (route_leaf, Job::only_pods).
 //  - Switches' columns: kept when no link turned open or closed to management traffic; else
 //    a destination switch's distances over open links are checked against the previous
 //    run's (SwitchRoutesMemo): when they provably stay, only the entries of the switches whose
@@ -25,8 +30,11 @@ struct IncrementalPlan {
   bool full = true;
   std::string why;               // why everything is computed again (full)
   std::vector<char> dirty_leaf;  // [leaf] its hosts' columns are computed again
-  bool switches = false;         // the switches' columns are computed again
-  std::vector<int> same_as;      // [tenant] the same tenant in the previous request, or -1
+  // [pod] a level-2 switch of the pod has a link of another owner: the other hosts' columns
+  // are computed again at this pod's switches only (its leaves are dirty_leaf).
+  std::vector<char> level2_pod;
+  bool switches = false;     // the switches' columns are computed again
+  std::vector<int> same_as;  // [tenant] the same tenant in the previous request, or -1
 };
 
 // What the routes to switches were computed from, for the next run: per destination switch,
@@ -47,12 +55,17 @@ struct SwitchRoutesMemo {
 struct IncrementalStats {
   bool full = true;
   std::string why;
-  int leaves = 0;         // destination leaves recomputed
-  int of_leaves = 0;      // of the tree's leaves
+  int leaves = 0;     // destination leaves recomputed
+  int of_leaves = 0;  // of the tree's leaves
+  // Pods whose leaves' and level-2 switches' entries for every other host were computed
+  // again (a level-2 link of theirs changed hands), and the other leaves those hosts sit on.
+  int level2_pods = 0;
+  int pod_rows_leaves = 0;
   bool switches = false;  // the routes to switches recomputed
   // Destination switches whose routes were computed again in full (the others' entries only
   // at the switches whose own links changed hands).
   int switch_destinations = 0;
+  int of_switches = 0;
 };
 
 class IncrementalRouting {

@@ -43,12 +43,16 @@ struct Scenario {
   const char* spec;
   int rails;  // 1: single-port hosts
   int max_hosts;
+  // Tenants large enough to span pods: most changes take or release level-2 links, which
+  // the incremental path recomputes at the changed pods' switches only for other hosts.
+  bool spans_pods = false;
 };
 
 struct Counts {
   int steps = 0;
   int incremental = 0;  // steps the incremental path took
   int kept_switches = 0;
+  int level2 = 0;  // incremental steps where level-2 links changed hands
 };
 
 // One random sequence on `s`; every step compared with a full compute.
@@ -73,15 +77,17 @@ Counts run_sequence(const Scenario& s, unsigned seed) {
   for (int step = 0; step < 40; ++step) {
     const int what = uniform(20);
     if (what < 9) {  // a tenant added (whole servers on a rail tree)
-      const int size = (1 + uniform(s.max_hosts)) * s.rails;
+      // Spanning pods: at least a third of the largest, so that most adds cross pods.
+      const int least = s.spans_pods ? s.max_hosts / 3 : 0;
+      const int size = (1 + least + uniform(s.max_hosts - least)) * s.rails;
       cluster.add("t" + std::to_string(next_name++), size);
-    } else if (what < 15) {  // a tenant removed
+    } else if (what < 16) {  // a tenant removed
       if (!cluster.tenants().empty()) {
         auto it = cluster.tenants().begin();
         std::advance(it, uniform(static_cast<int>(cluster.tenants().size())));
         cluster.remove(it->first);
       }
-    } else if (what < 17) {  // a link fails or comes back
+    } else if (what < 17 + !s.spans_pods) {  // a link fails or comes back
       const LinkId l = uniform(tree.total_links());
       const auto found = std::find(faulty.begin(), faulty.end(), l);
       if (found == faulty.end()) {
@@ -111,6 +117,7 @@ Counts run_sequence(const Scenario& s, unsigned seed) {
     ++counts.steps;
     counts.incremental += !incr.stats().full;
     counts.kept_switches += !incr.stats().switches;
+    counts.level2 += !incr.stats().full && incr.stats().level2_pods > 0;
     const std::string diff = first_difference(full.tables, got.tables);
     EXPECT_EQ(diff, "") << s.spec << " seed " << seed << " step " << step << " ("
                         << (incr.stats().full ? "full: " + incr.stats().why : "incremental") << ", "
@@ -121,25 +128,36 @@ Counts run_sequence(const Scenario& s, unsigned seed) {
   return counts;
 }
 
-const Scenario kScenarios[] =
-    {
-        {"xgft(2;4,8;1,4)", 1, 6},      {"xgft(2;8,12;1,8)", 1, 20},
-        {"xgft(3;4,4,4;1,4,4)", 1, 10}, {"xgft(3;3,4,6;1,2,4)", 1, 8},
-        {"xgft(3;4,8,4;1,8,4)", 8, 3},  // 8 rails: servers of 8 ports, one on each leaf of a pod
+const Scenario kScenarios[] = {
+    {"xgft(2;4,8;1,4)", 1, 6},
+    {"xgft(2;8,12;1,8)", 1, 20},
+    {"xgft(3;4,4,4;1,4,4)", 1, 10},
+    {"xgft(3;3,4,6;1,2,4)", 1, 8},
+    {"xgft(3;4,8,4;1,8,4)", 8, 3},  // 8 rails: servers of 8 ports, one on each leaf of a pod
+    // Tenants spanning pods (a pod holds 16 hosts, 12 hosts, 4 servers of 32).
+    {"xgft(3;4,4,4;1,4,4)", 1, 24, true},
+    {"xgft(3;3,4,6;1,2,4)", 1, 30, true},
+    {"xgft(3;4,8,8;1,8,4)", 8, 10, true},
 };
 
 TEST(RoutingIncremental, SameTablesAsAFullComputeAfterEveryChange) {
   for (const auto& s : kScenarios) {
     Counts total;
-    for (unsigned seed = 1; seed <= 6; ++seed) {
+    for (unsigned seed = 1; seed <= (s.spans_pods ? 12u : 6u); ++seed) {
       const Counts c = run_sequence(s, seed);
       total.steps += c.steps;
       total.incremental += c.incremental;
       total.kept_switches += c.kept_switches;
+      total.level2 += c.level2;
     }
     // The incremental path must have been taken, or the comparison tested nothing.
     EXPECT_GT(total.incremental, total.steps / 4) << s.spec;
-    RecordProperty(std::string(s.spec) + " incremental", total.incremental);
+    if (s.spans_pods) {
+      EXPECT_GT(total.level2, total.steps / 15) << s.spec;
+    }
+    const std::string name = std::string(s.spec) + (s.spans_pods ? " spanning pods" : "");
+    RecordProperty(name + " incremental", total.incremental);
+    RecordProperty(name + " level-2 changes", total.level2);
   }
 }
 
