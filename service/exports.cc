@@ -183,7 +183,7 @@ bool ServiceExports::refresh_managed_partitions() {
 
 json ServiceExports::export_files(const json& params) const {
   const std::string format = get_string(params, "format");
-  service_.require_topology();
+  require_topology(st_);
   json all = json::array();
   if (params.contains("tenant")) {
     const std::string only = get_string(params, "tenant");

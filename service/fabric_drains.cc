@@ -280,7 +280,7 @@ json FabricDrains::link_list(const json& params) const {
          "field 'state' must be one of free, allocated, management, drained, draining, down, "
          "isolated, uncabled");
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto routed = routed_links(*st_.cluster);
   json out = json::array();
   for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l) {
@@ -297,7 +297,7 @@ json FabricDrains::switch_list(const json& params) const {
   if (!only.empty() && !states.count(only))
     fail(error::kBadRequest, "field 'state' must be one of in_service, drained, draining, down");
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto routed = routed_links(*st_.cluster);
   json out = json::array();
   const auto& tree = st_.view->tree;
@@ -313,8 +313,8 @@ void FabricDrains::apply_fabric_drains() {
   // Hosts out of placements: management servers, drained hosts and the hosts of drained
   // leaves; those no longer drained go back to the free pool.
   std::set<topology::HostId> keep;
-  for (auto h : service_.whole_servers(service_.hosts_.drained_hosts())) keep.insert(h);
-  for (auto h : service_.whole_servers(st_.view->management_hosts)) keep.insert(h);
+  for (auto h : whole_servers(st_, service_.hosts_.drained_hosts())) keep.insert(h);
+  for (auto h : whole_servers(st_, st_.view->management_hosts)) keep.insert(h);
   std::vector<topology::HostId> release;
   for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
     if (st_.cluster->state().host_owner(h) == allocator::kReserved && !keep.count(h))
@@ -334,14 +334,14 @@ json FabricDrains::fabric_drain(const json& params, const Caller& caller, bool l
     if (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 200)
       fail(error::kBadRequest, "field 'reason' must say why, in 1 to 200 characters");
   }
-  const int wait = service_.wait_ms(params);  // validated before anything is written
+  const int wait = wait_ms(st_, params);  // validated before anything is written
   const std::string text = get_string(params, noun);
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " +
                                  (drain ? "drain" : "resume") +
                                  " links and switches (root or the laas group)");
-  service_.require_topology();
+  require_topology(st_);
   const auto& tree = st_.view->tree;
   PersistedFabricDrain key;
   std::string label;

@@ -166,7 +166,7 @@ json HostManager::host_states() const {
 
 json HostManager::host_list(const json& params) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   std::string only;
   if (params.contains("state")) only = get_string(params, "state");
   static const std::set<std::string> states = {"free", "allocated",  "drained",    "draining",
@@ -189,7 +189,7 @@ json HostManager::host_list(const json& params) const {
 
 json HostManager::host_show(const json& params) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto hosts = resolve_hosts(json::array({get_string(params, "name")}), "name");
   std::map<allocator::TenantIndex, std::string> tenants;
   if (st_.cluster)
@@ -207,9 +207,9 @@ std::vector<topology::HostId> HostManager::hosts_to_change(const json& params, c
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " + verb +
                                  " hosts (root or the laas group)");
-  service_.require_topology();
+  require_topology(st_);
   if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
-  return service_.whole_servers(resolve_hosts(params["hosts"], "hosts"));
+  return whole_servers(st_, resolve_hosts(params["hosts"], "hosts"));
 }
 
 // Saves a change of persisted_.drained (a new generation) or, when it cannot, restores `saved`
@@ -252,7 +252,7 @@ json HostManager::drain(const json& params, const Caller& caller) {
   if (!changed.empty()) {
     commit_drains(saved, "drained");
     st_.cluster->reserve(
-        service_.whole_servers(drained_hosts()));  // held ones leave with their tenant
+        whole_servers(st_, drained_hosts()));  // held ones leave with their tenant
     st_.log(LogLevel::kInfo, "laas: " + by + " drained " + changed.dump() + ": " + reason);
   }
   std::map<allocator::TenantIndex, std::string> tenants;
@@ -298,7 +298,7 @@ json HostManager::resume(const json& params, const Caller& caller) {
     }
   }
   std::unique_lock<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto saved = st_.persisted.drained;
   std::vector<topology::HostId> resumed;
   json names = json::array();
@@ -379,15 +379,15 @@ std::vector<topology::HostId> HostManager::resolve_slots(const json& names) cons
 // tenant's partitions.conf) before the reply, then re-routed.
 json HostManager::accept(const json& params, const Caller& caller) {
   const bool dry_run = get_bool(params, "dry_run", false);
-  const int wait = service_.wait_ms(params);  // validated before anything is written
+  const int wait = wait_ms(st_, params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write && !dry_run)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not accept hosts (root or the laas group)");
-  service_.require_topology();
+  require_topology(st_);
   if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
   std::vector<QuarantinedHost> chosen;
-  for (auto h : service_.whole_servers(resolve_slots(params["hosts"]))) {
+  for (auto h : whole_servers(st_, resolve_slots(params["hosts"]))) {
     const auto* q = quarantine_of(h);
     if (!q) continue;
     if (std::find(chosen.begin(), chosen.end(), *q) == chosen.end()) chosen.push_back(*q);

@@ -221,13 +221,13 @@ void TenantService::rebuild_cluster() {
   // A management port keeps its whole server out of tenants' hands. Reserved on an empty
   // cluster, before any tenant: a recorded tenant holding one of them is not restored
   // (restore_tenants says which and why), never the management host given away.
-  st_.cluster->reserve(whole_servers(st_.view->management_hosts));
+  st_.cluster->reserve(whole_servers(st_, st_.view->management_hosts));
   st_.unplaced.clear();
   if (!st_.blocked.empty()) return;
   restore_tenants();
   // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
   // releases them.
-  st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));
+  st_.cluster->reserve(whole_servers(st_, hosts_.drained_hosts()));
   for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
   reserve_management_uplinks();
   save_as_found();
@@ -371,12 +371,6 @@ void TenantService::save_placed(const std::string& why) {
   } catch (const std::exception& e) {
     st_.log(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   }
-}
-
-void TenantService::require_topology() const {
-  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
-  if (!st_.view || !st_.cluster)
-    fail(error::kUnavailable, "no fat-tree is recognized: " + st_.topology_error);
 }
 
 const PersistedTenant* TenantService::persisted(const std::string& name) const {
@@ -580,7 +574,7 @@ TenantService::AddRequest TenantService::parse_add(const json& params) const {
   // "servers" and "hosts" both count servers: one host per server where servers have one port.
   r.count_field = params.contains("servers") ? "servers" : "hosts";
   r.count = r.host_list && !params.contains(r.count_field) ? 0 : get_int(params, r.count_field);
-  r.wait = wait_ms(params);  // validated before anything is written
+  r.wait = wait_ms(st_, params);  // validated before anything is written
   return r;
 }
 
@@ -598,7 +592,7 @@ TenantService::AddPlan TenantService::plan_on_host_list(const AddRequest& r) {
                                 "' (" + d->reason + ", " + d->by + ", " + d->at +
                                 "): `laasctl switch resume` it first");
   }
-  chosen = whole_servers(chosen);  // every port of a named server's port too
+  chosen = whole_servers(st_, chosen);  // every port of a named server's port too
   std::vector<int> named;
   for (auto h : chosen) named.push_back(st_.servers.server_of[h]);
   std::sort(named.begin(), named.end());
@@ -683,7 +677,7 @@ json TenantService::add(const json& params, const Caller& caller) {
   if (!r.dry_run && !caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not change tenants (root or the laas group)");
-  require_topology();
+  require_topology(st_);
   if (st_.unplaced.count(r.name))
     fail(error::kDuplicate, "tenant '" + r.name + "' already exists (not placed)");
   AddPlan plan = r.host_list ? plan_on_host_list(r) : plan_by_count(r);
@@ -706,7 +700,7 @@ json TenantService::add(const json& params, const Caller& caller) {
 json TenantService::remove(const json& params, const Caller& caller) {
   const std::string name = get_string(params, "name");
   const bool dry_run = get_bool(params, "dry_run", false);
-  const int wait = wait_ms(params);  // validated before anything is written
+  const int wait = wait_ms(st_, params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
@@ -750,7 +744,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
   if (st_.quarantine.size() != quarantined && st_.cluster)
     st_.cluster->set_faults(metrics_.current_faults());
   if (before && st_.view)
-    st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));  // drained ones leave
+    st_.cluster->reserve(whole_servers(st_, hosts_.drained_hosts()));  // drained ones leave
   if (before && st_.view) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).
     const auto lines = st_.cluster->reconcile();
@@ -788,19 +782,6 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
                                  "; OpenSM tries again at its next sweep");
   }
   return result;
-}
-
-// -1: do not wait. Both fields are checked whether or not they are used.
-int TenantService::wait_ms(const json& params) const {
-  const bool wait = get_bool(params, "wait", true);
-  int timeout_ms = st_.config.default_wait_ms;
-  if (params.contains("timeout_ms")) {
-    timeout_ms = get_int(params, "timeout_ms");
-    if (timeout_ms < 0 || timeout_ms > kMaxWaitMs)
-      fail(error::kBadRequest,
-           "field 'timeout_ms' must be between 0 and " + std::to_string(kMaxWaitMs));
-  }
-  return wait ? timeout_ms : -1;
 }
 
 json TenantService::wait_routed(std::uint64_t generation, int timeout_ms) {

@@ -29,6 +29,7 @@
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
+#include "service/service_lifecycle.h"
 #include "service/service_metrics.h"
 #include "service/service_state.h"
 #include "service/shared_state.h"
@@ -71,7 +72,7 @@ struct RoutingSnapshot {
   std::vector<QuarantinedHost> quarantined;
 };
 
-class TenantService {
+class TenantService final : private ChangeCommitter {
  public:
   TenantService(ServiceConfig config, Logger log);
 
@@ -166,7 +167,6 @@ class TenantService {
   friend class ServiceViews;
   friend class ServiceMetrics;
   friend class ServiceExports;
-  friend class SmTrust;
   friend class SharedState;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
@@ -207,13 +207,12 @@ class TenantService {
                             const AddPlan& plan, const Caller& caller);  // mu held (lock)
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
+  // ChangeCommitter (service/service_lifecycle.h), for the types below and the lifecycle.
   nlohmann::json finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
                                const std::string& not_durable, const std::string& done,
-                               nlohmann::json result, int wait, bool reroute = true);
-  int wait_ms(const nlohmann::json& params) const;  // validated 'wait' and 'timeout_ms'
-  bool commit(std::string* not_durable);
+                               nlohmann::json result, int wait, bool reroute = true) override;
+  bool commit(std::string* not_durable) override;
   void assign_missing_pkeys();
-  void require_topology() const;
   void rebuild_cluster();
   // rebuild_cluster's steps (mu held).
   void log_fabric_faults();
@@ -227,7 +226,6 @@ class TenantService {
   // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
   // Metrics and port counters: service/service_metrics.h. The managed partitions.conf and
   // the export formats: service/exports.h.
-  std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
@@ -243,7 +241,7 @@ class TenantService {
   ServiceViews views_{st_, *this};
   ServiceMetrics metrics_{st_, *this};
   ServiceExports exports_{st_, *this};
-  SmTrust sm_trust_{st_, *this};
+  SmTrust sm_trust_{st_, *this, metrics_};
   SharedState shared_{st_, *this};
 };
 

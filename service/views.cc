@@ -89,7 +89,7 @@ json ServiceViews::status() const {
 json ServiceViews::topology_info(const json& params) const {
   (void)params;
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto& tree = st_.view->tree;
   const auto& state = st_.cluster->state();
   json leaves = json::array();
