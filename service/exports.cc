@@ -312,4 +312,28 @@ void ServiceExports::one_leaf_per_server(exports::TreeRecord& tree) const {
   tree.switches = std::move(kept);
 }
 
+// P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an
+// existing one's key); state written before P_Keys existed gets them here, in file order.
+void ServiceExports::assign_missing_pkeys() {
+  std::set<std::uint16_t> taken, reserved;
+  for (const auto& t : st_.persisted.tenants)
+    if (t.pkey) taken.insert(t.pkey);
+  // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
+  // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
+  try {
+    const auto base = partitions_base();
+    if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
+  } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
+  }
+  for (auto& t : st_.persisted.tenants) {
+    if (t.pkey) continue;
+    exports::TenantRecord r;
+    r.name = t.name;
+    std::set<std::uint16_t> avoid = taken;
+    avoid.insert(reserved.begin(), reserved.end());
+    t.pkey = exports::assign_pkeys({r}, avoid).front();
+    taken.insert(t.pkey);
+  }
+}
+
 }  // namespace laas::service

@@ -46,6 +46,9 @@ class ServiceExports {
   // file once as <file>.pre-laas. Throws std::runtime_error, the file untouched.
   void write_managed_partitions(const std::string& text);
   nlohmann::json export_files(const nlohmann::json& params) const;
+  // Gives every recorded tenant without a P_Key one (state written before P_Keys existed, a
+  // tenant just added), clear of the other tenants' and the administrator's partitions.
+  void assign_missing_pkeys();
 
  private:
   // `removal`: what takes the tenants back out (Slurm, OpenStack).

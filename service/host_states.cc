@@ -251,8 +251,7 @@ json HostManager::drain(const json& params, const Caller& caller) {
   }
   if (!changed.empty()) {
     commit_drains(saved, "drained");
-    st_.cluster->reserve(
-        whole_servers(st_, drained_hosts()));  // held ones leave with their tenant
+    st_.cluster->reserve(whole_servers(st_, drained_hosts()));  // held ones leave with their tenant
     st_.log(LogLevel::kInfo, "laas: " + by + " drained " + changed.dump() + ": " + reason);
   }
   std::map<allocator::TenantIndex, std::string> tenants;

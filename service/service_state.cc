@@ -47,4 +47,9 @@ int wait_ms(const ServiceState& st, const nlohmann::json& params) {
   return wait ? timeout_ms : -1;
 }
 
+FileStamp polled_stamp(const ServiceState& st) {
+  std::lock_guard<std::mutex> lock(st.polled->mu);
+  return st.polled->stamp;
+}
+
 }  // namespace laas::service

@@ -185,5 +185,7 @@ std::vector<topology::HostId> whole_servers(const ServiceState& st,
                                             const std::vector<topology::HostId>& hosts);
 // A request's validated 'wait' and 'timeout_ms': how long to wait for routing, -1: not.
 int wait_ms(const ServiceState& st, const nlohmann::json& params);
+// state.json's stamp as the worker last saw it. Takes polled->mu (not mu).
+FileStamp polled_stamp(const ServiceState& st);
 
 }  // namespace laas::service

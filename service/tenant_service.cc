@@ -92,7 +92,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     }
     st_.persisted = std::move(loaded.second);
     st_.loaded = true;
-    assign_missing_pkeys();
+    exports_.assign_missing_pkeys();
     st_.log(LogLevel::kInfo, "laas: loaded " + std::to_string(st_.persisted.tenants.size()) +
                                  " tenants from " + st_.store.path());
   } catch (const std::exception& e) {
@@ -108,30 +108,6 @@ void TenantService::set_export_hook(std::function<json(const json&)> hook) {
 }
 void TenantService::set_partitions_hook(std::function<void()> hook) {
   st_.partitions_hook = std::move(hook);
-}
-
-// P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an
-// existing one's key); state written before P_Keys existed gets them here, in file order.
-void TenantService::assign_missing_pkeys() {
-  std::set<std::uint16_t> taken, reserved;
-  for (const auto& t : st_.persisted.tenants)
-    if (t.pkey) taken.insert(t.pkey);
-  // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
-  // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
-  try {
-    const auto base = exports_.partitions_base();
-    if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
-  } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
-  }
-  for (auto& t : st_.persisted.tenants) {
-    if (t.pkey) continue;
-    exports::TenantRecord r;
-    r.name = t.name;
-    std::set<std::uint16_t> avoid = taken;
-    avoid.insert(reserved.begin(), reserved.end());
-    t.pkey = exports::assign_pkeys({r}, avoid).front();
-    taken.insert(t.pkey);
-  }
 }
 
 void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
@@ -506,10 +482,7 @@ std::string TenantService::read_text_io(const std::string& path, bool* exists) c
   return text;
 }
 
-FileStamp TenantService::polled_stamp() const {
-  std::lock_guard<std::mutex> lock(st_.polled->mu);
-  return st_.polled->stamp;
-}
+FileStamp TenantService::polled_stamp() const { return service::polled_stamp(st_); }
 
 void TenantService::probe_state_dir() {
   auto polled = st_.polled;
@@ -652,7 +625,7 @@ json TenantService::commit_add(std::unique_lock<std::mutex>& lock, const AddRequ
   st_.persisted.tenants.back().slurm_accounts = r.slurm_accounts;
   st_.persisted.tenants.back().slurm_users = r.slurm_users;
   st_.persisted.tenants.back().openstack_project = r.project;
-  assign_missing_pkeys();
+  exports_.assign_missing_pkeys();
   ++st_.persisted.generation;
   bool partitions_changed = false;
   std::string not_durable;  // state.json holds the tenant, but the directory was not synced

@@ -167,7 +167,6 @@ class TenantService final : private ChangeCommitter {
   friend class ServiceViews;
   friend class ServiceMetrics;
   friend class ServiceExports;
-  friend class SharedState;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -212,7 +211,6 @@ class TenantService final : private ChangeCommitter {
                                const std::string& not_durable, const std::string& done,
                                nlohmann::json result, int wait, bool reroute = true) override;
   bool commit(std::string* not_durable) override;
-  void assign_missing_pkeys();
   void rebuild_cluster();
   // rebuild_cluster's steps (mu held).
   void log_fabric_faults();
@@ -242,7 +240,7 @@ class TenantService final : private ChangeCommitter {
   ServiceMetrics metrics_{st_, *this};
   ServiceExports exports_{st_, *this};
   SmTrust sm_trust_{st_, *this, metrics_};
-  SharedState shared_{st_, *this};
+  SharedState shared_{st_, exports_, views_};
 };
 
 }  // namespace laas::service
