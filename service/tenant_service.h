@@ -72,7 +72,7 @@ struct RoutingSnapshot {
   std::vector<QuarantinedHost> quarantined;
 };
 
-class TenantService final : private ChangeCommitter {
+class TenantService final : private ChangeCommitter, private PlacementRecorder {
  public:
   TenantService(ServiceConfig config, Logger log);
 
@@ -165,7 +165,6 @@ class TenantService final : private ChangeCommitter {
   friend class HostManager;
   friend class FabricDrains;
   friend class ServiceViews;
-  friend class ServiceMetrics;
   friend class ServiceExports;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
@@ -188,8 +187,9 @@ class TenantService final : private ChangeCommitter {
   // Subnet managers: service/sm_trust.h.
   const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
-  void save_placed(const std::string& why);
-  void record_placed();  // the same, in memory only
+  // PlacementRecorder (service/service_lifecycle.h).
+  void save_placed(const std::string& why) override;
+  void record_placed() override;  // the same, in memory only
   void reserve_management_uplinks();
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   // `tenant add` in steps: the request checked, a plan (by a host list or a count), committed.
@@ -237,7 +237,7 @@ class TenantService final : private ChangeCommitter {
   HostManager hosts_{st_, *this};
   FabricDrains drains_{st_, *this};
   ServiceViews views_{st_, *this};
-  ServiceMetrics metrics_{st_, *this};
+  ServiceMetrics metrics_{st_, *this, hosts_, drains_};
   ServiceExports exports_{st_, *this};
   SmTrust sm_trust_{st_, *this, metrics_};
   SharedState shared_{st_, exports_, views_};
