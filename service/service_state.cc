@@ -47,6 +47,18 @@ int wait_ms(const ServiceState& st, const nlohmann::json& params) {
   return wait ? timeout_ms : -1;
 }
 
+std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists) {
+  auto [text, found] = st.io->call(
+      [path] {
+        bool e = false;
+        std::string t = read_text(path, &e);
+        return std::make_pair(std::move(t), e);
+      },
+      kIoDeadline);
+  if (exists) *exists = found;
+  return text;
+}
+
 FileStamp polled_stamp(const ServiceState& st) {
   std::lock_guard<std::mutex> lock(st.polled->mu);
   return st.polled->stamp;

@@ -470,18 +470,6 @@ void TenantService::store_save() {
   st_.unsaved.clear();  // everything persisted_ holds is written
 }
 
-std::string TenantService::read_text_io(const std::string& path, bool* exists) const {
-  auto [text, found] = st_.io->call(
-      [path] {
-        bool e = false;
-        std::string t = read_text(path, &e);
-        return std::make_pair(std::move(t), e);
-      },
-      kIoDeadline);
-  if (exists) *exists = found;
-  return text;
-}
-
 FileStamp TenantService::polled_stamp() const { return service::polled_stamp(st_); }
 
 void TenantService::probe_state_dir() {
@@ -802,7 +790,7 @@ bool TenantService::commit(std::string* not_durable) {
       fail(error::kRefused, std::string("partitions.conf would not be valid: ") + e.what());
     }
     try {
-      previous = read_text_io(path, &existed);
+      previous = read_text_io(st_, path, &existed);
     } catch (const NotAnsweringError& e) {
       fail(error::kUnavailable, std::string(e.what()) + ": nothing was changed");
     }

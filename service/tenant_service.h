@@ -165,7 +165,6 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   friend class HostManager;
   friend class FabricDrains;
   friend class ServiceViews;
-  friend class ServiceExports;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -227,8 +226,6 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
-  // read_text on the worker, waiting at most kIoDeadline (NotAnsweringError).
-  std::string read_text_io(const std::string& path, bool* exists) const;
   // Changes are refused while the state directory does not answer (RequestError).
   void refuse_changes_while_not_answering() const;
   // The shared state and the SM's role: service/shared_state.h.
@@ -238,7 +235,7 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   FabricDrains drains_{st_, *this};
   ServiceViews views_{st_, *this};
   ServiceMetrics metrics_{st_, *this, hosts_, drains_};
-  ServiceExports exports_{st_, *this};
+  ServiceExports exports_{st_, *this, views_, shared_};
   SmTrust sm_trust_{st_, *this, metrics_};
   SharedState shared_{st_, exports_, views_};
 };
