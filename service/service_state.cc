@@ -47,6 +47,12 @@ int wait_ms(const ServiceState& st, const nlohmann::json& params) {
   return wait ? timeout_ms : -1;
 }
 
+const PersistedTenant* persisted_tenant(const ServiceState& st, const std::string& name) {
+  for (const auto& p : st.persisted.tenants)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
 std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists) {
   auto [text, found] = st.io->call(
       [path] {

@@ -185,6 +185,8 @@ std::vector<topology::HostId> whole_servers(const ServiceState& st,
                                             const std::vector<topology::HostId>& hosts);
 // A request's validated 'wait' and 'timeout_ms': how long to wait for routing, -1: not.
 int wait_ms(const ServiceState& st, const nlohmann::json& params);
+// The recorded tenant of that name (nullptr: none).
+const PersistedTenant* persisted_tenant(const ServiceState& st, const std::string& name);
 // read_text on the state directory's worker, waiting at most kIoDeadline (NotAnsweringError).
 std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists);
 // state.json's stamp as the worker last saw it. Takes polled->mu (not mu).

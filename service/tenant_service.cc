@@ -349,12 +349,6 @@ void TenantService::save_placed(const std::string& why) {
   }
 }
 
-const PersistedTenant* TenantService::persisted(const std::string& name) const {
-  for (const auto& p : st_.persisted.tenants)
-    if (p.name == name) return &p;
-  return nullptr;
-}
-
 void TenantService::on_topology_error(const std::string& reason) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.topology_error = reason;
@@ -439,7 +433,7 @@ bool TenantService::state_blocked() const {
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
-  return to_persisted(t, *st_.ids, persisted(t.name));
+  return to_persisted(t, *st_.ids, persisted_tenant(st_, t.name));
 }
 
 void TenantService::store_save() {

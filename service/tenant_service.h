@@ -164,7 +164,6 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   // The types the service is made of share its state and call its lifecycle.
   friend class HostManager;
   friend class FabricDrains;
-  friend class ServiceViews;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
@@ -184,7 +183,6 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   nlohmann::json run_audit(const Caller& caller);  // takes mu after the hook
   void refuse_changes_while_closed() const;        // throws RequestError; takes mu
   // Subnet managers: service/sm_trust.h.
-  const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   // PlacementRecorder (service/service_lifecycle.h).
   void save_placed(const std::string& why) override;
@@ -233,7 +231,7 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   ServiceState st_;
   HostManager hosts_{st_, *this};
   FabricDrains drains_{st_, *this};
-  ServiceViews views_{st_, *this};
+  ServiceViews views_{st_, shared_, hosts_, drains_, metrics_};
   ServiceMetrics metrics_{st_, *this, hosts_, drains_};
   ServiceExports exports_{st_, *this, views_, shared_};
   SmTrust sm_trust_{st_, *this, metrics_};
