@@ -10,9 +10,10 @@
 #include <ctime>
 #include <set>
 
+#include "service/fabric_drains.h"
 #include "service/request_params.h"
 #include "service/resume_check.h"
-#include "service/tenant_service.h"
+#include "service/service_metrics.h"
 
 namespace laas::service {
 
@@ -87,7 +88,7 @@ std::vector<topology::HostId> HostManager::drained_hosts() const {
   // The hosts of a drained leaf (fabric_drains.cc) are out of service with it.
   if (!st_.persisted.drained_switches.empty())
     for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
-      if (!drain_of(h) && service_.drains_.leaf_drain_of(h)) out.push_back(h);
+      if (!drain_of(h) && drains_.leaf_drain_of(h)) out.push_back(h);
   return out;
 }
 
@@ -112,7 +113,7 @@ json HostManager::host_json(topology::HostId h,
   const auto owner = st_.cluster ? st_.cluster->state().host_owner(h) : allocator::kFree;
   const auto tenant = tenants.find(owner);
   const auto* drained = drain_of(h);
-  const auto* leaf_drained = drained ? nullptr : service_.drains_.leaf_drain_of(h);
+  const auto* leaf_drained = drained ? nullptr : drains_.leaf_drain_of(h);
   const auto id = st_.ids ? st_.ids->host(h) : PersistedHost{};
   json j = {{"name", id.name.empty() ? st_.view->host_name(h) : id.name},
             {"guid", guid_hex(st_.view->host_guid(h))},
@@ -218,7 +219,7 @@ void HostManager::commit_drains(const std::vector<PersistedDrain>& saved, const 
   ++st_.persisted.generation;
   std::string not_durable;
   try {
-    service_.commit(&not_durable);
+    lifecycle_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted.drained = saved;
     --st_.persisted.generation;
@@ -267,7 +268,7 @@ json HostManager::resume(const json& params, const Caller& caller) {
     std::lock_guard<std::mutex> lock(st_.mu);
     for (auto h : hosts_to_change(params, caller, "resume")) {
       if (!drain_of(h)) {
-        if (const auto* d = service_.drains_.leaf_drain_of(h))
+        if (const auto* d = drains_.leaf_drain_of(h))
           fail(error::kBadRequest, "host " + host_label(h) + " is out of service with its leaf '" +
                                        d->name + "' (drained): `laasctl switch resume` it");
         fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
@@ -437,15 +438,14 @@ json HostManager::accept(const json& params, const Caller& caller) {
   bool partitions_changed = false;
   std::string not_durable;
   try {
-    partitions_changed = service_.commit(&not_durable);
+    partitions_changed = lifecycle_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted.tenants = saved;
     st_.quarantine = saved_quarantine;
     --st_.persisted.generation;
     fail(e.code.c_str(), "hosts not accepted: " + e.message);
   }
-  st_.cluster->set_faults(
-      service_.metrics_.current_faults());  // the slots are up for their tenants again
+  st_.cluster->set_faults(metrics_.current_faults());  // the slots are up for their tenants again
   std::string what;
   for (const auto& a : accepted)
     what += (what.empty() ? "" : ", ") + a["guid"].get<std::string>() + " ('" +
@@ -454,9 +454,9 @@ json HostManager::accept(const json& params, const Caller& caller) {
             std::to_string(a["port"].get<int>()) + " (was " + a["was"]["guid"].get<std::string>() +
             ")";
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " accepted " + what);
-  return service_.finish_change(lock, partitions_changed, not_durable,
-                                "the hosts ARE accepted (state.json records them)",
-                                {{"accepted", accepted}}, wait);
+  return lifecycle_.finish_change(lock, partitions_changed, not_durable,
+                                  "the hosts ARE accepted (state.json records them)",
+                                  {{"accepted", accepted}}, wait);
 }
 
 }  // namespace laas::service

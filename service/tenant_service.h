@@ -162,7 +162,6 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
 
  private:
   // The types the service is made of share its state and call its lifecycle.
-  friend class HostManager;
   friend class FabricDrains;
 
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
@@ -229,7 +228,7 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   // The shared state and the SM's role: service/shared_state.h.
 
   ServiceState st_;
-  HostManager hosts_{st_, *this};
+  HostManager hosts_{st_, *this, drains_, metrics_};
   FabricDrains drains_{st_, *this};
   ServiceViews views_{st_, shared_, hosts_, drains_, metrics_};
   ServiceMetrics metrics_{st_, *this, hosts_, drains_};
