@@ -72,7 +72,9 @@ struct RoutingSnapshot {
   std::vector<QuarantinedHost> quarantined;
 };
 
-class TenantService final : private ChangeCommitter, private PlacementRecorder {
+class TenantService final : private ChangeCommitter,
+                            private PlacementRecorder,
+                            private ClusterRebuilder {
  public:
   TenantService(ServiceConfig config, Logger log);
 
@@ -161,9 +163,6 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   void interrupt_waits();
 
  private:
-  // The types the service is made of share its state and call its lifecycle.
-  friend class FabricDrains;
-
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
   // the metrics; a dry run is none); what an SM that is not the master does with it.
@@ -186,7 +185,8 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
   // PlacementRecorder (service/service_lifecycle.h).
   void save_placed(const std::string& why) override;
   void record_placed() override;  // the same, in memory only
-  void reserve_management_uplinks();
+  // ClusterRebuilder (service/service_lifecycle.h).
+  void reserve_management_uplinks() override;
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   // `tenant add` in steps: the request checked, a plan (by a host list or a count), committed.
   struct AddRequest;
@@ -207,7 +207,7 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
                                const std::string& not_durable, const std::string& done,
                                nlohmann::json result, int wait, bool reroute = true) override;
   bool commit(std::string* not_durable) override;
-  void rebuild_cluster();
+  void rebuild_cluster() override;
   // rebuild_cluster's steps (mu held).
   void log_fabric_faults();
   void find_quarantine();
@@ -229,7 +229,7 @@ class TenantService final : private ChangeCommitter, private PlacementRecorder {
 
   ServiceState st_;
   HostManager hosts_{st_, *this, drains_, metrics_};
-  FabricDrains drains_{st_, *this};
+  FabricDrains drains_{st_, *this, *this, *this, hosts_, metrics_};
   ServiceViews views_{st_, shared_, hosts_, drains_, metrics_};
   ServiceMetrics metrics_{st_, *this, hosts_, drains_};
   ServiceExports exports_{st_, *this, views_, shared_};
