@@ -207,6 +207,7 @@ class TenantService final : private ChangeCommitter,
                                const std::string& not_durable, const std::string& done,
                                nlohmann::json result, int wait, bool reroute = true) override;
   bool commit(std::string* not_durable) override;
+  // ClusterRebuilder (service/service_lifecycle.h), with reserve_management_uplinks.
   void rebuild_cluster() override;
   // rebuild_cluster's steps (mu held).
   void log_fabric_faults();
@@ -228,6 +229,9 @@ class TenantService final : private ChangeCommitter,
   // The shared state and the SM's role: service/shared_state.h.
 
   ServiceState st_;
+  // The types the service is made of, each given the state and exactly the other types and
+  // lifecycle interfaces (service/service_lifecycle.h) it calls; a reference to one declared
+  // later is only kept, never used, before the service is constructed.
   HostManager hosts_{st_, *this, drains_, metrics_};
   FabricDrains drains_{st_, *this, *this, *this, hosts_, metrics_};
   ServiceViews views_{st_, shared_, hosts_, drains_, metrics_};
