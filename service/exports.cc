@@ -23,7 +23,8 @@
 #include "service/partition_inputs.h"
 #include "service/physical_ids.h"
 #include "service/request_params.h"
-#include "service/tenant_service.h"
+#include "service/shared_state.h"
+#include "service/views.h"
 
 namespace laas::service {
 
@@ -104,11 +105,11 @@ ServiceExports::PartitionsBase ServiceExports::partitions_base() const {
   const auto& managed = st_.config.exports.managed_partitions_file;
   bool exists = false;
   if (!base.empty()) {
-    b.text = service_.read_text_io(base, &exists);
+    b.text = read_text_io(st_, base, &exists);
     b.name = base;
     if (!exists) fail(error::kUnavailable, "cannot read the base partitions file " + base);
   } else if (!managed.empty()) {
-    const std::string text = service_.read_text_io(managed, &exists);
+    const std::string text = read_text_io(st_, managed, &exists);
     if (exists) {
       b.text = text;
       b.name = managed;
@@ -157,8 +158,8 @@ bool ServiceExports::refresh_managed_partitions() {
   st_.partitions_unsynced = false;
   // Members that changed without a change of the state (a free host gone): the standbys
   // learn of them too.
-  if (record_partition_members() && service_.shared_.holds_term())
-    service_.save_placed("the members of the tenant partitions");
+  if (record_partition_members() && shared_.holds_term())
+    placements_.save_placed("the members of the tenant partitions");
   try {
     const std::string text = partitions_text();
     if (text == st_.last_partitions) return false;
@@ -183,16 +184,15 @@ bool ServiceExports::refresh_managed_partitions() {
 
 json ServiceExports::export_files(const json& params) const {
   const std::string format = get_string(params, "format");
-  service_.require_topology();
+  require_topology(st_);
   json all = json::array();
   if (params.contains("tenant")) {
     const std::string only = get_string(params, "tenant");
     const auto* t = st_.cluster->find(only);
     if (!t) fail(error::kNotFound, "no tenant named '" + only + "'");
-    all.push_back(service_.views_.tenant_json(*t));
+    all.push_back(views_.tenant_json(*t));
   } else {
-    for (const auto& [name, t] : st_.cluster->tenants())
-      all.push_back(service_.views_.tenant_json(t));
+    for (const auto& [name, t] : st_.cluster->tenants()) all.push_back(views_.tenant_json(t));
   }
   const bool removal = get_bool(params, "remove", false);
   try {
@@ -310,6 +310,30 @@ void ServiceExports::one_leaf_per_server(exports::TreeRecord& tree) const {
     kept.push_back(std::move(sw));
   }
   tree.switches = std::move(kept);
+}
+
+// P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an
+// existing one's key); state written before P_Keys existed gets them here, in file order.
+void ServiceExports::assign_missing_pkeys() {
+  std::set<std::uint16_t> taken, reserved;
+  for (const auto& t : st_.persisted.tenants)
+    if (t.pkey) taken.insert(t.pkey);
+  // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
+  // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
+  try {
+    const auto base = partitions_base();
+    if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
+  } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
+  }
+  for (auto& t : st_.persisted.tenants) {
+    if (t.pkey) continue;
+    exports::TenantRecord r;
+    r.name = t.name;
+    std::set<std::uint16_t> avoid = taken;
+    avoid.insert(reserved.begin(), reserved.end());
+    t.pkey = exports::assign_pkeys({r}, avoid).front();
+    taken.insert(t.pkey);
+  }
 }
 
 }  // namespace laas::service

@@ -4,7 +4,9 @@
 //
 // One of the types the tenant service is made of: it works on the service's shared state
 // (service/service_state.h) under its one lock; files are read and written on the state
-// directory's worker. Locking: every method is called with ServiceState::mu held.
+// directory's worker. It exports tenants as ServiceViews shows them, and records the members of
+// the partitions (PlacementRecorder) while this SM holds the shared state (SharedState).
+// Locking: every method is called with ServiceState::mu held.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,15 +17,19 @@
 #include "export/partitions.h"
 #include "export/records.h"
 #include "service/partition_inputs.h"
+#include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
 namespace laas::service {
 
-class TenantService;
+class ServiceViews;
+class SharedState;
 
 class ServiceExports {
  public:
-  ServiceExports(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+  ServiceExports(ServiceState& st, PlacementRecorder& placements, const ServiceViews& views,
+                 const SharedState& shared)
+      : st_(st), placements_(placements), views_(views), shared_(shared) {}
 
   // The managed partitions.conf of the tenants routed now. Throws exports::ExportError.
   std::string partitions_text() const;
@@ -46,6 +52,9 @@ class ServiceExports {
   // file once as <file>.pre-laas. Throws std::runtime_error, the file untouched.
   void write_managed_partitions(const std::string& text);
   nlohmann::json export_files(const nlohmann::json& params) const;
+  // Gives every recorded tenant without a P_Key one (state written before P_Keys existed, a
+  // tenant just added), clear of the other tenants' and the administrator's partitions.
+  void assign_missing_pkeys();
 
  private:
   // `removal`: what takes the tenants back out (Slurm, OpenStack).
@@ -59,7 +68,9 @@ class ServiceExports {
   void one_leaf_per_server(exports::TreeRecord& tree) const;
 
   ServiceState& st_;
-  TenantService& service_;
+  PlacementRecorder& placements_;
+  const ServiceViews& views_;
+  const SharedState& shared_;
 };
 
 }  // namespace laas::service

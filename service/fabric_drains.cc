@@ -14,8 +14,9 @@
 #include <algorithm>
 #include <set>
 
+#include "service/host_states.h"
 #include "service/request_params.h"
-#include "service/tenant_service.h"
+#include "service/service_metrics.h"
 
 namespace laas::service {
 
@@ -145,7 +146,7 @@ topology::LinkId FabricDrains::resolve_link(const std::string& text) const {
   const auto [level, index] = resolve_switch(text.substr(0, colon));
   const int port = std::stoi(text.substr(colon + 1));
   const auto guid = st_.ids->switch_guid(level, index);
-  const auto& links = service_.metrics_.port_links();
+  const auto& links = metrics_.port_links();
   const auto it = links.find({guid, port});
   if (it == links.end())
     fail(error::kBadRequest, "port " + std::to_string(port) + " of switch '" +
@@ -161,7 +162,7 @@ std::string FabricDrains::link_state(topology::LinkId l,
   if (std::binary_search(uncabled.begin(), uncabled.end(), l)) return "uncabled";
   if (link_drain_of(l)) return routed.count(l) ? "draining" : "drained";
   if (!st_.view->link_present(l)) return "down";
-  const auto isolated = service_.metrics_.isolated_links();
+  const auto isolated = metrics_.isolated_links();
   if (std::binary_search(isolated.begin(), isolated.end(), l)) return "isolated";
   const auto owner = st_.cluster->state().link_owner(l);
   if (owner == allocator::kReserved) return "management";
@@ -280,7 +281,7 @@ json FabricDrains::link_list(const json& params) const {
          "field 'state' must be one of free, allocated, management, drained, draining, down, "
          "isolated, uncabled");
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto routed = routed_links(*st_.cluster);
   json out = json::array();
   for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l) {
@@ -297,7 +298,7 @@ json FabricDrains::switch_list(const json& params) const {
   if (!only.empty() && !states.count(only))
     fail(error::kBadRequest, "field 'state' must be one of in_service, drained, draining, down");
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto routed = routed_links(*st_.cluster);
   json out = json::array();
   const auto& tree = st_.view->tree;
@@ -309,12 +310,12 @@ json FabricDrains::switch_list(const json& params) const {
 }
 
 void FabricDrains::apply_fabric_drains() {
-  st_.cluster->set_faults(service_.metrics_.current_faults());
+  st_.cluster->set_faults(metrics_.current_faults());
   // Hosts out of placements: management servers, drained hosts and the hosts of drained
   // leaves; those no longer drained go back to the free pool.
   std::set<topology::HostId> keep;
-  for (auto h : service_.whole_servers(service_.hosts_.drained_hosts())) keep.insert(h);
-  for (auto h : service_.whole_servers(st_.view->management_hosts)) keep.insert(h);
+  for (auto h : whole_servers(st_, hosts_.drained_hosts())) keep.insert(h);
+  for (auto h : whole_servers(st_, st_.view->management_hosts)) keep.insert(h);
   std::vector<topology::HostId> release;
   for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
     if (st_.cluster->state().host_owner(h) == allocator::kReserved && !keep.count(h))
@@ -322,8 +323,8 @@ void FabricDrains::apply_fabric_drains() {
   st_.cluster->unreserve(release);
   st_.cluster->reserve(std::vector<topology::HostId>(keep.begin(), keep.end()));
   for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
-  service_.reserve_management_uplinks();
-  service_.record_placed();
+  rebuilder_.reserve_management_uplinks();
+  placements_.record_placed();
 }
 
 json FabricDrains::fabric_drain(const json& params, const Caller& caller, bool link, bool drain) {
@@ -334,14 +335,14 @@ json FabricDrains::fabric_drain(const json& params, const Caller& caller, bool l
     if (reason.find_first_not_of(" \t") == std::string::npos || reason.size() > 200)
       fail(error::kBadRequest, "field 'reason' must say why, in 1 to 200 characters");
   }
-  const int wait = service_.wait_ms(params);  // validated before anything is written
+  const int wait = wait_ms(st_, params);  // validated before anything is written
   const std::string text = get_string(params, noun);
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " +
                                  (drain ? "drain" : "resume") +
                                  " links and switches (root or the laas group)");
-  service_.require_topology();
+  require_topology(st_);
   const auto& tree = st_.view->tree;
   PersistedFabricDrain key;
   std::string label;
@@ -380,7 +381,7 @@ json FabricDrains::fabric_drain(const json& params, const Caller& caller, bool l
     if (!link && sw.first == 1)
       for (auto h : st_.view->management_hosts)
         if (tree.leaf_of_host(h) == sw.second)
-          fail(error::kRefused, label + " holds management host " + service_.hosts_.host_label(h) +
+          fail(error::kRefused, label + " holds management host " + hosts_.host_label(h) +
                                     ": draining it would cut management off the fabric");
   } else if (it == list.end()) {
     if (link)
@@ -402,17 +403,17 @@ json FabricDrains::fabric_drain(const json& params, const Caller& caller, bool l
   ++st_.persisted.generation;
   std::string not_durable;
   try {
-    service_.commit(&not_durable);
+    lifecycle_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted = saved;
-    service_.rebuild_cluster();  // the tenants as they were, from the records put back
+    rebuilder_.rebuild_cluster();  // the tenants as they were, from the records put back
     fail(e.code.c_str(), label + " not " + (drain ? "drained" : "resumed") + ": " + e.message);
   }
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) +
                                (drain ? " drained " : " resumed ") + label +
                                (drain ? ": " + reason : ""));
   json result = reply(true);
-  return service_.finish_change(
+  return lifecycle_.finish_change(
       lock, false, not_durable,
       label + " IS " + (drain ? "drained" : "resumed") + " (state.json says so)", std::move(result),
       wait);

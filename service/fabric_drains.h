@@ -4,9 +4,10 @@
 // (service/fabric_drains.cc).
 //
 // One of the types the tenant service is made of: it works on the service's shared state
-// (service/service_state.h) under its one lock, and commits its changes through the service's
-// lifecycle (TenantService::commit, finish_change). Locking: every method is called with
-// ServiceState::mu held unless it says "takes mu" (those lock it themselves).
+// (service/service_state.h) under its one lock, commits its changes through the service's
+// lifecycle (ChangeCommitter; PlacementRecorder and ClusterRebuilder for the repairs), and asks
+// HostManager about hosts and ServiceMetrics about faults and isolated links. Locking: every method
+// is called with ServiceState::mu held unless it says "takes mu" (those lock it themselves).
 #pragma once
 
 #include <map>
@@ -15,16 +16,25 @@
 #include <utility>
 #include <vector>
 
+#include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
 namespace laas::service {
 
-class TenantService;
+class HostManager;
+class ServiceMetrics;
 struct Caller;
 
 class FabricDrains {
  public:
-  FabricDrains(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+  FabricDrains(ServiceState& st, ChangeCommitter& lifecycle, PlacementRecorder& placements,
+               ClusterRebuilder& rebuilder, const HostManager& hosts, const ServiceMetrics& metrics)
+      : st_(st),
+        lifecycle_(lifecycle),
+        placements_(placements),
+        rebuilder_(rebuilder),
+        hosts_(hosts),
+        metrics_(metrics) {}
 
   std::vector<topology::LinkId> drained_links() const;  // by record or with their switch
   // Drained links no tenant routes over: the routing avoids them like isolated links.
@@ -54,7 +64,11 @@ class FabricDrains {
   void apply_fabric_drains();
 
   ServiceState& st_;
-  TenantService& service_;
+  ChangeCommitter& lifecycle_;
+  PlacementRecorder& placements_;
+  ClusterRebuilder& rebuilder_;
+  const HostManager& hosts_;
+  const ServiceMetrics& metrics_;
 };
 
 }  // namespace laas::service

@@ -10,9 +10,10 @@
 #include <ctime>
 #include <set>
 
+#include "service/fabric_drains.h"
 #include "service/request_params.h"
 #include "service/resume_check.h"
-#include "service/tenant_service.h"
+#include "service/service_metrics.h"
 
 namespace laas::service {
 
@@ -87,7 +88,7 @@ std::vector<topology::HostId> HostManager::drained_hosts() const {
   // The hosts of a drained leaf (fabric_drains.cc) are out of service with it.
   if (!st_.persisted.drained_switches.empty())
     for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
-      if (!drain_of(h) && service_.drains_.leaf_drain_of(h)) out.push_back(h);
+      if (!drain_of(h) && drains_.leaf_drain_of(h)) out.push_back(h);
   return out;
 }
 
@@ -112,7 +113,7 @@ json HostManager::host_json(topology::HostId h,
   const auto owner = st_.cluster ? st_.cluster->state().host_owner(h) : allocator::kFree;
   const auto tenant = tenants.find(owner);
   const auto* drained = drain_of(h);
-  const auto* leaf_drained = drained ? nullptr : service_.drains_.leaf_drain_of(h);
+  const auto* leaf_drained = drained ? nullptr : drains_.leaf_drain_of(h);
   const auto id = st_.ids ? st_.ids->host(h) : PersistedHost{};
   json j = {{"name", id.name.empty() ? st_.view->host_name(h) : id.name},
             {"guid", guid_hex(st_.view->host_guid(h))},
@@ -166,7 +167,7 @@ json HostManager::host_states() const {
 
 json HostManager::host_list(const json& params) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   std::string only;
   if (params.contains("state")) only = get_string(params, "state");
   static const std::set<std::string> states = {"free", "allocated",  "drained",    "draining",
@@ -189,7 +190,7 @@ json HostManager::host_list(const json& params) const {
 
 json HostManager::host_show(const json& params) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto hosts = resolve_hosts(json::array({get_string(params, "name")}), "name");
   std::map<allocator::TenantIndex, std::string> tenants;
   if (st_.cluster)
@@ -207,9 +208,9 @@ std::vector<topology::HostId> HostManager::hosts_to_change(const json& params, c
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may read but not " + verb +
                                  " hosts (root or the laas group)");
-  service_.require_topology();
+  require_topology(st_);
   if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
-  return service_.whole_servers(resolve_hosts(params["hosts"], "hosts"));
+  return whole_servers(st_, resolve_hosts(params["hosts"], "hosts"));
 }
 
 // Saves a change of persisted_.drained (a new generation) or, when it cannot, restores `saved`
@@ -218,7 +219,7 @@ void HostManager::commit_drains(const std::vector<PersistedDrain>& saved, const 
   ++st_.persisted.generation;
   std::string not_durable;
   try {
-    service_.commit(&not_durable);
+    lifecycle_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted.drained = saved;
     --st_.persisted.generation;
@@ -251,8 +252,7 @@ json HostManager::drain(const json& params, const Caller& caller) {
   }
   if (!changed.empty()) {
     commit_drains(saved, "drained");
-    st_.cluster->reserve(
-        service_.whole_servers(drained_hosts()));  // held ones leave with their tenant
+    st_.cluster->reserve(whole_servers(st_, drained_hosts()));  // held ones leave with their tenant
     st_.log(LogLevel::kInfo, "laas: " + by + " drained " + changed.dump() + ": " + reason);
   }
   std::map<allocator::TenantIndex, std::string> tenants;
@@ -268,7 +268,7 @@ json HostManager::resume(const json& params, const Caller& caller) {
     std::lock_guard<std::mutex> lock(st_.mu);
     for (auto h : hosts_to_change(params, caller, "resume")) {
       if (!drain_of(h)) {
-        if (const auto* d = service_.drains_.leaf_drain_of(h))
+        if (const auto* d = drains_.leaf_drain_of(h))
           fail(error::kBadRequest, "host " + host_label(h) + " is out of service with its leaf '" +
                                        d->name + "' (drained): `laasctl switch resume` it");
         fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
@@ -298,7 +298,7 @@ json HostManager::resume(const json& params, const Caller& caller) {
     }
   }
   std::unique_lock<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto saved = st_.persisted.drained;
   std::vector<topology::HostId> resumed;
   json names = json::array();
@@ -379,15 +379,15 @@ std::vector<topology::HostId> HostManager::resolve_slots(const json& names) cons
 // tenant's partitions.conf) before the reply, then re-routed.
 json HostManager::accept(const json& params, const Caller& caller) {
   const bool dry_run = get_bool(params, "dry_run", false);
-  const int wait = service_.wait_ms(params);  // validated before anything is written
+  const int wait = wait_ms(st_, params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write && !dry_run)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not accept hosts (root or the laas group)");
-  service_.require_topology();
+  require_topology(st_);
   if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
   std::vector<QuarantinedHost> chosen;
-  for (auto h : service_.whole_servers(resolve_slots(params["hosts"]))) {
+  for (auto h : whole_servers(st_, resolve_slots(params["hosts"]))) {
     const auto* q = quarantine_of(h);
     if (!q) continue;
     if (std::find(chosen.begin(), chosen.end(), *q) == chosen.end()) chosen.push_back(*q);
@@ -438,15 +438,14 @@ json HostManager::accept(const json& params, const Caller& caller) {
   bool partitions_changed = false;
   std::string not_durable;
   try {
-    partitions_changed = service_.commit(&not_durable);
+    partitions_changed = lifecycle_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted.tenants = saved;
     st_.quarantine = saved_quarantine;
     --st_.persisted.generation;
     fail(e.code.c_str(), "hosts not accepted: " + e.message);
   }
-  st_.cluster->set_faults(
-      service_.metrics_.current_faults());  // the slots are up for their tenants again
+  st_.cluster->set_faults(metrics_.current_faults());  // the slots are up for their tenants again
   std::string what;
   for (const auto& a : accepted)
     what += (what.empty() ? "" : ", ") + a["guid"].get<std::string>() + " ('" +
@@ -455,9 +454,9 @@ json HostManager::accept(const json& params, const Caller& caller) {
             std::to_string(a["port"].get<int>()) + " (was " + a["was"]["guid"].get<std::string>() +
             ")";
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " accepted " + what);
-  return service_.finish_change(lock, partitions_changed, not_durable,
-                                "the hosts ARE accepted (state.json records them)",
-                                {{"accepted", accepted}}, wait);
+  return lifecycle_.finish_change(lock, partitions_changed, not_durable,
+                                  "the hosts ARE accepted (state.json records them)",
+                                  {{"accepted", accepted}}, wait);
 }
 
 }  // namespace laas::service

@@ -3,8 +3,9 @@
 // `host list/show/drain/resume/accept` (service/host_states.cc).
 //
 // One of the types the tenant service is made of: it works on the service's shared state
-// (service/service_state.h) under its one lock, and commits its changes through the service's
-// lifecycle (TenantService::commit, finish_change). Locking: every method is called with
+// (service/service_state.h) under its one lock, commits its changes through the service's
+// lifecycle (ChangeCommitter), asks FabricDrains whether a host's leaf is drained and
+// ServiceMetrics what is faulty. Locking: every method is called with
 // ServiceState::mu held unless it says "takes mu" (those lock it themselves; resume runs the
 // administrator's check with mu released).
 #pragma once
@@ -14,16 +15,20 @@
 #include <string>
 #include <vector>
 
+#include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
 namespace laas::service {
 
-class TenantService;
+class FabricDrains;
+class ServiceMetrics;
 struct Caller;
 
 class HostManager {
  public:
-  HostManager(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+  HostManager(ServiceState& st, ChangeCommitter& lifecycle, const FabricDrains& drains,
+              const ServiceMetrics& metrics)
+      : st_(st), lifecycle_(lifecycle), drains_(drains), metrics_(metrics) {}
 
   std::vector<topology::HostId> resolve_hosts(const nlohmann::json& names, const char* field) const;
   const PersistedDrain* drain_of(topology::HostId h) const;
@@ -49,7 +54,9 @@ class HostManager {
   std::vector<topology::HostId> resolve_slots(const nlohmann::json& names) const;
 
   ServiceState& st_;
-  TenantService& service_;
+  ChangeCommitter& lifecycle_;
+  const FabricDrains& drains_;
+  const ServiceMetrics& metrics_;
 };
 
 }  // namespace laas::service

@@ -7,8 +7,8 @@
 // (service/link_health.h).
 #include <algorithm>
 
+#include "service/fabric_drains.h"
 #include "service/service_metrics.h"
-#include "service/tenant_service.h"
 
 namespace laas::service {
 
@@ -47,7 +47,7 @@ allocator::Faults ServiceMetrics::current_faults() const {
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
   for (const auto& q : st_.quarantine) faults.hosts.push_back(q.host);
-  faults.drained = service_.drains_.drained_links();  // maintenance (fabric_drains.cc)
+  faults.drained = drains_.drained_links();  // maintenance (fabric_drains.cc)
   return faults;
 }
 
@@ -89,7 +89,7 @@ void ServiceMetrics::on_port_counters(topology::Guid switch_guid, int port,
     const auto lines = st_.cluster->reconcile();
     for (const auto& line : lines) st_.log(LogLevel::kInfo, "laas: " + line);
     if (!lines.empty()) {
-      service_.record_placed();
+      placements_.record_placed();
       st_.unsaved = "the repairs around an isolated link";
     }
   }

@@ -19,17 +19,4 @@ void TenantService::group_servers() {
   if (st_.cluster) st_.cluster->set_leaf_rails(topology::rail_of_leaf(st_.view->tree, st_.servers));
 }
 
-std::vector<topology::HostId> TenantService::whole_servers(
-    const std::vector<topology::HostId>& hosts) const {
-  if (!st_.servers.multi_port()) return hosts;
-  std::vector<topology::HostId> out;
-  for (auto h : hosts) {
-    const auto& ports = st_.servers.ports[st_.servers.server_of[h]];
-    out.insert(out.end(), ports.begin(), ports.end());
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 }  // namespace laas::service

@@ -8,7 +8,8 @@
 #include <set>
 
 #include "allocator/placer.h"
-#include "service/tenant_service.h"
+#include "service/fabric_drains.h"
+#include "service/host_states.h"
 
 namespace laas::service {
 
@@ -178,12 +179,12 @@ void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
 // Hosts, links and switches by state, parts down, and the capacity left (view and cluster set).
 void ServiceMetrics::fabric_families(std::vector<MetricFamily>& f) const {
   MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
-  const nlohmann::json counts = service_.hosts_.host_states();
+  const nlohmann::json counts = hosts_.host_states();
   for (auto it = counts.begin(); it != counts.end(); ++it)
     hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});
   f.push_back(std::move(hosts));
   link_families(f);
-  const auto maintenance = service_.drains_.maintenance_counts();
+  const auto maintenance = drains_.maintenance_counts();
   MetricFamily switches{"laas_switches_drained",
                         "Switches drained for maintenance: drained (no tenant left on them) "
                         "or draining (a tenant still on them)",
@@ -216,7 +217,7 @@ void ServiceMetrics::link_families(std::vector<MetricFamily>& f) const {
   std::set<topology::LinkId> routed;
   for (const auto& [name, t] : st_.cluster->tenants())
     routed.insert(t.placement.links.begin(), t.placement.links.end());
-  const auto drained_set = service_.drains_.drained_links();  // sorted; down ones too
+  const auto drained_set = drains_.drained_links();  // sorted; down ones too
   for (int level = 1; level < tree.height(); ++level) {
     double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
     const auto& by_design = st_.view->embedding.uncabled;

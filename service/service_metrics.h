@@ -5,7 +5,9 @@
 // link whose errors persist.
 //
 // One of the types the tenant service is made of: it works on the service's shared state
-// (service/service_state.h) under its one lock. Locking: every method is called with
+// (service/service_state.h) under its one lock, counts hosts by state as HostManager does and
+// links and switches as FabricDrains does, and records repairs made around an isolated link
+// (PlacementRecorder). Locking: every method is called with
 // ServiceState::mu held unless it says "takes mu" (those lock it themselves).
 #pragma once
 
@@ -15,15 +17,19 @@
 #include <vector>
 
 #include "service/metrics.h"
+#include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
 namespace laas::service {
 
-class TenantService;
+class FabricDrains;
+class HostManager;
 
 class ServiceMetrics {
  public:
-  ServiceMetrics(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+  ServiceMetrics(ServiceState& st, PlacementRecorder& placements, const HostManager& hosts,
+                 const FabricDrains& drains)
+      : st_(st), placements_(placements), hosts_(hosts), drains_(drains) {}
 
   std::string metrics_text() const;
   void write_metrics_file();  // logs (once per failure streak) when it cannot
@@ -47,7 +53,9 @@ class ServiceMetrics {
   void activity_families(std::vector<MetricFamily>& f) const;
 
   ServiceState& st_;
-  TenantService& service_;
+  PlacementRecorder& placements_;
+  const HostManager& hosts_;
+  const FabricDrains& drains_;
 };
 
 }  // namespace laas::service

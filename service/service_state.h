@@ -176,4 +176,20 @@ struct ServiceState {
 // gives up; the routing run waits for nothing but a take-over, a request for its own change.
 constexpr std::chrono::milliseconds kIoDeadline{2000};
 
+// Reads of the state that the service's types share (service_state.cc). mu held unless said.
+//
+// Refuses (RequestError, unavailable) while the state is blocked or no fat-tree is recognized.
+void require_topology(const ServiceState& st);
+// `hosts` with every other port of their servers (sorted, once each).
+std::vector<topology::HostId> whole_servers(const ServiceState& st,
+                                            const std::vector<topology::HostId>& hosts);
+// A request's validated 'wait' and 'timeout_ms': how long to wait for routing, -1: not.
+int wait_ms(const ServiceState& st, const nlohmann::json& params);
+// The recorded tenant of that name (nullptr: none).
+const PersistedTenant* persisted_tenant(const ServiceState& st, const std::string& name);
+// read_text on the state directory's worker, waiting at most kIoDeadline (NotAnsweringError).
+std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists);
+// state.json's stamp as the worker last saw it. Takes polled->mu (not mu).
+FileStamp polled_stamp(const ServiceState& st);
+
 }  // namespace laas::service

@@ -9,9 +9,11 @@
 #include <chrono>
 #include <cstdio>
 
+#include "service/exports.h"
 #include "service/partition_inputs.h"
+#include "service/protocol.h"
 #include "service/request_error.h"
-#include "service/tenant_service.h"
+#include "service/views.h"
 
 namespace laas::service {
 
@@ -41,7 +43,7 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   // Whether another SM wrote state.json since: a stat on the worker, waited for at most
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
-  FileStamp seen = service_.polled_stamp();
+  FileStamp seen = polled_stamp(st_);
   if (st_.term_held && st_.io->not_answering().empty()) try {
       seen = st_.io->call(
           [path = st_.store.path(), polled = st_.polled] {
@@ -106,7 +108,7 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   st_.blocked.clear();
   st_.loaded = true;
   st_.sm_ports_dirty = false;
-  service_.assign_missing_pkeys();
+  exports_.assign_missing_pkeys();
   // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
   st_.unplaced.clear();
   st_.cluster.reset();
@@ -187,8 +189,7 @@ bool SharedState::reload() {
 // member it names (service/partition_inputs.h).
 std::string SharedState::partitions_text() const {
   return managed_partitions_text(recorded_partition_tenants(st_.persisted),
-                                 recorded_members(st_.persisted),
-                                 service_.exports_.partition_options());
+                                 recorded_members(st_.persisted), exports_.partition_options());
 }
 
 void SharedState::follow() {
@@ -201,7 +202,7 @@ void SharedState::follow() {
   try {
     const std::string text = partitions_text();
     if (text == st_.last_partitions) return;
-    service_.exports_.write_managed_partitions(text);
+    exports_.write_managed_partitions(text);
     st_.last_partitions = text;
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.
@@ -236,7 +237,7 @@ json SharedState::answer(const std::string& asked, const json& params, const SmR
   if (asked == method::kStatus) {
     json s = {
         {"state_file", st_.store.path()},
-        {"sm", service_.views_.role_json(sm)},
+        {"sm", views_.role_json(sm)},
         {"term", st_.persisted.term},
         {"generation", st_.persisted.generation},
         {"tenants", st_.persisted.tenants.size()},

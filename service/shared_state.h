@@ -6,8 +6,10 @@
 // master.
 //
 // One of the types the tenant service is made of: it works on the service's shared facts
-// (service/service_state.h) under their one lock. Locking: every method is called with
-// ServiceState::mu held unless it says "takes mu".
+// (service/service_state.h) under their one lock, writes the managed partitions.conf and gives
+// tenants read over their P_Keys through ServiceExports, and shows the SM's role as
+// ServiceViews does. Locking: every method is called with ServiceState::mu held unless it says
+// "takes mu".
 #pragma once
 
 #include <functional>
@@ -19,11 +21,13 @@
 
 namespace laas::service {
 
-class TenantService;
+class ServiceExports;
+class ServiceViews;
 
 class SharedState {
  public:
-  SharedState(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+  SharedState(ServiceState& st, ServiceExports& exports, const ServiceViews& views)
+      : st_(st), exports_(exports), views_(views) {}
 
   // Without a provider the service is a master that owns its state directory (tests, offline
   // tools). The provider is called with no lock held.
@@ -44,7 +48,8 @@ class SharedState {
 
  private:
   ServiceState& st_;
-  TenantService& service_;
+  ServiceExports& exports_;
+  const ServiceViews& views_;
 };
 
 }  // namespace laas::service

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "service/request_params.h"
+#include "service/service_metrics.h"
 #include "service/tenant_service.h"
 
 namespace laas::service {
@@ -40,7 +41,7 @@ std::vector<SmSeen> SmTrust::note_subnet_managers(topology::Guid self, std::vect
       unaccepted.push_back(sm);
   if (unaccepted.size() != st_.unaccepted_sms) {
     st_.unaccepted_sms = unaccepted.size();
-    service_.metrics_.write_metrics_file();
+    metrics_.write_metrics_file();
   }
   return unaccepted;
 }
@@ -76,7 +77,7 @@ json SmTrust::sm_list() const {
 }
 
 json SmTrust::sm_change(const json& params, const Caller& caller, bool accept) {
-  const int wait = service_.wait_ms(params);
+  const int wait = wait_ms(st_, params);
   const std::string text = get_string(params, "guid");
   topology::Guid guid;
   try {
@@ -109,7 +110,7 @@ json SmTrust::sm_change(const json& params, const Caller& caller, bool accept) {
   bool partitions_changed = false;
   std::string not_durable;
   try {
-    partitions_changed = service_.commit(&not_durable);
+    partitions_changed = lifecycle_.commit(&not_durable);
   } catch (const RequestError& e) {
     ports = saved;
     --st_.persisted.generation;
@@ -121,10 +122,10 @@ json SmTrust::sm_change(const json& params, const Caller& caller, bool accept) {
                                guid_hex(guid) +
                                (accept ? ": its host is management from the next routing run"
                                        : ": no longer management from the next routing run"));
-  return service_.finish_change(lock, partitions_changed, not_durable,
-                                accept ? "the SM IS accepted (state.json records it)"
-                                       : "the SM IS forgotten (state.json no longer lists it)",
-                                {{"guid", guid_hex(guid)}, {"state", sm_state(guid)}}, wait);
+  return lifecycle_.finish_change(lock, partitions_changed, not_durable,
+                                  accept ? "the SM IS accepted (state.json records it)"
+                                         : "the SM IS forgotten (state.json no longer lists it)",
+                                  {{"guid", guid_hex(guid)}, {"state", sm_state(guid)}}, wait);
 }
 
 // The service's public calls, answered here.

@@ -3,25 +3,28 @@
 // `sm accept` and `sm forget`.
 //
 // One of the types the tenant service is made of: it works on the service's shared state
-// (service/service_state.h) under its one lock, and commits its changes through the service's
-// lifecycle (TenantService::commit, finish_change). Locking: every method is called with
-// ServiceState::mu held unless it says "takes mu" (those lock it themselves).
+// (service/service_state.h) under its one lock, commits its changes through the service's
+// lifecycle (ChangeCommitter) and keeps the metrics file current (ServiceMetrics). Locking: every
+// method is called with ServiceState::mu held unless it says "takes mu" (those lock it
+// themselves).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
 namespace laas::service {
 
-class TenantService;
 struct Caller;
+class ServiceMetrics;
 
 class SmTrust {
  public:
-  SmTrust(ServiceState& st, TenantService& service) : st_(st), service_(service) {}
+  SmTrust(ServiceState& st, ChangeCommitter& lifecycle, ServiceMetrics& metrics)
+      : st_(st), lifecycle_(lifecycle), metrics_(metrics) {}
 
   std::vector<topology::Guid> sm_ports() const;  // takes mu
   // The SMs OpenSM sees now and this one's port; returns those nobody trusts. Takes mu.
@@ -34,7 +37,8 @@ class SmTrust {
 
  private:
   ServiceState& st_;
-  TenantService& service_;
+  ChangeCommitter& lifecycle_;
+  ServiceMetrics& metrics_;
 };
 
 }  // namespace laas::service

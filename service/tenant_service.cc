@@ -92,7 +92,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     }
     st_.persisted = std::move(loaded.second);
     st_.loaded = true;
-    assign_missing_pkeys();
+    exports_.assign_missing_pkeys();
     st_.log(LogLevel::kInfo, "laas: loaded " + std::to_string(st_.persisted.tenants.size()) +
                                  " tenants from " + st_.store.path());
   } catch (const std::exception& e) {
@@ -108,30 +108,6 @@ void TenantService::set_export_hook(std::function<json(const json&)> hook) {
 }
 void TenantService::set_partitions_hook(std::function<void()> hook) {
   st_.partitions_hook = std::move(hook);
-}
-
-// P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an
-// existing one's key); state written before P_Keys existed gets them here, in file order.
-void TenantService::assign_missing_pkeys() {
-  std::set<std::uint16_t> taken, reserved;
-  for (const auto& t : st_.persisted.tenants)
-    if (t.pkey) taken.insert(t.pkey);
-  // New keys stay clear of the base file's explicit and auto-numbered keys. A base that cannot
-  // be read or parsed reserves nothing here; writing partitions.conf then refuses the change.
-  try {
-    const auto base = exports_.partitions_base();
-    if (base.text) reserved = exports::base_reserved_pkeys(*base.text, base.name);
-  } catch (...) {  // ExportError, or RequestError for a base file that cannot be read
-  }
-  for (auto& t : st_.persisted.tenants) {
-    if (t.pkey) continue;
-    exports::TenantRecord r;
-    r.name = t.name;
-    std::set<std::uint16_t> avoid = taken;
-    avoid.insert(reserved.begin(), reserved.end());
-    t.pkey = exports::assign_pkeys({r}, avoid).front();
-    taken.insert(t.pkey);
-  }
 }
 
 void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
@@ -221,13 +197,13 @@ void TenantService::rebuild_cluster() {
   // A management port keeps its whole server out of tenants' hands. Reserved on an empty
   // cluster, before any tenant: a recorded tenant holding one of them is not restored
   // (restore_tenants says which and why), never the management host given away.
-  st_.cluster->reserve(whole_servers(st_.view->management_hosts));
+  st_.cluster->reserve(whole_servers(st_, st_.view->management_hosts));
   st_.unplaced.clear();
   if (!st_.blocked.empty()) return;
   restore_tenants();
   // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
   // releases them.
-  st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));
+  st_.cluster->reserve(whole_servers(st_, hosts_.drained_hosts()));
   for (const auto& line : st_.cluster->reconcile()) st_.log(LogLevel::kInfo, "laas: " + line);
   reserve_management_uplinks();
   save_as_found();
@@ -373,18 +349,6 @@ void TenantService::save_placed(const std::string& why) {
   }
 }
 
-void TenantService::require_topology() const {
-  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
-  if (!st_.view || !st_.cluster)
-    fail(error::kUnavailable, "no fat-tree is recognized: " + st_.topology_error);
-}
-
-const PersistedTenant* TenantService::persisted(const std::string& name) const {
-  for (const auto& p : st_.persisted.tenants)
-    if (p.name == name) return &p;
-  return nullptr;
-}
-
 void TenantService::on_topology_error(const std::string& reason) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.topology_error = reason;
@@ -469,7 +433,7 @@ bool TenantService::state_blocked() const {
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
-  return to_persisted(t, *st_.ids, persisted(t.name));
+  return to_persisted(t, *st_.ids, persisted_tenant(st_, t.name));
 }
 
 void TenantService::store_save() {
@@ -500,22 +464,7 @@ void TenantService::store_save() {
   st_.unsaved.clear();  // everything persisted_ holds is written
 }
 
-std::string TenantService::read_text_io(const std::string& path, bool* exists) const {
-  auto [text, found] = st_.io->call(
-      [path] {
-        bool e = false;
-        std::string t = read_text(path, &e);
-        return std::make_pair(std::move(t), e);
-      },
-      kIoDeadline);
-  if (exists) *exists = found;
-  return text;
-}
-
-FileStamp TenantService::polled_stamp() const {
-  std::lock_guard<std::mutex> lock(st_.polled->mu);
-  return st_.polled->stamp;
-}
+FileStamp TenantService::polled_stamp() const { return service::polled_stamp(st_); }
 
 void TenantService::probe_state_dir() {
   auto polled = st_.polled;
@@ -580,7 +529,7 @@ TenantService::AddRequest TenantService::parse_add(const json& params) const {
   // "servers" and "hosts" both count servers: one host per server where servers have one port.
   r.count_field = params.contains("servers") ? "servers" : "hosts";
   r.count = r.host_list && !params.contains(r.count_field) ? 0 : get_int(params, r.count_field);
-  r.wait = wait_ms(params);  // validated before anything is written
+  r.wait = wait_ms(st_, params);  // validated before anything is written
   return r;
 }
 
@@ -598,7 +547,7 @@ TenantService::AddPlan TenantService::plan_on_host_list(const AddRequest& r) {
                                 "' (" + d->reason + ", " + d->by + ", " + d->at +
                                 "): `laasctl switch resume` it first");
   }
-  chosen = whole_servers(chosen);  // every port of a named server's port too
+  chosen = whole_servers(st_, chosen);  // every port of a named server's port too
   std::vector<int> named;
   for (auto h : chosen) named.push_back(st_.servers.server_of[h]);
   std::sort(named.begin(), named.end());
@@ -658,7 +607,7 @@ json TenantService::commit_add(std::unique_lock<std::mutex>& lock, const AddRequ
   st_.persisted.tenants.back().slurm_accounts = r.slurm_accounts;
   st_.persisted.tenants.back().slurm_users = r.slurm_users;
   st_.persisted.tenants.back().openstack_project = r.project;
-  assign_missing_pkeys();
+  exports_.assign_missing_pkeys();
   ++st_.persisted.generation;
   bool partitions_changed = false;
   std::string not_durable;  // state.json holds the tenant, but the directory was not synced
@@ -683,7 +632,7 @@ json TenantService::add(const json& params, const Caller& caller) {
   if (!r.dry_run && !caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not change tenants (root or the laas group)");
-  require_topology();
+  require_topology(st_);
   if (st_.unplaced.count(r.name))
     fail(error::kDuplicate, "tenant '" + r.name + "' already exists (not placed)");
   AddPlan plan = r.host_list ? plan_on_host_list(r) : plan_by_count(r);
@@ -706,7 +655,7 @@ json TenantService::add(const json& params, const Caller& caller) {
 json TenantService::remove(const json& params, const Caller& caller) {
   const std::string name = get_string(params, "name");
   const bool dry_run = get_bool(params, "dry_run", false);
-  const int wait = wait_ms(params);  // validated before anything is written
+  const int wait = wait_ms(st_, params);  // validated before anything is written
   std::unique_lock<std::mutex> lock(st_.mu);
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
@@ -750,7 +699,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
   if (st_.quarantine.size() != quarantined && st_.cluster)
     st_.cluster->set_faults(metrics_.current_faults());
   if (before && st_.view)
-    st_.cluster->reserve(whole_servers(hosts_.drained_hosts()));  // drained ones leave
+    st_.cluster->reserve(whole_servers(st_, hosts_.drained_hosts()));  // drained ones leave
   if (before && st_.view) {
     // Freed columns may repair a degraded tenant (nothing of any other tenant moves).
     const auto lines = st_.cluster->reconcile();
@@ -788,19 +737,6 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
                                  "; OpenSM tries again at its next sweep");
   }
   return result;
-}
-
-// -1: do not wait. Both fields are checked whether or not they are used.
-int TenantService::wait_ms(const json& params) const {
-  const bool wait = get_bool(params, "wait", true);
-  int timeout_ms = st_.config.default_wait_ms;
-  if (params.contains("timeout_ms")) {
-    timeout_ms = get_int(params, "timeout_ms");
-    if (timeout_ms < 0 || timeout_ms > kMaxWaitMs)
-      fail(error::kBadRequest,
-           "field 'timeout_ms' must be between 0 and " + std::to_string(kMaxWaitMs));
-  }
-  return wait ? timeout_ms : -1;
 }
 
 json TenantService::wait_routed(std::uint64_t generation, int timeout_ms) {
@@ -848,7 +784,7 @@ bool TenantService::commit(std::string* not_durable) {
       fail(error::kRefused, std::string("partitions.conf would not be valid: ") + e.what());
     }
     try {
-      previous = read_text_io(path, &existed);
+      previous = read_text_io(st_, path, &existed);
     } catch (const NotAnsweringError& e) {
       fail(error::kUnavailable, std::string(e.what()) + ": nothing was changed");
     }

@@ -29,6 +29,7 @@
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
+#include "service/service_lifecycle.h"
 #include "service/service_metrics.h"
 #include "service/service_state.h"
 #include "service/shared_state.h"
@@ -71,7 +72,9 @@ struct RoutingSnapshot {
   std::vector<QuarantinedHost> quarantined;
 };
 
-class TenantService {
+class TenantService final : private ChangeCommitter,
+                            private PlacementRecorder,
+                            private ClusterRebuilder {
  public:
   TenantService(ServiceConfig config, Logger log);
 
@@ -160,15 +163,6 @@ class TenantService {
   void interrupt_waits();
 
  private:
-  // The types the service is made of share its state and call its lifecycle.
-  friend class HostManager;
-  friend class FabricDrains;
-  friend class ServiceViews;
-  friend class ServiceMetrics;
-  friend class ServiceExports;
-  friend class SmTrust;
-  friend class SharedState;
-
   // The socket's methods (service/methods.cc), one row each: the handler; `writes`: a change
   // (master only, refused while routing fails closed or the state directory hangs, counted in
   // the metrics; a dry run is none); what an SM that is not the master does with it.
@@ -187,11 +181,12 @@ class TenantService {
   nlohmann::json run_audit(const Caller& caller);  // takes mu after the hook
   void refuse_changes_while_closed() const;        // throws RequestError; takes mu
   // Subnet managers: service/sm_trust.h.
-  const PersistedTenant* persisted(const std::string& name) const;
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
-  void save_placed(const std::string& why);
-  void record_placed();  // the same, in memory only
-  void reserve_management_uplinks();
+  // PlacementRecorder (service/service_lifecycle.h).
+  void save_placed(const std::string& why) override;
+  void record_placed() override;  // the same, in memory only
+  // ClusterRebuilder (service/service_lifecycle.h).
+  void reserve_management_uplinks() override;
   nlohmann::json add(const nlohmann::json& params, const Caller& caller);
   // `tenant add` in steps: the request checked, a plan (by a host list or a count), committed.
   struct AddRequest;
@@ -207,14 +202,13 @@ class TenantService {
                             const AddPlan& plan, const Caller& caller);  // mu held (lock)
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
+  // ChangeCommitter (service/service_lifecycle.h), for the types below and the lifecycle.
   nlohmann::json finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
                                const std::string& not_durable, const std::string& done,
-                               nlohmann::json result, int wait, bool reroute = true);
-  int wait_ms(const nlohmann::json& params) const;  // validated 'wait' and 'timeout_ms'
-  bool commit(std::string* not_durable);
-  void assign_missing_pkeys();
-  void require_topology() const;
-  void rebuild_cluster();
+                               nlohmann::json result, int wait, bool reroute = true) override;
+  bool commit(std::string* not_durable) override;
+  // ClusterRebuilder (service/service_lifecycle.h), with reserve_management_uplinks.
+  void rebuild_cluster() override;
   // rebuild_cluster's steps (mu held).
   void log_fabric_faults();
   void find_quarantine();
@@ -227,24 +221,24 @@ class TenantService {
   // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
   // Metrics and port counters: service/service_metrics.h. The managed partitions.conf and
   // the export formats: service/exports.h.
-  std::vector<topology::HostId> whole_servers(const std::vector<topology::HostId>& hosts) const;
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote
-  // read_text on the worker, waiting at most kIoDeadline (NotAnsweringError).
-  std::string read_text_io(const std::string& path, bool* exists) const;
   // Changes are refused while the state directory does not answer (RequestError).
   void refuse_changes_while_not_answering() const;
   // The shared state and the SM's role: service/shared_state.h.
 
   ServiceState st_;
-  HostManager hosts_{st_, *this};
-  FabricDrains drains_{st_, *this};
-  ServiceViews views_{st_, *this};
-  ServiceMetrics metrics_{st_, *this};
-  ServiceExports exports_{st_, *this};
-  SmTrust sm_trust_{st_, *this};
-  SharedState shared_{st_, *this};
+  // The types the service is made of, each given the state and exactly the other types and
+  // lifecycle interfaces (service/service_lifecycle.h) it calls; a reference to one declared
+  // later is only kept, never used, before the service is constructed.
+  HostManager hosts_{st_, *this, drains_, metrics_};
+  FabricDrains drains_{st_, *this, *this, *this, hosts_, metrics_};
+  ServiceViews views_{st_, shared_, hosts_, drains_, metrics_};
+  ServiceMetrics metrics_{st_, *this, hosts_, drains_};
+  ServiceExports exports_{st_, *this, views_, shared_};
+  SmTrust sm_trust_{st_, *this, metrics_};
+  SharedState shared_{st_, exports_, views_};
 };
 
 }  // namespace laas::service

@@ -6,15 +6,18 @@
 #include <cstdio>
 #include <set>
 
+#include "service/fabric_drains.h"
+#include "service/host_states.h"
 #include "service/request_params.h"
-#include "service/tenant_service.h"
+#include "service/service_metrics.h"
+#include "service/shared_state.h"
 
 namespace laas::service {
 
 using nlohmann::json;
 
 json ServiceViews::status() const {
-  const SmRole sm = service_.role();
+  const SmRole sm = shared_.role();
   std::lock_guard<std::mutex> lock(st_.mu);
   json s = {{"state_file", st_.store.path()},
             {"sm", role_json(sm)},
@@ -30,13 +33,12 @@ json ServiceViews::status() const {
     s["free_hosts"] = st_.cluster->state().free_hosts();
     // Drained links are faulty to the allocator but work: counted apart (maintenance).
     int faulty = 0;
-    const auto drained =
-        service_.drains_.drained_links();  // sorted; counted in "maintenance", down or not
+    const auto drained = drains_.drained_links();  // sorted; counted in "maintenance", down or not
     for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l)
       faulty += st_.cluster->state().link_faulty(l) &&
                 !std::binary_search(drained.begin(), drained.end(), l);
     s["faulty_links"] = faulty;
-    s["maintenance"] = service_.drains_.maintenance_counts();
+    s["maintenance"] = drains_.maintenance_counts();
     s["down_hosts"] = st_.cluster->state().down_hosts();
     s["missing_switches"] = st_.view->embedding.missing_switches.size();
     int degraded = 0, repairs = 0;
@@ -50,7 +52,7 @@ json ServiceViews::status() const {
     s["down_links"] = st_.view->down_links();
     if (st_.view->uncabled_links()) s["uncabled_links"] = st_.view->uncabled_links();
     s["down_switches"] = st_.view->down_switches();
-    s["host_states"] = service_.hosts_.host_states();
+    s["host_states"] = hosts_.host_states();
     const auto outside = outside_tree_json(*st_.view);
     if (!outside["attached_hosts"].empty() || !outside["extra_cables"].empty())
       s["outside_tree"] = outside;
@@ -89,7 +91,7 @@ json ServiceViews::status() const {
 json ServiceViews::topology_info(const json& params) const {
   (void)params;
   std::lock_guard<std::mutex> lock(st_.mu);
-  service_.require_topology();
+  require_topology(st_);
   const auto& tree = st_.view->tree;
   const auto& state = st_.cluster->state();
   json leaves = json::array();
@@ -123,9 +125,8 @@ json ServiceViews::topology_info(const json& params) const {
     for (int s = 0; s < tree.hosts_per_leaf(); ++s) {
       const auto h = tree.host_at(leaf, s);
       // A drained host no tenant holds; one a tenant holds still shows its tenant.
-      const bool out_of_service =
-          state.host_owner(h) == allocator::kReserved &&
-          (service_.hosts_.drain_of(h) || service_.drains_.leaf_drain_of(h));
+      const bool out_of_service = state.host_owner(h) == allocator::kReserved &&
+                                  (hosts_.drain_of(h) || drains_.leaf_drain_of(h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
@@ -259,10 +260,10 @@ json ServiceViews::recorded_tenant_json(const PersistedTenant& t, const std::str
 
 json ServiceViews::tenant_json(const allocator::Tenant& t) const {
   json hosts = json::array(), links = json::array();
-  const PersistedTenant* record = service_.persisted(t.name);
+  const PersistedTenant* record = persisted_tenant(st_, t.name);
   for (auto h : t.placement.hosts) {
     PersistedHost id = st_.ids->host(h);
-    const auto* quarantined = service_.hosts_.quarantine_of(h);
+    const auto* quarantined = hosts_.quarantine_of(h);
     const bool down = st_.cluster && st_.cluster->state().host_down(h);
     // The GUID recorded for the slot is the tenant's host: for a host that is down
     // (not the one the layout last saw there) and for a quarantined slot.
@@ -285,7 +286,7 @@ json ServiceViews::tenant_json(const allocator::Tenant& t) const {
     hosts.push_back(std::move(host));
   }
   for (auto l : t.placement.links) {
-    json link = service_.drains_.link_ends_json(l);
+    json link = drains_.link_ends_json(l);
     if (st_.cluster && st_.cluster->link_drained(l))
       link["drained"] = true;  // draining: no free column to move to yet
     else if (st_.cluster && st_.cluster->state().link_faulty(l))
@@ -313,7 +314,7 @@ json ServiceViews::tenant_json(const allocator::Tenant& t) const {
     }
   }
   if (st_.servers.multi_port()) out["servers"] = servers_json(t);
-  if (!st_.health.totals().empty()) out["link_health"] = service_.metrics_.link_health_json(t);
+  if (!st_.health.totals().empty()) out["link_health"] = metrics_.link_health_json(t);
   out.update(extra);
   return out;
 }
@@ -324,11 +325,11 @@ json ServiceViews::health_json(const allocator::Tenant& t) const {
   const auto h = st_.cluster->health(t);
   const auto& tree = st_.view->tree;
   auto host_name = [&](topology::HostId id) {
-    if (const auto* q = service_.hosts_.quarantine_of(id); q && !q->recorded_name.empty())
+    if (const auto* q = hosts_.quarantine_of(id); q && !q->recorded_name.empty())
       return q->recorded_name;
     const PersistedHost p = st_.ids->host(id);
     if (!p.name.empty()) return p.name;
-    if (const auto* record = service_.persisted(t.name))
+    if (const auto* record = persisted_tenant(st_, t.name))
       for (const auto& was : record->hosts)
         if (was.leaf_guid == p.leaf_guid && was.port == p.port && !was.name.empty())
           return was.name;
@@ -337,7 +338,7 @@ json ServiceViews::health_json(const allocator::Tenant& t) const {
   json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
   json quarantined = json::array();  // down for the tenant, a newcomer in the slot
   for (auto id : h.down_hosts)
-    if (const auto* q = service_.hosts_.quarantine_of(id))
+    if (const auto* q = hosts_.quarantine_of(id))
       quarantined.push_back({{"name", host_name(id)},
                              {"guid", guid_hex(q->recorded_guid)},
                              {"seen", guid_hex(q->seen_guid)}});
@@ -419,7 +420,7 @@ json ServiceViews::servers_json(const allocator::Tenant& t) const {
 
 json ServiceViews::role_json(const SmRole& sm) const {
   json j = sm.to_json();
-  j["holds_state"] = sm.may_change_tenants() && service_.shared_.holds_term();
+  j["holds_state"] = sm.may_change_tenants() && shared_.holds_term();
   j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
   return j;
 }
@@ -434,7 +435,7 @@ json ServiceViews::tenant_list() const {
     return list;
   }
   for (const auto& [name, t] : st_.cluster->tenants()) {
-    const auto* record = service_.persisted(name);
+    const auto* record = persisted_tenant(st_, name);
     const bool degraded = st_.cluster->health(t).degraded();
     list.push_back(tenant_line(name, record ? record->pkey : 0, t.requested,
                                t.placement.hosts.size(), t.placement.links.size(),
@@ -442,7 +443,7 @@ json ServiceViews::tenant_list() const {
                                degraded ? health_text(t) : ""));
   }
   for (const auto& [name, why] : st_.unplaced)
-    if (const auto* record = service_.persisted(name))
+    if (const auto* record = persisted_tenant(st_, name))
       list.push_back(tenant_line(*record, "not placed", why));
   return list;
 }
@@ -450,7 +451,7 @@ json ServiceViews::tenant_list() const {
 json ServiceViews::tenant_get(const json& params) const {
   const std::string name = get_string(params, "name");
   std::lock_guard<std::mutex> lock(st_.mu);
-  const auto* record = service_.persisted(name);
+  const auto* record = persisted_tenant(st_, name);
   if (auto it = st_.unplaced.find(name); it != st_.unplaced.end() && record)
     return recorded_tenant_json(*record, "not placed", it->second);
   if (!st_.cluster && record) return recorded_tenant_json(*record, "not routed", unrouted());

@@ -3,7 +3,9 @@
 // health under faults (service/views.cc). Nothing here changes state.
 //
 // One of the types the tenant service is made of: it reads the service's shared state
-// (service/service_state.h) under its one lock. Locking: every method is called with
+// (service/service_state.h) under its one lock, and shows the SM's role (SharedState), hosts
+// (HostManager), links and switches (FabricDrains) and link health (ServiceMetrics) as they say.
+// Locking: every method is called with
 // ServiceState::mu held unless it says "takes mu" (those lock it themselves).
 #pragma once
 
@@ -16,11 +18,16 @@
 
 namespace laas::service {
 
-class TenantService;
+class FabricDrains;
+class HostManager;
+class ServiceMetrics;
+class SharedState;
 
 class ServiceViews {
  public:
-  ServiceViews(const ServiceState& st, const TenantService& service) : st_(st), service_(service) {}
+  ServiceViews(const ServiceState& st, const SharedState& shared, const HostManager& hosts,
+               const FabricDrains& drains, const ServiceMetrics& metrics)
+      : st_(st), shared_(shared), hosts_(hosts), drains_(drains), metrics_(metrics) {}
 
   nlohmann::json status() const;  // takes mu, after asking the SM's role without it
   nlohmann::json topology_info(const nlohmann::json& params) const;  // takes mu
@@ -47,7 +54,10 @@ class ServiceViews {
   nlohmann::json servers_json(const allocator::Tenant& t) const;
 
   const ServiceState& st_;
-  const TenantService& service_;
+  const SharedState& shared_;
+  const HostManager& hosts_;
+  const FabricDrains& drains_;
+  const ServiceMetrics& metrics_;
 };
 
 }  // namespace laas::service
