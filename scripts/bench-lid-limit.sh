@@ -16,7 +16,10 @@
 # failover's tables differ: a check of the run, not of its times. ctest runs it on a small
 # rail fabric (integration.bench_lid_limit). Needs a build (LAAS_BUILD_DIR, default build/)
 # with libosmlaas.so, laasctl and laas-topogen, ibsim-utils, opensm and python3.
-set -euo pipefail
+set -eEuo pipefail
+# A command that fails under errexit without a word of its own (a grep that matched nothing in a
+# pipeline, an assignment from one) still names itself.
+trap 'echo "bench-lid-limit: line $LINENO: \"$BASH_COMMAND\" failed (status $?)" >&2' ERR
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${LAAS_BUILD_DIR:-$ROOT/build}
 SPEC=${1:-"xgft(3;16,16,128;1,16,16)"}

@@ -30,7 +30,10 @@
 # A change can take more than one routing run (a partitions change asks for a heavy sweep as
 # well as a re-route): the stages are those of the first run, "runs" counts them, and
 # "blocks" sums the LFT blocks every run sent.
-set -euo pipefail
+set -eEuo pipefail
+# A command that fails under errexit without a word of its own (a grep that matched nothing in a
+# pipeline, an assignment from one) still names itself.
+trap 'echo "bench-routing: line $LINENO: \"$BASH_COMMAND\" failed (status $?)" >&2' ERR
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${LAAS_BUILD_DIR:-$ROOT/build}
 SPEC=${1:-"xgft(3;18,18,36;1,18,18)"}
@@ -237,7 +240,7 @@ if [ "${LAAS_BENCH_FAILOVER:-0}" = 1 ]; then
     TOOK=$(elapsed "$KILL_AT" "$(log_time 2 "$APPLIED_LINE")")
     sleep 3 # the new master's tables.bin, written on the state directory's worker
     AFTER=$(tables_digest state/tables.bin)
-    SENT=$(tail -n +"$from2" osm2.log | grep -m1 'laas: routing done' | sed 's/.*; //')
+    SENT=$(awk -v from="$from2" 'NR >= from && /laas: routing done/ { sub(/.*; /, ""); print; exit }' osm2.log)
     PEAK_2=$(OSM_PID=$OSM_PID_2 peak_mib)
     SAME=no
     [ "$BEFORE" != "$AFTER" ] || SAME=yes
