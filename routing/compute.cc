@@ -643,16 +643,18 @@ class Engine {
           mkeys.push_back(h);
         }
       }
-      Job anyone{kManagement, &dests, &keys, &no_leaves, &l2};
-      anyone.only_pods = pods;
-      route_leaf(ld, anyone, sc);
+      // Every job of this destination leaf writes only the switches of `pods`, when given.
+      auto route = [&](Job job) {
+        job.only_pods = pods;
+        route_leaf(ld, job, sc);
+      };
+      route(Job{kManagement, &dests, &keys, &no_leaves, &l2});
       if (!mdests.empty()) {
         Job job{kFree, &mdests, &mkeys, &all_leaves, &l2};
-        job.only_pods = pods;
         job.src_block = &block_;
         job.src_extra = &owner_cols_;
         job.l2_fallback = true;
-        route_leaf(ld, job, sc);
+        route(job);
       }
       // Other hosts, by owner.
       std::vector<int> owners;
@@ -674,15 +676,13 @@ class Engine {
           // over any link; the job below moves them onto open links wherever those lead there.
           Job any{kManagement, &od, &ok, &mgmt_leaves, &l2};
           any.src_block = &beside_mgmt_;
-          any.only_pods = pods;
-          route_leaf(ld, any, sc);
+          route(any);
         }
         Job job{kOpenOr, &od, &ok, &mgmt_leaves, &l2};
         job.owner = owner;
         job.src_block = &not_mgmt_;
         job.keep_on_miss = owner == kFree;
-        job.only_pods = pods;
-        route_leaf(ld, job, sc);
+        route(job);
       }
     });
   }

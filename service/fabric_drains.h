@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "service/caller.h"
 #include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
@@ -23,7 +24,6 @@ namespace laas::service {
 
 class HostManager;
 class ServiceMetrics;
-struct Caller;
 
 class FabricDrains {
  public:

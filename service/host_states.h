@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "service/caller.h"
 #include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
@@ -22,7 +23,6 @@ namespace laas::service {
 
 class FabricDrains;
 class ServiceMetrics;
-struct Caller;
 
 class HostManager {
  public:

@@ -1,4 +1,4 @@
-// A request refused with a protocol error code (tenant_service.h, namespace error) and a
+// A request refused with a protocol error code (protocol.h, namespace error) and a
 // message: thrown by the request handlers, turned into the reply by TenantService::handle.
 #pragma once
 

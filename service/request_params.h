@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "service/protocol.h"
 #include "service/request_error.h"
-#include "service/tenant_service.h"
 
 namespace laas::service {
 

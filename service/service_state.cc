@@ -65,9 +65,4 @@ std::string read_text_io(const ServiceState& st, const std::string& path, bool* 
   return text;
 }
 
-FileStamp polled_stamp(const ServiceState& st) {
-  std::lock_guard<std::mutex> lock(st.polled->mu);
-  return st.polled->stamp;
-}
-
 }  // namespace laas::service

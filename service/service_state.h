@@ -163,11 +163,22 @@ struct ServiceState {
   std::shared_ptr<std::atomic<bool>> hang_logged = std::make_shared<std::atomic<bool>>();
   // state.json's stamp as the worker last saw it, written by the worker (its own mutex: the
   // worker never takes mu, which a request holds while it waits for the worker).
-  struct Polled {
-    std::mutex mu;
-    FileStamp stamp;
+  class PolledStamp {
+   public:
+    FileStamp get() const {
+      std::lock_guard<std::mutex> lock(mu_);
+      return stamp_;
+    }
+    void set(const FileStamp& stamp) {
+      std::lock_guard<std::mutex> lock(mu_);
+      stamp_ = stamp;
+    }
+
+   private:
+    mutable std::mutex mu_;
+    FileStamp stamp_;
   };
-  std::shared_ptr<Polled> polled = std::make_shared<Polled>();
+  std::shared_ptr<PolledStamp> polled = std::make_shared<PolledStamp>();
   // Last: destroyed first, while everything a queued operation's completion reports to lives.
   std::unique_ptr<StateIo> io;
 };
@@ -189,7 +200,5 @@ int wait_ms(const ServiceState& st, const nlohmann::json& params);
 const PersistedTenant* persisted_tenant(const ServiceState& st, const std::string& name);
 // read_text on the state directory's worker, waiting at most kIoDeadline (NotAnsweringError).
 std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists);
-// state.json's stamp as the worker last saw it. Takes polled->mu (not mu).
-FileStamp polled_stamp(const ServiceState& st);
 
 }  // namespace laas::service

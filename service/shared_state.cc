@@ -43,13 +43,12 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   // Whether another SM wrote state.json since: a stat on the worker, waited for at most
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
-  FileStamp seen = polled_stamp(st_);
+  FileStamp seen = st_.polled->get();
   if (st_.term_held && st_.io->not_answering().empty()) try {
       seen = st_.io->call(
           [path = st_.store.path(), polled = st_.polled] {
             const FileStamp stamp = stamp_of(path);
-            std::lock_guard<std::mutex> plock(polled->mu);
-            polled->stamp = stamp;
+            polled->set(stamp);
             return stamp;
           },
           kIoDeadline);
@@ -86,8 +85,7 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
                 ": the tenants last routed keep their routes until the file is restored");
           Taken t;
           t.state = store.take_over(master, port, &t.written);
-          std::lock_guard<std::mutex> plock(polled->mu);
-          polled->stamp = t.written;
+          polled->set(t.written);
           return t;
         },
         kIoDeadline);
@@ -139,10 +137,7 @@ bool SharedState::reload() {
         [store = st_.store, polled = st_.polled, known = st_.state_stamp] {
           Read r;
           r.stamp = stamp_of(store.path());
-          {
-            std::lock_guard<std::mutex> plock(polled->mu);
-            polled->stamp = r.stamp;
-          }
+          polled->set(r.stamp);
           if (r.stamp == known) return r;
           r.changed = true;
           try {

@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "service/caller.h"
 #include "service/service_lifecycle.h"
 #include "service/service_state.h"
 
 namespace laas::service {
 
-struct Caller;
 class ServiceMetrics;
 
 class SmTrust {

@@ -86,10 +86,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
         },
         std::chrono::seconds(10));
     st_.state_stamp = loaded.first;
-    {
-      std::lock_guard<std::mutex> lock(st_.polled->mu);
-      st_.polled->stamp = st_.state_stamp;
-    }
+    st_.polled->set(st_.state_stamp);
     st_.persisted = std::move(loaded.second);
     st_.loaded = true;
     exports_.assign_missing_pkeys();
@@ -454,8 +451,7 @@ void TenantService::store_save() {
           out.stamp = stamp_of(store.path());  // in place: what readers see is ours
           out.not_durable = e.what();
         }
-        std::lock_guard<std::mutex> lock(polled->mu);
-        polled->stamp = out.stamp;
+        polled->set(out.stamp);
         return out;
       },
       kIoDeadline);
@@ -464,15 +460,12 @@ void TenantService::store_save() {
   st_.unsaved.clear();  // everything persisted_ holds is written
 }
 
-FileStamp TenantService::polled_stamp() const { return service::polled_stamp(st_); }
+FileStamp TenantService::polled_stamp() const { return st_.polled->get(); }
 
 void TenantService::probe_state_dir() {
   auto polled = st_.polled;
-  st_.io->post("probe state.json", [polled, path = st_.store.path()] {
-    const FileStamp stamp = stamp_of(path);
-    std::lock_guard<std::mutex> lock(polled->mu);
-    polled->stamp = stamp;
-  });
+  st_.io->post("probe state.json",
+               [polled, path = st_.store.path()] { polled->set(stamp_of(path)); });
 }
 
 void TenantService::refuse_changes_while_not_answering() const {

@@ -19,6 +19,7 @@
 
 #include "allocator/cluster.h"
 #include "export/records.h"
+#include "service/caller.h"
 #include "service/exports.h"
 #include "service/fabric_drains.h"
 #include "service/host_identity.h"
@@ -42,15 +43,6 @@
 #include "topology/servers.h"
 
 namespace laas::service {
-
-struct Caller {
-  long uid = -1;
-  bool may_write = false;  // change tenants and hosts (root, the socket group)
-  bool may_read = true;    // false: in neither socket group, every request is refused
-  // A routing run changing tenants (the tenants file): that run routes its own changes, so
-  // none asks for another run, and none waits for one.
-  bool routes_itself = false;
-};
 
 // What a change asked in code rather than over the socket came to.
 struct ChangeResult {

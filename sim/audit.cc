@@ -1,7 +1,9 @@
 #include "sim/audit.h"
 
 #include <map>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "check/checker.h"
 #include "topology/servers.h"
@@ -14,15 +16,36 @@ struct Held {
 };
 }  // namespace
 
+std::optional<LogHeader> parse_log_header(const std::string& line) {
+  if (line.rfind("# laas-sim log", 0) != 0) return std::nullopt;
+  LogHeader h;
+  // Words "key=value" after the marker; unknown keys are for readers of later versions.
+  std::istringstream words(line.substr(14));
+  std::string word;
+  while (words >> word) {
+    const auto eq = word.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (key == "topology") h.topology = value;
+    if (key == "isolated") h.isolated = value != "0";
+    if (key == "rails") {
+      try {
+        std::size_t used = 0;
+        h.rails = std::stoi(value, &used);
+        if (used != value.size() || h.rails < 1) throw std::invalid_argument(value);
+      } catch (const std::exception&) {
+        h.rails = 1;
+        h.rails_error = "rails=" + value + " is not a positive whole number";
+      }
+    }
+  }
+  return h;
+}
+
 std::string logged_topology(std::istream& in) {
   std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("# laas-sim log", 0) != 0) continue;
-    const auto at = line.find(" topology=");
-    if (at == std::string::npos) return "";
-    const auto from = at + 10;
-    return line.substr(from, line.find(' ', from) - from);
-  }
+  while (std::getline(in, line))
+    if (auto header = parse_log_header(line)) return header->topology;
   return "";
 }
 
@@ -50,13 +73,12 @@ AuditReport audit_log(const topology::FatTree& tree, std::istream& in, const std
   };
   while (std::getline(in, line)) {
     ++lineno;
-    if (line.rfind("# laas-sim log", 0) == 0) {
-      if (line.find("isolated=0") != std::string::npos) isolated = false;
-      if (auto at = line.find(" rails="); at != std::string::npos) {
+    if (auto header = parse_log_header(line)) {
+      isolated = header->isolated;
+      if (!header->rails_error.empty()) problem("header: " + header->rails_error);
+      if (header->rails > 1) {
         try {
-          const int rails = std::stoi(line.substr(at + 7));
-          if (rails > 1)
-            leaf_rail = topology::rail_of_leaf(tree, topology::rail_servers(tree, rails));
+          leaf_rail = topology::rail_of_leaf(tree, topology::rail_servers(tree, header->rails));
         } catch (const std::exception& e) {
           problem(std::string("header: rails: ") + e.what());
         }

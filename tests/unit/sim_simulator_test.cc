@@ -112,6 +112,29 @@ TEST(SimSimulator, AuditCatchesSharedHost) {
   EXPECT_TRUE(malformed);
 }
 
+// The header the simulator writes is read back by one reader, for the audit and for the tree
+// the audit builds; a bad rails value is named, not taken.
+TEST(SimSimulator, LogHeaderReadsWhatTheWriterWrote) {
+  std::stringstream written;
+  write_log_header(written, tree32(), "laas", true, 4);
+  std::string line;
+  std::getline(written, line);
+  auto header = parse_log_header(line);
+  ASSERT_TRUE(header.has_value()) << line;
+  EXPECT_EQ(header->topology, tree32().spec().text());
+  EXPECT_TRUE(header->isolated);
+  EXPECT_EQ(header->rails, 4);
+  EXPECT_TRUE(header->rails_error.empty());
+  EXPECT_FALSE(parse_log_header("ADD 0 1 2 hosts 2 0 1 links 0").has_value());
+  auto bad = parse_log_header("# laas-sim log topology=t isolated=0 rails=8x");
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_FALSE(bad->isolated);
+  EXPECT_EQ(bad->rails, 1);
+  EXPECT_EQ(bad->rails_error, "rails=8x is not a positive whole number");
+  std::istringstream log("# comment\n# laas-sim log algorithm=laas topology=xgft(2;4,8;1,4)\n");
+  EXPECT_EQ(logged_topology(log), "xgft(2;4,8;1,4)");
+}
+
 TEST(SimSimulator, UnknownPolicy) {
   EXPECT_THROW(make_policy("lifo"), std::invalid_argument);
   EXPECT_THROW(laas::allocator::make_placer("best"), std::invalid_argument);
