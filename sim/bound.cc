@@ -212,6 +212,9 @@ bool PackingOracle::feasible(std::vector<int> sizes) {
   } else if (placed_by_allocator(sizes)) {
     ++counts_.by_allocator;
     ok = true;
+  } else if (!solver_) {
+    ++counts_.not_by_allocator;
+    ok = false;
   } else {
     ++counts_.solved;
     const Solved s = solver_(packing_lp(fabric_, sizes));

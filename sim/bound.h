@@ -61,6 +61,13 @@ using LpSolver = std::function<Solved(const std::string& lp)>;
 // Decides whether a multiset of tenant sizes (servers) can be placed at once; answers are
 // remembered. kUnknown from the solver (time limit) counts as feasible, so the bound stays a
 // bound; such answers are counted.
+//
+// Without a solver (an empty LpSolver) a multiset counts as placeable only when the LaaS
+// allocator places it on an empty tree: fifo_bound then runs FIFO with the allocator re-placing
+// every running tenant at each event -- a link-isolating allocator that moves tenants, with every
+// rule of the real one (level 2, rails) -- and, since the oracle with a solver says yes at least
+// whenever this one does, every start is no earlier than the bound's: its utilization is a
+// figure the bound is proven to reach at least.
 class PackingOracle {
  public:
   PackingOracle(const topology::FatTree& tree, int rails, LpSolver solver);
@@ -68,6 +75,7 @@ class PackingOracle {
 
   struct Counts {
     long asked = 0, remembered = 0, too_large = 0, by_allocator = 0, solved = 0, unknown = 0;
+    long not_by_allocator = 0;  // without a solver: the allocator placed them not (no)
   };
   const Counts& counts() const { return counts_; }
 
@@ -80,6 +88,11 @@ class PackingOracle {
   std::map<std::vector<int>, bool> memo_;
   Counts counts_;
 };
+
+// The sweep's and the run's names of the two FIFO-with-repacking runs.
+inline constexpr const char* kBoundAlgorithm = "bound";
+// FIFO with the LaaS allocator re-placing every running tenant at each event (no solver).
+inline constexpr const char* kRepackAlgorithm = "laas-repack";
 
 struct BoundResult {
   std::vector<double> start;  // [tenant] earliest start under FIFO; < 0: never placeable

@@ -48,7 +48,7 @@ void add_rails(CLI::App* app, TreeOptions& o) {
                   "rail-optimized tree: servers with R ports, one on each of R rail "
                   "leaves (leaf i is rail i mod R of group i / R, as laas-topogen --rails); a "
                   "tenant of size N takes N whole servers (N x R ports); laas, unconstrained "
-                  "or bound")
+                  "bound or laas-repack")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
 }
@@ -133,7 +133,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--workload", o.workload, "workload: CSV id,size,arrival,runtime or *.swf[.gz]");
   app.add_option("--algorithm", o.algorithm,
                  "laas | simple | unconstrained | bound (FIFO with free repacking: what any "
-                 "link-isolating allocator can at best do)")
+                 "link-isolating allocator can at best do) | laas-repack (FIFO with the "
+                 "allocator re-placing every running tenant at each event: at most the bound)")
       ->capture_default_str();
   app.add_option("--policy", o.policy, "fifo | backfill | firstfit (analysis only: no reservation)")
       ->capture_default_str();
@@ -192,9 +193,13 @@ nlohmann::json bound_json(const BoundResult& b) {
   j["window"] = {{"t0", b.window.t0}, {"t1", b.window.t1}};
   j["placed"] = b.placed;
   j["rejected"] = b.rejected;
-  j["packings"] = {{"asked", b.oracle.asked},         {"remembered", b.oracle.remembered},
-                   {"too_large", b.oracle.too_large}, {"by_allocator", b.oracle.by_allocator},
-                   {"solved", b.oracle.solved},       {"unsolved", b.oracle.unknown}};
+  j["packings"] = {{"asked", b.oracle.asked},
+                   {"remembered", b.oracle.remembered},
+                   {"too_large", b.oracle.too_large},
+                   {"by_allocator", b.oracle.by_allocator},
+                   {"solved", b.oracle.solved},
+                   {"unsolved", b.oracle.unknown},
+                   {"not_by_allocator", b.oracle.not_by_allocator}};
   j["wall_s"] = b.wall_s;
   return j;
 }
@@ -225,9 +230,13 @@ void append_summary(const RunOptions& o, const topology::FatTree& tree, size_t t
     << ',' << tenants << ',' << buf << cpu << '\n';
 }
 
-BoundResult compute_bound(const topology::FatTree& tree, const RunOptions& o, const Workload& w) {
-  if (o.policy != "fifo") throw std::invalid_argument("the bound is for FIFO admission only");
-  PackingOracle oracle(tree, o.tree.rails, glpsol_solver(o.bound.seconds));
+// The bound, or with `repack` the allocator re-placing every running tenant (no solver).
+BoundResult compute_bound(const topology::FatTree& tree, const RunOptions& o, const Workload& w,
+                          bool repack = false) {
+  if (o.policy != "fifo")
+    throw std::invalid_argument(std::string(repack ? kRepackAlgorithm : kBoundAlgorithm) +
+                                " is for FIFO admission only");
+  PackingOracle oracle(tree, o.tree.rails, repack ? LpSolver{} : glpsol_solver(o.bound.seconds));
   return fifo_bound(tree, o.tree.rails, w, oracle);
 }
 
@@ -237,7 +246,8 @@ int cmd_run(const RunOptions& o) {
   const int rails = o.tree.rails;
   // Names first, then files: an unknown algorithm is a usage error whatever the workload.
   std::unique_ptr<allocator::Placer> placer;
-  if (o.algorithm != "bound")
+  const bool repack = o.algorithm == kRepackAlgorithm;
+  if (o.algorithm != kBoundAlgorithm && !repack)
     placer = rails > 1 ? allocator::make_server_placer(o.algorithm,
                                                        topology::rail_servers(tree, rails).ports)
                        : allocator::make_placer(o.algorithm);
@@ -247,26 +257,34 @@ int cmd_run(const RunOptions& o) {
   // Sizes count servers; every host figure of the run counts ports.
   for (auto& r : w) r.size *= rails;
 
-  if (o.algorithm == "bound") {
-    auto b = compute_bound(tree, o, w);
+  if (o.algorithm == kBoundAlgorithm || repack) {
+    auto b = compute_bound(tree, o, w, repack);
     if (o.json) {
       auto j = bound_json(b);
       j["topology"] = tree.spec().text();
-      j["algorithm"] = "bound";
+      j["algorithm"] = o.algorithm;
       j["rails"] = rails;
       j["workload"] = o.workload;
       std::cout << j.dump(2) << "\n";
     } else {
-      std::printf("%s: %s, bound (FIFO with free repacking)\n", o.workload.c_str(),
-                  tree.spec().text().c_str());
-      std::printf(
-          "  host utilization %6.2f %% (window, indicative), whole run %6.2f %% (a bound)\n",
-          b.window.hosts * 100, b.whole.hosts * 100);
-      std::printf(
-          "  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, "
-          "%ld by the allocator, %ld solved, %ld unsolved in time\n",
-          b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
-          b.oracle.by_allocator, b.oracle.solved, b.oracle.unknown);
+      std::printf("%s: %s, %s\n", o.workload.c_str(), tree.spec().text().c_str(),
+                  repack ? "laas-repack (FIFO, the allocator re-placing every running tenant; "
+                           "at most the bound)"
+                         : "bound (FIFO with free repacking)");
+      std::printf("  host utilization %6.2f %% (window, indicative), whole run %6.2f %%%s\n",
+                  b.window.hosts * 100, b.whole.hosts * 100, repack ? "" : " (a bound)");
+      if (repack)
+        std::printf(
+            "  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, "
+            "%ld placed by the allocator, %ld not\n",
+            b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
+            b.oracle.by_allocator, b.oracle.not_by_allocator);
+      else
+        std::printf(
+            "  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, "
+            "%ld by the allocator, %ld solved, %ld unsolved in time\n",
+            b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
+            b.oracle.by_allocator, b.oracle.solved, b.oracle.unknown);
       std::printf("  wall %.3f s\n", b.wall_s);
     }
     return 0;
@@ -425,7 +443,8 @@ void add_sweep_options(CLI::App* sw, SweepOptions& o) {
   sw->add_option("--dists", o.dists)->capture_default_str();
   sw->add_option("--means", o.means)->capture_default_str();
   sw->add_option("--algorithms", o.algs,
-                 "laas, simple, unconstrained and bound (the bound: small trees only)")
+                 "laas, simple, unconstrained, bound (small trees only) and laas-repack "
+                 "(FIFO, the allocator re-placing every running tenant at each event)")
       ->capture_default_str();
   sw->add_option("--policies", o.pols)->capture_default_str();
   sw->add_option("--seeds", o.spec.seeds, "seeds 1..N per point")->capture_default_str();
@@ -443,8 +462,8 @@ void add_sweep_options(CLI::App* sw, SweepOptions& o) {
 void draw_sweep(const SweepOptions& o, const std::string& runs_csv, const std::string& sum_csv) {
   std::vector<std::string> series;
   for (auto& a : o.spec.algorithms) {
-    if (a == "bound") {
-      series.push_back("bound/fifo");
+    if (a == kBoundAlgorithm || a == kRepackAlgorithm) {
+      series.push_back(a + "/fifo");
       continue;
     }
     for (auto& p : o.spec.policies) series.push_back(a + "/" + p);
@@ -460,6 +479,17 @@ void draw_sweep(const SweepOptions& o, const std::string& runs_csv, const std::s
   std::string png = o.out_dir + "/links-off.png";
   if (!run_gnuplot(links_off_plot_script(runs_csv, png), &err)) throw std::runtime_error(err);
   std::printf("wrote %s\n", png.c_str());
+}
+
+// How a repacking run's packing questions were answered, for its progress line.
+std::string packings_line(const SweepRow& r) {
+  if (r.algorithm == kBoundAlgorithm)
+    return "  packings solved " + std::to_string(r.oracle.solved) + ", unsolved " +
+           std::to_string(r.oracle.unknown);
+  if (r.algorithm == kRepackAlgorithm)
+    return "  packings placed by the allocator " + std::to_string(r.oracle.by_allocator) +
+           ", not " + std::to_string(r.oracle.not_by_allocator);
+  return "";
 }
 
 int cmd_sweep(SweepOptions& o) {
@@ -478,15 +508,11 @@ int cmd_sweep(SweepOptions& o) {
   std::string runs_csv = o.out_dir + "/sweep-runs.csv", sum_csv = o.out_dir + "/sweep-summary.csv";
   if (!o.plot_only) {
     auto rows = run_sweep(spec, [](const SweepRow& r) {
-      std::fprintf(
-          stderr, "%-8s x=%-6g seed=%-2llu %-13s %-8s host %.2f%%  whole %.2f%%  %.2fs%s\n",
-          r.dist.c_str(), r.mean, static_cast<unsigned long long>(r.seed), r.algorithm.c_str(),
-          r.policy.c_str(), r.result.window.hosts * 100, r.result.whole.hosts * 100,
-          r.result.wall_s,
-          r.algorithm == "bound" ? ("  packings solved " + std::to_string(r.oracle.solved) +
-                                    ", unsolved " + std::to_string(r.oracle.unknown))
-                                       .c_str()
-                                 : "");
+      std::fprintf(stderr,
+                   "%-8s x=%-6g seed=%-2llu %-13s %-8s host %.2f%%  whole %.2f%%  %.2fs%s\n",
+                   r.dist.c_str(), r.mean, static_cast<unsigned long long>(r.seed),
+                   r.algorithm.c_str(), r.policy.c_str(), r.result.window.hosts * 100,
+                   r.result.whole.hosts * 100, r.result.wall_s, packings_line(r).c_str());
     });
     {
       auto f = open_out(runs_csv);

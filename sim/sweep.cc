@@ -17,7 +17,13 @@ namespace laas::sim {
 
 namespace {
 
-constexpr const char* kBound = "bound";
+constexpr const char* kBound = kBoundAlgorithm;
+
+// FIFO with repacking (the bound, or the allocator re-placing every running tenant): no
+// placer, no policy but FIFO.
+bool repacking(const std::string& algorithm) {
+  return algorithm == kBound || algorithm == kRepackAlgorithm;
+}
 
 std::unique_ptr<allocator::Placer> sweep_placer(const topology::FatTree& tree,
                                                 const std::string& algorithm, int rails) {
@@ -77,17 +83,19 @@ std::vector<SweepRow> run_sweep(const SweepSpec& spec,
           if (a == kBound) {
             if (!spec.solver) throw std::invalid_argument("the bound needs a solver");
             packing_fabric(tree, spec.rails);  // fail early on a bad rail count
+          } else if (a == kRepackAlgorithm) {
+            packing_fabric(tree, spec.rails);
           } else {
             sweep_placer(tree, a, spec.rails);
           }
           for (auto& p : spec.policies) {
-            if (a == kBound && p != spec.policies.front()) continue;
+            if (repacking(a) && p != spec.policies.front()) continue;
             SweepRow r;
             r.dist = d;
             r.mean = mean;
             r.seed = static_cast<std::uint64_t>(s);
             r.algorithm = a;
-            r.policy = a == kBound ? "fifo" : p;
+            r.policy = repacking(a) ? "fifo" : p;
             rows.push_back(r);
           }
         }
@@ -117,8 +125,8 @@ std::vector<SweepRow> run_sweep(const SweepSpec& spec,
         r.avg_size = w.empty() ? 0 : sum / static_cast<double>(w.size());
         // Sizes count servers; every host figure of the run counts ports.
         for (auto& q : w) q.size *= spec.rails;
-        if (r.algorithm == kBound) {
-          PackingOracle oracle(tree, spec.rails, spec.solver);
+        if (repacking(r.algorithm)) {
+          PackingOracle oracle(tree, spec.rails, r.algorithm == kBound ? spec.solver : LpSolver{});
           r.result = as_result(fifo_bound(tree, spec.rails, w, oracle));
           r.oracle = oracle.counts();
         } else {

@@ -26,7 +26,7 @@ struct SweepSpec {
   int backfill_depth = 200;
   int jobs = 1;
   // > 1: a rail-optimized tree (servers of `rails` ports, as laas-sim --rails); sizes count
-  // servers. Algorithms laas and unconstrained only, and "bound".
+  // servers. Algorithms laas and unconstrained only, and "bound" and "laas-repack".
   int rails = 1;
   // The bound's solver (algorithm "bound": FIFO with free repacking, sim/bound.h); required
   // when the algorithms name it.
@@ -39,14 +39,15 @@ struct SweepRow {
   std::uint64_t seed = 0;
   std::string algorithm, policy;
   double avg_size = 0;  // mean requested size actually generated
-  SimResult result;     // timeline dropped; for "bound", its figures (no links, no timings)
-  PackingOracle::Counts oracle{};  // "bound" only: how its packing questions were answered
+  SimResult result;     // timeline dropped; for "bound", "laas-repack", their figures (no links,
+                        // no timings)
+  PackingOracle::Counts oracle{};  // those two only: how their packing questions were answered
 };
 
 // Rows in a stable order (dist, mean, seed, algorithm, policy) whatever `jobs` is; "bound"
-// runs once per (dist, mean, seed), as FIFO. `progress`, if set, is called after each run
-// (from worker threads, serialized). When the algorithms include "bound", every isolating FIFO
-// run is checked against it (check_against_bound) and a violation throws CheckFailure.
+// and "laas-repack" run once per (dist, mean, seed), as FIFO. `progress`, if set, is called after
+// each run (from worker threads, serialized). When the algorithms include "bound", every isolating
+// FIFO run is checked against it (check_against_bound) and a violation throws CheckFailure.
 std::vector<SweepRow> run_sweep(const SweepSpec& spec,
                                 const std::function<void(const SweepRow&)>& progress = nullptr);
 

@@ -5,6 +5,7 @@
 
 #include "allocator/placer.h"
 #include "sim/bound.h"
+#include "sim/generator.h"
 #include "sim/io.h"
 #include "sim/simulator.h"
 
@@ -110,6 +111,39 @@ TEST(SimBound, UnsolvedCountsAsPlaceable) {
   PackingOracle oracle(thin(), 1, [](const std::string&) { return Solved::kUnknown; });
   EXPECT_TRUE(oracle.feasible({3, 3}));
   EXPECT_EQ(oracle.counts().unknown, 1);
+}
+
+// Without a solver only the allocator's own placements count (laas-repack): what it cannot
+// place is a no, and counted so.
+TEST(SimBound, WithoutASolverOnlyTheAllocatorSaysYes) {
+  PackingOracle oracle(thin(), 1, LpSolver{});
+  EXPECT_TRUE(oracle.feasible({1, 2}));
+  EXPECT_FALSE(oracle.feasible({3, 3}));
+  EXPECT_EQ(oracle.counts().by_allocator, 1);
+  EXPECT_EQ(oracle.counts().not_by_allocator, 1);
+  EXPECT_EQ(oracle.counts().solved, 0);
+}
+
+// The allocator re-placing every running tenant is a link-isolating allocator that moves
+// tenants: never above the bound, which the check confirms tenant by tenant.
+TEST(SimBound, RepackingByTheAllocatorStaysBelowTheBound) {
+  const FatTree tree = FatTree::parse("xgft(2;4,4;1,4)");
+  GenSpec g;
+  g.size.kind = parse_size_kind("exp");
+  g.size.mean = 4;
+  g.size.max_size = tree.num_hosts();
+  g.tenants = 80;
+  g.runtime_min = 20;
+  g.runtime_max = 300;
+  g.seed = 3;
+  const Workload w = generate(g);
+  PackingOracle with_solver(tree, 1, glpsol_solver(10));
+  const BoundResult bound = fifo_bound(tree, 1, w, with_solver);
+  PackingOracle allocator_only(tree, 1, LpSolver{});
+  const BoundResult repack = fifo_bound(tree, 1, w, allocator_only);
+  EXPECT_GT(allocator_only.counts().by_allocator, 0);
+  EXPECT_LE(repack.whole.hosts, bound.whole.hosts + 1e-9);
+  EXPECT_TRUE(check_against_bound(bound, repack.start, repack.whole.hosts).empty());
 }
 
 // Two tenants of 3 arrive together: any link-isolating allocator starts the second when the
