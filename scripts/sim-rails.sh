@@ -6,7 +6,9 @@
 #
 #   scripts/sim-rails.sh [TREE] [RAILS]     (default xgft(3;16,16,32;1,16,16) and 8: 1,024
 #                                            servers with 8 HCAs each, 2 rail groups a pod)
-# Environment: LAAS_BUILD_DIR (default build), SEED (1), TENANTS (2000), CLASSES (subset).
+# Environment: LAAS_BUILD_DIR (default build), SEED (1), TENANTS (2000), CLASSES (subset),
+# REPACK=1: also laas-repack (FIFO with the allocator re-placing every running tenant at each
+# event: a link-isolating allocator that moves tenants, at most the bound; about 100 s a class).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIM=${LAAS_BUILD_DIR:-build}/sim/laas-sim
@@ -19,15 +21,29 @@ OUT=$(mktemp -d /tmp/laas-sim-rails.XXXXXX)
 hosts=$("${LAAS_BUILD_DIR:-build}/topology/laas-topogen" "$TREE" --summary | sed -n 's/^[^:]*: \([0-9]*\) hosts.*/\1/p')
 servers=$((hosts / RAILS))
 source scripts/workload-classes.sh
-util() { "$SIM" --topology "$TREE" --rails "$RAILS" --workload "$1" --algorithm "$2" --json | jq -r '.window.host_utilization * 10000 | round / 100'; }
+# "window whole-run" host utilization % of one run (a run's JSON and a repacking run's differ).
+util() {
+  "$SIM" --topology "$TREE" --rails "$RAILS" --workload "$1" --algorithm "$2" --json |
+    jq -r '[.host_utilization, (.whole_run.host_utilization // .whole_host_utilization)] | map(. * 10000 | round / 100) | join(" ")'
+}
 echo "$TREE, $RAILS rails: $servers servers of $RAILS ports; $TENANTS tenants a class, seed $SEED, FIFO"
 echo
-echo "| class | LaaS host util. % | Unconstrained % | LaaS - Unconstrained |"
-echo "|---|---|---|---|"
+if [ "${REPACK:-0}" = 1 ]; then
+  echo "| class | LaaS host util. % | Unconstrained % | LaaS - Unconstrained | laas-repack % | LaaS - laas-repack | whole run: LaaS / laas-repack % |"
+  echo "|---|---|---|---|---|---|---|"
+else
+  echo "| class | LaaS host util. % | Unconstrained % | LaaS - Unconstrained |"
+  echo "|---|---|---|---|"
+fi
 for c in $CLASSES; do
   # shellcheck disable=SC2046 # the arguments are words
   "$SIM" gen $(gen_args "$c") -n "$TENANTS" --max-size "$servers" --seed "$SEED" -o "$OUT/$c.csv"
-  l=$(util "$OUT/$c.csv" laas)
-  u=$(util "$OUT/$c.csv" unconstrained)
-  echo "| $c | $l | $u | $(awk -v l="$l" -v u="$u" 'BEGIN { printf "%+.2f", l - u }') |"
+  read -r l lw < <(util "$OUT/$c.csv" laas)
+  read -r u _ < <(util "$OUT/$c.csv" unconstrained)
+  row="| $c | $l | $u | $(awk -v l="$l" -v u="$u" 'BEGIN { printf "%+.2f", l - u }') |"
+  if [ "${REPACK:-0}" = 1 ]; then
+    read -r r rw < <(util "$OUT/$c.csv" laas-repack)
+    row="$row $r | $(awk -v l="$l" -v r="$r" 'BEGIN { printf "%+.2f", l - r }') | $lw / $rw |"
+  fi
+  echo "$row"
 done
