@@ -75,7 +75,7 @@ class PackingOracle {
 
   struct Counts {
     long asked = 0, remembered = 0, too_large = 0, by_allocator = 0, solved = 0, unknown = 0;
-    long not_by_allocator = 0;  // without a solver: the allocator placed them not (no)
+    long not_by_allocator = 0;  // without a solver: the allocator could not place them (no)
   };
   const Counts& counts() const { return counts_; }
 
