@@ -874,10 +874,13 @@ class Engine {
         far |= d > 254;
         return d < 0 || d > 254 ? std::uint8_t(255) : static_cast<std::uint8_t>(d);
       };
+      // Without restriction every working link is open: the distances over them are the
+      // strict ones. Kept either way, so that the next run may reuse them whether or not
+      // tenants hold links then (the first tenant on a fabric with none, the last one gone).
       for (int u = 0; u < n; ++u) {
         switch_memo_->strict[row + u] = keep(strict[u]);
         switch_memo_->dist[row + u] = keep(dist[u]);
-        if (restricted) switch_memo_->whole[row + u] = keep(whole[u]);
+        switch_memo_->whole[row + u] = keep(restricted ? whole[u] : strict[u]);
       }
       switch_memo_->reusable[dst] = !far;
     };
@@ -961,9 +964,8 @@ class Engine {
     // arcs themselves are the same: the faulty links are). Otherwise the memo is filled anew.
     const std::size_t cells = static_cast<std::size_t>(n) * n;
     const bool reuse = switch_memo_ && reuse_switches_ && switch_memo_->valid &&
-                       switch_memo_->restricted == restricted &&
                        switch_memo_->open.size() == open.size() &&
-                       switch_memo_->strict.size() == cells;
+                       switch_memo_->strict.size() == cells && switch_memo_->whole.size() == cells;
     std::vector<int> changed, tail(arcs.size()), tails;
     for (int u = 0; u < n; ++u)
       for (int a = start[u]; a < start[u + 1]; ++a) tail[a] = u;
@@ -978,7 +980,7 @@ class Engine {
     } else if (switch_memo_) {
       switch_memo_->strict.assign(cells, 255);
       switch_memo_->dist.assign(cells, 255);
-      switch_memo_->whole.assign(restricted ? cells : 0, 255);
+      switch_memo_->whole.assign(cells, 255);
       switch_memo_->reusable.assign(n, 0);
     }
     // Whether the breadth-first distances d (255: unreached) to dst over the arcs `usable`
@@ -1024,7 +1026,7 @@ class Engine {
       const std::size_t row = std::size_t(dst) * n;
       const std::uint8_t* S = &switch_memo_->strict[row];
       const std::uint8_t* D = &switch_memo_->dist[row];
-      const std::uint8_t* W = restricted ? &switch_memo_->whole[row] : S;
+      const std::uint8_t* W = &switch_memo_->whole[row];
       auto s = [S](int x) { return S[x] == 255 ? -1 : int(S[x]); };
       auto d = [D](int x) { return D[x] == 255 ? -1 : int(D[x]); };
       auto w = [W](int x) { return W[x] == 255 ? -1 : int(W[x]); };
@@ -1069,7 +1071,6 @@ class Engine {
     if (switch_memo_) {
       switch_memo_->open = open;
       switch_memo_->last = last;
-      switch_memo_->restricted = restricted;
       switch_memo_->valid = true;
     }
   }

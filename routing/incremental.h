@@ -43,11 +43,10 @@ struct IncrementalPlan {
 // entries of the switches whose own links changed hands are then chosen again.
 struct SwitchRoutesMemo {
   bool valid = false;
-  bool restricted = false;           // some working link was not open to everyone
   std::vector<char> open, last;      // [arc, compute.cc's order]
   std::vector<std::uint8_t> strict;  // [destination * switches + switch]; 255: unreached
   // The same over open links and a tenant's link as the last hop (= strict when strict
-  // reaches every switch), and over every working link (when restricted).
+  // reaches every switch), and over every working link (= strict when every one is open).
   std::vector<std::uint8_t> dist, whole;
   std::vector<char> reusable;  // [destination] its distances fit in a byte
 };

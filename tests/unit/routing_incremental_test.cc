@@ -195,5 +195,34 @@ TEST(RoutingIncremental, ASmallChangeRecomputesFewLeaves) {
   EXPECT_EQ(first_difference(compute(tree, req).tables, got.tables), "");
 }
 
+// The first tenant holding links, on a fabric where no link was held: the routes to switches
+// whose distances stay are not computed again (the memo of the run without tenant links holds
+// the distances over every link too).
+TEST(RoutingIncremental, TheFirstTenantWithLinksKeepsMostRoutesToSwitches) {
+  const FatTree tree = FatTree::parse("xgft(3;4,4,4;1,4,4)");
+  allocator::Cluster cluster(tree, allocator::make_placer("laas"));
+  IncrementalRouting incr;
+  RoutingRequest req;
+  incr.compute(tree, req);
+  // Two hosts on each of two leaves of one pod: two of each leaf's four up-links, so every
+  // switch keeps an open way to every other.
+  const std::vector<HostId> hosts = {tree.host_at(0, 0), tree.host_at(0, 1), tree.host_at(1, 0),
+                                     tree.host_at(1, 1)};
+  ASSERT_TRUE(cluster.add_on_hosts("a", hosts, false, nullptr).ok());
+  req.tenants.push_back({"a", cluster.tenants().at("a").placement});
+  ASSERT_FALSE(req.tenants[0].placement.links.empty());
+  const RoutingResult& got = incr.compute(tree, req);
+  EXPECT_FALSE(incr.stats().full) << incr.stats().why;
+  EXPECT_LT(incr.stats().switch_destinations, incr.stats().of_switches);
+  EXPECT_EQ(first_difference(compute(tree, req).tables, got.tables), "");
+  // And back: the last tenant gone.
+  cluster.remove("a");
+  req.tenants.clear();
+  const RoutingResult& back = incr.compute(tree, req);
+  EXPECT_FALSE(incr.stats().full) << incr.stats().why;
+  EXPECT_LT(incr.stats().switch_destinations, incr.stats().of_switches);
+  EXPECT_EQ(first_difference(compute(tree, req).tables, back.tables), "");
+}
+
 }  // namespace
 }  // namespace laas::routing
