@@ -181,16 +181,16 @@ std::string packing_lp(const PackingFabric& f, const std::vector<int>& sizes) {
 PackingOracle::PackingOracle(const topology::FatTree& tree, int rails, LpSolver solver)
     : tree_(tree),
       rails_(rails),
+      placer_(rails > 1
+                  ? allocator::make_server_placer("laas", topology::rail_servers(tree, rails).ports)
+                  : allocator::make_placer("laas")),
       fabric_(packing_fabric(tree, rails)),
       solver_(std::move(solver)) {}
 
 bool PackingOracle::placed_by_allocator(const std::vector<int>& sizes) const {
   allocator::LinkState state(tree_);
-  auto placer = rails_ > 1 ? allocator::make_server_placer(
-                                 "laas", topology::rail_servers(tree_, rails_).ports)
-                           : allocator::make_placer("laas");
   for (size_t i = 0; i < sizes.size(); ++i) {
-    auto r = placer->place(state, sizes[i] * rails_);
+    auto r = placer_->place(state, sizes[i] * rails_);
     if (!r.placement) return false;
     state.assign(static_cast<allocator::TenantIndex>(i), *r.placement);
   }

@@ -19,9 +19,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "allocator/placer.h"
 #include "sim/metrics.h"
 #include "sim/workload.h"
 #include "topology/fat_tree.h"
@@ -83,6 +85,8 @@ class PackingOracle {
   bool placed_by_allocator(const std::vector<int>& sizes) const;
   const topology::FatTree& tree_;
   int rails_;
+  // The LaaS allocator (per server on rail trees), built once: it answers most questions.
+  std::unique_ptr<allocator::Placer> placer_;
   PackingFabric fabric_;
   LpSolver solver_;
   std::map<std::vector<int>, bool> memo_;
@@ -93,6 +97,10 @@ class PackingOracle {
 inline constexpr const char* kBoundAlgorithm = "bound";
 // FIFO with the LaaS allocator re-placing every running tenant at each event (no solver).
 inline constexpr const char* kRepackAlgorithm = "laas-repack";
+// Either of the two: no placer, FIFO only, figures from fifo_bound.
+inline bool is_repacking(const std::string& algorithm) {
+  return algorithm == kBoundAlgorithm || algorithm == kRepackAlgorithm;
+}
 
 struct BoundResult {
   std::vector<double> start;  // [tenant] earliest start under FIFO; < 0: never placeable

@@ -185,6 +185,16 @@ void print_text(const std::string& label, const SimResult& r) {
   std::printf("  wall %.3f s, CPU %.3f s\n", r.wall_s, r.cpu_s);
 }
 
+// How a repacking run's packing questions beyond the cheap ones were answered (the run's
+// summary and the sweep's progress lines).
+std::string packings_answered(const std::string& algorithm, const PackingOracle::Counts& c) {
+  if (algorithm == kRepackAlgorithm)
+    return std::to_string(c.by_allocator) + " placed by the allocator, " +
+           std::to_string(c.not_by_allocator) + " not";
+  return std::to_string(c.by_allocator) + " by the allocator, " + std::to_string(c.solved) +
+         " solved, " + std::to_string(c.unknown) + " unsolved in time";
+}
+
 nlohmann::json bound_json(const BoundResult& b) {
   nlohmann::json j;
   j["host_utilization"] = b.window.hosts;
@@ -247,7 +257,7 @@ int cmd_run(const RunOptions& o) {
   // Names first, then files: an unknown algorithm is a usage error whatever the workload.
   std::unique_ptr<allocator::Placer> placer;
   const bool repack = o.algorithm == kRepackAlgorithm;
-  if (o.algorithm != kBoundAlgorithm && !repack)
+  if (!is_repacking(o.algorithm))
     placer = rails > 1 ? allocator::make_server_placer(o.algorithm,
                                                        topology::rail_servers(tree, rails).ports)
                        : allocator::make_placer(o.algorithm);
@@ -257,7 +267,7 @@ int cmd_run(const RunOptions& o) {
   // Sizes count servers; every host figure of the run counts ports.
   for (auto& r : w) r.size *= rails;
 
-  if (o.algorithm == kBoundAlgorithm || repack) {
+  if (is_repacking(o.algorithm)) {
     auto b = compute_bound(tree, o, w, repack);
     if (o.json) {
       auto j = bound_json(b);
@@ -273,18 +283,10 @@ int cmd_run(const RunOptions& o) {
                          : "bound (FIFO with free repacking)");
       std::printf("  host utilization %6.2f %% (window, indicative), whole run %6.2f %%%s\n",
                   b.window.hosts * 100, b.whole.hosts * 100, repack ? "" : " (a bound)");
-      if (repack)
-        std::printf(
-            "  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, "
-            "%ld placed by the allocator, %ld not\n",
-            b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
-            b.oracle.by_allocator, b.oracle.not_by_allocator);
-      else
-        std::printf(
-            "  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, "
-            "%ld by the allocator, %ld solved, %ld unsolved in time\n",
-            b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
-            b.oracle.by_allocator, b.oracle.solved, b.oracle.unknown);
+      std::printf(
+          "  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, %s\n",
+          b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
+          packings_answered(o.algorithm, b.oracle).c_str());
       std::printf("  wall %.3f s\n", b.wall_s);
     }
     return 0;
@@ -481,15 +483,9 @@ void draw_sweep(const SweepOptions& o, const std::string& runs_csv, const std::s
   std::printf("wrote %s\n", png.c_str());
 }
 
-// How a repacking run's packing questions were answered, for its progress line.
+// A sweep row's progress-line tail: how its packing questions were answered.
 std::string packings_line(const SweepRow& r) {
-  if (r.algorithm == kBoundAlgorithm)
-    return "  packings solved " + std::to_string(r.oracle.solved) + ", unsolved " +
-           std::to_string(r.oracle.unknown);
-  if (r.algorithm == kRepackAlgorithm)
-    return "  packings placed by the allocator " + std::to_string(r.oracle.by_allocator) +
-           ", not " + std::to_string(r.oracle.not_by_allocator);
-  return "";
+  return is_repacking(r.algorithm) ? "  packings: " + packings_answered(r.algorithm, r.oracle) : "";
 }
 
 int cmd_sweep(SweepOptions& o) {

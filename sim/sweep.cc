@@ -19,12 +19,6 @@ namespace {
 
 constexpr const char* kBound = kBoundAlgorithm;
 
-// FIFO with repacking (the bound, or the allocator re-placing every running tenant): no
-// placer, no policy but FIFO.
-bool repacking(const std::string& algorithm) {
-  return algorithm == kBound || algorithm == kRepackAlgorithm;
-}
-
 std::unique_ptr<allocator::Placer> sweep_placer(const topology::FatTree& tree,
                                                 const std::string& algorithm, int rails) {
   return rails > 1
@@ -89,13 +83,13 @@ std::vector<SweepRow> run_sweep(const SweepSpec& spec,
             sweep_placer(tree, a, spec.rails);
           }
           for (auto& p : spec.policies) {
-            if (repacking(a) && p != spec.policies.front()) continue;
+            if (is_repacking(a) && p != spec.policies.front()) continue;
             SweepRow r;
             r.dist = d;
             r.mean = mean;
             r.seed = static_cast<std::uint64_t>(s);
             r.algorithm = a;
-            r.policy = repacking(a) ? "fifo" : p;
+            r.policy = is_repacking(a) ? "fifo" : p;
             rows.push_back(r);
           }
         }
@@ -125,7 +119,7 @@ std::vector<SweepRow> run_sweep(const SweepSpec& spec,
         r.avg_size = w.empty() ? 0 : sum / static_cast<double>(w.size());
         // Sizes count servers; every host figure of the run counts ports.
         for (auto& q : w) q.size *= spec.rails;
-        if (repacking(r.algorithm)) {
+        if (is_repacking(r.algorithm)) {
           PackingOracle oracle(tree, spec.rails, r.algorithm == kBound ? spec.solver : LpSolver{});
           r.result = as_result(fifo_bound(tree, spec.rails, w, oracle));
           r.oracle = oracle.counts();
