@@ -15,6 +15,10 @@ int Context::request(const std::string& method, const json& params, json& result
   const json reply = call(o_.socket, method, params, o_.timeout_s * 1000);
   if (reply.value("ok", false)) {
     result = reply.value("result", json());
+    // A change made, with what makes it fragile (weak keys, an untrusted master).
+    if (!o_.json_output && result.is_object() && result.contains("warnings"))
+      for (const auto& w : result["warnings"])
+        if (w.is_string()) std::cerr << "laasctl: WARNING: " << w.get<std::string>() << "\n";
     return kExitOk;
   }
   const json err = reply.value("error", json::object());

@@ -61,6 +61,8 @@ void print_sm_role(const json& s) {
   };
   std::cout << "sm:         " << sm.value("role", "unknown") << ", this SM " << who(sm["self"]);
   if (sm.value("role", "") != "master") std::cout << "; master " << who(sm["master"]);
+  if (!sm.value("master_trusted", true))
+    std::cout << (sm["master"].is_object() ? " -- NOT TRUSTED" : " -- no trusted master");
   std::cout << "\n            "
             << (sm.value("holds_state", false)
                     ? "holds the tenant state (term " + std::to_string(s.value("term", 0)) +
@@ -118,10 +120,25 @@ void print_warnings(const json& s) {
   }
 }
 
+// status: what undoes everything else comes first -- weak keys, a master nobody trusts.
+void print_alarms(const json& s) {
+  if (s.contains("weak_keys"))
+    std::cout << "WEAK KEYS:  OpenSM runs with " << s["weak_keys"].get<std::string>()
+              << ": a tenant's root can undo its isolation (docs/security.md)\n";
+  if (!s.contains("sm") || s["sm"].value("master_trusted", true)) return;
+  const json& m = s["sm"]["master"];
+  if (m.is_object())
+    std::cout << "UNTRUSTED MASTER: " << m.value("guid", "?") << " '" << m.value("name", "")
+              << "' is master and nobody trusts it: it programs the switches (laasctl sm list)\n";
+  else
+    std::cout << "NO MASTER:  no master SM is known to this SM\n";
+}
+
 int status(const Context& c) {
   json result;
   if (const int rc = c.request("status", json::object(), result)) return rc;
   if (c.json_output()) return Context::print_json(result);
+  print_alarms(result);
   print_fabric(result);
   if (result.contains("sm")) print_sm_role(result);
   print_state(result);
@@ -142,8 +159,9 @@ int sm_list(const Context& c) {
   if (c.json_output()) return Context::print_json(result);
   for (const auto& s : result)
     std::cout << std::left << std::setw(20) << s.value("guid", "?") << std::setw(12)
-              << s.value("state", "?") << std::setw(6) << (s.value("seen", false) ? "seen" : "-")
-              << s.value("name", "") << "\n";
+              << s.value("state", "?") << std::setw(12) << s.value("role", "unknown")
+              << std::setw(6) << (s.value("seen", false) ? "seen" : "-") << s.value("name", "")
+              << "\n";
   return 0;
 }
 

@@ -93,7 +93,8 @@ void log_line(osm_opensm_t* osm, osm_log_level_t level, const std::string& msg) 
 // port attribute a tenant's root can rewrite with its own SMPs unless the ports are protected
 // by an M_Key (protection level 2: reads of it are hidden too, with a lease so a dead SM's key
 // expires) and other SMs are kept out by an SM_Key. Said at every routing run, like qos.
-void check_keys(osm_opensm_t* osm) {
+void check_keys(Plugin* plugin) {
+  osm_opensm_t* osm = plugin->osm;
   const auto& opt = osm->subn.opt;
   std::string missing;
   if (opt.m_key == 0)
@@ -107,11 +108,12 @@ void check_keys(osm_opensm_t* osm) {
   if (opt.sm_key == 0 || cl_ntoh64(opt.sm_key) == 1)
     missing += std::string(missing.empty() ? "" : "; ") + "sm_key " +
                (opt.sm_key == 0 ? "0" : "1, OpenSM's default,") +
-               " (any SM can join the fabric's SM negotiation)";
+               " (any SM can join the fabric's SM negotiation and win it by priority)";
   if (cl_ntoh64(opt.sa_key) == 1)
     missing += std::string(missing.empty() ? "" : "; ") +
                "sa_key 1, OpenSM's default (an SA query with that key is trusted and is "
                "answered every port's M_Key)";
+  plugin->engine->service().set_weak_keys(missing);
   if (missing.empty()) return;
   log_line(osm, OSM_LOG_ERROR,
            "WARNING: OpenSM runs with " + missing +
@@ -124,7 +126,7 @@ void check_keys(osm_opensm_t* osm) {
 // that share a leaf are separated by partition keys only. Say so at every routing run.
 void check_qos(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
-  check_keys(osm);
+  check_keys(plugin);
   if (osm->subn.opt.qos) return;
   osm_log(&osm->log, OSM_LOG_ERROR,
           "laas: WARNING: 'qos' is FALSE in OpenSM's options: SL2VL tables are not programmed, "
@@ -776,6 +778,9 @@ void watch(Plugin* plugin) {
     lock.unlock();
     plugin->sms->note_state();
     plugin->sms->refresh();
+    // Who is master, checked at every look: OpenSM hands the fabric to an SM that outranks
+    // ours in its election before any routing run could notice.
+    plugin->engine->service().note_fabric_sms(plugin->sms->role(), plugin->sms->seen());
     // A look at state.json on the state directory's worker: another SM's write is seen by the
     // next routing run, and a directory that stopped answering is noticed (status, metrics,
     // changes refused) even when nothing else touches it.
@@ -1050,6 +1055,10 @@ void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
       plugin->took_over_pending = false;
       report_failover(plugin);
     }
+  } else if (event == OSM_EVENT_ID_STATE_CHANGE || event == OSM_EVENT_ID_HEAVY_SWEEP_DONE) {
+    // This SM's role may have changed (standby, discovering) or a sweep found another SM:
+    // the watcher looks now rather than at its next tick.
+    plugin->cv.notify_all();
   } else if (event == OSM_EVENT_ID_SUBNET_UP) {
     log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
     settle_new_switches(plugin->osm);

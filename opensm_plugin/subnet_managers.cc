@@ -49,12 +49,21 @@ void SubnetManagers::refresh_locked(bool routing) {
       identity(osm, osm->subn.sm_port_guid, osm->subn.sm_base_lid, osm->subn.opt.sm_priority);
   std::optional<service::SmIdentity> master;
   std::vector<std::uint64_t> ports;
-  if (self.port_guid) ports.push_back(self.port_guid);
+  std::vector<service::SmSeen> seen;
+  if (self.port_guid) {
+    ports.push_back(self.port_guid);
+    seen.push_back({self.port_guid, self.name, self.lid,
+                    service::sm_state_from_sminfo(osm->subn.sm_state), self.priority});
+  }
   cl_qmap_t* tbl = &osm->subn.sm_guid_tbl;
   for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
     const auto* remote = reinterpret_cast<const osm_remote_sm_t*>(it);
     const std::uint64_t guid = cl_ntoh64(remote->smi.guid);
-    if (guid && std::find(ports.begin(), ports.end(), guid) == ports.end()) ports.push_back(guid);
+    if (!guid || std::find(ports.begin(), ports.end(), guid) != ports.end()) continue;
+    ports.push_back(guid);
+    const auto id = identity(osm, remote->smi.guid, 0, ib_sminfo_get_priority(&remote->smi));
+    seen.push_back({guid, id.name, id.lid,
+                    service::sm_state_from_sminfo(ib_sminfo_get_state(&remote->smi)), id.priority});
   }
   std::sort(ports.begin(), ports.end());
   // A standby polls its master: OpenSM keeps its GUID, and the master's LID in the subnet.
@@ -72,6 +81,7 @@ void SubnetManagers::refresh_locked(bool routing) {
   self_ = std::move(self);
   master_ = std::move(master);
   ports_ = std::move(ports);
+  seen_ = std::move(seen);
   if (routing) routing_thread_ = std::this_thread::get_id();
 }
 
@@ -106,6 +116,11 @@ service::SmRole SubnetManagers::role() {
 std::vector<std::uint64_t> SubnetManagers::ports() const {
   std::lock_guard<std::mutex> lock(mu_);
   return ports_;
+}
+
+std::vector<service::SmSeen> SubnetManagers::seen() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seen_;
 }
 
 service::SmIdentity SubnetManagers::self() const {

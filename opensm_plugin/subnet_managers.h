@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "service/service_state.h"
 #include "service/sm_role.h"
 
 struct osm_opensm;
@@ -37,6 +38,10 @@ class SubnetManagers {
   std::vector<std::uint64_t> ports() const;
   // This SM's own identity, as of the last refresh.
   service::SmIdentity self() const;
+  // Every SM this OpenSM knows (itself first) with its SMInfo state and priority, as of the
+  // last refresh: a remote SM's state is what its last SMInfo said (a standby polls only its
+  // master).
+  std::vector<service::SmSeen> seen() const;
 
   // When this SM last saw itself out of the master's role (standby, not active) -- the start
   // of a failover from its point of view; and how long OpenSM waits before declaring the
@@ -52,6 +57,7 @@ class SubnetManagers {
   service::SmIdentity self_;
   std::optional<service::SmIdentity> master_;
   std::vector<std::uint64_t> ports_;
+  std::vector<service::SmSeen> seen_;
   std::chrono::steady_clock::time_point last_not_master_{};
   std::thread::id routing_thread_{};  // the sweeper, as seen in refresh_locked
 };

@@ -98,6 +98,14 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
                     "Subnet managers on the fabric that laas.yaml does not list and nobody "
                     "accepted (laasctl sm list): not management, routed as their port was",
                     static_cast<double>(st_.unaccepted_sms)));
+  f.push_back(gauge("laas_master_trusted",
+                    "1 while a trusted SM (this one, one laas.yaml lists or one accepted) is the "
+                    "fabric's master, 0 while an SM nobody trusts is or none is known",
+                    st_.master_trusted ? 1 : 0));
+  f.push_back(gauge("laas_weak_keys",
+                    "1 while OpenSM runs with its default sm_key or sa_key, no m_key or a "
+                    "protection level below 2: a tenant's root can undo its isolation",
+                    st_.weak_keys.empty() ? 0 : 1));
   f.push_back(gauge("laas_free_pool_open",
                     "1 while hosts without a tenant reach each other (free_pool: open)",
                     st_.config.free_pool_open ? 1 : 0));

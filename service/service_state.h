@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,6 +87,8 @@ struct SmSeen {
   topology::Guid guid = 0;
   std::string name;
   int lid = 0;
+  SmState role = SmState::kUnknown;  // its SMInfo state as OpenSM last heard it
+  int priority = -1;                 // its SMInfo priority (-1: not known)
 };
 
 enum class LogLevel { kInfo, kWarning, kError };
@@ -154,6 +157,15 @@ struct ServiceState {
   topology::Guid self_sm_port = 0;  // this SM's port, as of the last routing run
   std::vector<SmSeen> seen_sms;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms = 0;   // of those, trusted by nobody
+  // The master as OpenSM knows it (none: no master known) and whether it is trusted, as of the
+  // plugin's last look (every second and at every SM state change, not only in routing runs:
+  // OpenSM hands the fabric to an SM that outranks ours before it routes). Without an SM in
+  // the process the service is its own master, trusted.
+  std::optional<SmIdentity> fabric_master;
+  bool master_trusted = true;
+  // What OpenSM's keys leave open ("" when m_key, protection level 2, sm_key and sa_key are
+  // set): said in status, every change's reply and the metrics. Set once at start.
+  std::string weak_keys;
   // Why persisted holds placements not written yet (empty: none): changed off the routing
   // thread (repairs around an isolated link), or the directory did not answer; written by the
   // next routing run.

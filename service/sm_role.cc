@@ -59,17 +59,15 @@ std::string SmRole::refusal() const {
   return out;
 }
 
-namespace {
-nlohmann::json identity_json(const SmIdentity& id) {
+nlohmann::json sm_identity_json(const SmIdentity& id) {
   nlohmann::json j = {{"guid", guid_hex(id.port_guid)}, {"name", id.name}, {"lid", id.lid}};
   if (id.priority >= 0) j["priority"] = id.priority;
   return j;
 }
-}  // namespace
 
 nlohmann::json SmRole::to_json() const {
-  nlohmann::json j = {{"role", name()}, {"self", identity_json(self)}};
-  j["master"] = master ? identity_json(*master) : nlohmann::json(nullptr);
+  nlohmann::json j = {{"role", name()}, {"self", sm_identity_json(self)}};
+  j["master"] = master ? sm_identity_json(*master) : nlohmann::json(nullptr);
   return j;
 }
 

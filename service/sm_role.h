@@ -42,6 +42,7 @@ struct SmRole {
 };
 
 SmState sm_state_from_sminfo(int value);
+nlohmann::json sm_identity_json(const SmIdentity& id);  // guid, name, lid, priority
 std::string sm_state_name(SmState state);
 
 }  // namespace laas::service

@@ -33,6 +33,13 @@ std::vector<topology::Guid> SmTrust::trusted_sm_ports() const {
 std::vector<SmSeen> SmTrust::note_subnet_managers(topology::Guid self, std::vector<SmSeen> seen) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.self_sm_port = self;
+  // A routing run knows names and LIDs, the plugin's look the SMInfo states: keep those.
+  for (auto& sm : seen)
+    for (const auto& before : st_.seen_sms)
+      if (before.guid == sm.guid && sm.role == SmState::kUnknown) {
+        sm.role = before.role;
+        sm.priority = before.priority;
+      }
   st_.seen_sms = std::move(seen);
   const auto trusted = trusted_sm_ports();
   std::vector<SmSeen> unaccepted;
@@ -44,6 +51,62 @@ std::vector<SmSeen> SmTrust::note_subnet_managers(topology::Guid self, std::vect
     metrics_.write_metrics_file();
   }
   return unaccepted;
+}
+
+bool SmTrust::trusted(topology::Guid guid) const {
+  const auto ports = trusted_sm_ports();
+  return guid && std::binary_search(ports.begin(), ports.end(), guid);
+}
+
+namespace {
+
+// What the log says when the master or its trust changes.
+std::string master_change_line(const SmRole& role, bool trusted) {
+  if (!role.master || !role.master->port_guid)
+    return "laas: no master SM is known to this SM (" + role.name() +
+           "): nobody this service trusts holds the fabric";
+  if (trusted)
+    return "laas: the master SM is " + role.master->text() + " (trusted" +
+           (role.state == SmState::kMaster ? ", this SM)" : ")");
+  return "laas: the master SM is " + role.master->text() +
+         ", which NOBODY TRUSTS (laas.yaml's subnet_managers does not list it and nobody "
+         "accepted it): it outranked the trusted SMs in OpenSM's election (a higher priority, "
+         "or the same priority and a lower port GUID, with the same SM_Key) and now programs the "
+         "switches and answers SA queries. Stop it on its host, set an sm_key in opensm.conf "
+         "(docs/security.md); this SM stays " +
+         role.name() + " until it leaves";
+}
+
+}  // namespace
+
+void SmTrust::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  if (role.self.port_guid) st_.self_sm_port = role.self.port_guid;
+  // Names and LIDs of a routing run stay where the plugin's look has none.
+  for (auto& sm : seen)
+    for (const auto& before : st_.seen_sms)
+      if (before.guid == sm.guid) {
+        if (sm.name.empty()) sm.name = before.name;
+        if (!sm.lid) sm.lid = before.lid;
+      }
+  st_.seen_sms = std::move(seen);
+  std::size_t unaccepted = 0;
+  for (const auto& sm : st_.seen_sms) unaccepted += sm.guid && !trusted(sm.guid);
+  const bool master_trusted = role.master && trusted(role.master->port_guid);
+  const auto guid_of = [](const std::optional<SmIdentity>& id) -> topology::Guid {
+    return id ? id->port_guid : 0;
+  };
+  const bool master_changed =
+      guid_of(role.master) != guid_of(st_.fabric_master) || master_trusted != st_.master_trusted;
+  const bool changed = master_changed || unaccepted != st_.unaccepted_sms;
+  st_.fabric_master = role.master;
+  st_.master_trusted = master_trusted;
+  st_.unaccepted_sms = unaccepted;
+  if (master_changed)
+    st_.log(
+        master_trusted || role.state == SmState::kDiscovering ? LogLevel::kInfo : LogLevel::kError,
+        master_change_line(role, master_trusted));
+  if (changed) metrics_.write_metrics_file();
 }
 
 std::string SmTrust::sm_state(topology::Guid guid) const {
@@ -61,18 +124,29 @@ json SmTrust::sm_list() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   json list = json::array();
   std::vector<topology::Guid> shown;
+  const topology::Guid master = st_.fabric_master ? st_.fabric_master->port_guid : 0;
   for (const auto& sm : st_.seen_sms) {
-    list.push_back({{"guid", guid_hex(sm.guid)},
-                    {"name", sm.name},
-                    {"lid", sm.lid},
-                    {"seen", true},
-                    {"state", sm_state(sm.guid)}});
+    json entry = {{"guid", guid_hex(sm.guid)},
+                  {"name", sm.name},
+                  {"lid", sm.lid},
+                  {"seen", true},
+                  {"state", sm_state(sm.guid)},
+                  {"trusted", trusted(sm.guid)}};
+    // The master OpenSM follows is master whatever its last SMInfo said (a standby polls only
+    // its master: the others' states are as old as the last sweep that saw them).
+    entry["role"] = sm.guid == master ? "master" : sm_state_name(sm.role);
+    if (sm.priority >= 0) entry["priority"] = sm.priority;
+    list.push_back(std::move(entry));
     shown.push_back(sm.guid);
   }
   // Trusted SMs not seen now (a standby that is down) are listed too: they keep their trust.
   for (auto g : trusted_sm_ports())
     if (std::find(shown.begin(), shown.end(), g) == shown.end())
-      list.push_back({{"guid", guid_hex(g)}, {"seen", false}, {"state", sm_state(g)}});
+      list.push_back({{"guid", guid_hex(g)},
+                      {"seen", false},
+                      {"state", sm_state(g)},
+                      {"trusted", true},
+                      {"role", "unknown"}});
   return list;
 }
 
@@ -134,6 +208,10 @@ std::vector<topology::Guid> TenantService::sm_ports() const { return sm_trust_.s
 std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
                                                         std::vector<SmSeen> seen) {
   return sm_trust_.note_subnet_managers(self, std::move(seen));
+}
+
+void TenantService::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
+  sm_trust_.note_fabric_sms(role, std::move(seen));
 }
 
 json TenantService::sm_list() const { return sm_trust_.sm_list(); }

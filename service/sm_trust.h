@@ -29,6 +29,11 @@ class SmTrust {
   std::vector<topology::Guid> sm_ports() const;  // takes mu
   // The SMs OpenSM sees now and this one's port; returns those nobody trusts. Takes mu.
   std::vector<SmSeen> note_subnet_managers(topology::Guid self, std::vector<SmSeen> seen);
+  // Who is master and every SM OpenSM knows with its SMInfo state, at every look of the
+  // plugin's (not only in routing runs): logs a change of master or of its trust, counts the
+  // SMs nobody trusts, keeps the metrics file current. Takes mu.
+  void note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen);
+  bool trusted(topology::Guid guid) const;
   std::vector<topology::Guid> trusted_sm_ports() const;
   std::string sm_state(topology::Guid guid) const;  // this|listed|accepted|...
   nlohmann::json sm_list() const;                   // takes mu

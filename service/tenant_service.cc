@@ -706,6 +706,20 @@ json TenantService::remove(const json& params, const Caller& caller) {
                        {{"name", name}, {"removed", true}}, wait, !caller.routes_itself);
 }
 
+// What every change's reply warns of: keys that let a tenant's root undo isolation, a master
+// nobody trusts. Takes mu.
+json TenantService::change_warnings() const {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  json warnings = json::array();
+  if (!st_.weak_keys.empty())
+    warnings.push_back("OpenSM runs with " + st_.weak_keys +
+                       ": a tenant's root can undo its isolation (docs/security.md)");
+  if (!st_.master_trusted && st_.fabric_master)
+    warnings.push_back("the master SM " + st_.fabric_master->text() +
+                       " is not trusted (laasctl sm list)");
+  return warnings;
+}
+
 // The end of a committed add or remove, outside the lock: OpenSM is told (partitions.conf,
 // then the re-route unless the caller routes the change itself), a change saved but not synced is
 // reported as the error it is (the change stands), and the reply waits for the routing when asked
@@ -720,6 +734,9 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
   if (!not_durable.empty())
     fail(error::kInternal, done + " but the change may not survive a crash: " + not_durable);
   result["generation"] = generation;
+  // The change is made, but on a fabric whose keys let a tenant's root undo it: every reply
+  // says so, not only the log at start.
+  if (const auto warnings = change_warnings(); !warnings.empty()) result["warnings"] = warnings;
   if (wait >= 0) {
     result["routed"] = wait_routed(generation, wait);
     // "Routed" is said only of tables and P_Keys applied without error: otherwise the reply
@@ -848,6 +865,11 @@ void TenantService::set_role_provider(std::function<SmRole()> provider) {
 }
 
 SmRole TenantService::role() const { return shared_.role(); }
+
+void TenantService::set_weak_keys(const std::string& what) {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  st_.weak_keys = what;
+}
 
 std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
                                                               bool state_expected) {

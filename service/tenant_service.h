@@ -104,6 +104,10 @@ class TenantService final : private ChangeCommitter,
   // Routing side: the SMs OpenSM sees now (SMInfo) and this one's port; returns those nobody
   // trusts (the caller names them in its log at every run). Nothing is persisted.
   std::vector<SmSeen> note_subnet_managers(topology::Guid self, std::vector<SmSeen> seen);
+  // Who is master and every SM OpenSM knows, at every look of the plugin's (service/sm_trust.h).
+  void note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen);
+  // What OpenSM's keys leave open ("" when all are set): status, replies, metrics.
+  void set_weak_keys(const std::string& what);
 
   // Routing side (the SM's sweeper thread).
   void on_topology(std::shared_ptr<const TopologyView> view);
@@ -194,6 +198,7 @@ class TenantService final : private ChangeCommitter,
                             const AddPlan& plan, const Caller& caller);  // mu held (lock)
   nlohmann::json remove(const nlohmann::json& params, const Caller& caller);
   nlohmann::json wait_routed(std::uint64_t generation, int timeout_ms);
+  nlohmann::json change_warnings() const;  // takes mu
   // ChangeCommitter (service/service_lifecycle.h), for the types below and the lifecycle.
   nlohmann::json finish_change(std::unique_lock<std::mutex>& lock, bool partitions_changed,
                                const std::string& not_durable, const std::string& done,

@@ -76,6 +76,7 @@ json ServiceViews::status() const {
     s["state_dir_not_answering"] = hung;
   s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
   if (st_.unaccepted_sms > 0) s["unaccepted_sms"] = st_.unaccepted_sms;
+  if (!st_.weak_keys.empty()) s["weak_keys"] = st_.weak_keys;
   if (st_.view) {
     json shared = json::array();
     for (const auto& [name, guids] : shared_host_names(*st_.view)) {
@@ -422,6 +423,10 @@ json ServiceViews::role_json(const SmRole& sm) const {
   json j = sm.to_json();
   j["holds_state"] = sm.may_change_tenants() && shared_.holds_term();
   j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
+  // Who is master as the plugin last looked (it may have changed since the role was read).
+  j["master_trusted"] = st_.master_trusted;
+  if (st_.fabric_master && (!sm.master || sm.master->port_guid != st_.fabric_master->port_guid))
+    j["master"] = sm_identity_json(*st_.fabric_master);
   return j;
 }
 
