@@ -65,6 +65,19 @@ void SubnetManagers::refresh_locked(bool routing) {
     seen.push_back({guid, id.name, id.lid,
                     service::sm_state_from_sminfo(ib_sminfo_get_state(&remote->smi)), id.priority});
   }
+  // An SM with another SM_Key is left out of OpenSM's table (osm_sminfo_rcv ignores its SMInfo),
+  // yet its port says IsSM in the PortInfo OpenSM read: named too, its role unknown.
+  cl_qmap_t* port_tbl = &osm->subn.port_guid_tbl;
+  for (cl_map_item_t* it = cl_qmap_head(port_tbl); it != cl_qmap_end(port_tbl);
+       it = cl_qmap_next(it)) {
+    const auto* port = reinterpret_cast<const osm_port_t*>(it);
+    if (!port->p_physp || !(port->p_physp->port_info.capability_mask & IB_PORT_CAP_IS_SM)) continue;
+    const std::uint64_t guid = cl_ntoh64(osm_port_get_guid(port));
+    if (!guid || std::find(ports.begin(), ports.end(), guid) != ports.end()) continue;
+    ports.push_back(guid);
+    const auto id = identity(osm, osm_port_get_guid(port), 0, -1);
+    seen.push_back({guid, id.name, id.lid, service::SmState::kUnknown, -1});
+  }
   std::sort(ports.begin(), ports.end());
   // A standby polls its master: OpenSM keeps its GUID, and the master's LID in the subnet.
   if (osm->subn.sm_state == IB_SMINFO_STATE_MASTER) {
