@@ -336,7 +336,7 @@ TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
     ASSERT_TRUE(good.ok) << good.error;
     ASSERT_FALSE(good.tables.empty());
     auto sl2vl = std::make_shared<const routing::Sl2VlTables>(good.sl2vl);
-    first.keep_sent_tables(guids, good.tables, sl2vl);
+    first.keep_sent_tables({}, guids, good.tables, sl2vl);
     ASSERT_TRUE(first.service().io().idle(std::chrono::seconds(10)));
   }
   std::ifstream kept(dir.path() + "/tables.bin", std::ios::binary);

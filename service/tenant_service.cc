@@ -849,6 +849,12 @@ void TenantService::set_role_provider(std::function<SmRole()> provider) {
 
 SmRole TenantService::role() const { return shared_.role(); }
 
+std::uint64_t TenantService::state_term(bool* held) const {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  *held = shared_.holds_term();
+  return st_.persisted.term;
+}
+
 std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
                                                               bool state_expected) {
   return shared_.take_over_if_needed(self, state_expected);
