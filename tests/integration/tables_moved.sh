@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tables_moved.sh: a host moved while the SM was down is not given its old routes by
 # tables.bin (issue 43, point 3), with the real OpenSM, ibsim and infiniband-diags. The lab
-# tree pgft(2;8,4;1,4;1,2), OpenSM on comp-1, tenants a (8) and b (10).
+# tree pgft(2;8,4;1,4;1,2), OpenSM on comp-1 (qos TRUE), tenants a (8) and b (10).
 # 1. tables.bin is written (mode 0640) once the tenants are routed.
 # 2. OpenSM stopped; a host of tenant a and a host of tenant b swap LIDs (OpenSM's guid2lid
 #    cache edited, as a lost cache, reassign_lids or another SM would leave them); OpenSM
@@ -12,10 +12,14 @@
 #    names the moved LIDs.
 # 3. The injection removed: routed afresh, both hosts are reachable at their new LIDs and the
 #    audit is clean.
+# 4. OpenSM stopped again; the two hosts swap cables (each keeps its LID) and the start fails
+#    closed again: no switch routes either LID (each led to the other's old place), every other
+#    entry as sent, and (qos TRUE) the two leaf ports drop every SL both ways, so neither host
+#    gets the other's first hop (before the fix 11 and 23 SL2VL rows let them through).
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup tables_moved
-export SIM_HOST=comp-1
+export SIM_HOST=comp-1 QOS=1
 export LAAS_INJECT_ROUTING_FAILURE="$WORK/inject-routing-failure"
 "$LAAS_TOPOGEN" "pgft(2;8,4;1,4;1,2)" -o fabric.net
 start_lab_tenants
@@ -84,4 +88,60 @@ lft_entries moved.lids lfts.after >entries.moved.after
 [ "$(awk '$2 == sprintf("0x%04x", '"$LA"')' entries.moved.after | wc -l)" -gt 0 ] &&
   [ "$(awk '$2 == sprintf("0x%04x", '"$LB"')' entries.moved.after | wc -l)" -gt 0 ] ||
   die "the moved hosts are not routed at their new LIDs after recovery"
-log "PASS tables_moved: a host whose LID moved while OpenSM was down gets no route from tables.bin; every other entry as sent; routed afresh once OpenSM can route"
+
+# 4. OpenSM stopped again; A and B swap cables (their LIDs stay theirs), and a start failing
+#    closed: the LIDs of both lead to the other's old place, so no switch routes them; with
+#    qos TRUE the two leaf ports drop every SL, so A does not get B's first hop.
+attach() { grep -A1 -F "Hca	1 \"$1\"" fabric.net | sed -n 's/^\[1\][[:space:]]*"\([^"]*\)"\[\([0-9]*\)\].*/\1 \2/p'; }
+read -r LEAF_A PORT_A <<<"$(attach "$A")"
+read -r LEAF_B PORT_B <<<"$(attach "$B")"
+[ -n "$PORT_A" ] && [ -n "$PORT_B" ] || die "no cabling found for $A or $B in fabric.net"
+stop_opensm
+console "Unlink \"$A\""
+console "Unlink \"$B\""
+console "Link \"$LEAF_A\"[$PORT_A] \"$B\"[1]"
+console "Link \"$LEAF_B\"[$PORT_B] \"$A\"[1]"
+touch "$LAAS_INJECT_ROUTING_FAILURE"
+applied=$(count_log 'laas: forwarding tables applied')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+sim ibnetdiscover >disc.recabled 2>/dev/null || die "ibnetdiscover failed"
+[ "$(host_lid disc.recabled "$A")" = "$LB" ] && [ "$(host_lid disc.recabled "$B")" = "$LA" ] ||
+  die "the LIDs moved with the cables: $A $(host_lid disc.recabled "$A"), $B $(host_lid disc.recabled "$B")"
+sim dump_fts >lfts.recabled 2>/dev/null || die "dump_fts failed"
+lft_entries moved.lids lfts.recabled >entries.recabled.now
+[ ! -s entries.recabled.now ] ||
+  die "$(wc -l <entries.recabled.now) switch entries still route $A and $B's LIDs to their old places: $(head -2 entries.recabled.now | tr '\n' ';')"
+lft_entries kept.lids lfts.after >entries.kept.after
+lft_entries kept.lids lfts.recabled >entries.kept.recabled
+cmp -s entries.kept.after entries.kept.recabled ||
+  die "re-cabled: entries of other LIDs changed: $(diff entries.kept.after entries.kept.recabled | head -4)"
+# open_rows FILE SWITCH PORT: SL2VL rows of SWITCH (its name in DISC) from or to PORT (another
+# port on the other side) that let some SL through (a VL other than 15).
+open_rows() {
+  local lid
+  lid=$(awk -v want="\"$2\"" '/^Switch/ && index($0, "# " want " ") { for (i = 1; i < NF; i++) if ($i == "lid") { print $(i + 1); exit } }' "$4")
+  [ -n "$lid" ] || die "no LID for switch $2 in $4"
+  awk -v lid="$lid" -v p="$3" '/^# SL2VL table: Lid/ { on = ($NF == lid); next }
+    on && /^ports:/ { line = $0; sub(/^ports: in */, "", line); inp = line + 0
+      sub(/^[0-9]+, out */, "", line); outp = line + 0; sub(/^[0-9]+: *\|/, "", line)
+      n = split(line, v, "|"); open = 0
+      for (i = 1; i <= n; i++) { gsub(/ /, "", v[i]); if (v[i] != "" && v[i] != "15") open = 1 }
+      if ((inp == p || outp == p) && inp != outp && inp != 0 && outp != 0 && open) c++ }
+    END { print c + 0 }' "$1"
+}
+[ "$(open_rows sl2vl.after "$LEAF_B" "$PORT_B" disc.after)" -gt 0 ] ||
+  die "$B's port $LEAF_B[$PORT_B] let nothing through before: nothing to check"
+for try in 1 2 3 4 5; do # OpenSM sends SL2VL after the forwarding tables
+  sim "$LAAS_SL2VL_DUMP" --fabric disc.recabled >sl2vl.recabled 2>sl2vl.recabled.err || die "laas-sl2vl-dump failed"
+  open_a=$(open_rows sl2vl.recabled "$LEAF_B" "$PORT_B" disc.recabled)
+  open_b=$(open_rows sl2vl.recabled "$LEAF_A" "$PORT_A" disc.recabled)
+  [ "$open_a" = 0 ] && [ "$open_b" = 0 ] && break
+  [ $try -lt 5 ] || die "SL2VL: $open_a rows let $A's packets through at $LEAF_B[$PORT_B] (B's old first hop), $open_b rows $B's at $LEAF_A[$PORT_A]"
+  sleep 1
+done
+grep -q '2 switch port(s) where another host is cabled drop every SL' osm.log ||
+  die "the log does not say the two ports drop every SL: $(grep 'keep the forwarding' osm.log | tail -1)"
+log "start failing closed after $A ($LEAF_A[$PORT_A]) and $B ($LEAF_B[$PORT_B]) swapped cables: their LIDs unrouted, both ports cut in SL2VL, $(wc -l <entries.kept.recabled) other entries as before"
+log "PASS tables_moved: a host whose LID moved, or that was re-cabled, while OpenSM was down gets no route and no first hop from tables.bin; every other entry as sent; routed afresh once OpenSM can route"
