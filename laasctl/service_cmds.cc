@@ -95,6 +95,14 @@ void print_state(const json& s) {
   if (s.contains("state_dir_not_answering"))
     std::cout << "STATE DIRECTORY: " << s["state_dir_not_answering"].get<std::string>()
               << "; routing from the last state it gave, changes refused\n";
+  if (s.contains("tables_file_error"))
+    std::cout << "TABLES FILE: " << s["tables_file_error"].get<std::string>() << " ("
+              << s.value("tables_file_write_failures", 0)
+              << " failed write(s) in all; a start that fails closed would give the switches "
+                 "older tables)\n";
+  else if (s.value("tables_file_write_failures", 0) > 0)
+    std::cout << "tables file: written; " << s["tables_file_write_failures"]
+              << " failed write(s) since the start\n";
   if (s.contains("free_pool"))
     std::cout << "free pool:  " << s["free_pool"].get<std::string>()
               << (s["free_pool"] == "open"

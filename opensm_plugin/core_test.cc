@@ -1,6 +1,7 @@
 // Unit tests of the plugin's OpenSM-free core: configuration, tenant files, allocations,
 // and the engine on model fabrics.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -336,7 +337,7 @@ TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
     ASSERT_TRUE(good.ok) << good.error;
     ASSERT_FALSE(good.tables.empty());
     auto sl2vl = std::make_shared<const routing::Sl2VlTables>(good.sl2vl);
-    first.keep_sent_tables(guids, good.tables, sl2vl);
+    first.keep_sent_tables({}, guids, good.tables, sl2vl);
     ASSERT_TRUE(first.service().io().idle(std::chrono::seconds(10)));
   }
   std::ifstream kept(dir.path() + "/tables.bin", std::ios::binary);
@@ -372,6 +373,129 @@ TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
   bool said = false;
   for (const auto& w : out.warnings) said |= w.find("tables.bin") != std::string::npos;
   EXPECT_TRUE(said) << "no warning names tables.bin";
+}
+
+namespace {
+
+// state.json holding only a term, as an SM that took the state over leaves it.
+void write_term(TempDir& dir, std::uint64_t term) {
+  service::PersistedState st;
+  st.term = term;
+  st.master = "0x0002c90000000001 'sm-other' LID 1";
+  dir.write("state.json", service::serialize_state(st));
+}
+
+struct Kept {
+  topology::Fabric fabric;
+  std::vector<Guid> guids;
+  RouteOutcome good;
+};
+
+Kept route_once(Engine& engine) {
+  Kept k;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  k.fabric = topology::build_model_fabric(tree).first;
+  k.guids.assign(k.fabric.nodes.size(), 0);
+  for (size_t i = 0; i < k.fabric.nodes.size(); ++i)
+    if (k.fabric.nodes[i].is_switch) k.guids[i] = k.fabric.nodes[i].guid;
+  k.good = routed(engine, k.fabric, 0);
+  return k;
+}
+
+bool exists(const std::string& path) { return std::ifstream(path).good(); }
+
+json call(Engine& engine, const std::string& method);  // below
+
+}  // namespace
+
+// tables.bin is written under the term this SM holds; a start refuses a file written in a term
+// older than the last master's (that master may have sent other tables and died before writing
+// them), and takes one from the last master's term.
+TEST(PluginEngine, TablesFromAnOlderTermThanTheLastMastersAreRefused) {
+  TempDir dir;
+  write_term(dir, 3);
+  {
+    Engine first(config_in(dir), quiet());
+    auto k = route_once(first);
+    ASSERT_TRUE(k.good.ok) << k.good.error;
+    first.keep_sent_tables({{1, {0x1, 0, 0}}}, k.guids, k.good.tables, nullptr);
+    ASSERT_TRUE(first.service().io().idle(std::chrono::seconds(10)));
+  }
+  ASSERT_TRUE(exists(dir.path() + "/tables.bin"));
+  // One take-over since (term 4, this SM's own without a provider): the last master's is 3.
+  write_term(dir, 4);
+  {
+    Engine next(config_in(dir), quiet());
+    route_once(next);
+    std::string why;
+    const auto saved = next.sent_tables(&why);
+    ASSERT_TRUE(saved) << why;
+    EXPECT_EQ(saved->stamp.term, 3u);
+    EXPECT_EQ(saved->lids.at(1).port, 0x1u);
+  }
+  // Two: a master held term 4 and wrote nothing.
+  write_term(dir, 5);
+  Engine later(config_in(dir), quiet());
+  route_once(later);
+  std::string why;
+  EXPECT_FALSE(later.sent_tables(&why));
+  EXPECT_NE(why.find("written in term 3"), std::string::npos) << why;
+}
+
+// A deposed master writes nothing: not while OpenSM says it is not master, not once another
+// SM took the state over (a newer term in state.json, checked under state.lock).
+TEST(PluginEngine, ADeposedMasterDoesNotReplaceTheTablesFile) {
+  TempDir dir;
+  write_term(dir, 3);
+  Engine engine(config_in(dir), quiet());
+  auto k = route_once(engine);
+  ASSERT_TRUE(k.good.ok) << k.good.error;
+  write_term(dir, 4);  // another SM took over meanwhile
+  engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
+  ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
+  EXPECT_FALSE(exists(dir.path() + "/tables.bin")) << "a deposed master's tables were written";
+  EXPECT_EQ(engine.service().tables_file_health()->write_failures.load(), 0);
+
+  TempDir standby_dir;
+  Engine standby(config_in(standby_dir), quiet());
+  standby.service().set_role_provider([] {
+    service::SmRole r;
+    r.state = service::SmState::kStandby;
+    return r;
+  });
+  standby.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
+  ASSERT_TRUE(standby.service().io().idle(std::chrono::seconds(10)));
+  EXPECT_FALSE(exists(standby_dir.path() + "/tables.bin")) << "a standby wrote tables.bin";
+}
+
+// A write that fails is counted in the metrics and said by status; the file is 0640 once
+// written.
+TEST(PluginEngine, AFailedTablesWriteIsCountedAndShown) {
+  TempDir dir;
+  Engine engine(config_in(dir), quiet());
+  auto k = route_once(engine);
+  ASSERT_TRUE(k.good.ok) << k.good.error;
+  // A directory where the file should be: the rename fails.
+  ASSERT_EQ(std::system(("mkdir -p '" + dir.path() + "/tables.bin/x'").c_str()), 0);
+  engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
+  ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
+  EXPECT_EQ(engine.service().tables_file_health()->write_failures.load(), 1);
+  const json status = call(engine, "status");
+  EXPECT_EQ(status.value("tables_file_write_failures", -1), 1) << status.dump();
+  EXPECT_NE(status.value("tables_file_error", "").find("tables.bin"), std::string::npos)
+      << status.dump();
+  EXPECT_NE(
+      call(engine, "metrics").value("text", "").find("laas_tables_file_write_failures_total 1\n"),
+      std::string::npos);
+  // Repaired: written, 0640, status no longer names an error (the count stays).
+  ASSERT_EQ(std::system(("rm -rf '" + dir.path() + "/tables.bin'").c_str()), 0);
+  k.good.tables[0].push_back(0xFF);  // other tables: not skipped as already written
+  engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
+  ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
+  struct stat st;
+  ASSERT_EQ(::stat((dir.path() + "/tables.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  EXPECT_FALSE(call(engine, "status").contains("tables_file_error"));
 }
 
 // The configuration file the packages install loads, with its documented defaults.

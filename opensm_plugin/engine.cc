@@ -161,7 +161,8 @@ Engine::Engine(Config config, service::Logger log)
     : config_(std::move(config)),
       log_(log),
       service_(service_config(config_), std::move(log)),
-      last_tables_(service_.io(), config_.sent_tables_file(), log_) {
+      last_tables_(service_.io(), config_.sent_tables_file(), config_.state_dir, log_,
+                   service_.tables_file_health()) {
   read_shared_files(std::chrono::seconds(10));
   // Changes made inside a routing run (the tenants file) are routed by that run: the service
   // asks for no other (service::Caller::routes_itself).
@@ -1077,26 +1078,67 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
 bool Engine::with_sent_tables(RouteOutcome& out) {
   if (out.saved_tables) return true;
   std::string why;
-  out.saved_tables = last_tables_.load(&why);
-  if (out.saved_tables)
+  out.saved_tables = sent_tables(&why);
+  if (out.saved_tables) {
+    const auto& stamp = out.saved_tables->stamp;
+    const long long age = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count() -
+                          stamp.written_at;
     out.info.push_back(
         "OpenSM has sent no table since its start: the switches get the tables "
         "this SM last sent (" +
         std::to_string(out.saved_tables->switches.size()) + " switches in " + last_tables_.path() +
-        ")");
-  else
+        ", written in term " + std::to_string(stamp.term) + " " + std::to_string(age) +
+        " s ago), where each LID still belongs to the port it belonged to then");
+  } else {
     out.warnings.push_back(
         "OpenSM has sent no table since its start and the tables last sent "
         "cannot be read (" +
         why + ")");
+  }
   return out.saved_tables != nullptr;
 }
 
-void Engine::keep_sent_tables(std::vector<Guid> switch_guids,
+// The file, unless a master held a newer term than the one it was written in: the state's
+// term is this SM's own once it took the state over (the last master's is the one before), or
+// the term last read otherwise.
+std::shared_ptr<const routing::SavedTables> Engine::sent_tables(std::string* why) const {
+  auto saved = last_tables_.load(why);
+  if (!saved) return saved;
+  bool held = false;
+  const std::uint64_t term = service_.state_term(&held);
+  const std::uint64_t last_term = held && term > 0 ? term - 1 : term;
+  const std::string refusal = routing::older_term_refusal(saved->stamp, last_term);
+  if (refusal.empty()) return saved;
+  *why = last_tables_.path() + ": " + refusal;
+  return nullptr;
+}
+
+// Only while this SM is master and holds the shared state's term: a deposed master's run
+// (OpenSM still thinks it is master, another SM took the state over) writes nothing; the
+// worker checks the term again under state.lock before the file is replaced.
+void Engine::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
                               std::vector<std::vector<std::uint8_t>> tables,
                               std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
   if (!config_.problems.empty()) return;
-  last_tables_.save(std::move(switch_guids), std::move(tables), std::move(sl2vl));
+  bool held = false;
+  routing::SavedStamp stamp;
+  stamp.term = service_.state_term(&held);
+  const service::SmRole sm = service_.role();
+  if (!sm.may_change_tenants() || !held) {
+    const std::string why = !sm.may_change_tenants()
+                                ? "this SM is " + sm.name() + ", not master"
+                                : "this SM does not hold the shared state's term";
+    if (why != tables_not_kept_)
+      log_(service::LogLevel::kError,
+           "laas: the tables sent are not kept in " + last_tables_.path() + ": " + why);
+    tables_not_kept_ = why;
+    return;
+  }
+  tables_not_kept_.clear();
+  last_tables_.save(stamp, std::move(lids), std::move(switch_guids), std::move(tables),
+                    std::move(sl2vl));
 }
 
 topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,

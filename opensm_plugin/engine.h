@@ -103,15 +103,15 @@ class Engine {
   // `failure` non-empty: the tables or the P_Keys did not reach the fabric (what failed).
   void on_routing_done(const std::string& failure = "");
   // Keeps the tables a successful run sent (per fabric node, handed over) in the state
-  // directory, for a start that must fail closed. Not with an invalid laas.yaml (which
-  // rewrites nothing).
-  void keep_sent_tables(std::vector<Guid> switch_guids,
+  // directory, with whom each LID belonged to (`lids`), for a start that must fail closed. Not
+  // with an invalid laas.yaml (which rewrites nothing), nor unless this SM is master and holds
+  // the shared state's term (a deposed master's write is fenced off).
+  void keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
                         std::vector<std::vector<std::uint8_t>> tables,
                         std::shared_ptr<const routing::Sl2VlTables> sl2vl);
-  // The tables kept by keep_sent_tables (null, with `why`, when none can be read).
-  std::shared_ptr<const routing::SavedTables> sent_tables(std::string* why) const {
-    return last_tables_.load(why);
-  }
+  // The tables kept by keep_sent_tables (null, with `why`, when none can be read, or they were
+  // written in a term older than the last master's).
+  std::shared_ptr<const routing::SavedTables> sent_tables(std::string* why) const;
   // A routing run's wall time and the LFT blocks it left to send, for the metrics.
   void record_routing_run(double seconds, long lft_blocks) {
     service_.record_routing(seconds, lft_blocks);
@@ -232,6 +232,7 @@ class Engine {
   };
   std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
   LastTables last_tables_;
+  std::string tables_not_kept_;  // why the last run's tables were not kept (logged once)
   routing::IncrementalRouting incremental_;  // the last run's model tables (routing thread)
   std::uint64_t queue_write();               // the number of the next queued write
   void queue_allocations(const Allocations& alloc);

@@ -1,10 +1,17 @@
 #include "opensm_plugin/last_tables.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "service/state_store.h"
@@ -16,31 +23,180 @@ struct LastTables::Shared {
   std::size_t written_hash = 0;  // of what the file holds (0: unknown)
 };
 
-LastTables::LastTables(service::StateIo& io, std::string path, service::Logger log)
-    : io_(io), path_(std::move(path)), log_(std::move(log)), shared_(std::make_shared<Shared>()) {}
+namespace {
 
-void LastTables::save(std::vector<topology::Guid> switch_guids,
+std::string errno_text() { return std::strerror(errno); }
+
+// A descriptor closed on every path.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// `bytes` in a new file next to `path` with a name of its own (SMs sharing the directory never
+// write into each other's), synced; returns its name.
+std::string stage(const std::string& path, const std::string& bytes) {
+  std::string tmp = path + ".tmp.XXXXXX";
+  Fd f;
+  f.fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (f.fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
+  try {
+    if (::fchmod(f.fd, 0640) != 0)
+      throw std::runtime_error("cannot set the mode of " + tmp + ": " + errno_text());
+    for (std::size_t done = 0; done < bytes.size();) {
+      const ssize_t n = ::write(f.fd, bytes.data() + done, bytes.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw std::runtime_error("cannot write " + tmp + ": " + errno_text());
+      done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(f.fd) != 0) throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  return tmp;
+}
+
+// state.lock, as StateStore takes it for every read-check-write of state.json: a take-over
+// never interleaves with the check of the term and the rename. Waited for 10 s at most.
+struct StateLock {
+  Fd f;
+  explicit StateLock(const std::string& path) {
+    f.fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    if (f.fd < 0) throw std::runtime_error("cannot open " + path + ": " + errno_text());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (::flock(f.fd, LOCK_EX | LOCK_NB) != 0) {
+      if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("cannot lock " + path + ": " +
+                                 (errno == EWOULDBLOCK ? "held for 10 s" : errno_text()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+};
+
+// Runs `act` under state.lock unless state.json names a term newer than `term` (then returns
+// why, and `act` is not run). Term 0 (no shared state) is not fenced.
+std::string fenced(const std::string& state_dir, std::uint64_t term,
+                   const std::function<void()>& act) {
+  if (term == 0) {
+    act();
+    return "";
+  }
+  const service::StateStore store(state_dir);
+  const StateLock lock(store.lock_path());
+  const service::PersistedState disk = store.load();
+  if (disk.term > term)
+    return "SM " + disk.master + " took the state over (term " + std::to_string(disk.term) +
+           ") after this SM's term " + std::to_string(term);
+  act();
+  return "";
+}
+
+// Publishes `tmp` as `path` unless a newer term fences it off (then `tmp` goes, and why is
+// returned).
+std::string publish_fenced(const std::string& tmp, const std::string& path,
+                           const std::string& state_dir, std::uint64_t term) {
+  std::string why;
+  try {
+    why = fenced(state_dir, term, [&] {
+      if (::rename(tmp.c_str(), path.c_str()) != 0)
+        throw std::runtime_error("cannot replace " + path + ": " + errno_text());
+    });
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (!why.empty()) {
+    ::unlink(tmp.c_str());
+    return why;
+  }
+  const Fd dir{::open(state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+  if (dir.fd < 0 || ::fsync(dir.fd) != 0)
+    throw std::runtime_error(path + " was replaced but " + state_dir +
+                             " could not be synced: " + errno_text());
+  return "";
+}
+
+// After a failed write: the older file goes, fenced like a write (a newer master's file
+// stays). What happened, for the log.
+std::string remove_older(const std::string& path, const std::string& state_dir,
+                         std::uint64_t term) {
+  try {
+    bool removed = false;
+    const std::string why = fenced(state_dir, term, [&] {
+      removed = ::unlink(path.c_str()) == 0 || errno == ENOENT;
+      if (!removed) throw std::runtime_error(errno_text());
+    });
+    if (!why.empty()) return "the file stays: " + why;
+    return "the older file is removed (a start failing closed gets no tables it cannot vouch for)";
+  } catch (const std::exception& e) {
+    return std::string("the older file could not be removed either (") + e.what() + ")";
+  }
+}
+
+}  // namespace
+
+LastTables::LastTables(service::StateIo& io, std::string path, std::string state_dir,
+                       service::Logger log, std::shared_ptr<service::TablesFileHealth> health)
+    : io_(io),
+      path_(std::move(path)),
+      state_dir_(std::move(state_dir)),
+      log_(std::move(log)),
+      shared_(std::make_shared<Shared>()),
+      health_(std::move(health)) {}
+
+void LastTables::save(routing::SavedStamp stamp, routing::LidOwners lids,
+                      std::vector<topology::Guid> switch_guids,
                       std::vector<std::vector<std::uint8_t>> tables,
                       std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
-  auto job = [guids = std::move(switch_guids), tables = std::move(tables), sl2vl = std::move(sl2vl),
-              path = path_, shared = shared_, log = log_] {
+  auto job = [stamp, lids = std::move(lids), guids = std::move(switch_guids),
+              tables = std::move(tables), sl2vl = std::move(sl2vl), path = path_, dir = state_dir_,
+              shared = shared_, health = health_, log = log_] {
     try {
-      const std::string bytes =
-          routing::encode_saved_tables(guids, tables, sl2vl ? *sl2vl : routing::Sl2VlTables());
-      const std::size_t hash = std::hash<std::string>()(bytes);
+      // The hash leaves the write time out: the same tables under the same term and owners are
+      // not written again.
+      routing::SavedStamp timeless = stamp;
+      timeless.written_at = 0;
+      const std::size_t hash = std::hash<std::string>()(routing::encode_saved_tables(
+          timeless, lids, guids, tables, sl2vl ? *sl2vl : routing::Sl2VlTables()));
       {
         std::lock_guard<std::mutex> lock(shared->mu);
         if (hash == shared->written_hash) return;
         shared->written_hash = 0;  // unknown until written
       }
-      const auto slash = path.rfind('/');
-      if (slash != std::string::npos) ::mkdir(path.substr(0, slash).c_str(), 0755);
-      service::write_file_atomically(path, bytes, 0644);
+      routing::SavedStamp now = stamp;
+      now.written_at = std::chrono::duration_cast<std::chrono::seconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+      const std::string bytes = routing::encode_saved_tables(
+          now, lids, guids, tables, sl2vl ? *sl2vl : routing::Sl2VlTables());
+      ::mkdir(dir.c_str(), 0750);
+      const std::string fenced = publish_fenced(stage(path, bytes), path, dir, stamp.term);
+      if (!fenced.empty()) {
+        log(service::LogLevel::kError, "laas: the tables sent are not kept in " + path + ": " +
+                                           fenced + "; the new master's stand");
+        return;
+      }
       std::lock_guard<std::mutex> lock(shared->mu);
       shared->written_hash = hash;
+      if (health) {
+        std::lock_guard<std::mutex> health_lock(health->mu);
+        health->last_error.clear();
+      }
     } catch (const std::exception& e) {
-      log(service::LogLevel::kError, "laas: cannot keep the tables sent in " + path + ": " +
-                                         e.what() + "; written again after the next routing run");
+      // An older file would give a start that fails closed tables the switches no longer hold:
+      // it goes (when the directory lets it and no newer master wrote it).
+      const std::string line = "cannot keep the tables sent in " + path + ": " + e.what() + "; " +
+                               remove_older(path, dir, stamp.term);
+      log(service::LogLevel::kError,
+          "laas: " + line + "; written again after the next routing run");
+      if (health) {
+        health->write_failures.fetch_add(1);
+        std::lock_guard<std::mutex> health_lock(health->mu);
+        health->last_error = line;
+      }
     }
   };
   // A newer run's tables replace a write still queued: a hung directory holds one at most.

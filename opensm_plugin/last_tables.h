@@ -3,6 +3,14 @@
 // must fail closed has nothing else to keep). Written on the state directory's worker after
 // every routing run whose tables changed -- the run hands its tables over, nothing is copied
 // -- and read only when a run fails closed before OpenSM has sent anything since its start.
+//
+// Fenced like state.json: the engine hands tables over only while this SM is master and holds
+// the shared state's term, and the worker publishes the file only while state.json names no
+// newer term (checked under state.lock, the file staged beforehand so the lock is held for a
+// rename), so a deposed master never replaces the new master's tables. A failed write is
+// counted (laas_tables_file_write_failures_total, laasctl status) and removes the file it could
+// not replace: an older file would give a start that fails closed tables the switches no
+// longer hold. Mode 0640, like every file the plugin writes there.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +20,7 @@
 
 #include "routing/saved_tables.h"
 #include "routing/sl2vl.h"
+#include "service/service_state.h"
 #include "service/state_io.h"
 #include "service/tenant_service.h"
 
@@ -19,12 +28,17 @@ namespace laas::plugin {
 
 class LastTables {
  public:
-  LastTables(service::StateIo& io, std::string path, service::Logger log);
+  // `state_dir`: where state.json is (its term fences the write; its lock file is taken);
+  // `health`: where failed writes are counted.
+  LastTables(service::StateIo& io, std::string path, std::string state_dir, service::Logger log,
+             std::shared_ptr<service::TablesFileHealth> health);
 
   const std::string& path() const { return path_; }
   // Queues the write of one run's tables (per fabric node; `switch_guids` 0 for nodes that are
-  // not switches). Skipped when they equal what the file already holds.
-  void save(std::vector<topology::Guid> switch_guids, std::vector<std::vector<std::uint8_t>> tables,
+  // not switches), with whom each LID belonged to and the term they were sent in. Skipped when
+  // they equal what the file already holds.
+  void save(routing::SavedStamp stamp, routing::LidOwners lids,
+            std::vector<topology::Guid> switch_guids, std::vector<std::vector<std::uint8_t>> tables,
             std::shared_ptr<const routing::Sl2VlTables> sl2vl);
   // The file as last written, read on the worker (at most the I/O deadline). Null, with `why`
   // set, when there is none, it cannot be read or decoded, or the directory does not answer.
@@ -35,8 +49,10 @@ class LastTables {
  private:
   service::StateIo& io_;
   std::string path_;
+  std::string state_dir_;
   service::Logger log_;
   std::shared_ptr<Shared> shared_;
+  std::shared_ptr<service::TablesFileHealth> health_;
 };
 
 }  // namespace laas::plugin

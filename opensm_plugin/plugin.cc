@@ -466,16 +466,48 @@ void restore_sl2vl(Plugin* plugin, const std::vector<osm_switch_t*>& switches,
   plugin->sl2vl = std::move(sl2vl);
 }
 
+// Whom every LID belongs to in the fabric OpenSM sees now: the port GUID and, for a host
+// port, the switch port it is cabled to. Read with the tables a run sends (kept with them in
+// tables.bin) and again at a start that gives those tables back.
+laas::routing::LidOwners lid_owners(osm_opensm_t* osm) {
+  laas::routing::LidOwners owners;
+  cl_qmap_t* tbl = &osm->subn.port_guid_tbl;
+  for (cl_map_item_t* it = cl_qmap_head(tbl); it != cl_qmap_end(tbl); it = cl_qmap_next(it)) {
+    auto* port = reinterpret_cast<osm_port_t*>(it);
+    uint16_t min_lid = 0, max_lid = 0;
+    osm_port_get_lid_range_ho(port, &min_lid, &max_lid);
+    if (min_lid == 0) continue;
+    laas::routing::LidOwner owner;
+    owner.port = cl_ntoh64(osm_port_get_guid(port));
+    if (port->p_node && osm_node_get_type(port->p_node) != IB_NODE_TYPE_SWITCH && port->p_physp)
+      if (osm_physp_t* remote = osm_physp_get_remote(port->p_physp)) {
+        owner.switch_guid = cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(remote)));
+        owner.switch_port = osm_physp_get_port_num(remote);
+      }
+    for (unsigned lid = min_lid; lid <= max_lid && lid <= IB_LID_UCAST_END_HO; ++lid)
+      owners[static_cast<laas::topology::Lid>(lid)] = owner;
+  }
+  return owners;
+}
+
 // Failing closed with nothing computed: every switch keeps what it holds. OpenSM cleared
 // new_lft before calling the engine; sw->lft is its record of what each switch was sent. A
 // switch it has sent nothing since its start gets the table `saved` records for it (what this
-// SM last sent it), or nothing when there is none.
+// SM last sent it) where each LID still belongs to the port, at the place, it belonged to then
+// (routing::restorable: a moved host gets no other port's routes), or nothing when there is
+// none.
 struct Kept {
   size_t held = 0, restored = 0, unknown = 0;
+  laas::routing::RestoreReport report;
 };
 Kept keep_switch_tables(Plugin* plugin, const std::vector<osm_switch_t*>& switches,
                         const laas::routing::SavedTables* saved) {
   Kept kept;
+  laas::routing::SavedTables fitted;
+  if (saved) {
+    fitted = laas::routing::restorable(*saved, lid_owners(plugin->osm), &kept.report);
+    saved = &fitted;
+  }
   for (osm_switch_t* sw : switches) {
     if (!sw || !sw->new_lft || !sw->lft) continue;
     if (holds_routes(sw)) {
@@ -506,6 +538,19 @@ std::string kept_line(const Kept& kept) {
   if (kept.restored > 0)
     line += "; " + std::to_string(kept.restored) +
             " get the tables this SM last sent them (OpenSM has sent nothing since its start)";
+  const auto& r = kept.report;
+  if (kept.restored > 0 && !r.moved.empty()) {
+    std::string lids;
+    for (size_t i = 0; i < r.moved.size() && i < 8; ++i)
+      lids += (i ? "," : "") + std::to_string(r.moved[i]);
+    if (r.moved.size() > 8) lids += ",...";
+    line += "; " + std::to_string(r.moved.size()) + " LID(s) (" + lids +
+            ") belong to another port or place than when those were sent: their " +
+            std::to_string(r.entries_dropped) + " entries are left unreachable" +
+            (r.ports_cut ? ", and " + std::to_string(r.ports_cut) +
+                               " switch port(s) where another host is cabled drop every SL"
+                         : std::string());
+  }
   if (kept.unknown > 0)
     line += "; " + std::to_string(kept.unknown) + " with no table known are left without routes";
   return line;
@@ -642,7 +687,8 @@ void hand_over_sent_tables(Plugin* plugin, const Fabric& fabric,
   std::vector<laas::topology::Guid> switch_guids(fabric.nodes.size(), 0);
   for (size_t i = 0; i < fabric.nodes.size(); ++i)
     if (fabric.nodes[i].is_switch) switch_guids[i] = fabric.nodes[i].guid;
-  plugin->engine->keep_sent_tables(std::move(switch_guids), std::move(tables), plugin->sl2vl);
+  plugin->engine->keep_sent_tables(lid_owners(plugin->osm), std::move(switch_guids),
+                                   std::move(tables), plugin->sl2vl);
 }
 
 int route_fabric(Plugin* plugin) {

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <stdexcept>
 
 namespace laas::routing {
 namespace {
 
-constexpr char kMagic[8] = {'L', 'A', 'A', 'S', 'T', 'B', 'L', '1'};
+constexpr char kMagic[8] = {'L', 'A', 'A', 'S', 'T', 'B', 'L', '2'};
+// Format 1 recorded no LID owners and no term: refused by name, so the log says why.
+constexpr char kMagicV1[8] = {'L', 'A', 'A', 'S', 'T', 'B', 'L', '1'};
+constexpr std::size_t kLidRecord = 2 + 8 + 8 + 1;
 
 std::uint64_t fnv1a(const char* data, std::size_t n) {
   std::uint64_t h = 0xcbf29ce484222325ull;
@@ -55,19 +59,29 @@ class Reader {
 
 }  // namespace
 
-std::string encode_saved_tables(const std::vector<topology::Guid>& switch_guids,
+std::string encode_saved_tables(const SavedStamp& stamp, const LidOwners& lids,
+                                const std::vector<topology::Guid>& switch_guids,
                                 const std::vector<std::vector<std::uint8_t>>& tables,
                                 const Sl2VlTables& sl2vl) {
   std::string out(kMagic, sizeof kMagic);
   const std::size_t nodes = std::min(switch_guids.size(), tables.size());
   std::uint32_t count = 0;
   for (std::size_t i = 0; i < nodes; ++i) count += switch_guids[i] != 0;
-  std::size_t bytes = out.size() + 4 + 8;
+  std::size_t bytes = out.size() + 8 + 8 + 4 + kLidRecord * lids.size() + 4 + 8;
   for (std::size_t i = 0; i < nodes; ++i)
     if (switch_guids[i] != 0)
       bytes +=
           8 + 4 + tables[i].size() + 2 + (i < sl2vl.drops.size() ? 2 * sl2vl.drops[i].size() : 0);
   out.reserve(bytes);
+  put<std::uint64_t>(out, stamp.term);
+  put<std::uint64_t>(out, static_cast<std::uint64_t>(stamp.written_at));
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(lids.size()));
+  for (const auto& [lid, owner] : lids) {
+    put<std::uint16_t>(out, lid);
+    put<std::uint64_t>(out, owner.port);
+    put<std::uint64_t>(out, owner.switch_guid);
+    put<std::uint8_t>(out, static_cast<std::uint8_t>(owner.switch_port));
+  }
   put<std::uint32_t>(out, count);
   for (std::size_t i = 0; i < nodes; ++i) {
     if (switch_guids[i] == 0) continue;
@@ -85,8 +99,14 @@ std::string encode_saved_tables(const std::vector<topology::Guid>& switch_guids,
 }
 
 SavedTables decode_saved_tables(const std::string& bytes) {
-  if (bytes.size() < sizeof kMagic + 4 + 8 || std::memcmp(bytes.data(), kMagic, sizeof kMagic))
-    throw std::runtime_error("not a saved-tables file (no LAASTBL1 header)");
+  if (bytes.size() >= sizeof kMagicV1 && !std::memcmp(bytes.data(), kMagicV1, sizeof kMagicV1))
+    throw std::runtime_error(
+        "written in format 1 (LAASTBL1, before LID owners and terms were recorded): refused, "
+        "as nothing in it tells a moved host from an unmoved one; the next routing run that "
+        "sends tables writes format 2");
+  if (bytes.size() < sizeof kMagic + 8 + 8 + 4 + 4 + 8 ||
+      std::memcmp(bytes.data(), kMagic, sizeof kMagic))
+    throw std::runtime_error("not a saved-tables file (no LAASTBL2 header)");
   const std::size_t body = bytes.size() - 8;
   Reader sum(bytes, bytes.size());
   sum.take(body, "the body");
@@ -95,6 +115,18 @@ SavedTables decode_saved_tables(const std::string& bytes) {
   Reader in(bytes, body);
   in.take(sizeof kMagic, "the header");
   SavedTables saved;
+  saved.stamp.term = in.get<std::uint64_t>("the term");
+  saved.stamp.written_at = static_cast<std::int64_t>(in.get<std::uint64_t>("the write time"));
+  const auto lids = in.get<std::uint32_t>("the LID count");
+  for (std::uint32_t l = 0; l < lids; ++l) {
+    const auto lid = in.get<std::uint16_t>("a LID");
+    LidOwner owner;
+    owner.port = in.get<std::uint64_t>("a LID's port GUID");
+    owner.switch_guid = in.get<std::uint64_t>("a LID's switch GUID");
+    owner.switch_port = in.get<std::uint8_t>("a LID's switch port");
+    if (lid == 0 || !saved.lids.emplace(lid, owner).second)
+      throw std::runtime_error("LID " + std::to_string(lid) + " listed twice or invalid");
+  }
   const auto count = in.get<std::uint32_t>("the switch count");
   for (std::uint32_t s = 0; s < count; ++s) {
     const auto guid = in.get<std::uint64_t>("a switch GUID");
@@ -111,6 +143,74 @@ SavedTables decode_saved_tables(const std::string& bytes) {
   }
   if (!in.done()) throw std::runtime_error("bytes left after the last switch");
   return saved;
+}
+
+std::string older_term_refusal(const SavedStamp& saved, std::uint64_t last_term) {
+  if (last_term == 0 || saved.term >= last_term) return "";
+  return "written in term " + std::to_string(saved.term) + ", but a master held term " +
+         std::to_string(last_term) +
+         " since: the tables it sent may differ (it was killed before writing them, or could "
+         "not), so these are refused";
+}
+
+SavedTables restorable(const SavedTables& saved, const LidOwners& now, RestoreReport* report) {
+  RestoreReport r;
+  // keep[lid]: the LID belongs to the same port at the same place as when the tables were sent.
+  std::size_t top = 0;
+  for (const auto& sw : saved.switches) top = std::max(top, sw.second.lft.size());
+  std::vector<char> keep(top, 0);
+  std::set<topology::Lid> moved;
+  for (const auto& [lid, owner] : saved.lids) {
+    auto it = now.find(lid);
+    if (it != now.end() && it->second == owner) {
+      if (lid < top) keep[lid] = 1;
+    } else {
+      moved.insert(lid);
+    }
+  }
+  for (const auto& entry : now)
+    if (!saved.lids.count(entry.first)) moved.insert(entry.first);
+  r.moved.assign(moved.begin(), moved.end());
+  // Switch ports where the host port cabled then is not the one cabled now.
+  std::map<std::pair<topology::Guid, int>, topology::Guid> then_at, now_at;
+  for (const auto& entry : saved.lids)
+    if (entry.second.switch_guid)
+      then_at[{entry.second.switch_guid, entry.second.switch_port}] = entry.second.port;
+  for (const auto& entry : now)
+    if (entry.second.switch_guid)
+      now_at[{entry.second.switch_guid, entry.second.switch_port}] = entry.second.port;
+  std::map<topology::Guid, std::vector<int>> cut;
+  for (const auto& [at, port] : then_at) {
+    auto it = now_at.find(at);
+    if (it == now_at.end() || it->second != port) cut[at.first].push_back(at.second);
+  }
+  for (const auto& [at, port] : now_at)
+    if (!then_at.count(at)) cut[at.first].push_back(at.second);
+
+  SavedTables out;
+  out.stamp = saved.stamp;
+  out.lids = saved.lids;
+  for (const auto& [guid, sent] : saved.switches) {
+    SwitchTables t = sent;
+    for (std::size_t lid = 0; lid < t.lft.size(); ++lid)
+      if (t.lft[lid] != 0xFF && !keep[lid]) {
+        t.lft[lid] = 0xFF;
+        ++r.entries_dropped;
+      }
+    auto c = cut.find(guid);
+    if (c != cut.end() && t.ports > 0)
+      for (int p : c->second) {
+        if (p <= 0 || p >= t.ports) continue;
+        for (int q = 0; q < t.ports; ++q) {
+          t.drops[static_cast<std::size_t>(p) * t.ports + q] = kAllSls;
+          t.drops[static_cast<std::size_t>(q) * t.ports + p] = kAllSls;
+        }
+        ++r.ports_cut;
+      }
+    out.switches.emplace(guid, std::move(t));
+  }
+  if (report) *report = std::move(r);
+  return out;
 }
 
 }  // namespace laas::routing

@@ -109,6 +109,11 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
   f.push_back(gauge("laas_free_pool_open",
                     "1 while hosts without a tenant reach each other (free_pool: open)",
                     st_.config.free_pool_open ? 1 : 0));
+  f.push_back({"laas_tables_file_write_failures_total",
+               "Failed writes of tables.bin, the tables last sent that a start failing closed "
+               "gives back (laasctl status says the last error)",
+               "counter",
+               {{{}, static_cast<double>(st_.tables_file->write_failures.load())}}});
   f.push_back({"laas_takeovers_total",
                "Times this SM took the tenant state over as master",
                "counter",

@@ -94,6 +94,15 @@ struct SmSeen {
 enum class LogLevel { kInfo, kWarning, kError };
 using Logger = std::function<void(LogLevel, const std::string&)>;
 
+// tables.bin's writes (opensm_plugin/last_tables.cc, on the state directory's worker): the
+// metrics and status count the failures, so a file that stopped following the switches is
+// seen before a start has to use it.
+struct TablesFileHealth {
+  std::atomic<long> write_failures{0};
+  mutable std::mutex mu;
+  std::string last_error;  // empty: the last write succeeded (or none was tried)
+};
+
 struct ServiceState {
   ServiceState(ServiceConfig config, Logger log);
   ServiceState(const ServiceState&) = delete;
@@ -142,6 +151,7 @@ struct ServiceState {
   mutable std::vector<long> largest_key;                  // what largest was computed for
   mutable int largest = 0;
   std::shared_ptr<std::atomic<bool>> metrics_file_failing = std::make_shared<std::atomic<bool>>();
+  std::shared_ptr<TablesFileHealth> tables_file = std::make_shared<TablesFileHealth>();
   bool loaded = false;
   bool interrupted = false;
   CancelSignal stopping;  // set by interrupt_waits(): resume checks watch it

@@ -871,6 +871,12 @@ void TenantService::set_weak_keys(const std::string& what) {
   st_.weak_keys = what;
 }
 
+std::uint64_t TenantService::state_term(bool* held) const {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  *held = shared_.holds_term();
+  return st_.persisted.term;
+}
+
 std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& self,
                                                               bool state_expected) {
   return shared_.take_over_if_needed(self, state_expected);

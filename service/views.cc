@@ -74,6 +74,11 @@ json ServiceViews::status() const {
   if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
   if (const std::string hung = st_.io->not_answering(); !hung.empty())
     s["state_dir_not_answering"] = hung;
+  s["tables_file_write_failures"] = st_.tables_file->write_failures.load();
+  {
+    std::lock_guard<std::mutex> tables_lock(st_.tables_file->mu);
+    if (!st_.tables_file->last_error.empty()) s["tables_file_error"] = st_.tables_file->last_error;
+  }
   s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
   if (st_.unaccepted_sms > 0) s["unaccepted_sms"] = st_.unaccepted_sms;
   if (!st_.weak_keys.empty()) s["weak_keys"] = st_.weak_keys;
