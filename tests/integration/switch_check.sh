@@ -104,6 +104,9 @@ for sw in "$LEAF" "$SPINE"; do
   grep -q "($sw): LFT block [0-9]* (LIDs .*) differs from what this SM sent" osm.log ||
     die "the log does not name $sw and its block"
 done
+ctl status >status.tool || die "laasctl status failed"
+grep -q "WARNING: *$((m1)) LFT block(s) read back from the switches differed" status.tool ||
+  die "laasctl status does not warn: $(cat status.tool)"
 log "counted ($m0 -> $m1 in laas_switch_table_mismatches_total), named in laasctl audit: $(jq -c '[.switch_check.switches[] | {name, mismatches}]' audit.tool.json), logged: $(grep -m1 'differs from what this SM sent' osm.log | sed 's/^.*laas: //')"
 
 # 2. A tenant's OpenSM with another SM_Key: a second master that rewrites the tables (minhop).
