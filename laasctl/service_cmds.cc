@@ -117,6 +117,10 @@ void print_warnings(const json& s) {
   if (s.value("unaccepted_sms", 0) > 0)
     std::cout << "WARNING:    " << s["unaccepted_sms"]
               << " subnet manager(s) nobody trusts are on the fabric (laasctl sm list)\n";
+  if (s.contains("switch_check") && s["switch_check"].value("mismatches", 0) > 0)
+    std::cout << "WARNING:    " << s["switch_check"]["mismatches"]
+              << " LFT block(s) read back from the switches differed from what this SM sent "
+                 "and were sent again (laasctl audit names the switches)\n";
   if (s.contains("duplicate_host_names")) {
     std::cout << "WARNING:    hosts share node descriptions (placement by these names is "
                  "refused; use GUIDs):\n";

@@ -93,6 +93,8 @@ void apply_key(const std::string& path, const std::string& key, const YAML::Node
     c.routing_threads =
         int_between(v, 0, routing::kMaxThreads,
                     "between 0 (one per core) and " + std::to_string(routing::kMaxThreads));
+  } else if (key == "switch_check_interval") {
+    c.switch_check_interval_s = int_between(v, 0, 86400, "between 0 (no check) and 86400 seconds");
   } else if (key == "manage_partitions") {
     c.manage_partitions = v.as<bool>();
   } else if (key == "partitions_base") {

@@ -63,6 +63,11 @@ struct Config {
   // Threads of a routing run (the tables and OpenSM's hop matrices; the result is the same for
   // any count). 0: one per core, at most routing::kMaxThreads; 1 keeps it on OpenSM's thread.
   int routing_threads = 0;
+  // Seconds between the starts of two passes of the switch check: every LFT block of every
+  // switch read back and compared with what this SM sent, a difference logged, counted and
+  // sent again (service/switch_check.h). The reads of a pass are spread over 80% of it, at
+  // most 2,000 a second. 0: no check.
+  int switch_check_interval_s = 300;
   // Keep OpenSM's partition_config_file current with one partition per tenant (written
   // atomically, validated, re-read by OpenSM on the heavy sweep the plugin requests); a tenant
   // change succeeds only when the file was written. On by default: routing alone cannot

@@ -106,6 +106,19 @@ TEST(PluginConfig, DefaultsAndKeys) {
   EXPECT_EQ(c.management, (std::vector<std::uint64_t>{0x10, 0x20}));
   EXPECT_EQ(c.tenants_poll_ms, 0);
   EXPECT_EQ(c.routing_threads, 0);  // the default
+  EXPECT_EQ(c.switch_check_interval_s, 300);
+  dir.write("check.yaml", "switch_check_interval: 0\n");
+  EXPECT_EQ(load_config(dir.path() + "/check.yaml").switch_check_interval_s, 0);
+  for (const char* bad : {"switch_check_interval: -1\n", "switch_check_interval: 86401\n",
+                          "switch_check_interval: soon\n"}) {
+    dir.write("check_bad.yaml", bad);
+    const Config b = check_config(dir.path() + "/check_bad.yaml");
+    ASSERT_EQ(b.problems.size(), 1u) << bad;
+    EXPECT_NE(b.problems[0].find("check_bad.yaml:1: key 'switch_check_interval'"),
+              std::string::npos)
+        << b.problems[0];
+    EXPECT_EQ(b.switch_check_interval_s, 300) << bad;
+  }
   dir.write("threads.yaml", "routing_threads: 1\n");
   EXPECT_EQ(load_config(dir.path() + "/threads.yaml").routing_threads, 1);
   dir.write("threads9.yaml", "routing_threads: 9\n");

@@ -41,6 +41,7 @@
 #include <unordered_map>
 
 #include "opensm_plugin/engine.h"
+#include "opensm_plugin/lft_check.h"
 #include "opensm_plugin/subnet_managers.h"
 #include "routing/routing.h"
 #include "routing/switch_hops.h"
@@ -81,6 +82,8 @@ struct Plugin {
   // heavy sweep; and whether partitions.conf changed since it last ran.
   int (*pkey_mgr)(osm_opensm_t*) = nullptr;
   std::atomic<bool> partitions_pending{false};
+  // The switch check (opensm_plugin/lft_check.h): LFT blocks read back and repaired.
+  std::unique_ptr<laas::plugin::LftCheck> lft_check;
 };
 
 void log_line(osm_opensm_t* osm, osm_log_level_t level, const std::string& msg) {
@@ -295,7 +298,14 @@ nlohmann::json audit_live(Plugin* plugin) {
     for (const auto& p : node.ports) width = std::max<size_t>(width, p.lid + 1u);
   for (size_t i = 0; i < tables.size(); ++i)
     if (fabric.nodes[i].is_switch) tables[i].resize(width, 0xFF);
-  return plugin->engine->audit(fabric, tables, sm_guid, qos ? &sl2vl : nullptr, &mfts, &members);
+  auto report =
+      plugin->engine->audit(fabric, tables, sm_guid, qos ? &sl2vl : nullptr, &mfts, &members);
+  // What the switch check read back: per switch, the blocks that differed from what this SM
+  // sent (OpenSM's copy above holds what the switches answered until they are sent again).
+  if (plugin->lft_check && plugin->lft_check->bookkeeping()->enabled())
+    report["switch_check"] =
+        plugin->lft_check->bookkeeping()->report(laas::service::SwitchCheck::Clock::now());
+  return report;
 }
 
 // OpenSM's min-hop matrices (sw->hops), which only its dumps (opensm-lid-matrix.dump,
@@ -310,6 +320,9 @@ int fill_lid_matrices(Plugin* plugin);
 
 int build_lid_matrices(void* context) {
   auto* plugin = static_cast<Plugin*>(context);
+  // The first callback of every unicast routing pass (whichever engine then routes): reads
+  // of the switch check sent before it are not compared.
+  if (plugin->lft_check) plugin->lft_check->routing_started();
   try {
     return fill_lid_matrices(plugin);
   } catch (const std::exception& e) {
@@ -497,7 +510,7 @@ laas::routing::LidOwners lid_owners(osm_opensm_t* osm) {
 // (routing::restorable: a moved host gets no other port's routes), or nothing when there is
 // none.
 struct Kept {
-  size_t held = 0, restored = 0, unknown = 0;
+  size_t held = 0, restored = 0, unknown = 0, repaired = 0;
   laas::routing::RestoreReport report;
 };
 Kept keep_switch_tables(Plugin* plugin, const std::vector<osm_switch_t*>& switches,
@@ -512,6 +525,9 @@ Kept keep_switch_tables(Plugin* plugin, const std::vector<osm_switch_t*>& switch
     if (!sw || !sw->new_lft || !sw->lft) continue;
     if (holds_routes(sw)) {
       std::memcpy(sw->new_lft, sw->lft, sw->lft_size);
+      // OpenSM's copy holds what the switch check read back: blocks it found rewritten get
+      // what this SM sent instead.
+      if (plugin->lft_check) kept.repaired += plugin->lft_check->restore_found(sw);
       ++kept.held;
       continue;
     }
@@ -553,6 +569,9 @@ std::string kept_line(const Kept& kept) {
   }
   if (kept.unknown > 0)
     line += "; " + std::to_string(kept.unknown) + " with no table known are left without routes";
+  if (kept.repaired > 0)
+    line += "; " + std::to_string(kept.repaired) +
+            " LFT block(s) the switch check found rewritten get what this SM sent";
   return line;
 }
 
@@ -562,6 +581,7 @@ int route_fabric(Plugin* plugin);
 // and nothing may hand a fabric with tenants to the next engine by accident.
 int build_fwd_tables(void* context) {
   auto* plugin = static_cast<Plugin*>(context);
+  if (plugin->lft_check) plugin->lft_check->routing_started();
   try {
     return route_fabric(plugin);
   } catch (const std::exception& e) {
@@ -722,6 +742,7 @@ int route_fabric(Plugin* plugin) {
   for (size_t i = 0; i < fabric.nodes.size(); ++i)
     if (fabric.nodes[i].is_switch) plugin->node_of_guid[fabric.nodes[i].guid] = static_cast<int>(i);
   const size_t filled = fill_new_lfts(switches, outcome.tables);
+  if (plugin->lft_check) plugin->lft_check->tables_computed();
   const auto sent = blocks_to_send(osm, switches);
   const auto t_end = std::chrono::steady_clock::now();
   char timing[400];
@@ -912,6 +933,13 @@ void connect_service(Plugin* plugin) {
     osm_sm_sweep(&o->sm);
   });
   service.set_audit_hook([plugin] { return audit_live(plugin); });
+  plugin->lft_check = std::make_unique<laas::plugin::LftCheck>(
+      osm, plugin->engine->config().switch_check_interval_s,
+      [osm](bool error, const std::string& line) {
+        log_line(osm, error ? OSM_LOG_ERROR : OSM_LOG_INFO, line);
+      },
+      [osm] { request_reroute(osm); });
+  service.set_switch_check(plugin->lft_check->bookkeeping());
 }
 
 // The control socket; without it OpenSM and the routing go on (tenants.yaml still works).
@@ -943,6 +971,25 @@ void start_watcher(Plugin* plugin) {
   }
 }
 
+void start_switch_check(Plugin* plugin) {
+  const int interval = plugin->engine->config().switch_check_interval_s;
+  if (interval <= 0) {
+    log_line(plugin->osm, OSM_LOG_INFO,
+             "switch check off (switch_check_interval 0): LFTs rewritten behind OpenSM's back "
+             "are not found");
+    return;
+  }
+  try {
+    plugin->lft_check->start();
+    log_line(plugin->osm, OSM_LOG_INFO,
+             "switch check: every LFT block read back every " + std::to_string(interval) + " s");
+  } catch (const std::system_error& e) {
+    log_line(plugin->osm, OSM_LOG_ERROR,
+             std::string("cannot start the switch check's thread: ") + e.what() +
+                 "; LFTs rewritten behind OpenSM's back are not found");
+  }
+}
+
 void* start(osm_opensm_t* osm) {
   auto plugin = std::make_unique<Plugin>();
   plugin->osm = osm;
@@ -969,6 +1016,7 @@ void* start(osm_opensm_t* osm) {
   start_socket(plugin.get(), config);
   // The engine is registered with OpenSM by now: whatever fails here, the plugin must live.
   start_watcher(plugin.get());
+  start_switch_check(plugin.get());
   return plugin.release();
 }
 
@@ -981,6 +1029,7 @@ void remove_plugin(void* data) {
   }
   plugin->cv.notify_all();
   if (plugin->watcher.joinable()) plugin->watcher.join();
+  if (plugin->lft_check) plugin->lft_check->stop();
   if (plugin->socket) plugin->socket->stop();
   delete plugin;
 }
@@ -1105,6 +1154,11 @@ void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
     // This SM's role may have changed (standby, discovering) or a sweep found another SM:
     // the watcher looks now rather than at its next tick.
     plugin->cv.notify_all();
+  } else if (event == OSM_EVENT_ID_LFT_CHANGE && event_data && plugin->lft_check) {
+    // OpenSM's LFT receiver stored a block a switch answered (a Get of the switch check, or a
+    // Set's answer, which the check ignores), its lock held: compare, never take it here.
+    const auto* lft = static_cast<const osm_epi_lft_change_event_t*>(event_data);
+    if (lft->flags & LFT_CHANGED_BLOCK) plugin->lft_check->on_block(lft->p_sw, lft->block_num);
   } else if (event == OSM_EVENT_ID_SUBNET_UP) {
     log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
     settle_new_switches(plugin->osm);

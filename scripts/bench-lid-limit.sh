@@ -10,7 +10,11 @@
 #    of a change follows what changed, not the fabric);
 #  - a failover (LAAS_BENCH_FAILOVER=1 of bench-routing.sh): kill -9 of the master OpenSM to
 #    the standby's tables applied, and whether they are the master's;
-#  - OpenSM's peak memory (VmHWM) with ftree and with laas.
+#  - OpenSM's peak memory (VmHWM) with ftree and with laas;
+#  - the switch check (LAAS_LID_CHECK=1, the default): the same tenant changes again with the
+#    check on (switch_check_interval LAAS_BENCH_CHECK_S, default 300) in a second OpenSM run on
+#    the same fabric, then its read rate over LAAS_BENCH_CHECK_SAMPLE_S seconds (default 60)
+#    and the time of a full pass over every LFT block at that rate.
 # Exits non-zero when the fabric needs more LIDs than there are, when the run gives no
 # routing figures, when laas routes nothing or a change sends no LFT block, or when the
 # failover's tables differ: a check of the run, not of its times. ctest runs it on a small
@@ -44,7 +48,9 @@ echo "bench-lid-limit: $SPEC --rails $RAILS needs $LIDS unicast LIDs of $LIMIT (
 [ "$LIDS" -gt 0 ] || fail "laas-topogen made no fabric of $SPEC"
 [ "$LIDS" -le "$LIMIT" ] || fail "$SPEC needs $LIDS LIDs, more than the $LIMIT unicast LIDs"
 
-LAAS_BENCH_TOPOGEN_ARGS="--rails $RAILS" LAAS_BENCH_SIZES="$SIZES" LAAS_BENCH_ROUNDS=managed \
+ROUNDS=managed
+[ "${LAAS_LID_CHECK:-1}" = 0 ] || ROUNDS="managed managed-check"
+LAAS_BENCH_TOPOGEN_ARGS="--rails $RAILS" LAAS_BENCH_SIZES="$SIZES" LAAS_BENCH_ROUNDS="$ROUNDS" \
   LAAS_BENCH_FAILOVER=${LAAS_LID_FAILOVER:-1} "$ROOT/scripts/bench-routing.sh" "$SPEC" | tee "$OUT"
 
 # The figures of bench-routing.sh's report.
@@ -55,9 +61,18 @@ awk -v f="$FTREE" -v l="$LAAS" 'BEGIN { exit !(f > 0 && l > 0) }' ||
 FIRST_BLOCKS=$(sed -n 's/^  laas plugin, first run: .*; \([0-9]*\) LFT blocks to send.*/\1/p' "$OUT")
 [ "${FIRST_BLOCKS:-0}" -gt 0 ] || fail "laas's first run sent no LFT block: it routed nothing"
 # Change rows: "add N (managed)  wall service sweep hops plugin lft-queue upload to-reply runs blocks".
-ROWS=$(grep -E '^(add|remove) [0-9]+ \(managed\)' "$OUT" || true)
-[ "$(grep -c . <<<"$ROWS")" -eq $((2 * $(wc -w <<<"$SIZES"))) ] ||
-  fail "expected an add and a remove row per size ($SIZES): $(grep -E '^(add|remove) ' "$OUT")"
+ROWS=$(grep -E '^(add|remove) [0-9]+ \(managed(-check)?\)' "$OUT" || true)
+[ "$(grep -c . <<<"$ROWS")" -eq $((2 * $(wc -w <<<"$SIZES") * $(wc -w <<<"$ROUNDS"))) ] ||
+  fail "expected an add and a remove row per size ($SIZES) and round ($ROUNDS): $(grep -E '^(add|remove) ' "$OUT")"
+if [ "${LAAS_LID_CHECK:-1}" != 0 ]; then
+  CHECK=$(sed -n 's/^switch check, managed-check: //p' "$OUT")
+  [ -n "$CHECK" ] || fail "no switch check figures in $OUT"
+  case $CHECK in
+    *"no reads"*) fail "the switch check read nothing: $CHECK" ;;
+    *"mismatches 0") ;;
+    *) fail "the switch check found mismatches on a fabric nobody else wrote: $CHECK" ;;
+  esac
+fi
 ! grep -q FAILED <<<"$ROWS" || fail "a tenant change failed: $(grep FAILED <<<"$ROWS")"
 awk '$NF <= 0 { exit 1 }' <<<"$ROWS" || fail "a tenant change sent no LFT block"
 if [ "${LAAS_LID_FAILOVER:-1}" = 1 ]; then
@@ -75,7 +90,8 @@ awk -v f="$FTREE" -v l="$LAAS" 'BEGIN { printf "full routing: ftree %.2f s, laas
 FIRST_SWITCHES=$(sed -n 's/^  laas plugin, first run: .* LFT blocks to send to \([0-9]*\) switches.*/\1/p' "$OUT")
 echo "laas first run: $FIRST_BLOCKS LFT blocks to ${FIRST_SWITCHES:-?} switches" \
   "($((FIRST_BLOCKS / ${FIRST_SWITCHES:-1})) blocks of 64 LIDs a switch)"
-awk '{ n = NF; printf "%-8s %5s servers: %6.0f ms request to reply, plugin %5.0f ms, %7d LFT blocks\n",
-  $1, $2, $4, $8, $n }' <<<"$ROWS"
+awk '{ n = NF; printf "%-8s %5s servers %-15s %6.0f ms request to reply, plugin %5.0f ms, %7d LFT blocks\n",
+  $1, $2, $3, $4, $8, $n }' <<<"$ROWS"
 grep -E '^OpenSM peak resident memory' "$OUT" || true
+[ -z "${CHECK:-}" ] || echo "switch check: $CHECK"
 [ -z "${FO:-}" ] || echo "failover: $FO"

@@ -8,6 +8,10 @@
 #    with managed partitions (applied by the plugin; or by a heavy sweep as before), and
 #    without (LAAS_BENCH_ROUNDS);
 #  - OpenSM's peak resident memory with ftree and with the plugin (the difference is the plugin's);
+#  - a round named ROUND-check (e.g. "managed-check") is ROUND with the switch check on
+#    (switch_check_interval LAAS_BENCH_CHECK_S, default 300; every other round has it off): its
+#    tenant changes run while the check reads, and after them the check's read rate is sampled
+#    for LAAS_BENCH_CHECK_SAMPLE_S seconds (default 60), giving a full pass's time;
 #  - with LAAS_BENCH_FAILOVER=1, then a failover on the same fabric: two OpenSMs with the plugin
 #    (tests/integration/lib_ha.sh: a master at SW_L2_0, a standby at SW_L2_1, one state
 #    directory), a tenant of the largest size added, kill -9 of the master; the time from the
@@ -159,18 +163,36 @@ change() {
         ms(c - r), ms(a - c), ms(t1 - a), runs, blocks }')")
 }
 
+# check_rate LOG SECONDS: the switch check's reads over SECONDS (laasctl status), its pace, a
+# pass's blocks and the time a full pass takes at the rate measured; mismatches and reads
+# unanswered (a clean fabric: both 0).
+check_rate() {
+  local s0 s1 t0 t1
+  s0=$(ctl --json status) t0=$(now)
+  sleep "$2"
+  s1=$(ctl --json status) t1=$(now)
+  jq -rn --argjson a "$s0" --argjson b "$s1" --arg t0 "$t0" --arg t1 "$t1" '
+    (($t1 | tonumber) - ($t0 | tonumber)) as $dt
+    | (($b.switch_check.reads - $a.switch_check.reads) / $dt) as $rate
+    | ($b.switch_check.pass.blocks // 0) as $blocks
+    | "\($rate | floor) reads/s measured over \($dt | floor) s (pace set \($b.switch_check.reads_per_second)/s, interval \($b.switch_check.interval_s) s); a pass: \($blocks) LFT blocks, \(if $rate > 0 then ($blocks / $rate | floor | tostring) + " s at that rate" else "no reads" end); passes done \($b.switch_check.passes), unanswered \($b.switch_check.unanswered), mismatches \($b.switch_check.mismatches)"'
+}
+
 # Rounds: OpenSM with the plugin managing partitions.conf (the default: every tenant change
 # changes it; the plugin applies it after the re-route), "heavy": the same the way it was
 # before changes were applied without one (a heavy sweep per change, LAAS_PARTITIONS_HEAVY_SWEEP=1), "unmanaged":
 # without managed partitions (a re-route only).
 ROUNDS=${LAAS_BENCH_ROUNDS:-"managed heavy unmanaged"}
-LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST="" PEAKS=()
+LAAS="" SWEEP_L="" HOPS_FIRST="" FIRST="" PEAKS=() CHECKS=()
 for round in $ROUNDS; do
   [ "$round" != none ] || continue
   echo "== laas ($round partitions)"
   base_extra=$YAML_EXTRA
-  [ "$round" != unmanaged ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
-  if [ "$round" = heavy ]; then export LAAS_PARTITIONS_HEAVY_SWEEP=1; else unset LAAS_PARTITIONS_HEAVY_SWEEP; fi
+  mode=${round%-check} check=0
+  [ "$mode" = "$round" ] || check=${LAAS_BENCH_CHECK_S:-300}
+  YAML_EXTRA=$(printf '%s\nswitch_check_interval: %s' "$YAML_EXTRA" "$check")
+  [ "$mode" != unmanaged ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
+  if [ "$mode" = heavy ]; then export LAAS_PARTITIONS_HEAVY_SWEEP=1; else unset LAAS_PARTITIONS_HEAVY_SWEEP; fi
   run_osm "laas-$round.log" laas,ftree
   YAML_EXTRA=$base_extra
   log="laas-$round.log"
@@ -186,6 +208,7 @@ for round in $ROUNDS; do
   for n in $SIZES; do change "$log" "add $n ($round)" tenant add "t$n" --hosts "$n"; done
   for n in $SIZES; do change "$log" "remove $n ($round)" tenant remove "t$n"; done
   grep -E 'laas: (uid|tenant)' "$log" | sed 's/.*laas: /  /' | head -20
+  [ "$check" = 0 ] || CHECKS+=("$round: $(check_rate "$log" "${LAAS_BENCH_CHECK_SAMPLE_S:-60}")")
   PEAKS+=("$round $(peak_mib)")
   stop_osm
 done
@@ -262,6 +285,7 @@ tenant changes (ms; stages as in the header of this script):
 change                    wall service   sweep    hops  plugin lft-queue upload to-reply runs  blocks
 EOR
 [ ${#ROWS[@]} = 0 ] || printf '%s\n' "${ROWS[@]}"
+[ ${#CHECKS[@]} = 0 ] || printf 'switch check, %s\n' "${CHECKS[@]}"
 [ -z "$FAILOVER" ] || echo "failover: $FAILOVER"
 EOR_AIM=$(awk -v f="$FTREE" 'BEGIN { printf "%.0f", f * 100 }')
 echo "aim: a tenant change live within 10 % of ftree's full routing, i.e. under ${EOR_AIM} ms here"

@@ -10,6 +10,7 @@
 #include "allocator/placer.h"
 #include "service/fabric_drains.h"
 #include "service/host_states.h"
+#include "service/switch_check.h"
 
 namespace laas::service {
 
@@ -282,6 +283,26 @@ void ServiceMetrics::activity_families(std::vector<MetricFamily>& f) const {
   f.push_back(std::move(changes));
   f.push_back(st_.change_seconds.family("laas_change_duration_seconds",
                                         "Duration of a tenant or host change request"));
+  if (st_.switch_check && st_.switch_check->enabled()) {
+    const auto& check = *st_.switch_check;
+    f.push_back({"laas_switch_table_mismatches_total",
+                 "LFT blocks read back from the switches that differed from what this SM sent "
+                 "(each is sent again; laasctl audit names the switches)",
+                 "counter",
+                 {{{}, double(check.mismatches_total())}}});
+    f.push_back({"laas_switch_check_reads_total",
+                 "LFT blocks the switch check asked the switches for",
+                 "counter",
+                 {{{}, double(check.reads_total())}}});
+    f.push_back({"laas_switch_check_unanswered_total",
+                 "Switch check reads no switch answered in time (a wrong M_Key, a lost SMP)",
+                 "counter",
+                 {{{}, double(check.unanswered_total())}}});
+    f.push_back({"laas_switch_check_passes_total",
+                 "Full passes of the switch check over every switch's LFT",
+                 "counter",
+                 {{{}, double(check.passes_total())}}});
+  }
   if (st_.last_audit_violations >= 0)
     f.push_back(gauge("laas_audit_violations",
                       "Violations found by the last audit of the live tables (laasctl audit)",

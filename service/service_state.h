@@ -103,6 +103,8 @@ struct TablesFileHealth {
   std::string last_error;  // empty: the last write succeeded (or none was tried)
 };
 
+class SwitchCheck;  // service/switch_check.h
+
 struct ServiceState {
   ServiceState(ServiceConfig config, Logger log);
   ServiceState(const ServiceState&) = delete;
@@ -144,7 +146,8 @@ struct ServiceState {
   std::map<std::string, long> changes;  // "add ok", "remove refused", ...
   Histogram routing_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
   Histogram change_seconds{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
-  int last_audit_violations = -1;  // -1: no audit run yet
+  int last_audit_violations = -1;                   // -1: no audit run yet
+  std::shared_ptr<const SwitchCheck> switch_check;  // the plugin's; null: none
   LinkHealth health;
   mutable std::map<PortKey, topology::LinkId> port_link;  // see port_links()
   mutable bool ports_indexed = false;                     // port_link is for view/ids

@@ -77,6 +77,8 @@ class TenantService final : private ChangeCommitter,
   void set_export_hook(std::function<nlohmann::json(const nlohmann::json& params)> hook);
   // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
   void set_partitions_hook(std::function<void()> hook);
+  // The switch check's findings (service/switch_check.h), for status and the metrics.
+  void set_switch_check(std::shared_ptr<const SwitchCheck> check);
 
   // The SM's role (service/shared_state.cc). Without a provider the service is a
   // master that owns its state directory (tests, offline tools). With one, it changes tenants

@@ -11,6 +11,7 @@
 #include "service/request_params.h"
 #include "service/service_metrics.h"
 #include "service/shared_state.h"
+#include "service/switch_check.h"
 
 namespace laas::service {
 
@@ -82,6 +83,11 @@ json ServiceViews::status() const {
   s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
   if (st_.unaccepted_sms > 0) s["unaccepted_sms"] = st_.unaccepted_sms;
   if (!st_.weak_keys.empty()) s["weak_keys"] = st_.weak_keys;
+  if (st_.switch_check && st_.switch_check->enabled()) {
+    auto check = st_.switch_check->report(SwitchCheck::Clock::now());
+    check.erase("switches");  // per switch: laasctl audit
+    s["switch_check"] = check;
+  }
   if (st_.view) {
     json shared = json::array();
     for (const auto& [name, guids] : shared_host_names(*st_.view)) {

@@ -9,6 +9,9 @@ source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup switch_audit
 [ -x "${LAAS_LFT_SET:-}" ] || die "LAAS_LFT_SET (laas-lft-set) is not set"
+# The switch check off: it would read the changed entry back and send it again (switch_check.sh);
+# this test is about what each audit sees.
+export LAAS_YAML_EXTRA="switch_check_interval: 0"
 start_demo
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 ctl tenant add a --hosts 4 >/dev/null || die "tenant add a failed"

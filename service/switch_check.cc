@@ -1,0 +1,212 @@
+#include "service/switch_check.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "util/guid.h"
+
+namespace laas::service {
+
+using nlohmann::json;
+
+SwitchCheck::SwitchCheck(SwitchCheckLimits limits) : limits_(limits) {}
+
+bool SwitchCheck::pass_done() const {
+  return cursor_switch_ >= pass_.size() && outstanding_.empty();
+}
+
+bool SwitchCheck::pass_due(Clock::time_point now) const {
+  if (!enabled()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (pass_running_ && !pass_done()) return false;
+  return !ever_started_ || now - pass_start_ >= std::chrono::seconds(limits_.interval_s);
+}
+
+void SwitchCheck::start_pass(std::vector<CheckedSwitch> switches, Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (pass_running_ && pass_done()) {
+    ++passes_;
+    last_pass_seconds_ = std::chrono::duration<double>(pass_end_ - pass_start_).count();
+  }
+  switches.erase(std::remove_if(switches.begin(), switches.end(),
+                                [](const CheckedSwitch& s) { return s.blocks <= 0; }),
+                 switches.end());
+  pass_ = std::move(switches);
+  names_.clear();
+  pass_blocks_ = 0;
+  for (const auto& s : pass_) {
+    pass_blocks_ += s.blocks;
+    names_[s.guid] = s.name;
+  }
+  cursor_switch_ = 0;
+  cursor_block_ = 0;
+  pass_read_ = pass_answered_ = 0;
+  pass_running_ = true;
+  ever_started_ = true;
+  pass_start_ = last_pace_ = pass_end_ = now;
+  // Every block once over `spread` of the interval, never faster than the cap.
+  const double seconds = std::max(1.0, limits_.spread * limits_.interval_s);
+  pace_ = std::min(limits_.max_reads_per_second, static_cast<double>(pass_blocks_) / seconds);
+  credit_ = 1;  // the first read goes now
+}
+
+void SwitchCheck::expire(Clock::time_point now) {
+  for (auto it = outstanding_.begin(); it != outstanding_.end();)
+    if (now - it->second.at >= limits_.answer_timeout) {
+      ++unanswered_;
+      pass_end_ = now;
+      it = outstanding_.erase(it);
+    } else {
+      ++it;
+    }
+}
+
+std::vector<BlockRead> SwitchCheck::next_reads(std::uint64_t run, Clock::time_point now) {
+  std::vector<BlockRead> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  expire(now);
+  if (!pass_running_) return out;
+  const double dt = std::chrono::duration<double>(now - last_pace_).count();
+  last_pace_ = now;
+  // A stalled caller (a long routing run) gets at most a second's reads at once.
+  credit_ = std::min(credit_ + pace_ * std::max(0.0, dt), std::max(1.0, pace_));
+  while (credit_ >= 1 && cursor_switch_ < pass_.size() &&
+         outstanding_.size() < limits_.max_outstanding) {
+    const auto& sw = pass_[cursor_switch_];
+    BlockRead read{sw.guid, cursor_block_};
+    if (++cursor_block_ >= sw.blocks) {
+      ++cursor_switch_;
+      cursor_block_ = 0;
+    }
+    outstanding_[{read.guid, read.block}] = Asked{run, now};
+    out.push_back(read);
+    credit_ -= 1;
+    ++reads_;
+    ++pass_read_;
+  }
+  return out;
+}
+
+void SwitchCheck::forget(const BlockRead& read) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (outstanding_.erase({read.guid, read.block}) > 0) {
+    --reads_;
+    --pass_read_;
+  }
+}
+
+ReadOutcome SwitchCheck::answer(topology::Guid guid, int block, std::uint64_t run, bool matches,
+                                Clock::time_point now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = outstanding_.find({guid, block});
+  if (it == outstanding_.end()) return ReadOutcome::kNotAsked;
+  pass_end_ = now;
+  const bool stale = it->second.run != run;
+  outstanding_.erase(it);
+  ++pass_answered_;
+  if (stale) return ReadOutcome::kStale;
+  auto known = found_.find(guid);
+  if (matches) {
+    if (known != found_.end()) known->second.differing.erase(block);
+    return ReadOutcome::kMatch;
+  }
+  auto& f = found_[guid];
+  auto name = names_.find(guid);
+  if (name != names_.end()) f.name = name->second;
+  ++f.mismatches;
+  f.differing.insert(block);
+  ++mismatches_;
+  repair_ = true;
+  // Block b holds LIDs 64b .. 64b+63.
+  pending_lines_.push_back(
+      "switch " + util::guid_hex(guid) + (f.name.empty() ? "" : " (" + f.name + ")") +
+      ": LFT block " + std::to_string(block) + " (LIDs " + std::to_string(block * 64) + "-" +
+      std::to_string(block * 64 + 63) + ") differs from what this SM sent; sending it again");
+  if (pending_lines_.size() > 1000) {
+    pending_lines_.pop_front();
+    ++unlogged_;
+  }
+  return ReadOutcome::kMismatch;
+}
+
+bool SwitchCheck::take_repair() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool r = repair_;
+  repair_ = false;
+  return r;
+}
+
+std::vector<std::string> SwitchCheck::take_log_lines(Clock::time_point now) {
+  std::vector<std::string> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  while (!logged_at_.empty() && now - logged_at_.front() >= std::chrono::minutes(1))
+    logged_at_.pop_front();
+  while (!pending_lines_.empty() &&
+         logged_at_.size() < static_cast<std::size_t>(limits_.log_lines_per_minute)) {
+    out.push_back(std::move(pending_lines_.front()));
+    pending_lines_.pop_front();
+    logged_at_.push_back(now);
+  }
+  if (!pending_lines_.empty() &&
+      logged_at_.size() >= static_cast<std::size_t>(limits_.log_lines_per_minute)) {
+    unlogged_ += static_cast<long>(pending_lines_.size());
+    pending_lines_.clear();
+  }
+  if (unlogged_ > 0 && out.empty() &&
+      logged_at_.size() < static_cast<std::size_t>(limits_.log_lines_per_minute)) {
+    out.push_back(std::to_string(unlogged_) +
+                  " more LFT block(s) differed from what this SM sent (not logged one by one; "
+                  "counted in laas_switch_table_mismatches_total, listed by laasctl audit)");
+    logged_at_.push_back(now);
+    unlogged_ = 0;
+  }
+  return out;
+}
+
+long SwitchCheck::mismatches_total() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return mismatches_;
+}
+long SwitchCheck::reads_total() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reads_;
+}
+long SwitchCheck::unanswered_total() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unanswered_;
+}
+long SwitchCheck::passes_total() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return passes_ + (pass_running_ && pass_done() ? 1 : 0);
+}
+
+json SwitchCheck::report(Clock::time_point now) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool done = pass_running_ && pass_done();
+  nlohmann::json j = {
+      {"interval_s", limits_.interval_s},   {"reads_per_second", std::round(pace_ * 10) / 10},
+      {"passes", passes_ + (done ? 1 : 0)}, {"reads", reads_},
+      {"unanswered", unanswered_},          {"mismatches", mismatches_}};
+  if (done)
+    j["last_pass_seconds"] =
+        std::round(std::chrono::duration<double>(pass_end_ - pass_start_).count() * 10) / 10;
+  else if (last_pass_seconds_ >= 0)
+    j["last_pass_seconds"] = std::round(last_pass_seconds_ * 10) / 10;
+  if (pass_running_)
+    j["pass"] = {{"blocks", pass_blocks_},
+                 {"read", pass_read_},
+                 {"answered", pass_answered_},
+                 {"done", done},
+                 {"started_s_ago",
+                  std::round(std::chrono::duration<double>(now - pass_start_).count() * 10) / 10}};
+  nlohmann::json switches = nlohmann::json::array();
+  for (const auto& [guid, f] : found_)
+    switches.push_back({{"guid", util::guid_hex(guid)},
+                        {"name", f.name},
+                        {"mismatches", f.mismatches},
+                        {"blocks_differing", f.differing}});
+  j["switches"] = switches;
+  return j;
+}
+
+}  // namespace laas::service

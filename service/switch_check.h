@@ -1,0 +1,139 @@
+// The switch check's bookkeeping: which LFT blocks to read back from the switches and when,
+// which reads are outstanding, and what the answers showed. The plugin sends the reads through
+// OpenSM (a Get(LinearForwardingTable) per block, with the switch's M_Key) and hands each
+// answer in with whether it equals what this SM sent; nothing here knows OpenSM.
+//
+// Why: OpenSM believes its own copy of each switch's table (sw->lft). A second SM with another
+// SM_Key, or a tenant's root with a tool where no M_Key protects the switch, can rewrite entries
+// behind its back, and OpenSM's next sweep then sends nothing, since its copy still equals what
+// it computed. Reading every block back periodically finds such entries; the plugin then asks
+// OpenSM to re-route, which sends exactly the blocks whose copy differs (the answer put the
+// switch's real block into OpenSM's copy).
+//
+// A pass reads every block of every switch once, spread over most of the interval (at most
+// max_reads_per_second), so a block is read once per interval and a full pass at the LID limit
+// never floods the SM's VL15 queue. An answer counts only when no routing run started between
+// the read and the answer (`run`): a run changes what this SM sent, and its Sets may cross the
+// read on the wire.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topology/fabric.h"
+
+namespace laas::service {
+
+struct SwitchCheckLimits {
+  int interval_s = 600;                // a pass starts every interval; 0: the check is off
+  double spread = 0.8;                 // a pass's reads take this share of the interval
+  double max_reads_per_second = 2000;  // whatever the interval: never faster
+  std::chrono::milliseconds answer_timeout{10000};  // a read unanswered by then is given up
+  std::size_t max_outstanding = 2000;               // no new reads while this many are unanswered
+  int log_lines_per_minute = 20;  // mismatch lines; the rest are counted, not logged
+};
+
+// One switch as a pass sees it: its blocks are 0 .. blocks-1 (the LIDs in use).
+struct CheckedSwitch {
+  topology::Guid guid = 0;
+  std::string name;
+  int blocks = 0;
+};
+
+struct BlockRead {
+  topology::Guid guid = 0;
+  int block = 0;
+  bool operator==(const BlockRead& o) const { return guid == o.guid && block == o.block; }
+};
+
+enum class ReadOutcome {
+  kNotAsked,  // no read of this block is outstanding (a Set's answer, a late one): ignored
+  kStale,     // a routing run started since the read: not compared
+  kMatch,
+  kMismatch,  // counted; a repair is wanted
+};
+
+class SwitchCheck {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit SwitchCheck(SwitchCheckLimits limits = {});
+
+  bool enabled() const { return limits_.interval_s > 0; }
+  const SwitchCheckLimits& limits() const { return limits_; }
+
+  // Whether a new pass is due: none under way and an interval since the last one started.
+  bool pass_due(Clock::time_point now) const;
+  // Starts a pass over these switches (in this order; those with no blocks are skipped).
+  void start_pass(std::vector<CheckedSwitch> switches, Clock::time_point now);
+  // The reads to send now, each recorded as outstanding in routing run `run`: the pass's next
+  // blocks at its pace. Reads unanswered for answer_timeout are given up here. A read the
+  // caller could not send is handed back with forget().
+  std::vector<BlockRead> next_reads(std::uint64_t run, Clock::time_point now);
+  void forget(const BlockRead& read);
+
+  // An answer: the block as the switch holds it equals (`matches`) what this SM sent, or not;
+  // `run` is the routing run counter now.
+  ReadOutcome answer(topology::Guid guid, int block, std::uint64_t run, bool matches,
+                     Clock::time_point now);
+
+  // Whether mismatches were found since the last call (the caller asks for a re-route).
+  bool take_repair();
+  // Mismatch lines to log now: at most log_lines_per_minute a minute, then one line saying how
+  // many were not logged.
+  std::vector<std::string> take_log_lines(Clock::time_point now);
+
+  // For status, audit and metrics.
+  long mismatches_total() const;
+  long reads_total() const;
+  long unanswered_total() const;
+  long passes_total() const;
+  // {interval_s, reads_per_second (the current pass's pace), pass {blocks, read, answered,
+  // started_s_ago}, passes, last_pass_seconds, reads, unanswered, mismatches, switches: [{guid,
+  // name, mismatches, blocks_differing}]} -- switches only those with a mismatch seen.
+  nlohmann::json report(Clock::time_point now) const;
+
+ private:
+  struct Asked {
+    std::uint64_t run;
+    Clock::time_point at;
+  };
+  struct Found {
+    std::string name;
+    long mismatches = 0;
+    std::set<int> differing;  // blocks whose last counted read differed
+  };
+  void expire(Clock::time_point now);  // mu_ held
+  bool pass_done() const;              // mu_ held
+
+  const SwitchCheckLimits limits_;
+  mutable std::mutex mu_;
+  std::vector<CheckedSwitch> pass_;
+  std::map<topology::Guid, std::string> names_;  // of the current pass
+  std::size_t cursor_switch_ = 0;
+  int cursor_block_ = 0;
+  long pass_blocks_ = 0, pass_read_ = 0, pass_answered_ = 0;
+  bool pass_running_ = false;
+  bool ever_started_ = false;
+  Clock::time_point pass_start_{}, last_pace_{}, pass_end_{};
+  double pace_ = 0;    // reads per second of this pass
+  double credit_ = 0;  // reads allowed and not yet sent
+  std::map<std::pair<topology::Guid, int>, Asked> outstanding_;
+  std::map<topology::Guid, Found> found_;
+  long mismatches_ = 0, reads_ = 0, unanswered_ = 0, passes_ = 0;
+  double last_pass_seconds_ = -1;
+  bool repair_ = false;
+  std::deque<std::string> pending_lines_;
+  long unlogged_ = 0;
+  std::deque<Clock::time_point> logged_at_;  // lines logged in the last minute
+};
+
+}  // namespace laas::service

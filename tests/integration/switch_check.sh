@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# switch_check.sh: LFT entries rewritten behind OpenSM's back are found by the switch check and
+# sent again, with the real OpenSM, ibsim and infiniband-diags. The demo tree, tenants a (4) and
+# b (8), switch_check_interval CHECK_S (5 s; CHECK_S=0 shows the test failing without the
+# check). A full pass over untouched tables finds nothing (also across a tenant change). Then:
+#  1. entries on a leaf of a and on a spine are rewritten with an SMP Set (laas-lft-set, as a
+#     tenant's root could without an M_Key);
+#  2. a tenant's OpenSM with another SM_Key (which OpenSM ignores) becomes a second master and
+#     rewrites the tables with minhop, then leaves.
+# Each time, within two check intervals, the tables read back with dump_fts equal what this SM
+# sent, the mismatches are counted in laas_switch_table_mismatches_total, named per switch in
+# `laasctl audit` and logged with the switch and block.
+source "$(dirname "$0")/lib.sh"
+laas_enter_namespace "$@"
+laas_setup switch_check
+[ -x "${LAAS_LFT_SET:-}" ] || die "LAAS_LFT_SET (laas-lft-set) is not set"
+CHECK_S=${CHECK_S:-5}
+export LAAS_YAML_EXTRA="switch_check_interval: $CHECK_S"
+start_demo
+ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+ctl tenant add a --hosts 4 >/dev/null || die "tenant add a failed"
+ctl tenant add b --hosts 8 >/dev/null || die "tenant add b failed"
+audit_layout base
+
+# entries FILE: "switch-guid lid port" of every LFT entry in dump_fts output, sorted.
+entries() {
+  awk '/^Unicast lids/ { for (i = 1; i < NF; i++) if ($i == "guid") sw = $(i + 1); next }
+    /^0x/ { print sw, tolower($1), $2 }' "$1" | sort
+}
+entries lfts.base >entries.base
+[ "$(wc -l <entries.base)" -gt 100 ] || die "dump_fts gave $(wc -l <entries.base) entries"
+mismatches() { ctl metrics | awk '$1 == "laas_switch_table_mismatches_total" { print $2 }'; }
+passes() { ctl --json status | jq -r '.switch_check.passes // 0'; }
+
+# A full pass over untouched tables (and one begun across a tenant change) finds nothing.
+if [ "$CHECK_S" -gt 0 ]; then
+  deadline=$((SECONDS + 3 * CHECK_S))
+  until [ "$(passes)" -ge 1 ]; do
+    [ $SECONDS -lt $deadline ] || die "no pass of the switch check in $((3 * CHECK_S)) s: $(ctl --json status | jq -c .switch_check)"
+    sleep 0.5
+  done
+  ctl tenant add c --hosts 2 >/dev/null || die "tenant add c failed"
+  ctl tenant remove c >/dev/null || die "tenant remove c failed"
+  p=$(passes)
+  deadline=$((SECONDS + 3 * CHECK_S))
+  until [ "$(passes)" -gt "$p" ]; do
+    [ $SECONDS -lt $deadline ] || die "no second pass in $((3 * CHECK_S)) s"
+    sleep 0.5
+  done
+  [ "$(mismatches)" = 0 ] || die "untouched tables counted as mismatches: $(mismatches); $(grep 'switch check\|differs from' osm.log | head -3)"
+  log "two passes over untouched tables (one across a tenant change): 0 mismatches; $(ctl --json status | jq -c '.switch_check | {reads, passes, last_pass_seconds, reads_per_second}')"
+fi
+audit_layout base2
+entries lfts.base2 >entries.base2
+cmp -s entries.base entries.base2 || die "the tables changed across tenant c's add and remove"
+
+# restored TAG SINCE: waits up to two check intervals (from SINCE, in $SECONDS) for the tables
+# read back to equal entries.base.
+restored() {
+  local tag=$1 since=$2 limit=$((2 * CHECK_S))
+  [ "$limit" -gt 0 ] || limit=15
+  while :; do
+    sim dump_fts >"lfts.$tag" 2>"lfts.$tag.err" || die "dump_fts failed ($tag)"
+    entries "lfts.$tag" >"entries.$tag"
+    cmp -s entries.base "entries.$tag" && break
+    [ $((SECONDS - since)) -lt "$limit" ] ||
+      die "$tag: the tables read back still differ after $((SECONDS - since)) s (two intervals: $limit s): $(diff entries.base "entries.$tag" | grep -c '^>') entries, e.g. $(diff entries.base "entries.$tag" | grep '^>' | head -3 | tr '\n' ' ')"
+    sleep 0.5
+  done
+  log "$tag: the tables read back equal what this SM sent, $((SECONDS - since)) s after the rewrite"
+}
+
+# 1. Two entries rewritten with SMP Sets: on a's leaf a route to a free host on another leaf,
+#    and on a spine a's first host sent up the wrong port.
+A_HOST=$(ctl --json tenant show a | jq -r '.hosts[0].name')
+LEAF=$(ctl --json host show "$A_HOST" | jq -r .leaf)
+FREE=$(ctl --json host list --state free | jq -r --arg l "$LEAF" '[.[] | select(.leaf != $l)][-1].name')
+FREE_LID=$(ctl --json host show "$FREE" | jq -r .lid)
+A_LID=$(ctl --json host show "$A_HOST" | jq -r .lid)
+switch_lid() {
+  awk -v n="\"$1\"" '/^Switch/ && index($0, "# " n) { for (i = 1; i < NF; i++) if ($i == "lid") print $(i + 1) }' disc.base
+}
+LEAF_LID=$(switch_lid "$LEAF")
+SPINE=$(awk '/^Switch/ && /SW_L1_/ { match($0, /"SW_L1_[0-9]+"/); print substr($0, RSTART + 1, RLENGTH - 2); exit }' disc.base)
+SPINE_LID=$(switch_lid "$SPINE")
+[ -n "$LEAF_LID" ] && [ -n "$SPINE_LID" ] && [ "$FREE_LID" -gt 0 ] && [ "$A_LID" -gt 0 ] ||
+  die "cannot find the LIDs (leaf $LEAF '$LEAF_LID', spine $SPINE '$SPINE_LID', $FREE '$FREE_LID', $A_HOST '$A_LID')"
+m0=$(mismatches)
+sim "$LAAS_LFT_SET" "$LEAF_LID" "$FREE_LID" 1 >tamper.leaf 2>&1 || die "laas-lft-set failed: $(cat tamper.leaf)"
+sim "$LAAS_LFT_SET" "$SPINE_LID" "$A_LID" 7 >tamper.spine 2>&1 || die "laas-lft-set failed: $(cat tamper.spine)"
+t1=$SECONDS
+sim dump_fts >lfts.tampered 2>/dev/null && entries lfts.tampered >entries.tampered
+! cmp -s entries.base entries.tampered || die "the Sets changed nothing"
+log "rewritten: $LEAF: $(cat tamper.leaf); $SPINE: $(cat tamper.spine)"
+restored tool "$t1"
+m1=$(mismatches)
+[ "$m1" -ge $((m0 + 2)) ] || die "laas_switch_table_mismatches_total went $m0 -> $m1 (2 blocks rewritten)"
+rc=0
+ctl audit >audit.tool.json 2>&1 || rc=$?
+[ $rc -eq 0 ] || die "laasctl audit exits $rc after the repair: $(jq -c '.findings[:2]' audit.tool.json)"
+for sw in "$LEAF" "$SPINE"; do
+  jq -e --arg s "$sw" '.switch_check.switches[] | select(.name == $s and .mismatches >= 1)' \
+    audit.tool.json >/dev/null || die "laasctl audit does not name $sw: $(jq -c .switch_check audit.tool.json)"
+  grep -q "($sw): LFT block [0-9]* (LIDs .*) differs from what this SM sent" osm.log ||
+    die "the log does not name $sw and its block"
+done
+ctl status >status.tool || die "laasctl status failed"
+grep -q "WARNING: *$((m1)) LFT block(s) read back from the switches differed" status.tool ||
+  die "laasctl status does not warn: $(cat status.tool)"
+log "counted ($m0 -> $m1 in laas_switch_table_mismatches_total), named in laasctl audit: $(jq -c '[.switch_check.switches[] | {name, mismatches}]' audit.tool.json), logged: $(grep -m1 'differs from what this SM sent' osm.log | sed 's/^.*laas: //')"
+
+# 2. A tenant's OpenSM with another SM_Key: a second master that rewrites the tables (minhop).
+ROGUE_HOST=$(ctl --json tenant show a | jq -r '.hosts[1].name')
+mkdir -p rogue.tmp rogue.cache
+cat >rogue.conf <<EOC
+sm_priority 15
+sm_key 0x00000000000000aa
+routing_engine minhop
+force_log_flush TRUE
+sweep_interval 0
+EOC
+OSM_TMP_DIR="$WORK/rogue.tmp" OSM_CACHE_DIR="$WORK/rogue.cache" SIM_HOST="$ROGUE_HOST" \
+  LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/rogue.conf" -f "$WORK/rogue.log" </dev/null \
+  >rogue.out 2>&1 &
+ROGUE_PID=$!
+LAAS_EXTRA_PIDS="${LAAS_EXTRA_PIDS:-} $ROGUE_PID"
+deadline=$((SECONDS + 30))
+until grep -q "SUBNET UP" rogue.log 2>/dev/null; do
+  [ $SECONDS -lt $deadline ] || die "the tenant's SM did not come up: $(tail -3 rogue.log 2>/dev/null)"
+  sleep 0.3
+done
+kill -TERM "$ROGUE_PID" 2>/dev/null || true
+for _ in 1 2 3 4 5 6; do kill -0 "$ROGUE_PID" 2>/dev/null || break; sleep 0.5; done
+kill -KILL "$ROGUE_PID" 2>/dev/null || true
+wait "$ROGUE_PID" 2>/dev/null || true
+t2=$SECONDS
+log "the tenant's SM on $ROGUE_HOST (sm_key 0xaa, minhop) came up as master and left: $(grep -c 'non-matching sm_key' osm.log) 'non-matching sm_key' line(s) in our log"
+restored rogue "$t2"
+m2=$(mismatches)
+[ "$m2" -gt "$m1" ] || die "the second master's rewrite was not counted ($m1 -> $m2)"
+log "the second master's blocks counted ($m1 -> $m2)"
+audit_layout after
+log "PASS switch_check: LFT entries rewritten by a tool and by a second SM with another SM_Key were found and sent again within two ${CHECK_S}-s intervals"

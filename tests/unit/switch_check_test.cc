@@ -1,0 +1,188 @@
+// The switch check's bookkeeping (service/switch_check.h): a pass's pace, which answers count,
+// mismatches per switch, repairs asked, and the rate-limited log.
+#include "service/switch_check.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+namespace laas::service {
+namespace {
+
+using Clock = SwitchCheck::Clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+SwitchCheckLimits limits(int interval_s) {
+  SwitchCheckLimits l;
+  l.interval_s = interval_s;
+  return l;
+}
+
+std::vector<CheckedSwitch> two_switches() { return {{0xa, "leaf-a", 3}, {0xb, "leaf-b", 2}}; }
+
+// Reads until the pass has asked every block, answering each as `matches` says.
+template <typename Answer>
+std::vector<BlockRead> run_pass(SwitchCheck& c, Clock::time_point& now, std::uint64_t run,
+                                Answer answer) {
+  std::vector<BlockRead> all;
+  for (int tick = 0; tick < 1000; ++tick) {
+    for (const auto& r : c.next_reads(run, now)) {
+      all.push_back(r);
+      answer(r);
+    }
+    if (c.report(now)["pass"]["done"].get<bool>()) break;
+    now += milliseconds(250);
+  }
+  return all;
+}
+
+TEST(SwitchCheck, OffWhenTheIntervalIsZero) {
+  SwitchCheck c(limits(0));
+  EXPECT_FALSE(c.enabled());
+  EXPECT_FALSE(c.pass_due(Clock::now()));
+}
+
+TEST(SwitchCheck, APassReadsEveryBlockOnceSpreadOverTheInterval) {
+  SwitchCheck c(limits(10));
+  auto now = Clock::time_point{} + seconds(100);
+  EXPECT_TRUE(c.pass_due(now));
+  c.start_pass(two_switches(), now);
+  EXPECT_FALSE(c.pass_due(now));
+  const auto start = now;
+  const auto reads = run_pass(c, now, 1, [&](const BlockRead& r) {
+    EXPECT_EQ(c.answer(r.guid, r.block, 1, true, now), ReadOutcome::kMatch);
+  });
+  ASSERT_EQ(reads.size(), 5u);
+  EXPECT_EQ(reads[0], (BlockRead{0xa, 0}));
+  EXPECT_EQ(reads[2], (BlockRead{0xa, 2}));
+  EXPECT_EQ(reads[4], (BlockRead{0xb, 1}));
+  // 5 blocks over 80% of 10 s: 0.625 a second, the first at once: the last after ~6.4 s.
+  const double took = std::chrono::duration<double>(now - start).count();
+  EXPECT_GT(took, 5.0);
+  EXPECT_LT(took, 8.0);
+  EXPECT_FALSE(c.pass_due(now));  // the next one starts an interval after this one did
+  EXPECT_TRUE(c.pass_due(start + seconds(10)));
+  EXPECT_EQ(c.mismatches_total(), 0);
+  EXPECT_FALSE(c.take_repair());
+}
+
+TEST(SwitchCheck, ThePaceNeverExceedsTheCap) {
+  SwitchCheckLimits l = limits(1);
+  l.max_reads_per_second = 100;
+  SwitchCheck c(l);
+  auto now = Clock::time_point{} + seconds(1);
+  c.start_pass({{0x1, "big", 100000}}, now);
+  size_t read = 0;
+  for (int tick = 0; tick < 40; ++tick) {  // 10 s
+    now += milliseconds(250);
+    for (const auto& r : c.next_reads(1, now)) {
+      ++read;
+      c.answer(r.guid, r.block, 1, true, now);
+    }
+  }
+  EXPECT_LE(read, 1001u + 1);
+  EXPECT_GE(read, 990u);
+  EXPECT_EQ(c.report(now)["reads_per_second"].get<double>(), 100.0);
+}
+
+TEST(SwitchCheck, AMismatchIsCountedPerSwitchLoggedAndAsksForARepair) {
+  SwitchCheck c(limits(10));
+  auto now = Clock::time_point{};
+  c.start_pass(two_switches(), now);
+  run_pass(c, now, 7, [&](const BlockRead& r) {
+    const bool bad = r.guid == 0xb && r.block == 1;
+    EXPECT_EQ(c.answer(r.guid, r.block, 7, !bad, now),
+              bad ? ReadOutcome::kMismatch : ReadOutcome::kMatch);
+  });
+  EXPECT_EQ(c.mismatches_total(), 1);
+  EXPECT_TRUE(c.take_repair());
+  EXPECT_FALSE(c.take_repair());
+  const auto j = c.report(now);
+  ASSERT_EQ(j["switches"].size(), 1u);
+  EXPECT_EQ(j["switches"][0]["name"], "leaf-b");
+  EXPECT_EQ(j["switches"][0]["mismatches"], 1);
+  EXPECT_EQ(j["switches"][0]["blocks_differing"], nlohmann::json::array({1}));
+  const auto lines = c.take_log_lines(now);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("leaf-b"), std::string::npos);
+  EXPECT_NE(lines[0].find("LFT block 1 (LIDs 64-127)"), std::string::npos);
+  // The next pass finds the block repaired: still counted once, no longer differing.
+  now += seconds(10);
+  ASSERT_TRUE(c.pass_due(now));
+  c.start_pass(two_switches(), now);
+  run_pass(c, now, 8, [&](const BlockRead& r) { c.answer(r.guid, r.block, 8, true, now); });
+  EXPECT_EQ(c.mismatches_total(), 1);
+  EXPECT_TRUE(c.report(now)["switches"][0]["blocks_differing"].empty());
+  EXPECT_EQ(c.passes_total(), 2);
+}
+
+TEST(SwitchCheck, AnswersThatStraddleARoutingRunOrWereNotAskedDoNotCount) {
+  SwitchCheck c(limits(10));
+  auto now = Clock::time_point{};
+  c.start_pass(two_switches(), now);
+  const auto reads = c.next_reads(3, now);
+  ASSERT_EQ(reads.size(), 1u);
+  // A Set's answer for a block nobody asked.
+  EXPECT_EQ(c.answer(0xb, 0, 3, false, now), ReadOutcome::kNotAsked);
+  // A routing run started (run 4) between the read and its answer: not compared.
+  EXPECT_EQ(c.answer(reads[0].guid, reads[0].block, 4, false, now), ReadOutcome::kStale);
+  // Answered once only.
+  EXPECT_EQ(c.answer(reads[0].guid, reads[0].block, 3, false, now), ReadOutcome::kNotAsked);
+  EXPECT_EQ(c.mismatches_total(), 0);
+  EXPECT_FALSE(c.take_repair());
+}
+
+TEST(SwitchCheck, UnansweredReadsAreGivenUpAndTheCallerCanHandOneBack) {
+  SwitchCheckLimits l = limits(1);
+  l.answer_timeout = seconds(2);
+  SwitchCheck c(l);
+  auto now = Clock::time_point{};
+  c.start_pass({{0x1, "s", 1}, {0x2, "t", 1}}, now);
+  auto first = c.next_reads(1, now);
+  ASSERT_EQ(first.size(), 1u);
+  now += seconds(1);
+  auto second = c.next_reads(1, now);
+  ASSERT_EQ(second.size(), 1u);
+  c.forget(second[0]);  // could not be sent
+  EXPECT_EQ(c.reads_total(), 1);
+  now += seconds(2);
+  c.next_reads(1, now);  // gives the first up
+  EXPECT_EQ(c.unanswered_total(), 1);
+  EXPECT_TRUE(c.report(now)["pass"]["done"].get<bool>());
+  EXPECT_EQ(c.answer(first[0].guid, first[0].block, 1, false, now), ReadOutcome::kNotAsked);
+}
+
+TEST(SwitchCheck, NoNewReadsWhileTooManyAreOutstanding) {
+  SwitchCheckLimits l = limits(1);
+  l.max_outstanding = 3;
+  SwitchCheck c(l);
+  auto now = Clock::time_point{};
+  c.start_pass({{0x1, "s", 100}}, now);
+  size_t asked = 0;
+  for (int i = 0; i < 10; ++i) {
+    now += milliseconds(500);
+    asked += c.next_reads(1, now).size();
+  }
+  EXPECT_EQ(asked, 3u);
+}
+
+TEST(SwitchCheck, TheLogIsRateLimitedAndSaysHowManyItLeftOut) {
+  SwitchCheckLimits l = limits(1);
+  l.log_lines_per_minute = 2;
+  l.max_reads_per_second = 1000;
+  SwitchCheck c(l);
+  auto now = Clock::time_point{};
+  c.start_pass({{0x1, "s", 10}}, now);
+  now += seconds(1);
+  for (const auto& r : c.next_reads(1, now)) c.answer(r.guid, r.block, 1, false, now);
+  EXPECT_EQ(c.mismatches_total(), 10);
+  EXPECT_EQ(c.take_log_lines(now).size(), 2u);
+  EXPECT_TRUE(c.take_log_lines(now + seconds(1)).empty());
+  const auto later = c.take_log_lines(now + seconds(61));
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_NE(later[0].find("8 more LFT block(s)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace laas::service
