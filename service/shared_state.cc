@@ -108,9 +108,17 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   st_.sm_ports_dirty = false;
   exports_.assign_missing_pkeys();
   // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
+  // Until then there is no placement to show: the view goes with the cluster and the ids
+  // that refer into it (every reader tests `view` alone; status and the metrics may run
+  // between this take-over and the routing run's on_topology, or for as long as later runs
+  // fail closed before it).
   st_.unplaced.clear();
   st_.cluster.reset();
   st_.ids.reset();
+  st_.view.reset();
+  st_.quarantine.clear();
+  st_.topology_error =
+      "this SM took the tenant state over; the next routing run maps the tenants onto the fabric";
   ++st_.takeovers;
   char line[512];
   std::snprintf(

@@ -27,7 +27,8 @@ json ServiceViews::status() const {
             {"tenants", st_.cluster ? st_.cluster->tenants().size() : st_.persisted.tenants.size()},
             {"tenants_not_placed", st_.unplaced.size()},
             {"algorithm", st_.config.algorithm}};
-  if (st_.view) {
+  // The placements (cluster, ids) exist only with the view they were made on; all three or none.
+  if (st_.view && st_.cluster && st_.ids) {
     s["topology"] = st_.view->tree.spec().text();
     s["hosts"] = st_.view->tree.num_hosts();
     s["free_hosts"] = st_.cluster->state().free_hosts();
