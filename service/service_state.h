@@ -159,6 +159,7 @@ struct ServiceState {
   // next routing run.
   std::string unsaved;
   bool partitions_unsynced = false;  // partitions.conf could not be written: next run retries
+  bool missing_logged = false;       // a standby said once that state.json does not exist
   // A hang was logged (one line per hang; the recovery hook clears it).
   std::shared_ptr<std::atomic<bool>> hang_logged = std::make_shared<std::atomic<bool>>();
   // state.json's stamp as the worker last saw it, written by the worker (its own mutex: the

@@ -148,6 +148,15 @@ bool SharedState::reload() {
           polled->set(r.stamp);
           if (r.stamp == known) return r;
           r.changed = true;
+          // Gone since it was read (an unmounted share shows an empty directory, an NFS
+          // server that fails the stat): no state at all, never an empty one.
+          if (!r.stamp.exists) {
+            r.error = store.path() +
+                      " does not exist any more or cannot be reached (is the shared state "
+                      "directory mounted?): the tenants are kept as last read, and "
+                      "partitions.conf as it is, until the file is back";
+            return r;
+          }
           try {
             r.state = store.load();
           } catch (const std::exception& e) {
@@ -202,6 +211,16 @@ void SharedState::follow() {
   const bool changed = reload();
   const auto& path = st_.config.exports.managed_partitions_file;
   if (path.empty() || !st_.blocked.empty() || (!changed && !st_.last_partitions.empty())) return;
+  // No state.json (read at start or since): nothing to follow. An SM started while the share
+  // is unmounted keeps the partitions.conf it has, which may hold every tenant's P_Key.
+  if (!st_.state_stamp.exists) {
+    if (!st_.missing_logged)
+      st_.log(LogLevel::kWarning, "laas: " + st_.store.path() + " does not exist: " + path +
+                                      " is kept as it is until the master writes the state");
+    st_.missing_logged = true;
+    return;
+  }
+  st_.missing_logged = false;
   try {
     const std::string text = partitions_text();
     if (text == st_.last_partitions) return;

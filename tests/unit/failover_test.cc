@@ -503,3 +503,51 @@ TEST(Failover, StatusDuringTakeOversNeverCrashes) {
   reader.join();
   EXPECT_GT(answered.load(), 0);
 }
+
+// A standby whose share is unmounted (the state directory empty) or gone keeps the
+// partitions.conf it has: OpenSM reads that file at a failover before the plugin routes, and
+// one without the tenants' partitions would cut every tenant off. Status says why.
+TEST(Failover, AStandbyThatLosesTheShareKeepsItsPartitionsFile) {
+  TempDir dir;
+  const std::string share = dir.path + "/share";
+  std::filesystem::create_directory(share);
+  const std::string pa = dir.path + "/partitions.a.conf", pb = dir.path + "/partitions.b.conf";
+  Sm a(share, sm(0x11, "comp-1", 2), pa), b(share, sm(0x22, "comp-2", 3), pb);
+  a.state = SmState::kMaster;
+  b.master = a.self;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t1"}, {"hosts", 4}})["ok"]);
+  b.service->follow_shared_state();
+  const std::string followed = slurp(pb);
+  ASSERT_NE(followed.find("t1="), std::string::npos) << followed;
+  // The share is unmounted: the mount point is an empty directory.
+  std::filesystem::rename(share, dir.path + "/mounted");
+  std::filesystem::create_directory(share);
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pb), followed);
+  const json status = b.call("status");
+  ASSERT_TRUE(status["ok"]) << status.dump();
+  EXPECT_NE(status["result"].value("blocked", "").find("does not exist"), std::string::npos)
+      << status.dump();
+  EXPECT_EQ(b.call("tenant.list")["error"]["code"], error::kUnavailable);
+  EXPECT_NE(b.call("metrics")["result"]["text"].get<std::string>().find("laas_state_blocked 1"),
+            std::string::npos);
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pb), followed);
+  // A standby started while the share is unmounted writes nothing either.
+  const std::string pc = dir.path + "/partitions.c.conf";
+  std::filesystem::copy_file(pb, pc);
+  Sm c(share, sm(0x33, "comp-3", 4), pc);
+  c.master = a.self;
+  c.service->follow_shared_state();
+  EXPECT_EQ(slurp(pc), followed);
+  // Mounted again: followed as before, and readable again.
+  std::filesystem::remove(share);
+  std::filesystem::rename(dir.path + "/mounted", share);
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t2"}, {"hosts", 2}})["ok"]);
+  b.service->follow_shared_state();
+  c.service->follow_shared_state();
+  EXPECT_NE(slurp(pb).find("t2="), std::string::npos);
+  EXPECT_NE(slurp(pc).find("t2="), std::string::npos);
+  EXPECT_FALSE(b.call("status")["result"].contains("blocked"));
+}
