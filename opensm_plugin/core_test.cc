@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -929,6 +930,59 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
   dir.write("tenants.yaml", "[]\n");
   ASSERT_TRUE(routed(engine, fabric, sm).ok);
   EXPECT_TRUE(names().empty());
+}
+
+// A tenants.yaml that is gone (removed, an NFS server that lost it) or cannot be read (EACCES,
+// EIO, ESTALE; a directory in its place stands for them, as root reads a mode-000 file) is no
+// list at all: the tenants it listed stay, the run and `laasctl status` say why.
+TEST(PluginEngine, AMissingOrUnreadableTenantsFileRemovesNobody) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  const std::string file = dir.path() + "/tenants.yaml";
+  dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
+  Engine engine(config_in(dir), quiet());
+  ASSERT_TRUE(routed(engine, fabric, sm).ok);
+  auto names = [&] {
+    auto n = engine.service().tenant_names();
+    std::sort(n.begin(), n.end());
+    return n;
+  };
+  ASSERT_EQ(names(), (std::vector<std::string>{"A", "B"}));
+  auto status = [&] {
+    return engine.service().handle(
+        {{"v", 1}, {"id", "s"}, {"method", "status"}, {"params", json::object()}},
+        service::Caller{0, true});
+  };
+  for (const char* how : {"removed", "a directory"}) {
+    SCOPED_TRACE(how);
+    std::filesystem::remove_all(file);
+    if (std::string(how) == "a directory") std::filesystem::create_directory(file);
+    auto out = routed(engine, fabric, sm);
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_EQ(names(), (std::vector<std::string>{"A", "B"}));
+    std::string said;
+    for (const auto& w : out.warnings)
+      if (w.find("tenants file ignored") != std::string::npos) said = w;
+    EXPECT_NE(said.find("2 tenant(s) it listed are kept"), std::string::npos)
+        << ::testing::PrintToString(out.warnings);
+    const json s = status();
+    EXPECT_NE(s["result"].value("tenants_file", "").find("tenants file ignored"), std::string::npos)
+        << s.dump();
+  }
+  // Readable again: read as written, and status no longer names it.
+  std::filesystem::remove_all(file);
+  dir.write("tenants.yaml", "- name: A\n  hosts: 4\n");
+  ASSERT_TRUE(routed(engine, fabric, sm).ok);
+  EXPECT_EQ(names(), (std::vector<std::string>{"A"}));
+  EXPECT_FALSE(status()["result"].contains("tenants_file"));
+  // A fabric whose file never listed a tenant has nothing to keep: no file is no warning.
+  TempDir fresh;
+  Engine quiet_engine(config_in(fresh), quiet());
+  auto out = routed(quiet_engine, fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  for (const auto& w : out.warnings) EXPECT_EQ(w.find("tenants file"), std::string::npos) << w;
 }
 
 // A host's root writes its node description: naming itself after a management host ("comp-1

@@ -333,6 +333,7 @@ std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome
   struct Read {
     std::vector<TenantRequest> requests;
     std::string error, suspicious;
+    bool exists = true;
   };
   Read read;
   try {
@@ -340,7 +341,7 @@ std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome
         [path = config_.tenants_file()] {
           Read r;
           try {
-            r.requests = load_tenant_requests(path);
+            r.requests = load_tenant_requests(path, &r.exists);
             r.suspicious = suspicious_tenants_file(path);
           } catch (const std::exception& e) {
             r.error = e.what();
@@ -353,16 +354,22 @@ std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome
     fed_stamp_ = FileStamp{};  // read again at the next run
     return std::nullopt;
   }
-  if (!read.error.empty()) {
-    out.warnings.push_back("tenants file ignored: " + read.error +
-                           "; the tenants it listed before are kept");
-    return std::nullopt;
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!read.suspicious.empty() && !file_tenants_.empty()) {
-    out.warnings.push_back("tenants file ignored: " + config_.tenants_file() + " " +
-                           read.suspicious + "; the " + std::to_string(file_tenants_.size()) +
-                           " tenant(s) it listed are kept (write [] to remove them all)");
+  std::unique_lock<std::mutex> lock(mu_);
+  const std::string kept = "; the " + std::to_string(file_tenants_.size()) +
+                           " tenant(s) it listed are kept (write [] to remove them all)";
+  // Unreadable, gone (ENOENT on a share that lost it, a slip of rm) while it listed tenants,
+  // or cut off: no list at all, never "remove every tenant".
+  std::string ignored;
+  if (!read.error.empty())
+    ignored = "tenants file ignored: " + read.error + kept;
+  else if (!read.exists && !file_tenants_.empty())
+    ignored = "tenants file ignored: " + config_.tenants_file() + " does not exist" + kept;
+  else if (!read.suspicious.empty() && !file_tenants_.empty())
+    ignored = "tenants file ignored: " + config_.tenants_file() + " " + read.suspicious + kept;
+  lock.unlock();
+  service_.set_tenants_file_note(ignored);
+  if (!ignored.empty()) {
+    out.warnings.push_back(ignored);
     return std::nullopt;
   }
   return std::move(read.requests);

@@ -122,6 +122,7 @@ struct ServiceState {
   PersistedState persisted;
   std::string blocked;                          // corrupt or inconsistent state
   std::string fail_closed;                      // why routing keeps the last good tenants
+  std::string tenants_file_note;                // why tenants.yaml was ignored (status)
   std::map<std::string, std::string> unplaced;  // persisted tenants not on this fabric, and why
   std::vector<QuarantinedHost> quarantine;      // on view
   std::uint64_t routed_generation = 0;

@@ -362,6 +362,11 @@ void TenantService::set_fail_closed(const std::string& reason) {
   metrics_.write_metrics_file();
 }
 
+void TenantService::set_tenants_file_note(const std::string& note) {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  st_.tenants_file_note = note;
+}
+
 std::string TenantService::fail_closed() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   return st_.fail_closed;

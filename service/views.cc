@@ -73,6 +73,7 @@ json ServiceViews::status() const {
   if (!st_.blocked.empty()) s["blocked"] = st_.blocked;
   if (!st_.fail_closed.empty()) s["fail_closed"] = st_.fail_closed;
   if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
+  if (!st_.tenants_file_note.empty()) s["tenants_file"] = st_.tenants_file_note;
   if (const std::string hung = st_.io->not_answering(); !hung.empty())
     s["state_dir_not_answering"] = hung;
   s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
