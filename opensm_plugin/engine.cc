@@ -73,6 +73,7 @@ service::ServiceConfig service_config(const Config& c) {
   s.state_dir = c.state_dir;
   s.algorithm = c.placer;
   s.state_must_exist = c.state_must_exist;
+  s.state_dir_unknown = c.state_dir_unknown;
   s.resume_check = c.resume_check;
   s.metrics_file = c.metrics_file;
   s.link_error_threshold = c.link_error_threshold;
@@ -162,7 +163,8 @@ Engine::Engine(Config config, service::Logger log)
       log_(log),
       service_(service_config(config_), std::move(log)),
       last_tables_(service_.io(), config_.sent_tables_file(), log_) {
-  read_shared_files(std::chrono::seconds(10));
+  // A guessed directory is never read (Config::state_dir_unknown): nothing of it is routed.
+  if (!config_.state_dir_unknown) read_shared_files(std::chrono::seconds(10));
   // Changes made inside a routing run (the tenants file) are routed by that run: the service
   // asks for no other (service::Caller::routes_itself).
   service_.set_reroute_hook([this] {
@@ -264,6 +266,7 @@ void Engine::adopt_shared_files(SharedFiles files) {
 }
 
 std::optional<service::FileStamp> Engine::tenants_stamp() const {
+  if (config_.state_dir_unknown) return std::nullopt;
   try {
     return service_.io().call([path = config_.tenants_file()] { return service::stamp_of(path); },
                               service::kIoDeadline);
@@ -741,7 +744,9 @@ bool Engine::choose_tenants(RoutingRun& run) {
       // what the switches hold (keeping would send them empty tables): then no tenant is
       // routed, every host is a free host reaching management only, and P_Keys stay.
       const std::string lost =
-          "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
+          config_.state_dir_unknown
+              ? std::string("; nothing records the tenants last routed (no state directory)")
+              : "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
       if (routed_once_ || with_sent_tables(out)) {
         fail_closed(run.fabric, unusable + lost, out);
         return false;
@@ -1083,6 +1088,7 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
 // them (read once per run).
 bool Engine::with_sent_tables(RouteOutcome& out) {
   if (out.saved_tables) return true;
+  if (config_.state_dir_unknown) return false;  // the tables of a guessed directory: none
   std::string why;
   out.saved_tables = last_tables_.load(&why);
   if (out.saved_tables)

@@ -110,6 +110,10 @@ class Engine {
                         std::shared_ptr<const routing::Sl2VlTables> sl2vl);
   // The tables kept by keep_sent_tables (null, with `why`, when none can be read).
   std::shared_ptr<const routing::SavedTables> sent_tables(std::string* why) const {
+    if (config_.state_dir_unknown) {
+      if (why) *why = "laas.yaml could not be read: the state directory is not known";
+      return nullptr;
+    }
     return last_tables_.load(why);
   }
   // A routing run's wall time and the LFT blocks it left to send, for the metrics.

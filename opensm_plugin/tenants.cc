@@ -16,49 +16,24 @@
 #include <utility>
 
 #include "opensm_plugin/config.h"
+#include "util/text.h"
 
 namespace laas::plugin {
 
 using json = nlohmann::json;
 
-namespace {
-
-// The file's text; nullopt when it does not exist (ENOENT). Anything else that keeps it from
-// being read -- EACCES, EIO, ESTALE on NFS, a directory in its place -- throws, naming why:
-// an unreadable file is no list at all, never an empty one.
-std::optional<std::string> read_tenants_text(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    throw std::runtime_error(path + ": cannot be read: " + std::strerror(errno));
-  }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      throw std::runtime_error(path + ": cannot be read: " + why);
-    }
-    text.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return text;
-}
-
-}  // namespace
-
 std::vector<TenantRequest> load_tenant_requests(const std::string& path, bool* exists) {
   std::vector<TenantRequest> out;
-  const auto text = read_tenants_text(path);
-  if (exists) *exists = text.has_value();
-  if (!text) return out;
+  // Anything but ENOENT that keeps the file from being read -- EACCES, EIO, ESTALE on NFS, a
+  // directory in its place -- throws: an unreadable file is no list at all, never an empty one.
+  std::string text;
+  const int error = util::read_whole_file(path, &text);
+  if (exists) *exists = error != ENOENT;
+  if (error == ENOENT) return out;
+  if (error != 0) throw std::runtime_error(path + ": cannot be read: " + std::strerror(error));
   YAML::Node root;
   try {
-    root = YAML::Load(*text);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }

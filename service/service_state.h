@@ -63,6 +63,9 @@ struct ServiceConfig {
   // laas.yaml could not be read as written: nothing is changed or rewritten, routing keeps
   // the tenants last routed, and every change is refused with this.
   std::string config_error;
+  // laas.yaml could not be read as a whole (or its state_dir is wrong): `state_dir` is only
+  // the built-in default. Nothing is read from it or written to it; the state is blocked.
+  bool state_dir_unknown = false;
   int default_wait_ms = 30000;
   ExportConfig exports;
   // A command an administrator requires a drained host to pass before it returns to the free
@@ -184,6 +187,9 @@ struct ServiceState {
   // Last: destroyed first, while everything a queued operation's completion reports to lives.
   std::unique_ptr<StateIo> io;
 };
+
+// Why nothing is read from the state directory while config.state_dir_unknown is set.
+std::string unknown_state_dir_text(const ServiceConfig& config);
 
 // How long a caller waits for the state directory's worker (service/state_io.h) before it
 // gives up; the routing run waits for nothing but a take-over, a request for its own change.

@@ -40,6 +40,8 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
                                                             bool state_expected) {
   std::lock_guard<std::mutex> lock(st_.mu);
   if (!st_.role_provider) return std::nullopt;  // one owner, no other SM: nothing to take over
+  if (st_.config.state_dir_unknown)
+    return "cannot take the tenant state over as master: " + st_.blocked;
   // Whether another SM wrote state.json since: a stat on the worker, waited for at most
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
@@ -133,6 +135,7 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
 }
 
 bool SharedState::reload() {
+  if (st_.config.state_dir_unknown) return false;  // blocked since the start, never read
   struct Read {
     FileStamp stamp;
     bool changed = false;
