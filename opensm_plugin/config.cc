@@ -3,12 +3,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "allocator/placer.h"
 #include "routing/routing.h"
 #include "util/guid.h"
+#include "util/text.h"
 
 namespace laas::plugin {
 
@@ -131,20 +133,38 @@ Config check_config(const std::string& path) {
   Config c;
   if (path.empty()) return c;
   YAML::Node root;
+  // Whatever keeps the file from being read as a whole leaves every key a guess, state_dir's
+  // included.
+  const std::string guessed =
+      "; no key can be read, so the state directory is not known and "
+      "nothing is read from the default one (" +
+      c.state_dir + ")";
+  c.state_dir_unknown = true;
+  std::string text;
+  if (const int error = util::read_whole_file(path, &text); error != 0) {
+    c.problems.push_back(path + ": cannot be read (" + std::strerror(error) + ")" + guessed);
+    return c;
+  }
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    c.problems.push_back(path + ": cannot be read");
-    return c;
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    c.problems.push_back(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    c.problems.push_back(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg + guessed);
     return c;
   }
-  if (root.IsNull()) return c;
+  // An empty file is no configuration: a file cut to zero by a full disk, or truncated by a
+  // copy that failed, must not pass for the defaults.
+  if (root.IsNull()) {
+    c.problems.push_back(path +
+                         ": holds no key (empty, or only comments: cut off?); write at least "
+                         "'state_dir:'" +
+                         guessed);
+    return c;
+  }
   if (!root.IsMap()) {
-    c.problems.push_back(path + ": expected a mapping of keys");
+    c.problems.push_back(path + ": expected a mapping of keys" + guessed);
     return c;
   }
+  c.state_dir_unknown = false;
   for (const auto& kv : root) {
     if (!kv.first.IsScalar()) {
       c.problems.push_back(where(path, kv.first) + ": a key must be a plain name");
@@ -159,9 +179,11 @@ Config check_config(const std::string& path) {
     } catch (const YAML::Exception& e) {
       c = std::move(before);
       c.problems.push_back(where(path, kv.first) + ": key '" + key + "': " + e.msg);
+      c.state_dir_unknown |= key == "state_dir";
     } catch (const std::invalid_argument& e) {
       c = std::move(before);
       c.problems.push_back(where(path, kv.first) + ": key '" + key + "': " + e.what());
+      c.state_dir_unknown |= key == "state_dir";
     }
   }
   return c;

@@ -85,6 +85,11 @@ struct Config {
   std::string managed_partitions_file;
   // What is wrong in the file ("PATH:LINE: key 'K': why"), empty when nothing is.
   std::vector<std::string> problems;
+  // The file could not be read as a whole (unreadable, a YAML syntax error, empty or not a
+  // mapping) or its state_dir is wrong: `state_dir` above is the built-in default, a guess.
+  // Nothing is read from or written to it -- a file cut to zero by a full disk must not make
+  // the plugin adopt whatever another directory holds.
+  bool state_dir_unknown = false;
 
   std::string tenants_file() const { return state_dir + "/tenants.yaml"; }
   std::string allocations_file() const { return state_dir + "/allocations.json"; }
@@ -94,6 +99,8 @@ struct Config {
 
 // Reads `path`; an empty path gives the defaults. Every key is checked: the valid ones are
 // applied, each wrong one is listed in `problems` (file, line, key, why) and keeps its default.
+// A file that cannot be read as a whole, or holds no key at all (empty, only comments), is a
+// problem too, with state_dir_unknown set.
 Config check_config(const std::string& path);
 // As check_config, but throws std::runtime_error with the problems when there are any.
 Config load_config(const std::string& path);

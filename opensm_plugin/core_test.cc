@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -1068,6 +1070,59 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
   EXPECT_TRUE(names().empty());
 }
 
+// A tenants.yaml that is gone (removed, an NFS server that lost it) or cannot be read (EACCES,
+// EIO, ESTALE; a directory in its place stands for them, as root reads a mode-000 file) is no
+// list at all: the tenants it listed stay, the run and `laasctl status` say why.
+TEST(PluginEngine, AMissingOrUnreadableTenantsFileRemovesNobody) {
+  TempDir dir;
+  const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+  auto [fabric, emb] = topology::build_model_fabric(tree);
+  const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+  const std::string file = dir.path() + "/tenants.yaml";
+  dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
+  Engine engine(config_in(dir), quiet());
+  ASSERT_TRUE(routed(engine, fabric, sm).ok);
+  auto names = [&] {
+    auto n = engine.service().tenant_names();
+    std::sort(n.begin(), n.end());
+    return n;
+  };
+  ASSERT_EQ(names(), (std::vector<std::string>{"A", "B"}));
+  auto status = [&] {
+    return engine.service().handle(
+        {{"v", 1}, {"id", "s"}, {"method", "status"}, {"params", json::object()}},
+        service::Caller{0, true});
+  };
+  for (const char* how : {"removed", "a directory"}) {
+    SCOPED_TRACE(how);
+    std::filesystem::remove_all(file);
+    if (std::string(how) == "a directory") std::filesystem::create_directory(file);
+    auto out = routed(engine, fabric, sm);
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_EQ(names(), (std::vector<std::string>{"A", "B"}));
+    std::string said;
+    for (const auto& w : out.warnings)
+      if (w.find("tenants file ignored") != std::string::npos) said = w;
+    EXPECT_NE(said.find("2 tenant(s) it listed are kept"), std::string::npos)
+        << ::testing::PrintToString(out.warnings);
+    const json s = status();
+    EXPECT_NE(s["result"].value("tenants_file", "").find("tenants file ignored"), std::string::npos)
+        << s.dump();
+  }
+  // Readable again: read as written, and status no longer names it.
+  std::filesystem::remove_all(file);
+  dir.write("tenants.yaml", "- name: A\n  hosts: 4\n");
+  ASSERT_TRUE(routed(engine, fabric, sm).ok);
+  EXPECT_EQ(names(), (std::vector<std::string>{"A"}));
+  EXPECT_FALSE(status()["result"].contains("tenants_file"));
+  // A fabric whose file never listed a tenant has nothing to keep: no file is no warning.
+  TempDir fresh;
+  Engine quiet_engine(config_in(fresh), quiet());
+  auto out = routed(quiet_engine, fabric, sm);
+  ASSERT_TRUE(out.ok) << out.error;
+  for (const auto& w : out.warnings) EXPECT_EQ(w.find("tenants file"), std::string::npos) << w;
+}
+
 // A host's root writes its node description: naming itself after a management host ("comp-1
 // mlx5_1") must not make it part of that host's server, hence management. Only the other ports
 // of the management port's own adapter (CA node GUID) are.
@@ -1190,4 +1245,103 @@ TEST(PluginConfig, EveryProblemIsListedWithItsLine) {
   EXPECT_EQ(c.management, std::vector<std::uint64_t>{0x1234});
   EXPECT_TRUE(c.free_pool_open);
   EXPECT_THROW(load_config(dir.path() + "/laas.yaml"), std::runtime_error);
+}
+
+// A file that cannot be read as a whole -- cut to zero by a full disk, only comments, a YAML
+// syntax error, unreadable, not a mapping -- is no configuration at all: a problem, and its
+// state_dir (the built-in default) is a guess. So is a wrong state_dir key; other wrong keys
+// leave the state directory known.
+TEST(PluginConfig, AFileThatCannotBeReadAsAWholeIsNoConfiguration) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> whole = {
+      {"empty", ""},
+      {"comments", "# state_dir: /srv/laas\n\n"},
+      {"syntax", "state_dir: /srv/laas\nplacer: [laas\n"},
+      {"list", "- state_dir\n"},
+      {"bad_state_dir", "state_dir: srv/laas\nplacer: simple\n"}};
+  for (const auto& [name, text] : whole) {
+    SCOPED_TRACE(name);
+    dir.write(name + ".yaml", text);
+    const Config c = check_config(dir.path() + "/" + name + ".yaml");
+    EXPECT_FALSE(c.problems.empty());
+    EXPECT_TRUE(c.state_dir_unknown);
+    EXPECT_THROW(load_config(dir.path() + "/" + name + ".yaml"), std::runtime_error);
+  }
+  // Unreadable: a directory in its place (root reads a mode-000 file).
+  std::filesystem::create_directory(dir.path() + "/dir.yaml");
+  const Config unreadable = check_config(dir.path() + "/dir.yaml");
+  EXPECT_FALSE(unreadable.problems.empty());
+  EXPECT_TRUE(unreadable.state_dir_unknown);
+  EXPECT_TRUE(check_config(dir.path() + "/absent.yaml").state_dir_unknown);
+  const Config empty = check_config(dir.path() + "/empty.yaml");
+  ASSERT_EQ(empty.problems.size(), 1u);
+  EXPECT_NE(empty.problems[0].find("holds no key"), std::string::npos) << empty.problems[0];
+  EXPECT_NE(empty.problems[0].find("nothing is read from the default one (/var/lib/laas)"),
+            std::string::npos)
+      << empty.problems[0];
+  // A wrong key elsewhere: a problem, the state directory as written.
+  dir.write("key.yaml", "state_dir: /srv/laas\nplacer: bogus\n");
+  const Config key = check_config(dir.path() + "/key.yaml");
+  EXPECT_EQ(key.problems.size(), 1u);
+  EXPECT_FALSE(key.state_dir_unknown);
+  EXPECT_EQ(key.state_dir, "/srv/laas");
+  // No event_plugin_options at all: the defaults, on purpose.
+  EXPECT_FALSE(check_config("").state_dir_unknown);
+  EXPECT_TRUE(check_config("").problems.empty());
+}
+
+// With laas.yaml unreadable as a whole the state directory is a guess: nothing in it is read
+// (state.json, allocations.json, layout.json, tables.bin, tenants.yaml) or written, every host
+// is routed as a free host, and status and the metrics say why.
+TEST(PluginEngine, AGuessedStateDirectoryIsNeitherReadNorWritten) {
+  TwoTenants t;
+  {
+    Engine engine(config_in(t.dir), quiet());
+    ASSERT_TRUE(routed(engine, t.fabric, t.sm).ok);
+    ASSERT_EQ(engine.service().tenant_names().size(), 2u);
+  }
+  auto listing = [&] {
+    std::map<std::string, std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(t.dir.path())) {
+      std::ifstream in(e.path());
+      files[e.path().filename()] = std::string(std::istreambuf_iterator<char>(in), {});
+    }
+    return files;
+  };
+  const auto before = listing();
+  ASSERT_TRUE(before.count("state.json") && before.count("allocations.json"));
+  Config c = config_in(t.dir);  // the "default" the guess would land on
+  c.problems = {"/etc/laas/laas.yaml: holds no key"};
+  c.state_dir_unknown = true;
+  Engine engine(c, quiet());
+  EXPECT_TRUE(engine.service().tenant_names().empty());
+  for (int run = 0; run < 2; ++run) {
+    auto out = routed(engine, t.fabric, t.sm);
+    ASSERT_TRUE(out.ok) << out.error;
+    EXPECT_FALSE(out.saved_tables);
+    EXPECT_TRUE(engine.service().snapshot().tenants.empty());
+  }
+  std::string why;
+  EXPECT_FALSE(engine.sent_tables(&why));
+  EXPECT_EQ(listing(), before);
+  const json s = engine.service().handle(
+      {{"v", 1}, {"id", "s"}, {"method", "status"}, {"params", json::object()}},
+      service::Caller{0, true});
+  EXPECT_NE(s["result"].value("blocked", "").find("the state directory is not known"),
+            std::string::npos)
+      << s.dump();
+  EXPECT_TRUE(s["result"].contains("config_error")) << s.dump();
+  const json m = engine.service().handle(
+      {{"v", 1}, {"id", "m"}, {"method", "metrics"}, {"params", json::object()}},
+      service::Caller{0, true});
+  const std::string text = m["result"]["text"];
+  EXPECT_NE(text.find("laas_config_error 1"), std::string::npos);
+  EXPECT_NE(text.find("laas_state_blocked 1"), std::string::npos);
+  EXPECT_FALSE(engine.service()
+                   .handle({{"v", 1},
+                            {"id", "a"},
+                            {"method", "tenant.add"},
+                            {"params", {{"name", "x"}, {"hosts", 2}, {"wait", false}}}},
+                           service::Caller{0, true})
+                   .value("ok", true));
 }

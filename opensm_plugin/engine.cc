@@ -73,6 +73,7 @@ service::ServiceConfig service_config(const Config& c) {
   s.state_dir = c.state_dir;
   s.algorithm = c.placer;
   s.state_must_exist = c.state_must_exist;
+  s.state_dir_unknown = c.state_dir_unknown;
   s.resume_check = c.resume_check;
   s.metrics_file = c.metrics_file;
   s.link_error_threshold = c.link_error_threshold;
@@ -163,7 +164,8 @@ Engine::Engine(Config config, service::Logger log)
       service_(service_config(config_), std::move(log)),
       last_tables_(service_.io(), config_.sent_tables_file(), config_.state_dir, log_,
                    service_.tables_file_health()) {
-  read_shared_files(std::chrono::seconds(10));
+  // A guessed directory is never read (Config::state_dir_unknown): nothing of it is routed.
+  if (!config_.state_dir_unknown) read_shared_files(std::chrono::seconds(10));
   // Changes made inside a routing run (the tenants file) are routed by that run: the service
   // asks for no other (service::Caller::routes_itself).
   service_.set_reroute_hook([this] {
@@ -265,6 +267,7 @@ void Engine::adopt_shared_files(SharedFiles files) {
 }
 
 std::optional<service::FileStamp> Engine::tenants_stamp() const {
+  if (config_.state_dir_unknown) return std::nullopt;
   try {
     return service_.io().call([path = config_.tenants_file()] { return service::stamp_of(path); },
                               service::kIoDeadline);
@@ -334,6 +337,7 @@ std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome
   struct Read {
     std::vector<TenantRequest> requests;
     std::string error, suspicious;
+    bool exists = true;
   };
   Read read;
   try {
@@ -341,7 +345,7 @@ std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome
         [path = config_.tenants_file()] {
           Read r;
           try {
-            r.requests = load_tenant_requests(path);
+            r.requests = load_tenant_requests(path, &r.exists);
             r.suspicious = suspicious_tenants_file(path);
           } catch (const std::exception& e) {
             r.error = e.what();
@@ -354,16 +358,22 @@ std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome
     fed_stamp_ = FileStamp{};  // read again at the next run
     return std::nullopt;
   }
-  if (!read.error.empty()) {
-    out.warnings.push_back("tenants file ignored: " + read.error +
-                           "; the tenants it listed before are kept");
-    return std::nullopt;
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!read.suspicious.empty() && !file_tenants_.empty()) {
-    out.warnings.push_back("tenants file ignored: " + config_.tenants_file() + " " +
-                           read.suspicious + "; the " + std::to_string(file_tenants_.size()) +
-                           " tenant(s) it listed are kept (write [] to remove them all)");
+  std::unique_lock<std::mutex> lock(mu_);
+  const std::string kept = "; the " + std::to_string(file_tenants_.size()) +
+                           " tenant(s) it listed are kept (write [] to remove them all)";
+  // Unreadable, gone (ENOENT on a share that lost it, a slip of rm) while it listed tenants,
+  // or cut off: no list at all, never "remove every tenant".
+  std::string ignored;
+  if (!read.error.empty())
+    ignored = "tenants file ignored: " + read.error + kept;
+  else if (!read.exists && !file_tenants_.empty())
+    ignored = "tenants file ignored: " + config_.tenants_file() + " does not exist" + kept;
+  else if (!read.suspicious.empty() && !file_tenants_.empty())
+    ignored = "tenants file ignored: " + config_.tenants_file() + " " + read.suspicious + kept;
+  lock.unlock();
+  service_.set_tenants_file_note(ignored);
+  if (!ignored.empty()) {
+    out.warnings.push_back(ignored);
     return std::nullopt;
   }
   return std::move(read.requests);
@@ -735,7 +745,9 @@ bool Engine::choose_tenants(RoutingRun& run) {
       // what the switches hold (keeping would send them empty tables): then no tenant is
       // routed, every host is a free host reaching management only, and P_Keys stay.
       const std::string lost =
-          "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
+          config_.state_dir_unknown
+              ? std::string("; nothing records the tenants last routed (no state directory)")
+              : "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
       if (routed_once_ || with_sent_tables(out)) {
         fail_closed(run.fabric, unusable + lost, out);
         return false;
@@ -1077,6 +1089,7 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
 // them (read once per run).
 bool Engine::with_sent_tables(RouteOutcome& out) {
   if (out.saved_tables) return true;
+  if (config_.state_dir_unknown) return false;  // the tables of a guessed directory: none
   std::string why;
   out.saved_tables = sent_tables(&why);
   if (out.saved_tables) {
@@ -1104,6 +1117,10 @@ bool Engine::with_sent_tables(RouteOutcome& out) {
 // term is this SM's own once it took the state over (the last master's is the one before), or
 // the term last read otherwise.
 std::shared_ptr<const routing::SavedTables> Engine::sent_tables(std::string* why) const {
+  if (config_.state_dir_unknown) {
+    if (why) *why = "laas.yaml could not be read: the state directory is not known";
+    return nullptr;
+  }
   auto saved = last_tables_.load(why);
   if (!saved) return saved;
   bool held = false;

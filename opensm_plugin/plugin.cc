@@ -891,9 +891,21 @@ Config read_config(osm_opensm_t* osm) {
   for (const auto& problem : config.problems)
     log_line(osm, OSM_LOG_ERROR,
              "laas.yaml is invalid: " + problem +
-                 "; routing closed (tenants last routed, nothing rewritten, changes refused) "
+                 (config.state_dir_unknown
+                      ? "; routing closed (nothing read, nothing rewritten, changes refused) "
+                      : "; routing closed (tenants last routed, nothing rewritten, changes "
+                        "refused) ") +
                  "until it is fixed and OpenSM restarted");
-  log_line(osm, OSM_LOG_INFO, "state directory " + config.state_dir + ", placer " + config.placer);
+  if (config.state_dir_unknown)
+    log_line(osm, OSM_LOG_ERROR,
+             "state directory not known (laas.yaml cannot be read as a whole, or its state_dir "
+             "is wrong): nothing is read from " +
+                 config.state_dir +
+                 "; every host is routed as a free host (reaching management only) until it is "
+                 "fixed and OpenSM restarted");
+  else
+    log_line(osm, OSM_LOG_INFO,
+             "state directory " + config.state_dir + ", placer " + config.placer);
   if (config.manage_partitions) {
     const char* file = osm->subn.opt.partition_config_file;
     config.managed_partitions_file = file ? file : "";

@@ -9,23 +9,31 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "opensm_plugin/config.h"
+#include "util/text.h"
 
 namespace laas::plugin {
 
 using json = nlohmann::json;
 
-std::vector<TenantRequest> load_tenant_requests(const std::string& path) {
+std::vector<TenantRequest> load_tenant_requests(const std::string& path, bool* exists) {
   std::vector<TenantRequest> out;
-  if (access(path.c_str(), F_OK) != 0) return out;
+  // Anything but ENOENT that keeps the file from being read -- EACCES, EIO, ESTALE on NFS, a
+  // directory in its place -- throws: an unreadable file is no list at all, never an empty one.
+  std::string text;
+  const int error = util::read_whole_file(path, &text);
+  if (exists) *exists = error != ENOENT;
+  if (error == ENOENT) return out;
+  if (error != 0) throw std::runtime_error(path + ": cannot be read: " + std::strerror(error));
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }

@@ -21,8 +21,10 @@ struct TenantRequest {
 };
 
 // Parses tenants.yaml: a list of {name, hosts: N} or {name, hosts: [name-or-GUID, ...]}. An
-// absent file is an empty list. Throws std::runtime_error naming the file and entry.
-std::vector<TenantRequest> load_tenant_requests(const std::string& path);
+// absent file (ENOENT) is an empty list, with *exists false; the caller decides whether that
+// may remove anyone. Throws std::runtime_error naming the file and entry, or why the file
+// cannot be read (EACCES, EIO, a directory in its place).
+std::vector<TenantRequest> load_tenant_requests(const std::string& path, bool* exists = nullptr);
 
 // The realized tenants (allocations.json) are the allocation library's (allocation/).
 using allocation::Allocations;

@@ -91,6 +91,10 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
                     "Seconds the state directory has not answered (0: it answers); meanwhile "
                     "routing uses the last state it gave and changes are refused",
                     st_.io->not_answering_seconds()));
+  f.push_back(gauge("laas_state_blocked",
+                    "1 while the tenant state cannot be read or taken over (laasctl status says "
+                    "why): routing keeps the tenants last routed, a standby its partitions.conf",
+                    st_.blocked.empty() ? 0 : 1));
   f.push_back(gauge("laas_config_error",
                     "1 while laas.yaml is invalid: routing keeps the tenants last routed and "
                     "changes are refused (laasctl config check names the line)",

@@ -15,6 +15,14 @@ ServiceState::ServiceState(ServiceConfig config_in, Logger log_in)
       health(config.link_error_threshold, config.link_error_clean_readings,
              config.link_error_consecutive_readings) {}
 
+std::string unknown_state_dir_text(const ServiceConfig& config) {
+  return "laas.yaml could not be read, so the state directory is not known: nothing is read "
+         "from or written to " +
+         config.state_dir +
+         " (the built-in default, a guess); every host is routed as a free host until laas.yaml "
+         "is fixed and OpenSM restarted";
+}
+
 void require_topology(const ServiceState& st) {
   if (!st.blocked.empty()) fail(error::kUnavailable, st.blocked);
   if (!st.view || !st.cluster)

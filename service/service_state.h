@@ -64,6 +64,9 @@ struct ServiceConfig {
   // laas.yaml could not be read as written: nothing is changed or rewritten, routing keeps
   // the tenants last routed, and every change is refused with this.
   std::string config_error;
+  // laas.yaml could not be read as a whole (or its state_dir is wrong): `state_dir` is only
+  // the built-in default. Nothing is read from it or written to it; the state is blocked.
+  bool state_dir_unknown = false;
   int default_wait_ms = 30000;
   ExportConfig exports;
   // A command an administrator requires a drained host to pass before it returns to the free
@@ -136,6 +139,7 @@ struct ServiceState {
   PersistedState persisted;
   std::string blocked;                          // corrupt or inconsistent state
   std::string fail_closed;                      // why routing keeps the last good tenants
+  std::string tenants_file_note;                // why tenants.yaml was ignored (status)
   std::map<std::string, std::string> unplaced;  // persisted tenants not on this fabric, and why
   std::vector<QuarantinedHost> quarantine;      // on view
   std::uint64_t routed_generation = 0;
@@ -184,6 +188,7 @@ struct ServiceState {
   // next routing run.
   std::string unsaved;
   bool partitions_unsynced = false;  // partitions.conf could not be written: next run retries
+  bool missing_logged = false;       // a standby said once that state.json does not exist
   // A hang was logged (one line per hang; the recovery hook clears it).
   std::shared_ptr<std::atomic<bool>> hang_logged = std::make_shared<std::atomic<bool>>();
   // state.json's stamp as the worker last saw it, written by the worker (its own mutex: the
@@ -207,6 +212,9 @@ struct ServiceState {
   // Last: destroyed first, while everything a queued operation's completion reports to lives.
   std::unique_ptr<StateIo> io;
 };
+
+// Why nothing is read from the state directory while config.state_dir_unknown is set.
+std::string unknown_state_dir_text(const ServiceConfig& config);
 
 // How long a caller waits for the state directory's worker (service/state_io.h) before it
 // gives up; the routing run waits for nothing but a take-over, a request for its own change.

@@ -40,6 +40,8 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
                                                             bool state_expected) {
   std::lock_guard<std::mutex> lock(st_.mu);
   if (!st_.role_provider) return std::nullopt;  // one owner, no other SM: nothing to take over
+  if (st_.config.state_dir_unknown)
+    return "cannot take the tenant state over as master: " + st_.blocked;
   // Whether another SM wrote state.json since: a stat on the worker, waited for at most
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
@@ -108,9 +110,17 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   st_.sm_ports_dirty = false;
   exports_.assign_missing_pkeys();
   // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
+  // Until then there is no placement to show: the view goes with the cluster and the ids
+  // that refer into it (every reader tests `view` alone; status and the metrics may run
+  // between this take-over and the routing run's on_topology, or for as long as later runs
+  // fail closed before it).
   st_.unplaced.clear();
   st_.cluster.reset();
   st_.ids.reset();
+  st_.view.reset();
+  st_.quarantine.clear();
+  st_.topology_error =
+      "this SM took the tenant state over; the next routing run maps the tenants onto the fabric";
   ++st_.takeovers;
   char line[512];
   std::snprintf(
@@ -125,6 +135,7 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
 }
 
 bool SharedState::reload() {
+  if (st_.config.state_dir_unknown) return false;  // blocked since the start, never read
   struct Read {
     FileStamp stamp;
     bool changed = false;
@@ -140,6 +151,15 @@ bool SharedState::reload() {
           polled->set(r.stamp);
           if (r.stamp == known) return r;
           r.changed = true;
+          // Gone since it was read (an unmounted share shows an empty directory, an NFS
+          // server that fails the stat): no state at all, never an empty one.
+          if (!r.stamp.exists) {
+            r.error = store.path() +
+                      " does not exist any more or cannot be reached (is the shared state "
+                      "directory mounted?): the tenants are kept as last read, and "
+                      "partitions.conf as it is, until the file is back";
+            return r;
+          }
           try {
             r.state = store.load();
           } catch (const std::exception& e) {
@@ -194,6 +214,16 @@ void SharedState::follow() {
   const bool changed = reload();
   const auto& path = st_.config.exports.managed_partitions_file;
   if (path.empty() || !st_.blocked.empty() || (!changed && !st_.last_partitions.empty())) return;
+  // No state.json (read at start or since): nothing to follow. An SM started while the share
+  // is unmounted keeps the partitions.conf it has, which may hold every tenant's P_Key.
+  if (!st_.state_stamp.exists) {
+    if (!st_.missing_logged)
+      st_.log(LogLevel::kWarning, "laas: " + st_.store.path() + " does not exist: " + path +
+                                      " is kept as it is until the master writes the state");
+    st_.missing_logged = true;
+    return;
+  }
+  st_.missing_logged = false;
   try {
     const std::string text = partitions_text();
     if (text == st_.last_partitions) return;

@@ -77,6 +77,11 @@ TenantService::TenantService(ServiceConfig config, Logger log)
                                  "written at the next routing run");
     if (st_.reroute) st_.reroute();
   });
+  if (st_.config.state_dir_unknown) {
+    st_.blocked = unknown_state_dir_text(st_.config);
+    st_.log(LogLevel::kError, "laas: " + st_.blocked);
+    return;
+  }
   try {
     const StateStore store = st_.store;
     auto loaded = st_.io->call(
@@ -366,6 +371,11 @@ void TenantService::set_fail_closed(const std::string& reason) {
   metrics_.write_metrics_file();
 }
 
+void TenantService::set_tenants_file_note(const std::string& note) {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  st_.tenants_file_note = note;
+}
+
 std::string TenantService::fail_closed() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   return st_.fail_closed;
@@ -438,6 +448,7 @@ PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
 }
 
 void TenantService::store_save() {
+  if (st_.config.state_dir_unknown) throw std::runtime_error(unknown_state_dir_text(st_.config));
   // On the worker, with copies: after the deadline the write may still land (the reply then
   // says it is not confirmed), and it must not touch this service's memory meanwhile.
   struct Saved {
@@ -467,6 +478,7 @@ void TenantService::store_save() {
 FileStamp TenantService::polled_stamp() const { return st_.polled->get(); }
 
 void TenantService::probe_state_dir() {
+  if (st_.config.state_dir_unknown) return;
   auto polled = st_.polled;
   st_.io->post("probe state.json",
                [polled, path = st_.store.path()] { polled->set(stamp_of(path)); });

@@ -118,6 +118,9 @@ class TenantService final : private ChangeCommitter,
   // and the audit. Set by the routing engine at every run.
   void set_fail_closed(const std::string& reason);
   std::string fail_closed() const;
+  // Why tenants.yaml was last ignored (missing, unreadable, cut off) and the tenants it listed
+  // kept; empty once it is read. Shown by status as "tenants_file".
+  void set_tenants_file_note(const std::string& note);
   RoutingSnapshot snapshot() const;
   // The tables of `generation` reached the switches; `failure` non-empty: they or the P_Keys
   // did not (what failed), and requests waiting for that generation are told so.

@@ -28,7 +28,8 @@ json ServiceViews::status() const {
             {"tenants", st_.cluster ? st_.cluster->tenants().size() : st_.persisted.tenants.size()},
             {"tenants_not_placed", st_.unplaced.size()},
             {"algorithm", st_.config.algorithm}};
-  if (st_.view) {
+  // The placements (cluster, ids) exist only with the view they were made on; all three or none.
+  if (st_.view && st_.cluster && st_.ids) {
     s["topology"] = st_.view->tree.spec().text();
     s["hosts"] = st_.view->tree.num_hosts();
     s["free_hosts"] = st_.cluster->state().free_hosts();
@@ -73,6 +74,7 @@ json ServiceViews::status() const {
   if (!st_.blocked.empty()) s["blocked"] = st_.blocked;
   if (!st_.fail_closed.empty()) s["fail_closed"] = st_.fail_closed;
   if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
+  if (!st_.tenants_file_note.empty()) s["tenants_file"] = st_.tenants_file_note;
   if (const std::string hung = st_.io->not_answering(); !hung.empty())
     s["state_dir_not_answering"] = hung;
   s["tables_file_write_failures"] = st_.tables_file->write_failures.load();

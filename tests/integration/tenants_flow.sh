@@ -77,6 +77,24 @@ snapshot 3
 tenant_paths 3 A
 cmp -s paths.A.1 paths.A.3 || die "tenant A's routes changed when ${OTHERS[0]%%:*} was removed"
 
+# FILE_LOSS=1: tenants.yaml removed (a slip of rm, a share that lost it), then unreadable (a
+# directory in its place: EISDIR, as EACCES or EIO would be): no list at all, nobody removed.
+if [ "${FILE_LOSS:-0}" = 1 ]; then
+  for how in removed unreadable; do
+    seen=$(count_log 'tenants file ignored')
+    rm -rf state/tenants.yaml
+    [ $how = unreadable ] && mkdir state/tenants.yaml
+    if [ "${POLL_MS:-300}" = 0 ]; then kill -HUP "$OSM_PID"; fi
+    wait_log 'tenants file ignored' $((seen + 1)) "${WAIT_S:-45}"
+    log "tenants.yaml $how: $(grep 'tenants file ignored' osm.log | tail -1 | sed 's/.*laas: //' | cut -c1-150)"
+  done
+  rm -rf state/tenants.yaml
+  set_tenants "A:$A" "${OTHERS[@]:1}"
+  cmp -s <(grep -v '"lid"' alloc.3.json) <(grep -v '"lid"' state/allocations.json) ||
+    die "a tenant changed while tenants.yaml was missing or unreadable"
+  log "tenants.yaml missing, then unreadable: every tenant kept"
+fi
+
 # Restart OpenSM on the same fabric: tenants come back from state.json by GUID, and A's
 # routes are still the same.
 applied=$(count_log 'laas: forwarding tables applied')

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "demo_views.h"
 #include "export/partitions.h"
@@ -434,4 +435,119 @@ TEST(Failover, AnUnmountedShareIsNotTakenOverAsAnEmptyState) {
   const auto again = a.route();
   ASSERT_TRUE(again);
   EXPECT_NE(again->find("took over"), std::string::npos) << *again;
+}
+
+// A master whose state another SM wrote meanwhile takes it over again at its next routing run:
+// the tenants are mapped onto the fabric only by that run's on_topology. `laasctl status` (any
+// member of the read group) in between must not read the placements the take-over dropped.
+TEST(Failover, StatusBetweenATakeOverAndItsRoutingRunReadsNothingFreed) {
+  MasterAndStandby sms;
+  auto& [dir, a, b] = sms;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t1"}, {"hosts", 4}})["ok"]);
+  ASSERT_TRUE(a.call("status")["result"]["topology"].is_string());
+  // b takes the state over and writes it; a, master again, takes it back without ever having
+  // answered from the shared state in between.
+  b.state = SmState::kMaster;
+  ASSERT_TRUE(b.route());
+  b.state = SmState::kStandby;
+  b.master = a.self;
+  const auto line = a.service->take_over_if_needed(a.self);
+  ASSERT_TRUE(line);
+  ASSERT_NE(line->find("took over"), std::string::npos) << *line;
+  const json during = a.call("status");
+  ASSERT_TRUE(during["ok"]) << during.dump();
+  EXPECT_TRUE(during["result"]["topology"].is_null()) << during.dump();
+  EXPECT_NE(during["result"]["topology_error"].get<std::string>().find("took the tenant state"),
+            std::string::npos)
+      << during.dump();
+  EXPECT_EQ(during["result"]["tenants"], 1);
+  // Every other read of the fabric says it is unavailable, none crashes.
+  for (const char* m : {"topology", "host.list", "metrics"}) {
+    const json r = a.call(m);
+    EXPECT_TRUE(r.contains("ok")) << m << ": " << r.dump();
+  }
+  // The routing run maps them again: status as before.
+  a.service->on_topology(a.view);
+  const json after = a.call("status");
+  EXPECT_TRUE(after["result"]["topology"].is_string()) << after.dump();
+  EXPECT_EQ(after["result"]["tenants"], 1);
+}
+
+// Status from other threads while the master takes the state over and routes, again and again:
+// never a freed placement (ASan) nor a crash.
+TEST(Failover, StatusDuringTakeOversNeverCrashes) {
+  MasterAndStandby sms;
+  auto& [dir, a, b] = sms;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t1"}, {"hosts", 4}})["ok"]);
+  std::atomic<bool> done{false};
+  std::atomic<long> answered{0};
+  std::thread reader([&] {
+    while (!done) {
+      const json r = a.call("status");
+      answered += r.value("ok", false) ? 1 : 0;
+    }
+  });
+  for (int i = 0; i < 20; ++i) {
+    // Another SM writes the state: a's next run takes it over again.
+    StateStore store(dir.path);
+    PersistedState s = store.load();
+    ++s.generation;
+    store.save(s);
+    ASSERT_TRUE(a.service->take_over_if_needed(a.self));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    a.service->on_topology(a.view);
+  }
+  done = true;
+  reader.join();
+  EXPECT_GT(answered.load(), 0);
+}
+
+// A standby whose share is unmounted (the state directory empty) or gone keeps the
+// partitions.conf it has: OpenSM reads that file at a failover before the plugin routes, and
+// one without the tenants' partitions would cut every tenant off. Status says why.
+TEST(Failover, AStandbyThatLosesTheShareKeepsItsPartitionsFile) {
+  TempDir dir;
+  const std::string share = dir.path + "/share";
+  std::filesystem::create_directory(share);
+  const std::string pa = dir.path + "/partitions.a.conf", pb = dir.path + "/partitions.b.conf";
+  Sm a(share, sm(0x11, "comp-1", 2), pa), b(share, sm(0x22, "comp-2", 3), pb);
+  a.state = SmState::kMaster;
+  b.master = a.self;
+  ASSERT_TRUE(a.route());
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t1"}, {"hosts", 4}})["ok"]);
+  b.service->follow_shared_state();
+  const std::string followed = slurp(pb);
+  ASSERT_NE(followed.find("t1="), std::string::npos) << followed;
+  // The share is unmounted: the mount point is an empty directory.
+  std::filesystem::rename(share, dir.path + "/mounted");
+  std::filesystem::create_directory(share);
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pb), followed);
+  const json status = b.call("status");
+  ASSERT_TRUE(status["ok"]) << status.dump();
+  EXPECT_NE(status["result"].value("blocked", "").find("does not exist"), std::string::npos)
+      << status.dump();
+  EXPECT_EQ(b.call("tenant.list")["error"]["code"], error::kUnavailable);
+  EXPECT_NE(b.call("metrics")["result"]["text"].get<std::string>().find("laas_state_blocked 1"),
+            std::string::npos);
+  b.service->follow_shared_state();
+  EXPECT_EQ(slurp(pb), followed);
+  // A standby started while the share is unmounted writes nothing either.
+  const std::string pc = dir.path + "/partitions.c.conf";
+  std::filesystem::copy_file(pb, pc);
+  Sm c(share, sm(0x33, "comp-3", 4), pc);
+  c.master = a.self;
+  c.service->follow_shared_state();
+  EXPECT_EQ(slurp(pc), followed);
+  // Mounted again: followed as before, and readable again.
+  std::filesystem::remove(share);
+  std::filesystem::rename(dir.path + "/mounted", share);
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t2"}, {"hosts", 2}})["ok"]);
+  b.service->follow_shared_state();
+  c.service->follow_shared_state();
+  EXPECT_NE(slurp(pb).find("t2="), std::string::npos);
+  EXPECT_NE(slurp(pc).find("t2="), std::string::npos);
+  EXPECT_FALSE(b.call("status")["result"].contains("blocked"));
 }
