@@ -5,6 +5,7 @@
 # check). A full pass over untouched tables finds nothing (also across a tenant change). Then:
 #  1. entries on a leaf of a and on a spine are rewritten with an SMP Set (laas-lft-set, as a
 #     tenant's root could without an M_Key);
+#     the same while routing fails closed (an unreadable state.json);
 #  2. a tenant's OpenSM with another SM_Key (which OpenSM ignores) becomes a second master and
 #     rewrites the tables with minhop, then leaves.
 # Each time, within two check intervals, the tables read back with dump_fts equal what this SM
@@ -108,6 +109,19 @@ ctl status >status.tool || die "laasctl status failed"
 grep -q "WARNING: *$((m1)) LFT block(s) read back from the switches differed" status.tool ||
   die "laasctl status does not warn: $(cat status.tool)"
 log "counted ($m0 -> $m1 in laas_switch_table_mismatches_total), named in laasctl audit: $(jq -c '[.switch_check.switches[] | {name, mismatches}]' audit.tool.json), logged: $(grep -m1 'differs from what this SM sent' osm.log | sed 's/^.*laas: //')"
+
+# 1b. The same while routing fails closed (state.json unreadable: the tenants last routed are
+#     routed, changes refused): the check and its repair go on.
+cp state/state.json state.json.good
+printf '{ "version": 2, "tenants": [ garbage' >state/state.json
+heavy_sweep "state.json made unreadable"
+ctl --json status | jq -e '.fail_closed' >/dev/null || die "the plugin does not fail closed"
+sim "$LAAS_LFT_SET" "$LEAF_LID" "$FREE_LID" 1 >tamper.closed 2>&1 || die "laas-lft-set failed: $(cat tamper.closed)"
+restored closed "$SECONDS"
+cp state.json.good state/state.json
+heavy_sweep "state.json put back"
+ctl --json status | jq -e '.fail_closed == null' >/dev/null ||
+  die "still failing closed: $(ctl --json status | jq -c .fail_closed)"
 
 # 2. A tenant's OpenSM with another SM_Key: a second master that rewrites the tables (minhop).
 ROGUE_HOST=$(ctl --json tenant show a | jq -r '.hosts[1].name')
