@@ -16,6 +16,8 @@
 #    closed again: no switch routes either LID (each led to the other's old place), every other
 #    entry as sent, and (qos TRUE) the two leaf ports drop every SL both ways, so neither host
 #    gets the other's first hop (before the fix 11 and 23 SL2VL rows let them through).
+# 5. One more start failing closed: the tables the last one gave back were kept under its term,
+#    so they are given back again, the same.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup tables_moved
@@ -144,4 +146,23 @@ done
 grep -q '2 switch port(s) where another host is cabled drop every SL' osm.log ||
   die "the log does not say the two ports drop every SL: $(grep 'keep the forwarding' osm.log | tail -1)"
 log "start failing closed after $A ($LEAF_A[$PORT_A]) and $B ($LEAF_B[$PORT_B]) swapped cables: their LIDs unrouted, both ports cut in SL2VL, $(wc -l <entries.kept.recabled) other entries as before"
+
+# 5. Restarted once more, still failing closed: the tables the last start gave back were kept
+#    under its own term (not refused as older than this start's), and are given back again.
+file_term() { od -An -tu8 -j8 -N8 state/tables.bin | tr -d ' '; }
+for _ in $(seq 1 20); do [ "$(file_term)" = "$(jq .term state/state.json)" ] && break; sleep 0.5; done
+[ "$(file_term)" = "$(jq .term state/state.json)" ] ||
+  die "tables.bin is of term $(file_term), the state of term $(jq .term state/state.json): the tables given back were not kept"
+stop_opensm
+applied=$(count_log 'laas: forwarding tables applied')
+given=$(count_log 'get the tables this SM last sent them')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+[ "$(count_log 'get the tables this SM last sent them')" -gt "$given" ] ||
+  die "a second start failing closed did not give the tables back: $(grep 'tables last sent' osm.log | tail -1)"
+sim dump_fts >lfts.again 2>/dev/null || die "dump_fts failed"
+cmp -s <(grep -E '^0x' lfts.recabled | sort) <(grep -E '^0x' lfts.again | sort) ||
+  die "the second start gave other tables: $(diff <(grep -E '^0x' lfts.recabled | sort) <(grep -E '^0x' lfts.again | sort) | head -4)"
+log "a second start failing closed gives back the same tables (tables.bin kept under term $(file_term))"
 log "PASS tables_moved: a host whose LID moved, or that was re-cabled, while OpenSM was down gets no route and no first hop from tables.bin; every other entry as sent; routed afresh once OpenSM can route"
