@@ -1144,7 +1144,8 @@ bool Engine::may_keep_tables(std::uint64_t* term) {
   }
   const std::string why = !sm.may_change_tenants()
                               ? "this SM is " + sm.name() + ", not master"
-                              : "this SM does not hold the shared state's term";
+                              : "this SM does not hold the shared state's term (it has not "
+                                "taken the state over), so the write could not be fenced";
   if (why != tables_not_kept_)
     log_(service::LogLevel::kError,
          "laas: the tables sent are not kept in " + last_tables_.path() + ": " + why);
