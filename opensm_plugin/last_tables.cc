@@ -68,9 +68,10 @@ struct StateLock {
     if (f.fd < 0) throw std::runtime_error("cannot open " + path + ": " + errno_text());
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (::flock(f.fd, LOCK_EX | LOCK_NB) != 0) {
-      if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > deadline)
+      const int err = errno;
+      if ((err != EWOULDBLOCK && err != EINTR) || std::chrono::steady_clock::now() > deadline)
         throw std::runtime_error("cannot lock " + path + ": " +
-                                 (errno == EWOULDBLOCK ? "held for 10 s" : errno_text()));
+                                 (err == EWOULDBLOCK ? "held for 10 s" : std::strerror(err)));
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
@@ -114,8 +115,8 @@ std::string publish_fenced(const std::string& tmp, const std::string& path,
   }
   const Fd dir{::open(state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (dir.fd < 0 || ::fsync(dir.fd) != 0)
-    throw std::runtime_error(path + " was replaced but " + state_dir +
-                             " could not be synced: " + errno_text());
+    throw service::NotDurableError(path + " was replaced but " + state_dir +
+                                   " could not be synced: " + errno_text());
   return "";
 }
 
@@ -190,8 +191,11 @@ void LastTables::write(const Target& t, std::uint64_t term, const Encoder& encod
   } catch (const std::exception& e) {
     // An older file would give a start that fails closed tables the switches no longer hold:
     // it goes (when the directory lets it and no newer master wrote it).
-    const std::string line = "cannot keep the tables sent in " + t.path + ": " + e.what() + "; " +
-                             remove_older(t.path, t.dir, term);
+    // Replaced but not synced: the new file is in place, only a crash could bring the old back.
+    const bool in_place = dynamic_cast<const service::NotDurableError*>(&e) != nullptr;
+    const std::string line =
+        "cannot keep the tables sent in " + t.path + ": " + e.what() + "; " +
+        (in_place ? std::string("the new file is in place") : remove_older(t.path, t.dir, term));
     t.log(service::LogLevel::kError,
           "laas: " + line + "; written again after the next routing run");
     if (t.health) {
