@@ -162,19 +162,15 @@ std::int64_t unix_now() {
 // `skip_same` and the bytes (without the write time) equal what this process last wrote.
 void LastTables::write(const Target& t, std::uint64_t term, const Encoder& encode, bool skip_same) {
   try {
-    std::size_t hash = 0;
-    if (skip_same) {
-      // The hash leaves the write time out: the same tables under the same term and owners
-      // are not written again.
-      hash = std::hash<std::string>()(encode(routing::SavedStamp{term, 0}));
-      std::lock_guard<std::mutex> lock(t.shared->mu);
-      if (hash == t.shared->written_hash) return;
-    }
+    const std::string bytes = encode(routing::SavedStamp{term, unix_now()});
+    // The same tables under the same term and owners are not written again (the write time
+    // left out of the comparison).
+    const std::size_t hash = routing::saved_tables_content_hash(bytes);
     {
       std::lock_guard<std::mutex> lock(t.shared->mu);
+      if (skip_same && hash == t.shared->written_hash) return;
       t.shared->written_hash = 0;  // unknown until written
     }
-    const std::string bytes = encode(routing::SavedStamp{term, unix_now()});
     ::mkdir(t.dir.c_str(), 0750);
     const std::string fenced = publish_fenced(stage(t.path, bytes), t.path, t.dir, term);
     if (!fenced.empty()) {
@@ -183,7 +179,7 @@ void LastTables::write(const Target& t, std::uint64_t term, const Encoder& encod
       return;
     }
     std::lock_guard<std::mutex> lock(t.shared->mu);
-    t.shared->written_hash = hash;
+    t.shared->written_hash = skip_same ? hash : 0;
     if (t.health) {
       std::lock_guard<std::mutex> health_lock(t.health->mu);
       t.health->last_error.clear();

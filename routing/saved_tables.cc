@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 namespace laas::routing {
 namespace {
@@ -124,6 +126,18 @@ std::string encode_saved_tables(const SavedTables& saved) {
     put_switch(out, guid, t->lft, t->ports, t->ports > 0 ? &t->drops : nullptr);
   put<std::uint64_t>(out, fnv1a(out.data(), out.size()));
   return out;
+}
+
+std::size_t saved_tables_content_hash(const std::string& bytes) {
+  // The magic and the term, then everything after the write time (the checksum included:
+  // it covers the time, so it is left out too).
+  constexpr std::size_t kTime = sizeof kMagic + 8, kAfter = kTime + 8;
+  if (bytes.size() < kAfter + 8) return std::hash<std::string>()(bytes);
+  const std::string_view all(bytes);
+  const std::size_t head = std::hash<std::string_view>()(all.substr(0, kTime));
+  const std::size_t rest =
+      std::hash<std::string_view>()(all.substr(kAfter, bytes.size() - kAfter - 8));
+  return head ^ (rest + 0x9e3779b97f4a7c15ull + (head << 6) + (head >> 2));
 }
 
 SavedTables decode_saved_tables(const std::string& bytes) {

@@ -76,6 +76,10 @@ std::string encode_saved_tables(const SavedStamp& stamp, const LidOwners& lids,
 // its own term); switches in GUID order.
 std::string encode_saved_tables(const SavedTables& saved);
 
+// A hash of an encoded file without its write time: equal for the same term, LID owners and
+// tables (a writer skips rewriting what the file holds).
+std::size_t saved_tables_content_hash(const std::string& bytes);
+
 // Throws std::runtime_error saying what is wrong (a cut file, a damaged one, another format,
 // the older format 1).
 SavedTables decode_saved_tables(const std::string& bytes);

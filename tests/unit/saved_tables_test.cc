@@ -84,6 +84,22 @@ TEST(SavedTables, ARecordEncodesAsTheRunItCameFrom) {
   EXPECT_EQ(again.switches.at(0x1000).drops, back.switches.at(0x1000).drops);
 }
 
+// A writer compares what it would write with what the file holds, the write time left out.
+TEST(SavedTables, TheContentHashLeavesOutOnlyTheWriteTime) {
+  Sent sent;
+  const std::string first = sent.bytes();
+  sent.stamp.written_at += 60;
+  EXPECT_EQ(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+  sent.stamp.term += 1;
+  EXPECT_NE(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+  sent.stamp.term -= 1;
+  sent.lids[3].switch_port = 2;
+  EXPECT_NE(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+  sent.lids[3].switch_port = 1;
+  sent.tables[0][1] = 7;
+  EXPECT_NE(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+}
+
 // A file written before LID owners and terms were recorded cannot be checked: refused, and
 // the reason says which format it is.
 TEST(SavedTables, AFormatOneFileIsRefusedSayingWhy) {
