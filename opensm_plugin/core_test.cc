@@ -1,11 +1,13 @@
 // Unit tests of the plugin's OpenSM-free core: configuration, tenant files, allocations,
 // and the engine on model fabrics.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -511,6 +513,32 @@ TEST(PluginEngine, AFailedTablesWriteIsCountedAndShown) {
   ASSERT_EQ(::stat((dir.path() + "/tables.bin").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0640u);
   EXPECT_FALSE(call(engine, "status").contains("tables_file_error"));
+}
+
+// A write that fails (here: the file size limit) removes the older file, so a start failing
+// closed does not give the switches tables older than those they were sent.
+TEST(PluginEngine, AFailedTablesWriteRemovesTheOlderFile) {
+  TempDir dir;
+  Engine engine(config_in(dir), quiet());
+  auto k = route_once(engine);
+  ASSERT_TRUE(k.good.ok) << k.good.error;
+  engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
+  ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
+  ASSERT_TRUE(exists(dir.path() + "/tables.bin"));
+  struct rlimit old_limit;
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old_limit;
+  small.rlim_cur = 64;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  k.good.tables[0].push_back(0xFF);  // other tables
+  engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
+  const bool idle = engine.service().io().idle(std::chrono::seconds(10));
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  ASSERT_TRUE(idle);
+  EXPECT_EQ(engine.service().tables_file_health()->write_failures.load(), 1);
+  EXPECT_FALSE(exists(dir.path() + "/tables.bin")) << "the older tables.bin was left";
 }
 
 // The configuration file the packages install loads, with its documented defaults.

@@ -1139,23 +1139,35 @@ void Engine::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_
                               std::vector<std::vector<std::uint8_t>> tables,
                               std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
   if (!config_.problems.empty()) return;
-  bool held = false;
-  routing::SavedStamp stamp;
-  stamp.term = service_.state_term(&held);
-  const service::SmRole sm = service_.role();
-  if (!sm.may_change_tenants() || !held) {
-    const std::string why = !sm.may_change_tenants()
-                                ? "this SM is " + sm.name() + ", not master"
-                                : "this SM does not hold the shared state's term";
-    if (why != tables_not_kept_)
-      log_(service::LogLevel::kError,
-           "laas: the tables sent are not kept in " + last_tables_.path() + ": " + why);
-    tables_not_kept_ = why;
-    return;
-  }
-  tables_not_kept_.clear();
-  last_tables_.save(stamp, std::move(lids), std::move(switch_guids), std::move(tables),
+  std::uint64_t term = 0;
+  if (!may_keep_tables(&term)) return;
+  last_tables_.save(term, std::move(lids), std::move(switch_guids), std::move(tables),
                     std::move(sl2vl));
+}
+
+void Engine::keep_given_back_tables(std::shared_ptr<const routing::SavedTables> given) {
+  std::uint64_t term = 0;
+  if (!config_.problems.empty() || !given || !may_keep_tables(&term)) return;
+  last_tables_.save_given_back(term, std::move(given));
+}
+
+bool Engine::may_keep_tables(std::uint64_t* term) {
+  bool held = false;
+  *term = service_.state_term(&held);
+  const service::SmRole sm = service_.role();
+  if (sm.may_change_tenants() && held) {
+    tables_not_kept_.clear();
+    return true;
+  }
+  const std::string why = !sm.may_change_tenants()
+                              ? "this SM is " + sm.name() + ", not master"
+                              : "this SM does not hold the shared state's term (it has not "
+                                "taken the state over), so the write could not be fenced";
+  if (why != tables_not_kept_)
+    log_(service::LogLevel::kError,
+         "laas: the tables sent are not kept in " + last_tables_.path() + ": " + why);
+  tables_not_kept_ = why;
+  return false;
 }
 
 topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,

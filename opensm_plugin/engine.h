@@ -109,6 +109,9 @@ class Engine {
   void keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
                         std::vector<std::vector<std::uint8_t>> tables,
                         std::shared_ptr<const routing::Sl2VlTables> sl2vl);
+  // The tables a start failing closed gave back from the file (routing::restorable), kept
+  // again under this SM's term on the same conditions: what this master sent.
+  void keep_given_back_tables(std::shared_ptr<const routing::SavedTables> given);
   // The tables kept by keep_sent_tables (null, with `why`, when none can be read, or they were
   // written in a term older than the last master's).
   std::shared_ptr<const routing::SavedTables> sent_tables(std::string* why) const;
@@ -233,6 +236,8 @@ class Engine {
   std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
   LastTables last_tables_;
   std::string tables_not_kept_;  // why the last run's tables were not kept (logged once)
+  // Master holding the term (its `term`): tables.bin may be written; else logged once.
+  bool may_keep_tables(std::uint64_t* term);
   routing::IncrementalRouting incremental_;  // the last run's model tables (routing thread)
   std::uint64_t queue_write();               // the number of the next queued write
   void queue_allocations(const Allocations& alloc);

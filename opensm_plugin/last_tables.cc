@@ -68,9 +68,10 @@ struct StateLock {
     if (f.fd < 0) throw std::runtime_error("cannot open " + path + ": " + errno_text());
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (::flock(f.fd, LOCK_EX | LOCK_NB) != 0) {
-      if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > deadline)
+      const int err = errno;
+      if ((err != EWOULDBLOCK && err != EINTR) || std::chrono::steady_clock::now() > deadline)
         throw std::runtime_error("cannot lock " + path + ": " +
-                                 (errno == EWOULDBLOCK ? "held for 10 s" : errno_text()));
+                                 (err == EWOULDBLOCK ? "held for 10 s" : std::strerror(err)));
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
@@ -114,8 +115,8 @@ std::string publish_fenced(const std::string& tmp, const std::string& path,
   }
   const Fd dir{::open(state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (dir.fd < 0 || ::fsync(dir.fd) != 0)
-    throw std::runtime_error(path + " was replaced but " + state_dir +
-                             " could not be synced: " + errno_text());
+    throw service::NotDurableError(path + " was replaced but " + state_dir +
+                                   " could not be synced: " + errno_text());
   return "";
 }
 
@@ -147,59 +148,90 @@ LastTables::LastTables(service::StateIo& io, std::string path, std::string state
       shared_(std::make_shared<Shared>()),
       health_(std::move(health)) {}
 
-void LastTables::save(routing::SavedStamp stamp, routing::LidOwners lids,
+namespace {
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+// On the worker: `encode(stamp)` written as the file under `term`, fenced; skipped when
+// `skip_same` and the bytes (without the write time) equal what this process last wrote.
+void LastTables::write(const Target& t, std::uint64_t term, const Encoder& encode, bool skip_same) {
+  try {
+    const std::string bytes = encode(routing::SavedStamp{term, unix_now()});
+    // The same tables under the same term and owners are not written again (the write time
+    // left out of the comparison).
+    const std::size_t hash = routing::saved_tables_content_hash(bytes);
+    {
+      std::lock_guard<std::mutex> lock(t.shared->mu);
+      if (skip_same && hash == t.shared->written_hash) return;
+      t.shared->written_hash = 0;  // unknown until written
+    }
+    ::mkdir(t.dir.c_str(), 0750);
+    const std::string fenced = publish_fenced(stage(t.path, bytes), t.path, t.dir, term);
+    if (!fenced.empty()) {
+      t.log(service::LogLevel::kError, "laas: the tables sent are not kept in " + t.path + ": " +
+                                           fenced + "; the new master's stand");
+      return;
+    }
+    std::lock_guard<std::mutex> lock(t.shared->mu);
+    t.shared->written_hash = skip_same ? hash : 0;
+    if (t.health) {
+      std::lock_guard<std::mutex> health_lock(t.health->mu);
+      t.health->last_error.clear();
+    }
+  } catch (const std::exception& e) {
+    // An older file would give a start that fails closed tables the switches no longer hold:
+    // it goes (when the directory lets it and no newer master wrote it).
+    // Replaced but not synced: the new file is in place, only a crash could bring the old back.
+    const bool in_place = dynamic_cast<const service::NotDurableError*>(&e) != nullptr;
+    const std::string line =
+        "cannot keep the tables sent in " + t.path + ": " + e.what() + "; " +
+        (in_place ? std::string("the new file is in place") : remove_older(t.path, t.dir, term));
+    t.log(service::LogLevel::kError,
+          "laas: " + line + "; written again after the next routing run");
+    if (t.health) {
+      t.health->write_failures.fetch_add(1);
+      std::lock_guard<std::mutex> health_lock(t.health->mu);
+      t.health->last_error = line;
+    }
+  }
+}
+
+void LastTables::save(std::uint64_t term, routing::LidOwners lids,
                       std::vector<topology::Guid> switch_guids,
                       std::vector<std::vector<std::uint8_t>> tables,
                       std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
-  auto job = [stamp, lids = std::move(lids), guids = std::move(switch_guids),
-              tables = std::move(tables), sl2vl = std::move(sl2vl), path = path_, dir = state_dir_,
-              shared = shared_, health = health_, log = log_] {
-    try {
-      // The hash leaves the write time out: the same tables under the same term and owners are
-      // not written again.
-      routing::SavedStamp timeless = stamp;
-      timeless.written_at = 0;
-      const std::size_t hash = std::hash<std::string>()(routing::encode_saved_tables(
-          timeless, lids, guids, tables, sl2vl ? *sl2vl : routing::Sl2VlTables()));
-      {
-        std::lock_guard<std::mutex> lock(shared->mu);
-        if (hash == shared->written_hash) return;
-        shared->written_hash = 0;  // unknown until written
-      }
-      routing::SavedStamp now = stamp;
-      now.written_at = std::chrono::duration_cast<std::chrono::seconds>(
-                           std::chrono::system_clock::now().time_since_epoch())
-                           .count();
-      const std::string bytes = routing::encode_saved_tables(
-          now, lids, guids, tables, sl2vl ? *sl2vl : routing::Sl2VlTables());
-      ::mkdir(dir.c_str(), 0750);
-      const std::string fenced = publish_fenced(stage(path, bytes), path, dir, stamp.term);
-      if (!fenced.empty()) {
-        log(service::LogLevel::kError, "laas: the tables sent are not kept in " + path + ": " +
-                                           fenced + "; the new master's stand");
-        return;
-      }
-      std::lock_guard<std::mutex> lock(shared->mu);
-      shared->written_hash = hash;
-      if (health) {
-        std::lock_guard<std::mutex> health_lock(health->mu);
-        health->last_error.clear();
-      }
-    } catch (const std::exception& e) {
-      // An older file would give a start that fails closed tables the switches no longer hold:
-      // it goes (when the directory lets it and no newer master wrote it).
-      const std::string line = "cannot keep the tables sent in " + path + ": " + e.what() + "; " +
-                               remove_older(path, dir, stamp.term);
-      log(service::LogLevel::kError,
-          "laas: " + line + "; written again after the next routing run");
-      if (health) {
-        health->write_failures.fetch_add(1);
-        std::lock_guard<std::mutex> health_lock(health->mu);
-        health->last_error = line;
-      }
-    }
+  auto job = [target = target(), term, lids = std::move(lids), guids = std::move(switch_guids),
+              tables = std::move(tables), sl2vl = std::move(sl2vl)] {
+    write(
+        target, term,
+        [&](const routing::SavedStamp& stamp) {
+          return routing::encode_saved_tables(stamp, lids, guids, tables,
+                                              sl2vl ? *sl2vl : routing::Sl2VlTables());
+        },
+        /*skip_same=*/true);
   };
   // A newer run's tables replace a write still queued: a hung directory holds one at most.
+  io_.post("last-tables", std::move(job));
+}
+
+void LastTables::save_given_back(std::uint64_t term,
+                                 std::shared_ptr<const routing::SavedTables> given) {
+  auto job = [target = target(), term, given = std::move(given)] {
+    write(
+        target, term,
+        [&](const routing::SavedStamp& stamp) {
+          routing::SavedTables copy = *given;
+          copy.stamp = stamp;
+          return routing::encode_saved_tables(copy);
+        },
+        /*skip_same=*/false);
+  };
   io_.post("last-tables", std::move(job));
 }
 

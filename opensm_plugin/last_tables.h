@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,11 +36,15 @@ class LastTables {
 
   const std::string& path() const { return path_; }
   // Queues the write of one run's tables (per fabric node; `switch_guids` 0 for nodes that are
-  // not switches), with whom each LID belonged to and the term they were sent in. Skipped when
-  // they equal what the file already holds.
-  void save(routing::SavedStamp stamp, routing::LidOwners lids,
-            std::vector<topology::Guid> switch_guids, std::vector<std::vector<std::uint8_t>> tables,
+  // not switches), with whom each LID belonged to, under `term` (the shared state's, held by
+  // this SM). Skipped when they equal what the file already holds.
+  void save(std::uint64_t term, routing::LidOwners lids, std::vector<topology::Guid> switch_guids,
+            std::vector<std::vector<std::uint8_t>> tables,
             std::shared_ptr<const routing::Sl2VlTables> sl2vl);
+  // Queues the write of the tables a start failing closed gave back (the file's, as far as they
+  // fit the fabric now), under this SM's `term`: they are what this master sent, and a later
+  // start must not refuse them as older than its term.
+  void save_given_back(std::uint64_t term, std::shared_ptr<const routing::SavedTables> given);
   // The file as last written, read on the worker (at most the I/O deadline). Null, with `why`
   // set, when there is none, it cannot be read or decoded, or the directory does not answer.
   std::shared_ptr<const routing::SavedTables> load(std::string* why) const;
@@ -47,6 +52,17 @@ class LastTables {
   struct Shared;  // what the queued writes share (last_tables.cc)
 
  private:
+  // Where and how a queued write goes (copied into the job).
+  struct Target {
+    std::string path, dir;
+    std::shared_ptr<Shared> shared;
+    std::shared_ptr<service::TablesFileHealth> health;
+    service::Logger log;
+  };
+  using Encoder = std::function<std::string(const routing::SavedStamp&)>;
+  Target target() const { return {path_, state_dir_, shared_, health_, log_}; }
+  static void write(const Target& t, std::uint64_t term, const Encoder& encode, bool skip_same);
+
   service::StateIo& io_;
   std::string path_;
   std::string state_dir_;

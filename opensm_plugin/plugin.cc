@@ -516,10 +516,11 @@ struct Kept {
 Kept keep_switch_tables(Plugin* plugin, const std::vector<osm_switch_t*>& switches,
                         const laas::routing::SavedTables* saved) {
   Kept kept;
-  laas::routing::SavedTables fitted;
+  std::shared_ptr<const laas::routing::SavedTables> fitted;
   if (saved) {
-    fitted = laas::routing::restorable(*saved, lid_owners(plugin->osm), &kept.report);
-    saved = &fitted;
+    fitted = std::make_shared<const laas::routing::SavedTables>(
+        laas::routing::restorable(*saved, lid_owners(plugin->osm), &kept.report));
+    saved = fitted.get();
   }
   for (osm_switch_t* sw : switches) {
     if (!sw || !sw->new_lft || !sw->lft) continue;
@@ -546,6 +547,8 @@ Kept keep_switch_tables(Plugin* plugin, const std::vector<osm_switch_t*>& switch
     ++kept.restored;
   }
   if (saved) restore_sl2vl(plugin, switches, *saved);
+  // What this start sent, under its own term: a second start failing closed takes it.
+  if (kept.restored > 0) plugin->engine->keep_given_back_tables(std::move(fitted));
   return kept;
 }
 

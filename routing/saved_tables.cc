@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 namespace laas::routing {
 namespace {
@@ -59,20 +62,11 @@ class Reader {
 
 }  // namespace
 
-std::string encode_saved_tables(const SavedStamp& stamp, const LidOwners& lids,
-                                const std::vector<topology::Guid>& switch_guids,
-                                const std::vector<std::vector<std::uint8_t>>& tables,
-                                const Sl2VlTables& sl2vl) {
-  std::string out(kMagic, sizeof kMagic);
-  const std::size_t nodes = std::min(switch_guids.size(), tables.size());
-  std::uint32_t count = 0;
-  for (std::size_t i = 0; i < nodes; ++i) count += switch_guids[i] != 0;
-  std::size_t bytes = out.size() + 8 + 8 + 4 + kLidRecord * lids.size() + 4 + 8;
-  for (std::size_t i = 0; i < nodes; ++i)
-    if (switch_guids[i] != 0)
-      bytes +=
-          8 + 4 + tables[i].size() + 2 + (i < sl2vl.drops.size() ? 2 * sl2vl.drops[i].size() : 0);
-  out.reserve(bytes);
+namespace {
+
+// The magic, the stamp and the LID owners: what both encoders write first.
+void put_head(std::string& out, const SavedStamp& stamp, const LidOwners& lids) {
+  out.append(kMagic, sizeof kMagic);
   put<std::uint64_t>(out, stamp.term);
   put<std::uint64_t>(out, static_cast<std::uint64_t>(stamp.written_at));
   put<std::uint32_t>(out, static_cast<std::uint32_t>(lids.size()));
@@ -82,20 +76,68 @@ std::string encode_saved_tables(const SavedStamp& stamp, const LidOwners& lids,
     put<std::uint64_t>(out, owner.switch_guid);
     put<std::uint8_t>(out, static_cast<std::uint8_t>(owner.switch_port));
   }
+}
+
+void put_switch(std::string& out, topology::Guid guid, const std::vector<std::uint8_t>& lft,
+                int ports, const std::vector<std::uint16_t>* drops) {
+  put<std::uint64_t>(out, guid);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(lft.size()));
+  out.append(reinterpret_cast<const char*>(lft.data()), lft.size());
+  put<std::uint16_t>(out, static_cast<std::uint16_t>(drops ? ports : 0));
+  if (drops)
+    for (std::uint16_t mask : *drops) put<std::uint16_t>(out, mask);
+}
+
+}  // namespace
+
+std::string encode_saved_tables(const SavedStamp& stamp, const LidOwners& lids,
+                                const std::vector<topology::Guid>& switch_guids,
+                                const std::vector<std::vector<std::uint8_t>>& tables,
+                                const Sl2VlTables& sl2vl) {
+  std::string out;
+  const std::size_t nodes = std::min(switch_guids.size(), tables.size());
+  std::uint32_t count = 0;
+  for (std::size_t i = 0; i < nodes; ++i) count += switch_guids[i] != 0;
+  std::size_t bytes = sizeof kMagic + 8 + 8 + 4 + kLidRecord * lids.size() + 4 + 8;
+  for (std::size_t i = 0; i < nodes; ++i)
+    if (switch_guids[i] != 0)
+      bytes +=
+          8 + 4 + tables[i].size() + 2 + (i < sl2vl.drops.size() ? 2 * sl2vl.drops[i].size() : 0);
+  out.reserve(bytes);
+  put_head(out, stamp, lids);
   put<std::uint32_t>(out, count);
   for (std::size_t i = 0; i < nodes; ++i) {
     if (switch_guids[i] == 0) continue;
-    put<std::uint64_t>(out, switch_guids[i]);
-    put<std::uint32_t>(out, static_cast<std::uint32_t>(tables[i].size()));
-    out.append(reinterpret_cast<const char*>(tables[i].data()), tables[i].size());
     const bool plan = i < sl2vl.drops.size() && sl2vl.has(static_cast<int>(i));
-    const int ports = plan ? sl2vl.ports[i] : 0;
-    put<std::uint16_t>(out, static_cast<std::uint16_t>(ports));
-    if (plan)
-      for (std::uint16_t mask : sl2vl.drops[i]) put<std::uint16_t>(out, mask);
+    put_switch(out, switch_guids[i], tables[i], plan ? sl2vl.ports[i] : 0,
+               plan ? &sl2vl.drops[i] : nullptr);
   }
   put<std::uint64_t>(out, fnv1a(out.data(), out.size()));
   return out;
+}
+
+std::string encode_saved_tables(const SavedTables& saved) {
+  std::string out;
+  put_head(out, saved.stamp, saved.lids);
+  put<std::uint32_t>(out, static_cast<std::uint32_t>(saved.switches.size()));
+  std::map<topology::Guid, const SwitchTables*> sorted;  // the same tables, the same bytes
+  for (const auto& [guid, t] : saved.switches) sorted.emplace(guid, &t);
+  for (const auto& [guid, t] : sorted)
+    put_switch(out, guid, t->lft, t->ports, t->ports > 0 ? &t->drops : nullptr);
+  put<std::uint64_t>(out, fnv1a(out.data(), out.size()));
+  return out;
+}
+
+std::size_t saved_tables_content_hash(const std::string& bytes) {
+  // The magic and the term, then everything after the write time (the checksum included:
+  // it covers the time, so it is left out too).
+  constexpr std::size_t kTime = sizeof kMagic + 8, kAfter = kTime + 8;
+  if (bytes.size() < kAfter + 8) return std::hash<std::string>()(bytes);
+  const std::string_view all(bytes);
+  const std::size_t head = std::hash<std::string_view>()(all.substr(0, kTime));
+  const std::size_t rest =
+      std::hash<std::string_view>()(all.substr(kAfter, bytes.size() - kAfter - 8));
+  return head ^ (rest + 0x9e3779b97f4a7c15ull + (head << 6) + (head >> 2));
 }
 
 SavedTables decode_saved_tables(const std::string& bytes) {
@@ -189,7 +231,7 @@ SavedTables restorable(const SavedTables& saved, const LidOwners& now, RestoreRe
 
   SavedTables out;
   out.stamp = saved.stamp;
-  out.lids = saved.lids;
+  out.lids = now;  // what the tables given back fit
   for (const auto& [guid, sent] : saved.switches) {
     SwitchTables t = sent;
     for (std::size_t lid = 0; lid < t.lft.size(); ++lid)

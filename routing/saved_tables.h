@@ -72,6 +72,14 @@ std::string encode_saved_tables(const SavedStamp& stamp, const LidOwners& lids,
                                 const std::vector<std::vector<std::uint8_t>>& tables,
                                 const Sl2VlTables& sl2vl);
 
+// The same format from a record (the tables a start failing closed gave back, kept again under
+// its own term); switches in GUID order.
+std::string encode_saved_tables(const SavedTables& saved);
+
+// A hash of an encoded file without its write time: equal for the same term, LID owners and
+// tables (a writer skips rewriting what the file holds).
+std::size_t saved_tables_content_hash(const std::string& bytes);
+
 // Throws std::runtime_error saying what is wrong (a cut file, a damaged one, another format,
 // the older format 1).
 SavedTables decode_saved_tables(const std::string& bytes);
@@ -95,7 +103,7 @@ struct RestoreReport {
 // when the tables were sent; every other entry is 0xFF (unreachable -- never another port's
 // route). A switch port where another host port is cabled now (or none was, or none is) drops
 // every SL both ways in the SL2VL plan, so a host cabled into another's place does not get
-// that host's first hop. Switches without a plan keep none.
+// that host's first hop. Switches without a plan keep none. The result's `lids` are `now`.
 SavedTables restorable(const SavedTables& saved, const LidOwners& now, RestoreReport* report);
 
 }  // namespace laas::routing

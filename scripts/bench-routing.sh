@@ -220,8 +220,10 @@ tables_digest() {
   python3 - "$1" <<'EOP'
 import hashlib, struct, sys
 d = open(sys.argv[1], "rb").read()
-assert d[:8] == b"LAASTBL1", "not a tables file"
-(n,), o, sw = struct.unpack_from("<I", d, 8), 12, {}
+assert d[:8] == b"LAASTBL2", "not a tables file"
+(lids,) = struct.unpack_from("<I", d, 24)  # after the term and the write time
+o = 28 + 19 * lids  # each LID: u16 LID, u64 port GUID, u64 switch GUID, u8 switch port
+(n,), o, sw = struct.unpack_from("<I", d, o), o + 4, {}
 for _ in range(n):
     guid, ln = struct.unpack_from("<QI", d, o); o += 12
     lft = d[o:o + ln]; o += ln

@@ -16,6 +16,10 @@
 #    closed again: no switch routes either LID (each led to the other's old place), every other
 #    entry as sent, and (qos TRUE) the two leaf ports drop every SL both ways, so neither host
 #    gets the other's first hop (before the fix 11 and 23 SL2VL rows let them through).
+# 5. One more start failing closed: the tables the last one gave back were kept under its term,
+#    so they are given back again, the same.
+# 6. The first term's file put back: refused at a start failing closed, saying why.
+# 7. A write that fails is counted (laas_tables_file_write_failures_total) and shown by status.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup tables_moved
@@ -144,4 +148,47 @@ done
 grep -q '2 switch port(s) where another host is cabled drop every SL' osm.log ||
   die "the log does not say the two ports drop every SL: $(grep 'keep the forwarding' osm.log | tail -1)"
 log "start failing closed after $A ($LEAF_A[$PORT_A]) and $B ($LEAF_B[$PORT_B]) swapped cables: their LIDs unrouted, both ports cut in SL2VL, $(wc -l <entries.kept.recabled) other entries as before"
+
+# 5. Restarted once more, still failing closed: the tables the last start gave back were kept
+#    under its own term (not refused as older than this start's), and are given back again.
+file_term() { od -An -tu8 -j8 -N8 state/tables.bin | tr -d ' '; }
+for _ in $(seq 1 20); do [ "$(file_term)" = "$(jq .term state/state.json)" ] && break; sleep 0.5; done
+[ "$(file_term)" = "$(jq .term state/state.json)" ] ||
+  die "tables.bin is of term $(file_term), the state of term $(jq .term state/state.json): the tables given back were not kept"
+stop_opensm
+applied=$(count_log 'laas: forwarding tables applied')
+given=$(count_log 'get the tables this SM last sent them')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+sleep 1
+[ "$(count_log 'get the tables this SM last sent them')" -gt "$given" ] ||
+  die "a second start failing closed did not give the tables back: $(grep 'tables last sent' osm.log | tail -1)"
+sim dump_fts >lfts.again 2>/dev/null || die "dump_fts failed"
+cmp -s <(grep -E '^0x' lfts.recabled | sort) <(grep -E '^0x' lfts.again | sort) ||
+  die "the second start gave other tables: $(diff <(grep -E '^0x' lfts.recabled | sort) <(grep -E '^0x' lfts.again | sort) | head -4)"
+log "a second start failing closed gives back the same tables (tables.bin kept under term $(file_term))"
+
+# 6. The file of the first term put back (as a deposed master, or a backup, would leave it):
+#    a start failing closed refuses it, saying why, and gives the switches nothing from it.
+stop_opensm
+cp tables.bin.good state/tables.bin
+applied=$(count_log 'laas: forwarding tables applied')
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+grep -q 'tables last sent cannot be read (.*tables.bin: written in term 1, but a master held term' osm.log ||
+  die "the file of term 1 was not refused: $(grep 'tables last sent' osm.log | tail -1)"
+grep 'keep the forwarding tables' osm.log | tail -1 | grep -q 'with no table known are left without routes' ||
+  die "the switches got tables from a refused file: $(grep 'keep the forwarding' osm.log | tail -1)"
+log "a tables.bin of term 1 is refused at a start of term $(jq .term state/state.json), saying why"
+
+# 7. A write that fails (a directory where the file goes) is counted and shown.
+rm -f "$LAAS_INJECT_ROUTING_FAILURE" state/tables.bin
+mkdir -p state/tables.bin/x
+heavy_sweep "the injected failure removed"
+for _ in $(seq 1 20); do ctl metrics | grep -qx 'laas_tables_file_write_failures_total 1' && break; sleep 0.5; done
+ctl metrics | grep -qx 'laas_tables_file_write_failures_total 1' ||
+  die "the failed write is not counted: $(ctl metrics | grep tables_file)"
+ctl status | grep -q '^TABLES FILE: cannot keep the tables sent in .*tables.bin' ||
+  die "status does not show the failed write: $(ctl status | head -20)"
+log "a failed write of tables.bin: laas_tables_file_write_failures_total 1, status says '$(ctl status | grep '^TABLES FILE' | cut -c1-80)...'"
 log "PASS tables_moved: a host whose LID moved, or that was re-cabled, while OpenSM was down gets no route and no first hop from tables.bin; every other entry as sent; routed afresh once OpenSM can route"

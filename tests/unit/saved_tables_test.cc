@@ -69,6 +69,37 @@ TEST(SavedTables, ACutDamagedOrForeignFileIsRefused) {
                std::runtime_error);
 }
 
+// The tables a start gave back are kept again from the record itself: the same bytes as the
+// encoder of a routing run's output, whatever the map's order.
+TEST(SavedTables, ARecordEncodesAsTheRunItCameFrom) {
+  Sent sent;
+  const std::string bytes = sent.bytes();
+  EXPECT_EQ(encode_saved_tables(decode_saved_tables(bytes)), bytes);
+  LidOwners now = sent.lids;
+  now[3] = {0xB, 0x2000, 3};
+  const auto back = restorable(decode_saved_tables(bytes), now, nullptr);
+  EXPECT_EQ(back.lids, now);  // what the tables given back fit
+  const auto again = decode_saved_tables(encode_saved_tables(back));
+  EXPECT_EQ(again.switches.at(0x1000).lft, back.switches.at(0x1000).lft);
+  EXPECT_EQ(again.switches.at(0x1000).drops, back.switches.at(0x1000).drops);
+}
+
+// A writer compares what it would write with what the file holds, the write time left out.
+TEST(SavedTables, TheContentHashLeavesOutOnlyTheWriteTime) {
+  Sent sent;
+  const std::string first = sent.bytes();
+  sent.stamp.written_at += 60;
+  EXPECT_EQ(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+  sent.stamp.term += 1;
+  EXPECT_NE(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+  sent.stamp.term -= 1;
+  sent.lids[3].switch_port = 2;
+  EXPECT_NE(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+  sent.lids[3].switch_port = 1;
+  sent.tables[0][1] = 7;
+  EXPECT_NE(saved_tables_content_hash(first), saved_tables_content_hash(sent.bytes()));
+}
+
 // A file written before LID owners and terms were recorded cannot be checked: refused, and
 // the reason says which format it is.
 TEST(SavedTables, AFormatOneFileIsRefusedSayingWhy) {
