@@ -1175,6 +1175,7 @@ void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
     const auto* lft = static_cast<const osm_epi_lft_change_event_t*>(event_data);
     if (lft->flags & LFT_CHANGED_BLOCK) plugin->lft_check->on_block(lft->p_sw, lft->block_num);
   } else if (event == OSM_EVENT_ID_SUBNET_UP) {
+    plugin->cv.notify_all();  // master now, or still: the watcher looks at once
     log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
     settle_new_switches(plugin->osm);
   } else if (event == OSM_EVENT_ID_PORT_ERRORS && event_data) {

@@ -26,10 +26,14 @@ ctl --json tenant show a >show.a
 ROGUE_HOST=$(jq -r '.hosts[2].name' show.a)
 ROGUE_GUID=$(jq -r '.hosts[2].guid' show.a)
 [ -n "$ROGUE_HOST" ] && [ "$ROGUE_HOST" != null ] || die "tenant a has no third host"
-ctl metrics | grep -qx 'laas_master_trusted 1' || die "laas_master_trusted is not 1 before"
-
 # metric NAME: its value in `laasctl metrics`.
 metric() { ctl metrics | sed -n "s/^$1 //p"; }
+# The watcher's first look may have come while OpenSM was still discovering (no master yet).
+deadline=$((SECONDS + 5))
+while [ "$(metric laas_master_trusted)" != 1 ]; do
+  [ $SECONDS -lt $deadline ] || die "laas_master_trusted is not 1 5 s after our SM became master"
+  sleep 0.2
+done
 
 mkdir -p rogue.tmp rogue.cache
 cat >rogue.conf <<EOC
