@@ -412,9 +412,11 @@ FileStamp StateStore::save(const PersistedState& state) const {
 }
 
 PersistedState StateStore::take_over(const std::string& master, topology::Guid sm_port,
-                                     FileStamp* written) const {
+                                     FileStamp* written, const std::string& missing_refusal) const {
   make_directory(directory_);
   DirectoryLock lock(lock_path_);
+  if (!missing_refusal.empty() && !stamp_of(path_).exists)
+    throw std::runtime_error(missing_refusal);
   PersistedState state = load();
   ++state.term;
   state.master = master;

@@ -188,9 +188,12 @@ class StateStore {
   FileStamp save(const PersistedState& state) const;
   // An SM becoming master: under the lock, reads the state, raises its term past every earlier
   // master's, records `master` (and `sm_port`, 0: none, among sm_ports) and saves it. Returns
-  // the state as saved. Throws std::runtime_error (nothing written) when it cannot be read.
+  // the state as saved. Throws std::runtime_error (nothing written) when it cannot be read, or
+  // with `missing_refusal` (when not empty) when state.json does not exist -- decided under the
+  // lock, where the file is read, so an unmount between a check and the read cannot slip in.
   PersistedState take_over(const std::string& master, topology::Guid sm_port,
-                           FileStamp* written = nullptr) const;
+                           FileStamp* written = nullptr,
+                           const std::string& missing_refusal = "") const;
 
  private:
   std::string directory_;
