@@ -1,6 +1,7 @@
 // Unit tests of the plugin's OpenSM-free core: configuration, tenant files, allocations,
 // and the engine on model fabrics.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -1207,4 +1209,47 @@ TEST(PluginEngine, AGuessedStateDirectoryIsNeitherReadNorWritten) {
                             {"params", {{"name", "x"}, {"hosts", 2}, {"wait", false}}}},
                            service::Caller{0, true})
                    .value("ok", true));
+}
+
+// Everything the plugin creates in the state directory, and the directory itself, is the
+// directory group's to read and nobody else's (0640, 0750) -- whatever OpenSM's umask (0 here,
+// so that a wider mode shows). tables.bin has its own test.
+TEST(PluginEngine, EveryFileItCreatesIs0640AndEveryDirectory0750) {
+  TempDir root;
+  const std::string dir = root.path() + "/state";
+  const mode_t old = ::umask(0);
+  {
+    Config c;
+    c.state_dir = dir;
+    c.managed_partitions_file = root.path() + "/partitions.conf";
+    const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+    auto [fabric, emb] = topology::build_model_fabric(tree);
+    const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+    Engine engine(c, quiet());
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    std::ofstream(dir + "/tenants.yaml") << "- name: A\n  hosts: 4\n";
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    std::ofstream(dir + "/tenants.yaml") << "- name: B\n  hosts: 4\n";
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    ASSERT_TRUE(engine.wait_for_writes(std::chrono::seconds(10)));
+    ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
+  }
+  ::umask(old);
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir), 0750u);
+  std::set<std::string> seen;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename();
+    if (name == "tenants.yaml" || name == "tables.bin") continue;  // ours, and another test's
+    seen.insert(name);
+    EXPECT_EQ(mode(e.path()), 0640u) << name;
+  }
+  for (const char* f :
+       {"state.json", "state.lock", "allocations.json", "layout.json", "tenants.yaml.applied"})
+    EXPECT_TRUE(seen.count(f)) << f;
+  EXPECT_EQ(mode(root.path() + "/partitions.conf"), 0640u);
 }

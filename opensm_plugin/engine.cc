@@ -412,7 +412,7 @@ void Engine::release_dropped_tenants(const std::vector<TenantRequest>& requests,
     service_.io().post("tenants.yaml.applied", [path = applied_file(config_), log = log_,
                                                 text = json({{"tenants", applied}}).dump() + "\n"] {
       try {
-        service::write_file_atomically(path, text, 0640);
+        service::write_file_atomically(path, text, service::kFileMode);
       } catch (const std::exception& e) {
         log(service::LogLevel::kError,
             std::string("laas: cannot record the applied tenants file: ") + e.what());
@@ -955,8 +955,8 @@ void Engine::queue_allocations(const Allocations& alloc) {
             writes->allocations_text.clear();  // unknown until written
           }
           if (!same) {
-            ::mkdir(dir.c_str(), 0755);
-            service::write_file_atomically(path, text, 0644);
+            ::mkdir(dir.c_str(), service::kDirMode);
+            service::write_file_atomically(path, text, service::kFileMode);
           }
           std::lock_guard<std::mutex> lock(writes->mu);
           writes->allocations_text = std::move(text);
@@ -1174,8 +1174,8 @@ void Engine::record_layout(topology::Layout now, const std::string& why) {
   service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
                                      path = layout_file(), text = topology::layout_to_json(now)] {
     try {
-      ::mkdir(dir.c_str(), 0755);
-      service::write_file_atomically(path, text, 0644);
+      ::mkdir(dir.c_str(), service::kDirMode);
+      service::write_file_atomically(path, text, service::kFileMode);
       writes->layout_failed = false;
       if (!why.empty()) log(service::LogLevel::kInfo, "laas: " + why);
     } catch (const std::exception& e) {
