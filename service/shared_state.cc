@@ -78,7 +78,8 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
           if (must_exist)
             refusal = store.path() +
                       " does not exist and state_must_exist is set: is the shared state "
-                      "directory mounted? No tenant is routed until the file is there";
+                      "directory mounted? (A new, empty share: `laasctl state init` once, on "
+                      "one SM host.) No tenant is routed until the file is there";
           else if (expected || held)
             refusal = store.path() + " does not exist, but " +
                       (held ? std::string("this SM held the tenant state before")

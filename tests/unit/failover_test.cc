@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -580,4 +581,40 @@ TEST(Failover, TheTakeOverChecksForTheFileUnderTheLock) {
   ASSERT_TRUE(line);
   EXPECT_NE(line->find("cannot take the tenant state over"), std::string::npos) << *line;
   EXPECT_FALSE(std::filesystem::exists(dir.path + "/state.json"));
+}
+
+// HA bootstrap: with state_must_exist no SM takes a missing state.json over, and on a new,
+// empty share none ever would. Until `laasctl state init` (StateStore::init) the refusal says
+// what to do; after it, the master takes the empty state over by itself.
+TEST(Failover, StateInitIsTheBootstrapOfANewShare) {
+  TempDir dir;
+  const std::string share = dir.path + "/share";
+  Sm a(share, sm(0x11, "comp-1", 2), "", /*state_must_exist=*/true);
+  a.state = SmState::kMaster;
+  const auto refused = a.route();
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->find("`laasctl state init`"), std::string::npos) << *refused;
+  EXPECT_NE(a.call("status")["result"].value("blocked", "").find("laasctl state init"),
+            std::string::npos);
+  const mode_t old = ::umask(0);
+  const std::string said = StateStore(share).init("");
+  ::umask(old);
+  EXPECT_NE(said.find("wrote " + share + "/state.json"), std::string::npos) << said;
+  struct stat st;
+  ASSERT_EQ(::stat((share + "/state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  ASSERT_EQ(::stat(share.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0750u);  // made by the refused take-over; 2750 when init makes it
+  const auto taken = a.route();
+  ASSERT_TRUE(taken);
+  EXPECT_NE(taken->find("took over as master (term 1): 0 tenant(s)"), std::string::npos) << *taken;
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t"}, {"hosts", 2}})["ok"]);
+  // Never over a state that is there, nor over a lost one.
+  const std::string before = slurp(share + "/state.json");
+  EXPECT_THROW(StateStore(share).init(""), std::runtime_error);
+  EXPECT_EQ(slurp(share + "/state.json"), before);
+  std::filesystem::remove(share + "/state.json");
+  std::ofstream(share + "/allocations.json") << "{}\n";
+  EXPECT_THROW(StateStore(share).init(""), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(share + "/state.json"));
 }
