@@ -554,6 +554,45 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   EXPECT_TRUE(report["ok"].get<bool>()) << report.dump(1);
 }
 
+// While the tenant state cannot be read, the tenants last routed are routed by slot: a newcomer
+// in one of their slots (another port GUID) is quarantined as it would be with a readable
+// state -- no switch routes its LID -- never given the tenant's routes.
+TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
+  TwoTenants lab;
+  auto& [dir, tree, fabric, emb, sm] = lab;
+  Guid recorded = 0;
+  {
+    Engine engine(config_in(dir), quiet());
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    recorded = load_allocations(dir.path() + "/allocations.json")->tenants.at("A").hosts[1].guid;
+  }
+  dir.write("state.json", "{ truncated");
+  Engine blocked(config_in(dir), quiet());
+  ASSERT_FALSE(blocked.state_error().empty());
+  const auto first = routed(blocked, fabric, sm);  // the tenants of allocations.json, closed
+  ASSERT_TRUE(first.ok) << first.error;
+  int node = -1;
+  for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
+    if (fabric.nodes[n].port_guid == recorded) node = static_cast<int>(n);
+  ASSERT_GE(node, 0);
+  const auto lid = fabric.lid_of(node);
+  ASSERT_NE(first.tables[emb.switch_node[1][0]][lid], routing::kNoRoute);
+  fabric.nodes[node].port_guid = fabric.nodes[node].guid = 0xdead;
+  fabric.nodes[node].name = "intruder";
+  for (int run = 0; run < 2; ++run) {
+    const auto after = routed(blocked, fabric, sm);
+    ASSERT_TRUE(after.ok) << after.error;
+    ASSERT_FALSE(after.tables.empty());
+    for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
+      if (after.tables[n].empty()) continue;
+      EXPECT_EQ(after.tables[n][lid], routing::kNoRoute) << fabric.nodes[n].name;
+    }
+    bool said = false;
+    for (const auto& w : after.warnings) said |= w.find("quarantined") != std::string::npos;
+    EXPECT_TRUE(said) << ::testing::PrintToString(after.warnings);
+  }
+}
+
 }  // namespace
 }  // namespace laas::plugin
 // Tenants dropped from tenants.yaml while OpenSM was down used to stay for ever: the file was
