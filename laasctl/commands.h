@@ -27,5 +27,6 @@ void add_audit_command(CLI::App& app, CommandTable& table);
 void add_export_command(CLI::App& app, CommandTable& table);
 void add_validate_command(CLI::App& app, CommandTable& table);
 void add_config_commands(CLI::App& app, CommandTable& table);
+void add_state_commands(CLI::App& app, CommandTable& table);
 
 }  // namespace laas::ctl

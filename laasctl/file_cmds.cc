@@ -1,5 +1,5 @@
 // laasctl export (files for the rest of the cluster), validate and config check (offline
-// checks of files the plugin reads, no service needed).
+// checks of files the plugin reads, no service needed), and state init (offline).
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -14,6 +14,7 @@
 #include "laasctl/client.h"
 #include "laasctl/commands.h"
 #include "opensm_plugin/config.h"
+#include "service/state_store.h"
 
 namespace laas::ctl {
 
@@ -105,6 +106,25 @@ int config_check(const std::string& file) {
   return 0;
 }
 
+// No service needed: the first tenant state of a new state directory, where laas.yaml puts it.
+int state_init(const std::string& file) {
+  const auto checked = plugin::check_config(file);
+  if (!checked.problems.empty()) {
+    for (const auto& problem : checked.problems) std::cerr << problem << "\n";
+    std::cerr << "laasctl: " << file
+              << " has problems: the state directory is not taken from it; fix it first "
+                 "(laasctl config check)\n";
+    return kExitRefused;
+  }
+  try {
+    std::cout << service::StateStore(checked.state_dir).init(checked.socket_group) << "\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "laasctl: state init: " << e.what() << "\n";
+    return kExitRefused;
+  }
+}
+
 }  // namespace
 
 void add_export_command(CLI::App& app, CommandTable& table) {
@@ -141,6 +161,17 @@ void add_config_commands(CLI::App& app, CommandTable& table) {
       "check", "check laas.yaml as the plugin reads it: every problem with its line");
   check->add_option("FILE", *file, "laas.yaml to check")->capture_default_str();
   table.add(check, [file](const Context&) { return config_check(*file); });
+}
+
+void add_state_commands(CLI::App& app, CommandTable& table) {
+  auto file = std::make_shared<std::string>("/etc/laas/laas.yaml");
+  auto* state = add_group(app, "state", "offline: the state directory");
+  auto* init = state->add_subcommand(
+      "init",
+      "create the first, empty tenant state in laas.yaml's state_dir (a new HA share with "
+      "state_must_exist: true); refused when a state is there");
+  init->add_option("--config", *file, "laas.yaml naming state_dir")->capture_default_str();
+  table.add(init, [file](const Context&) { return state_init(*file); });
 }
 
 }  // namespace laas::ctl

@@ -105,6 +105,8 @@ int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions&
   std::vector<std::string> where;
   if (!o.ca.empty()) where.insert(where.end(), {"-C", o.ca});
   if (o.ca_port > 0) where.insert(where.end(), {"-P", std::to_string(o.ca_port)});
+  // ibnetdiscover's and dump_fts's --m_key (infiniband-diags' common -y).
+  if (!o.m_key.empty()) where.insert(where.end(), {"-y", o.m_key});
   auto read_back = [&](const std::string& tool, const std::string& file) {
     std::vector<std::string> argv{tool};
     argv.insert(argv.end(), where.begin(), where.end());

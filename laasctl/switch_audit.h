@@ -13,8 +13,11 @@
 namespace laas::ctl {
 
 struct SwitchAuditOptions {
-  std::string ca;     // -C for the diagnostics (empty: the first one)
-  int ca_port = 0;    // -P (0: the first active)
+  std::string ca;   // -C for the diagnostics (empty: the first one)
+  int ca_port = 0;  // -P (0: the first active)
+  // -y: the M_Key the diagnostics put in their SMPs (opensm.conf's m_key; empty: none). At
+  // m_key_protection_level 2 a switch answers a Get without it with its tables hidden.
+  std::string m_key;
   bool keep = false;  // keep the dumps even when the audit is clean
 };
 

@@ -2,6 +2,9 @@
 // isolation on its tables (OpenSM's copy, or read back from the switches).
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -69,6 +72,23 @@ void add_audit_command(CLI::App& app, CommandTable& table) {
                         "--from-switches: the HCA to read through (-C)");
   audit_cmd->add_option("--ca-port", a->switch_audit.ca_port, "--from-switches: its port (-P)")
       ->check(CLI::Range(1, 254));
+  audit_cmd
+      ->add_option("--m-key", a->switch_audit.m_key,
+                   "--from-switches: the M_Key (opensm.conf's m_key) the tools put in their SMPs "
+                   "(-y); needed at m_key_protection_level 2 or more")
+      ->transform(CLI::Validator(
+          [](std::string& key) -> std::string {
+            char* end = nullptr;
+            errno = 0;
+            const unsigned long long v = std::strtoull(key.c_str(), &end, 0);
+            if (key.empty() || key[0] == '-' || errno != 0 || *end != '\0')
+              return "an M_Key is a 64-bit number (0x... or decimal)";
+            char text[24];
+            std::snprintf(text, sizeof text, "0x%016llx", v);
+            key = text;
+            return "";
+          },
+          "KEY"));
   audit_cmd->add_flag("--keep-dumps", a->switch_audit.keep,
                       "--from-switches: keep the tables read back even when the audit is clean");
   table.add(audit_cmd, a, audit);

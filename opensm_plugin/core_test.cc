@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -717,6 +718,45 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   EXPECT_TRUE(report["ok"].get<bool>()) << report.dump(1);
 }
 
+// While the tenant state cannot be read, the tenants last routed are routed by slot: a newcomer
+// in one of their slots (another port GUID) is quarantined as it would be with a readable
+// state -- no switch routes its LID -- never given the tenant's routes.
+TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
+  TwoTenants lab;
+  auto& [dir, tree, fabric, emb, sm] = lab;
+  Guid recorded = 0;
+  {
+    Engine engine(config_in(dir), quiet());
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    recorded = load_allocations(dir.path() + "/allocations.json")->tenants.at("A").hosts[1].guid;
+  }
+  dir.write("state.json", "{ truncated");
+  Engine blocked(config_in(dir), quiet());
+  ASSERT_FALSE(blocked.state_error().empty());
+  const auto first = routed(blocked, fabric, sm);  // the tenants of allocations.json, closed
+  ASSERT_TRUE(first.ok) << first.error;
+  int node = -1;
+  for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
+    if (fabric.nodes[n].port_guid == recorded) node = static_cast<int>(n);
+  ASSERT_GE(node, 0);
+  const auto lid = fabric.lid_of(node);
+  ASSERT_NE(first.tables[emb.switch_node[1][0]][lid], routing::kNoRoute);
+  fabric.nodes[node].port_guid = fabric.nodes[node].guid = 0xdead;
+  fabric.nodes[node].name = "intruder";
+  for (int run = 0; run < 2; ++run) {
+    const auto after = routed(blocked, fabric, sm);
+    ASSERT_TRUE(after.ok) << after.error;
+    ASSERT_FALSE(after.tables.empty());
+    for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
+      if (after.tables[n].empty()) continue;
+      EXPECT_EQ(after.tables[n][lid], routing::kNoRoute) << fabric.nodes[n].name;
+    }
+    bool said = false;
+    for (const auto& w : after.warnings) said |= w.find("quarantined") != std::string::npos;
+    EXPECT_TRUE(said) << ::testing::PrintToString(after.warnings);
+  }
+}
+
 }  // namespace
 }  // namespace laas::plugin
 // Tenants dropped from tenants.yaml while OpenSM was down used to stay for ever: the file was
@@ -1372,4 +1412,47 @@ TEST(PluginEngine, AGuessedStateDirectoryIsNeitherReadNorWritten) {
                             {"params", {{"name", "x"}, {"hosts", 2}, {"wait", false}}}},
                            service::Caller{0, true})
                    .value("ok", true));
+}
+
+// Everything the plugin creates in the state directory, and the directory itself, is the
+// directory group's to read and nobody else's (0640, 0750) -- whatever OpenSM's umask (0 here,
+// so that a wider mode shows). tables.bin has its own test.
+TEST(PluginEngine, EveryFileItCreatesIs0640AndEveryDirectory0750) {
+  TempDir root;
+  const std::string dir = root.path() + "/state";
+  const mode_t old = ::umask(0);
+  {
+    Config c;
+    c.state_dir = dir;
+    c.managed_partitions_file = root.path() + "/partitions.conf";
+    const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
+    auto [fabric, emb] = topology::build_model_fabric(tree);
+    const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
+    Engine engine(c, quiet());
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    std::ofstream(dir + "/tenants.yaml") << "- name: A\n  hosts: 4\n";
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    std::ofstream(dir + "/tenants.yaml") << "- name: B\n  hosts: 4\n";
+    ASSERT_TRUE(routed(engine, fabric, sm).ok);
+    ASSERT_TRUE(engine.wait_for_writes(std::chrono::seconds(10)));
+    ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
+  }
+  ::umask(old);
+  auto mode = [](const std::string& path) {
+    struct stat st;
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(mode(dir), 0750u);
+  std::set<std::string> seen;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename();
+    if (name == "tenants.yaml" || name == "tables.bin") continue;  // ours, and another test's
+    seen.insert(name);
+    EXPECT_EQ(mode(e.path()), 0640u) << name;
+  }
+  for (const char* f :
+       {"state.json", "state.lock", "allocations.json", "layout.json", "tenants.yaml.applied"})
+    EXPECT_TRUE(seen.count(f)) << f;
+  EXPECT_EQ(mode(root.path() + "/partitions.conf"), 0640u);
 }

@@ -16,6 +16,8 @@
 #include "routing/audit.h"
 #include "routing/multicast.h"
 #include "routing/routing.h"
+#include "service/host_identity.h"
+#include "service/physical_ids.h"
 #include "service/state_store.h"
 #include "service/topology_view.h"
 #include "topology/recognize.h"
@@ -413,7 +415,7 @@ void Engine::release_dropped_tenants(const std::vector<TenantRequest>& requests,
     service_.io().post("tenants.yaml.applied", [path = applied_file(config_), log = log_,
                                                 text = json({{"tenants", applied}}).dump() + "\n"] {
       try {
-        service::write_file_atomically(path, text, 0640);
+        service::write_file_atomically(path, text, service::kFileMode);
       } catch (const std::exception& e) {
         log(service::LogLevel::kError,
             std::string("laas: cannot record the applied tenants file: ") + e.what());
@@ -737,7 +739,9 @@ bool Engine::choose_tenants(RoutingRun& run) {
       return false;
     }
     run.closed = run.closed.empty() ? unusable : run.closed + "; " + unusable;
-    run.snap.tenants = last_routed_tenants(*run.view, out);
+    // The records place hosts by slot: a newcomer in a slot is quarantined here, since the
+    // service (which decides it from state.json) cannot while the state is blocked.
+    run.snap.tenants = last_routed_tenants(*run.view, out, &run.snap.quarantined);
     if (run.snap.tenants.empty() && !run.snap.blocked.empty()) {
       // A tenant state that cannot be read, and nothing records what was routed
       // (allocations.json lost too): the switches' own tables are the only record left of
@@ -956,8 +960,8 @@ void Engine::queue_allocations(const Allocations& alloc) {
             writes->allocations_text.clear();  // unknown until written
           }
           if (!same) {
-            ::mkdir(dir.c_str(), 0755);
-            service::write_file_atomically(path, text, 0644);
+            ::mkdir(dir.c_str(), service::kDirMode);
+            service::write_file_atomically(path, text, service::kFileMode);
           }
           std::lock_guard<std::mutex> lock(writes->mu);
           writes->allocations_text = std::move(text);
@@ -1035,7 +1039,8 @@ bool Engine::tenants_known() const {
 }
 
 std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_tenants(
-    const service::TopologyView& view, RouteOutcome& out) const {
+    const service::TopologyView& view, RouteOutcome& out,
+    std::vector<service::QuarantinedHost>* quarantined) const {
   Allocations last;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -1047,6 +1052,20 @@ std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_te
       out.warnings.push_back("cannot read the tenants last routed: " + disk_allocations_error_);
   }
   std::vector<std::pair<std::string, allocator::Placement>> tenants;
+  // The slots as recorded (leaf, port, the port GUID routed there), compared with the fabric by
+  // the service's own rule.
+  std::vector<service::PersistedTenant> slots;
+  for (const auto& [name, record] : last.tenants) {
+    service::PersistedTenant t;
+    t.name = name;
+    for (const auto& h : record.hosts)
+      t.hosts.push_back({h.slot_switch, h.slot_port, h.guid, h.name});
+    slots.push_back(std::move(t));
+  }
+  quarantined->clear();
+  if (!slots.empty())
+    *quarantined = service::find_quarantined(
+        slots, service::PhysicalIds(view.tree, view.embedding, view.fabric));
   for (const auto& [name, record] : last.tenants) {
     allocator::Placement p;
     std::string why;
@@ -1232,8 +1251,8 @@ void Engine::record_layout(topology::Layout now, const std::string& why) {
   service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
                                      path = layout_file(), text = topology::layout_to_json(now)] {
     try {
-      ::mkdir(dir.c_str(), 0755);
-      service::write_file_atomically(path, text, 0644);
+      ::mkdir(dir.c_str(), service::kDirMode);
+      service::write_file_atomically(path, text, service::kFileMode);
       writes->layout_failed = false;
       if (!why.empty()) log(service::LogLevel::kInfo, "laas: " + why);
     } catch (const std::exception& e) {

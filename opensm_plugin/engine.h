@@ -193,9 +193,12 @@ class Engine {
                             RouteOutcome& out);
   bool tenants_known() const;
   bool with_sent_tables(RouteOutcome& out);
-  // The tenants last routed (memory, else allocations.json), placed on this view.
+  // The tenants last routed (memory, else allocations.json), placed on this view, and the
+  // slots of theirs another port GUID holds now (`quarantined`: decided here, as the service
+  // decides them from a readable state).
   std::vector<std::pair<std::string, allocator::Placement>> last_routed_tenants(
-      const service::TopologyView& view, RouteOutcome& out) const;
+      const service::TopologyView& view, RouteOutcome& out,
+      std::vector<service::QuarantinedHost>* quarantined) const;
 
   Config config_;
   service::Logger log_;

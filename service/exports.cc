@@ -142,7 +142,7 @@ void ServiceExports::write_managed_partitions(const std::string& text) {
                                        std::strerror(errno));
           }
         }
-        write_file_atomically(path, text, 0644);
+        write_file_atomically(path, text, kFileMode);
       },
       kIoDeadline);
 }

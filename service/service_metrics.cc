@@ -321,6 +321,8 @@ void ServiceMetrics::write_metrics_file() {
   st_.io->post("metrics", [path = st_.config.metrics_file, text = metrics_text(), failing,
                            log = st_.log] {
     try {
+      // Not kFileMode: node_exporter reads it as its own user, and it holds nothing the
+      // status does not show to every member of the read group.
       replace_file(path, text, 0644);
       failing->store(false);
     } catch (const std::exception& e) {

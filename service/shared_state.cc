@@ -69,24 +69,24 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
     Taken taken = st_.io->call(
         [store = st_.store, polled = st_.polled, must_exist = st_.config.state_must_exist,
          expected = state_expected, held, master = self.text(), port = self.port_guid] {
-          const bool exists = stamp_of(store.path()).exists;
-          if (must_exist && !exists)
-            throw std::runtime_error(
-                store.path() +
-                " does not exist and state_must_exist is set: is the shared state "
-                "directory mounted? No tenant is routed until the file is there");
-          // A missing file is an empty state only on a fabric that never had tenants: once
-          // this SM held a term, or tenants were routed from this directory, it is a lost file
-          // (an unmounted share, a slip of rm), and taking it over would hand every tenant's
-          // hosts away.
-          if ((expected || held) && !exists)
-            throw std::runtime_error(
-                store.path() + " does not exist, but " +
-                (held ? std::string("this SM held the tenant state before")
-                      : std::string("allocations.json records tenants routed from it")) +
-                ": the tenants last routed keep their routes until the file is restored");
+          // Whether a missing state.json may be taken over as an empty state, decided by
+          // StateStore::take_over under the directory lock. A missing file is an empty state
+          // only on a fabric that never had tenants: once this SM held a term, or tenants were
+          // routed from this directory, it is a lost file (an unmounted share, a slip of rm),
+          // and taking it over would hand every tenant's hosts away.
+          std::string refusal;
+          if (must_exist)
+            refusal = store.path() +
+                      " does not exist and state_must_exist is set: is the shared state "
+                      "directory mounted? (A new, empty share: `laasctl state init` once, on "
+                      "one SM host.) No tenant is routed until the file is there";
+          else if (expected || held)
+            refusal = store.path() + " does not exist, but " +
+                      (held ? std::string("this SM held the tenant state before")
+                            : std::string("allocations.json records tenants routed from it")) +
+                      ": the tenants last routed keep their routes until the file is restored";
           Taken t;
-          t.state = store.take_over(master, port, &t.written);
+          t.state = store.take_over(master, port, &t.written, refusal);
           polled->set(t.written);
           return t;
         },

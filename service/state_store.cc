@@ -1,6 +1,7 @@
 #include "service/state_store.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -353,7 +355,7 @@ namespace {
 class DirectoryLock {
  public:
   explicit DirectoryLock(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, kFileMode);
     if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + errno_text());
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
@@ -375,7 +377,7 @@ class DirectoryLock {
 };
 
 void make_directory(const std::string& directory) {
-  if (::mkdir(directory.c_str(), 0750) != 0 && errno != EEXIST)
+  if (::mkdir(directory.c_str(), kDirMode) != 0 && errno != EEXIST)
     throw std::runtime_error("cannot create " + directory + ": " + errno_text());
 }
 
@@ -407,14 +409,16 @@ FileStamp StateStore::save(const PersistedState& state) const {
                       ", newer than this SM's " + std::to_string(state.generation) +
                       " (another writer of term " + std::to_string(disk.term) +
                       "); nothing was written");
-  write_file_atomically(path_, text, 0640);  // NotDurableError: in place, the caller says so
+  write_file_atomically(path_, text, kFileMode);  // NotDurableError: in place, the caller says so
   return stamp_of(path_);
 }
 
 PersistedState StateStore::take_over(const std::string& master, topology::Guid sm_port,
-                                     FileStamp* written) const {
+                                     FileStamp* written, const std::string& missing_refusal) const {
   make_directory(directory_);
   DirectoryLock lock(lock_path_);
+  if (!missing_refusal.empty() && !stamp_of(path_).exists)
+    throw std::runtime_error(missing_refusal);
   PersistedState state = load();
   ++state.term;
   state.master = master;
@@ -424,13 +428,50 @@ PersistedState StateStore::take_over(const std::string& master, topology::Guid s
     std::sort(state.sm_ports.begin(), state.sm_ports.end());
   }
   try {
-    write_file_atomically(path_, serialize_state(state), 0640);
+    write_file_atomically(path_, serialize_state(state), kFileMode);
   } catch (const NotDurableError&) {
     // In place, not synced: the term stands for every reader; a crash may bring back the old.
   }
   if (written) *written = stamp_of(path_);
   state.loaded_version = kStateVersion;
   return state;
+}
+
+std::string StateStore::init(const std::string& group) const {
+  std::optional<gid_t> gid;
+  if (!group.empty())
+    if (const struct group* g = ::getgrnam(group.c_str())) gid = g->gr_gid;
+  std::string created;
+  struct stat st;
+  if (::stat(directory_.c_str(), &st) != 0) {
+    if (errno != ENOENT)
+      throw std::runtime_error("cannot stat " + directory_ + ": " + errno_text());
+    make_directory(directory_);
+    // Setgid: the files the plugin writes inside are the directory's group, readable by it.
+    if (::chmod(directory_.c_str(), kDirMode | S_ISGID) != 0 ||
+        (gid && ::chown(directory_.c_str(), static_cast<uid_t>(-1), *gid) != 0))
+      throw std::runtime_error("cannot set the mode or group of " + directory_ + ": " +
+                               errno_text());
+    created = "created " + directory_ + "; ";
+  } else if (!S_ISDIR(st.st_mode)) {
+    throw std::runtime_error(directory_ + " is not a directory");
+  }
+  DirectoryLock lock(lock_path_);
+  if (stamp_of(path_).exists)
+    throw std::runtime_error(path_ + " exists: the state is there already; nothing was written");
+  for (const char* lost : {"allocations.json", "tables.bin"})
+    if (stamp_of(directory_ + "/" + lost).exists)
+      throw std::runtime_error(directory_ + "/" + lost +
+                               " records tenants routed from this directory: state.json is lost, "
+                               "not new -- restore it from a backup (docs/ha.md); nothing was "
+                               "written");
+  write_file_atomically(path_, serialize_state(PersistedState{}), kFileMode);
+  if (::stat(directory_.c_str(), &st) == 0)
+    if (::chown(path_.c_str(), static_cast<uid_t>(-1), st.st_gid) != 0) {
+      // Root's group then: the plugin (root) reads it either way.
+    }
+  return created + "wrote " + path_ + " (an empty tenant state, term 0): an SM becoming master " +
+         "takes it over";
 }
 
 std::string read_text(const std::string& path, bool* exists) {

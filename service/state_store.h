@@ -169,6 +169,13 @@ class FencedError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The modes of everything the plugin creates: the state directory (and any directory it
+// makes) and every file in it, and the managed partitions.conf. Readable by the directory's
+// group (laas: its members read the state offline), by nobody else -- the state names every
+// tenant's hosts, links and P_Keys. Applied to new files whatever OpenSM's umask.
+constexpr unsigned kDirMode = 0750;
+constexpr unsigned kFileMode = 0640;
+
 // The state directory may be shared by several SM hosts (NFS, DRBD: docs/ha.md). Writers take
 // an exclusive lock on state.lock for each read-check-write, so two plugins that both believe
 // they are master never interleave, and a state never goes back to an older term or generation.
@@ -188,9 +195,20 @@ class StateStore {
   FileStamp save(const PersistedState& state) const;
   // An SM becoming master: under the lock, reads the state, raises its term past every earlier
   // master's, records `master` (and `sm_port`, 0: none, among sm_ports) and saves it. Returns
-  // the state as saved. Throws std::runtime_error (nothing written) when it cannot be read.
+  // the state as saved. Throws std::runtime_error (nothing written) when it cannot be read, or
+  // with `missing_refusal` (when not empty) when state.json does not exist -- decided under the
+  // lock, where the file is read, so an unmount between a check and the read cannot slip in.
   PersistedState take_over(const std::string& master, topology::Guid sm_port,
-                           FileStamp* written = nullptr) const;
+                           FileStamp* written = nullptr,
+                           const std::string& missing_refusal = "") const;
+  // `laasctl state init`: the first, empty state of a new state directory (a share that never
+  // held one, where state_must_exist keeps every SM from taking a missing file over). Under the
+  // lock; creates the directory when missing (kDirMode, setgid, group `group` when it exists),
+  // writes state.json (kFileMode, the directory's group). Throws std::runtime_error, writing
+  // nothing, when state.json exists, or when allocations.json or tables.bin say tenants were
+  // routed from this directory (then state.json is lost, not new: restore it). Returns what
+  // it did, one line.
+  std::string init(const std::string& group) const;
 
  private:
   std::string directory_;

@@ -835,7 +835,7 @@ bool TenantService::commit(std::string* not_durable) {
         st_.io->call(
             [path, previous, existed] {
               if (existed)
-                write_file_atomically(path, previous, 0644);
+                write_file_atomically(path, previous, kFileMode);
               else
                 std::remove(path.c_str());
             },

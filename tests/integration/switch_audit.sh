@@ -54,4 +54,24 @@ dumps=$(jq -r .dumps tampered.json)
 [ -s "$dumps/lfts" ] || die "the tables read back are not kept ($dumps)"
 rm -rf "$dumps"
 log "found from the switches: $(jq -r '[.findings[] | select(.violation)][0] | "\(.kind): \(.source) -> \(.destination)"' tampered.json)"
+# --m-key KEY: the tools read with the M_Key (-y), as a fabric at m_key_protection_level 2
+# requires (ibsim enforces no M_Key: wrappers record what the tools were given).
+mkdir -p tools
+for tool in ibnetdiscover dump_fts; do
+  real=$(command -v "$tool")
+  printf '#!/bin/sh\necho "$0 $*" >>%s/tools.args\nexec %s "$@"\n' "$WORK" "$real" >"tools/$tool"
+  chmod +x "tools/$tool"
+done
+rc=0
+PATH="$WORK/tools:$PATH" sim "$LAASCTL" -s "$WORK/laas.sock" --timeout 60 audit --from-switches \
+  --m-key 0x5A5A0C0FFEE1D00D >mkey.json 2>mkey.err || rc=$?
+[ $rc -eq 1 ] || die "audit --from-switches --m-key exited $rc: $(head -3 mkey.err)"
+for tool in ibnetdiscover dump_fts; do
+  grep -q "/$tool .*-y 0x5a5a0c0ffee1d00d" tools.args || die "$tool was not given the M_Key: $(cat tools.args)"
+done
+rm -rf "$(jq -r .dumps mkey.json)"
+rc=0
+"$LAASCTL" -s "$WORK/laas.sock" audit --from-switches --m-key 0xzz >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || die "a malformed --m-key exited $rc, expected 2"
+log "--m-key: ibnetdiscover and dump_fts read with -y $(grep -o -- '-y [^ ]*' tools.args | head -1 | cut -d' ' -f2)"
 log "PASS switch_audit: a table changed behind OpenSM's back is found from the switches only"

@@ -1,6 +1,10 @@
 // One tenant truth for a master and a standby SM sharing a state directory. Two
 // services on one directory stand for two plugins; a role provider stands for OpenSM's SMInfo.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -550,4 +554,67 @@ TEST(Failover, AStandbyThatLosesTheShareKeepsItsPartitionsFile) {
   EXPECT_NE(slurp(pb).find("t2="), std::string::npos);
   EXPECT_NE(slurp(pc).find("t2="), std::string::npos);
   EXPECT_FALSE(b.call("status")["result"].contains("blocked"));
+}
+
+// The take-over decides whether state.json is missing under the directory lock, where it reads
+// the file: a check before the lock lets the share be unmounted (or the file removed) between
+// the check and the read, and an empty state is then taken over and written.
+TEST(Failover, TheTakeOverChecksForTheFileUnderTheLock) {
+  TempDir dir;
+  PersistedState recorded;
+  recorded.topology = "xgft(2;4,8;1,4)";
+  recorded.generation = 7;
+  StateStore(dir.path).save(recorded);
+  Sm a(dir.path, sm(0x11, "comp-1", 2), "", /*state_must_exist=*/true);
+  a.state = SmState::kMaster;
+  // Another writer holds the lock; the take-over waits for it.
+  const int fd = ::open((dir.path + "/state.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  std::optional<std::string> line;
+  std::thread taker([&] { line = a.service->take_over_if_needed(a.self); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Meanwhile the share goes away (the file with it), and the lock is released.
+  std::filesystem::rename(dir.path + "/state.json", dir.path + "/state.json.away");
+  ::close(fd);
+  taker.join();
+  ASSERT_TRUE(line);
+  EXPECT_NE(line->find("cannot take the tenant state over"), std::string::npos) << *line;
+  EXPECT_FALSE(std::filesystem::exists(dir.path + "/state.json"));
+}
+
+// HA bootstrap: with state_must_exist no SM takes a missing state.json over, and on a new,
+// empty share none ever would. Until `laasctl state init` (StateStore::init) the refusal says
+// what to do; after it, the master takes the empty state over by itself.
+TEST(Failover, StateInitIsTheBootstrapOfANewShare) {
+  TempDir dir;
+  const std::string share = dir.path + "/share";
+  Sm a(share, sm(0x11, "comp-1", 2), "", /*state_must_exist=*/true);
+  a.state = SmState::kMaster;
+  const auto refused = a.route();
+  ASSERT_TRUE(refused);
+  EXPECT_NE(refused->find("`laasctl state init`"), std::string::npos) << *refused;
+  EXPECT_NE(a.call("status")["result"].value("blocked", "").find("laasctl state init"),
+            std::string::npos);
+  const mode_t old = ::umask(0);
+  const std::string said = StateStore(share).init("");
+  ::umask(old);
+  EXPECT_NE(said.find("wrote " + share + "/state.json"), std::string::npos) << said;
+  struct stat st;
+  ASSERT_EQ(::stat((share + "/state.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  ASSERT_EQ(::stat(share.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0750u);  // made by the refused take-over; 2750 when init makes it
+  const auto taken = a.route();
+  ASSERT_TRUE(taken);
+  EXPECT_NE(taken->find("took over as master (term 1): 0 tenant(s)"), std::string::npos) << *taken;
+  ASSERT_TRUE(a.call("tenant.add", {{"name", "t"}, {"hosts", 2}})["ok"]);
+  // Never over a state that is there, nor over a lost one.
+  const std::string before = slurp(share + "/state.json");
+  EXPECT_THROW(StateStore(share).init(""), std::runtime_error);
+  EXPECT_EQ(slurp(share + "/state.json"), before);
+  std::filesystem::remove(share + "/state.json");
+  std::ofstream(share + "/allocations.json") << "{}\n";
+  EXPECT_THROW(StateStore(share).init(""), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(share + "/state.json"));
 }
