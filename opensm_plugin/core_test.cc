@@ -755,6 +755,13 @@ TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
     for (const auto& w : after.warnings) said |= w.find("quarantined") != std::string::npos;
     EXPECT_TRUE(said) << ::testing::PrintToString(after.warnings);
   }
+  // Status shows it as with a readable state.
+  const json s = blocked.service().handle(
+      {{"v", 1}, {"id", "s"}, {"method", "status"}, {"params", json::object()}},
+      service::Caller{0, true});
+  ASSERT_EQ(s["result"]["quarantined_hosts"].size(), 1u) << s.dump();
+  EXPECT_EQ(s["result"]["quarantined_hosts"][0]["tenant"], "A");
+  EXPECT_EQ(s["result"]["quarantined_hosts"][0]["seen"]["guid"], "0x000000000000dead");
 }
 
 }  // namespace

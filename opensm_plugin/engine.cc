@@ -742,6 +742,7 @@ bool Engine::choose_tenants(RoutingRun& run) {
     // The records place hosts by slot: a newcomer in a slot is quarantined here, since the
     // service (which decides it from state.json) cannot while the state is blocked.
     run.snap.tenants = last_routed_tenants(*run.view, out, &run.snap.quarantined);
+    service_.set_quarantine_while_blocked(run.snap.quarantined);
     if (run.snap.tenants.empty() && !run.snap.blocked.empty()) {
       // A tenant state that cannot be read, and nothing records what was routed
       // (allocations.json lost too): the switches' own tables are the only record left of

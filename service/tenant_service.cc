@@ -371,6 +371,11 @@ void TenantService::set_fail_closed(const std::string& reason) {
   metrics_.write_metrics_file();
 }
 
+void TenantService::set_quarantine_while_blocked(std::vector<QuarantinedHost> quarantined) {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  if (!st_.blocked.empty() && st_.view && st_.ids) st_.quarantine = std::move(quarantined);
+}
+
 void TenantService::set_tenants_file_note(const std::string& note) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.tenants_file_note = note;

@@ -121,6 +121,10 @@ class TenantService final : private ChangeCommitter,
   // Why tenants.yaml was last ignored (missing, unreadable, cut off) and the tenants it listed
   // kept; empty once it is read. Shown by status as "tenants_file".
   void set_tenants_file_note(const std::string& note);
+  // While the state is blocked the routing run decides quarantine from the tenants last routed
+  // (the service cannot, without state.json): shown by status and the metrics as its own.
+  // Ignored when the state is readable.
+  void set_quarantine_while_blocked(std::vector<QuarantinedHost> quarantined);
   RoutingSnapshot snapshot() const;
   // The tables of `generation` reached the switches; `failure` non-empty: they or the P_Keys
   // did not (what failed), and requests waiting for that generation are told so.
