@@ -140,6 +140,25 @@ EOC
   OSM_PID=$!
 }
 
+# start_tenant_sm NAME HOST [opensm.conf lines...]: a tenant's root runs its own OpenSM (no
+# plugin, sweep_interval 0) on HOST's port, with its own cache, tmp directory and log
+# ($WORK/NAME.log); its pid in TENANT_SM_PID, killed at teardown too.
+start_tenant_sm() {
+  local name=$1 host=$2
+  shift 2
+  mkdir -p "$WORK/$name.tmp" "$WORK/$name.cache"
+  {
+    for line in "$@"; do echo "$line"; done
+    echo "force_log_flush TRUE"
+    echo "sweep_interval 0"
+  } >"$WORK/$name.conf"
+  OSM_TMP_DIR="$WORK/$name.tmp" OSM_CACHE_DIR="$WORK/$name.cache" SIM_HOST="$host" \
+    LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/$name.conf" -f "$WORK/$name.log" </dev/null \
+    >"$WORK/$name.out" 2>&1 &
+  TENANT_SM_PID=$!
+  LAAS_EXTRA_PIDS="${LAAS_EXTRA_PIDS:-} $TENANT_SM_PID"
+}
+
 count_log() {
   local n
   n=$(grep -c -- "$1" osm.log 2>/dev/null) || true

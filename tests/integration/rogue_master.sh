@@ -35,17 +35,8 @@ while [ "$(metric laas_master_trusted)" != 1 ]; do
   sleep 0.2
 done
 
-mkdir -p rogue.tmp rogue.cache
-cat >rogue.conf <<EOC
-sm_priority 15
-force_log_flush TRUE
-sweep_interval 0
-EOC
-OSM_TMP_DIR="$WORK/rogue.tmp" OSM_CACHE_DIR="$WORK/rogue.cache" SIM_HOST="$ROGUE_HOST" \
-  LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/rogue.conf" -f "$WORK/rogue.log" </dev/null \
-  >rogue.out 2>&1 &
-ROGUE_PID=$!
-LAAS_EXTRA_PIDS="$ROGUE_PID"
+start_tenant_sm rogue "$ROGUE_HOST" "sm_priority 15"
+ROGUE_PID=$TENANT_SM_PID
 log "root on $ROGUE_HOST ($ROGUE_GUID) started an OpenSM at priority 15, the same SM_Key"
 # Our master meets it at its next sweep (sweep_interval 0 here: a SIGHUP stands for it) and
 # hands over; our SM is then a standby of the tenant's.
@@ -109,7 +100,6 @@ fi
 applied=$(count_log 'laas: forwarding tables applied')
 kill -KILL "$ROGUE_PID"
 wait "$ROGUE_PID" 2>/dev/null || true
-LAAS_EXTRA_PIDS=""
 wait_log 'laas: forwarding tables applied' $((applied + 1)) 60
 deadline=$((SECONDS + 10))
 while [ "$(metric laas_master_trusted)" != 1 ]; do
@@ -125,16 +115,7 @@ log "ours is master again: laas_master_trusted 1, $(wc -l <entries.back) LFT ent
 
 # An SM with another SM_Key: OpenSM ignores its SMInfo (no election), but its port says IsSM.
 # It is named at the next sweep, its role unknown, trusted false, and counted.
-cat >other.conf <<EOC
-sm_key 0x0000000000000042
-force_log_flush TRUE
-sweep_interval 0
-EOC
-mkdir -p other.tmp other.cache
-OSM_TMP_DIR="$WORK/other.tmp" OSM_CACHE_DIR="$WORK/other.cache" SIM_HOST="$ROGUE_HOST" \
-  LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/other.conf" -f "$WORK/other.log" </dev/null \
-  >other.out 2>&1 &
-LAAS_EXTRA_PIDS="$!"
+start_tenant_sm other "$ROGUE_HOST" "sm_key 0x0000000000000042"
 seen_other=""
 for _ in $(seq 1 20); do
   kill -HUP "$OSM_PID"

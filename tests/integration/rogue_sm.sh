@@ -56,16 +56,8 @@ unchanged() {
 }
 
 # The tenant's root starts its own OpenSM on its host's port.
-mkdir -p rogue.tmp rogue.cache
-cat >rogue.conf <<EOC
-sm_priority 0
-force_log_flush TRUE
-sweep_interval 0
-EOC
-OSM_TMP_DIR="$WORK/rogue.tmp" OSM_CACHE_DIR="$WORK/rogue.cache" SIM_HOST="$ROGUE_HOST" \
-  LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/rogue.conf" -f "$WORK/rogue.log" </dev/null \
-  >rogue.out 2>&1 &
-ROGUE_PID=$!
+start_tenant_sm rogue "$ROGUE_HOST" "sm_priority 0"
+ROGUE_PID=$TENANT_SM_PID
 ROGUE_GUID_RE=none
 for i in $(seq 1 30); do
   heavy_sweep "rogue SM started ($i)"

@@ -125,19 +125,9 @@ ctl --json status | jq -e '.fail_closed == null' >/dev/null ||
 
 # 2. A tenant's OpenSM with another SM_Key: a second master that rewrites the tables (minhop).
 ROGUE_HOST=$(ctl --json tenant show a | jq -r '.hosts[1].name')
-mkdir -p rogue.tmp rogue.cache
-cat >rogue.conf <<EOC
-sm_priority 15
-sm_key 0x00000000000000aa
-routing_engine minhop
-force_log_flush TRUE
-sweep_interval 0
-EOC
-OSM_TMP_DIR="$WORK/rogue.tmp" OSM_CACHE_DIR="$WORK/rogue.cache" SIM_HOST="$ROGUE_HOST" \
-  LD_PRELOAD="$UMAD2SIM" opensm -F "$WORK/rogue.conf" -f "$WORK/rogue.log" </dev/null \
-  >rogue.out 2>&1 &
-ROGUE_PID=$!
-LAAS_EXTRA_PIDS="${LAAS_EXTRA_PIDS:-} $ROGUE_PID"
+start_tenant_sm rogue "$ROGUE_HOST" "sm_priority 15" "sm_key 0x00000000000000aa" \
+  "routing_engine minhop"
+ROGUE_PID=$TENANT_SM_PID
 deadline=$((SECONDS + 30))
 until grep -q "SUBNET UP" rogue.log 2>/dev/null; do
   [ $SECONDS -lt $deadline ] || die "the tenant's SM did not come up: $(tail -3 rogue.log 2>/dev/null)"
