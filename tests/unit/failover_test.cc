@@ -482,7 +482,9 @@ TEST(Failover, StatusBetweenATakeOverAndItsRoutingRunReadsNothingFreed) {
 // never a freed placement (ASan) nor a crash.
 TEST(Failover, StatusDuringTakeOversNeverCrashes) {
   MasterAndStandby sms;
-  auto& [dir, a, b] = sms;
+  // Named references, not a structured binding: the reader thread's lambda captures `a`.
+  auto& dir = sms.dir;
+  auto& a = sms.a;
   ASSERT_TRUE(a.route());
   ASSERT_TRUE(a.call("tenant.add", {{"name", "t1"}, {"hosts", 4}})["ok"]);
   std::atomic<bool> done{false};
