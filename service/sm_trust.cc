@@ -41,11 +41,7 @@ std::vector<SmSeen> SmTrust::note_subnet_managers(topology::Guid self, std::vect
         sm.priority = before.priority;
       }
   st_.seen_sms = std::move(seen);
-  const auto trusted = trusted_sm_ports();
-  std::vector<SmSeen> unaccepted;
-  for (const auto& sm : st_.seen_sms)
-    if (sm.guid && !std::binary_search(trusted.begin(), trusted.end(), sm.guid))
-      unaccepted.push_back(sm);
+  const auto unaccepted = unaccepted_sms();
   if (unaccepted.size() != st_.unaccepted_sms) {
     st_.unaccepted_sms = unaccepted.size();
     metrics_.write_metrics_file();
@@ -56,6 +52,14 @@ std::vector<SmSeen> SmTrust::note_subnet_managers(topology::Guid self, std::vect
 bool SmTrust::trusted(topology::Guid guid) const {
   const auto ports = trusted_sm_ports();
   return guid && std::binary_search(ports.begin(), ports.end(), guid);
+}
+
+std::vector<SmSeen> SmTrust::unaccepted_sms() const {
+  const auto ports = trusted_sm_ports();
+  std::vector<SmSeen> out;
+  for (const auto& sm : st_.seen_sms)
+    if (sm.guid && !std::binary_search(ports.begin(), ports.end(), sm.guid)) out.push_back(sm);
+  return out;
 }
 
 namespace {
@@ -90,8 +94,7 @@ void SmTrust::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
         if (!sm.lid) sm.lid = before.lid;
       }
   st_.seen_sms = std::move(seen);
-  std::size_t unaccepted = 0;
-  for (const auto& sm : st_.seen_sms) unaccepted += sm.guid && !trusted(sm.guid);
+  const std::size_t unaccepted = unaccepted_sms().size();
   const bool master_trusted = role.master && trusted(role.master->port_guid);
   const auto guid_of = [](const std::optional<SmIdentity>& id) -> topology::Guid {
     return id ? id->port_guid : 0;

@@ -34,6 +34,8 @@ class SmTrust {
   // SMs nobody trusts, keeps the metrics file current. Takes mu.
   void note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen);
   bool trusted(topology::Guid guid) const;
+  // The SMs seen that nobody trusts (the trust list built once).
+  std::vector<SmSeen> unaccepted_sms() const;
   std::vector<topology::Guid> trusted_sm_ports() const;
   std::string sm_state(topology::Guid guid) const;  // this|listed|accepted|...
   nlohmann::json sm_list() const;                   // takes mu
