@@ -9,6 +9,28 @@ namespace laas::service {
 
 using nlohmann::json;
 
+const char* table_name(TableKind kind) {
+  switch (kind) {
+    case TableKind::kLft:
+      return "lft";
+    case TableKind::kPortInfo:
+      return "port_info";
+    case TableKind::kSl2Vl:
+      return "sl2vl";
+    case TableKind::kPKey:
+      return "pkey";
+  }
+  return "unknown";
+}
+
+namespace {
+
+int reads_of(const CheckedSwitch& s) {
+  return std::max(0, s.blocks) + static_cast<int>(s.ports.size());
+}
+
+}  // namespace
+
 SwitchCheck::SwitchCheck(SwitchCheckLimits limits) : limits_(limits) {}
 
 bool SwitchCheck::pass_done() const {
@@ -29,13 +51,13 @@ void SwitchCheck::start_pass(std::vector<CheckedSwitch> switches, Clock::time_po
     last_pass_seconds_ = std::chrono::duration<double>(pass_end_ - pass_start_).count();
   }
   switches.erase(std::remove_if(switches.begin(), switches.end(),
-                                [](const CheckedSwitch& s) { return s.blocks <= 0; }),
+                                [](const CheckedSwitch& s) { return reads_of(s) == 0; }),
                  switches.end());
   pass_ = std::move(switches);
   names_.clear();
   pass_blocks_ = 0;
   for (const auto& s : pass_) {
-    pass_blocks_ += s.blocks;
+    pass_blocks_ += reads_of(s);
     names_[s.guid] = s.name;
   }
   cursor_switch_ = 0;
@@ -74,11 +96,16 @@ std::vector<BlockRead> SwitchCheck::next_reads(std::uint64_t run, Clock::time_po
          outstanding_.size() < limits_.max_outstanding) {
     const auto& sw = pass_[cursor_switch_];
     BlockRead read{sw.guid, cursor_block_};
-    if (++cursor_block_ >= sw.blocks) {
+    const int lft_blocks = std::max(0, sw.blocks);
+    if (cursor_block_ >= lft_blocks) {
+      const PortTable& t = sw.ports[static_cast<std::size_t>(cursor_block_ - lft_blocks)];
+      read = BlockRead{sw.guid, t.index, t.kind, t.port};
+    }
+    if (++cursor_block_ >= reads_of(sw)) {
       ++cursor_switch_;
       cursor_block_ = 0;
     }
-    outstanding_[{read.guid, read.block}] = Asked{run, now};
+    outstanding_[key_of(read)] = Asked{run, now};
     out.push_back(read);
     credit_ -= 1;
     ++reads_;
@@ -89,39 +116,36 @@ std::vector<BlockRead> SwitchCheck::next_reads(std::uint64_t run, Clock::time_po
 
 void SwitchCheck::forget(const BlockRead& read) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (outstanding_.erase({read.guid, read.block}) > 0) {
+  if (outstanding_.erase(key_of(read)) > 0) {
     --reads_;
     --pass_read_;
   }
 }
 
-ReadOutcome SwitchCheck::answer(topology::Guid guid, int block, std::uint64_t run, bool matches,
+ReadOutcome SwitchCheck::answer(const BlockRead& read, std::uint64_t run, bool matches,
                                 Clock::time_point now) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = outstanding_.find({guid, block});
+  auto it = outstanding_.find(key_of(read));
   if (it == outstanding_.end()) return ReadOutcome::kNotAsked;
   pass_end_ = now;
   const bool stale = it->second.run != run;
   outstanding_.erase(it);
   ++pass_answered_;
   if (stale) return ReadOutcome::kStale;
-  auto known = found_.find(guid);
+  auto known = found_.find(read.guid);
   if (matches) {
-    if (known != found_.end()) known->second.differing.erase(block);
+    if (known != found_.end()) note_differing(known->second, read, false);
     return ReadOutcome::kMatch;
   }
-  auto& f = found_[guid];
-  auto name = names_.find(guid);
+  auto& f = found_[read.guid];
+  auto name = names_.find(read.guid);
   if (name != names_.end()) f.name = name->second;
   ++f.mismatches;
-  f.differing.insert(block);
+  note_differing(f, read, true);
   ++mismatches_;
-  repair_ = true;
-  // Block b holds LIDs 64b .. 64b+63.
-  pending_lines_.push_back(
-      "switch " + util::guid_hex(guid) + (f.name.empty() ? "" : " (" + f.name + ")") +
-      ": LFT block " + std::to_string(block) + " (LIDs " + std::to_string(block * 64) + "-" +
-      std::to_string(block * 64 + 63) + ") differs from what this SM sent; sending it again");
+  ++mismatches_by_kind_[read.kind];
+  (read.kind == TableKind::kLft ? repair_.lft : repair_.ports) = true;
+  pending_lines_.push_back(mismatch_line(f, read));
   if (pending_lines_.size() > 1000) {
     pending_lines_.pop_front();
     ++unlogged_;
@@ -129,10 +153,49 @@ ReadOutcome SwitchCheck::answer(topology::Guid guid, int block, std::uint64_t ru
   return ReadOutcome::kMismatch;
 }
 
-bool SwitchCheck::take_repair() {
+void SwitchCheck::note_differing(Found& f, const BlockRead& read, bool differs) {
+  if (read.kind == TableKind::kLft) {
+    if (differs)
+      f.differing.insert(read.block);
+    else
+      f.differing.erase(read.block);
+    return;
+  }
+  const auto key = std::make_tuple(read.kind, read.port, read.block);
+  if (differs)
+    f.ports_differing.insert(key);
+  else
+    f.ports_differing.erase(key);
+}
+
+std::string SwitchCheck::mismatch_line(const Found& f, const BlockRead& read) const {
+  std::string what;
+  switch (read.kind) {
+    case TableKind::kLft:
+      // Block b holds LIDs 64b .. 64b+63.
+      what = "LFT block " + std::to_string(read.block) + " (LIDs " +
+             std::to_string(read.block * 64) + "-" + std::to_string(read.block * 64 + 63) + ")";
+      break;
+    case TableKind::kPortInfo:
+      what = "port " + std::to_string(read.port) + "'s PortInfo (LID, LMC or master SM LID)";
+      break;
+    case TableKind::kSl2Vl:
+      what = "the SL2VL table from port " + std::to_string(read.block) + " to port " +
+             std::to_string(read.port) + " (a first-hop drop)";
+      break;
+    case TableKind::kPKey:
+      what = "port " + std::to_string(read.port) + "'s P_Key block " + std::to_string(read.block);
+      break;
+  }
+  return (read.kind == TableKind::kLft ? "switch " : "node ") + util::guid_hex(read.guid) +
+         (f.name.empty() ? "" : " (" + f.name + ")") + ": " + what +
+         " differs from what this SM sent; sending it again";
+}
+
+SwitchCheck::Repair SwitchCheck::take_repairs() {
   std::lock_guard<std::mutex> lock(mu_);
-  const bool r = repair_;
-  repair_ = false;
+  const Repair r = repair_;
+  repair_ = Repair{};
   return r;
 }
 
@@ -155,8 +218,9 @@ std::vector<std::string> SwitchCheck::take_log_lines(Clock::time_point now) {
   if (unlogged_ > 0 && out.empty() &&
       logged_at_.size() < static_cast<std::size_t>(limits_.log_lines_per_minute)) {
     out.push_back(std::to_string(unlogged_) +
-                  " more LFT block(s) differed from what this SM sent (not logged one by one; "
-                  "counted in laas_switch_table_mismatches_total, listed by laasctl audit)");
+                  " more LFT block(s) or port table(s) differed from what this SM sent (not logged "
+                  "one by one; counted in laas_switch_table_mismatches_total, listed by laasctl "
+                  "audit)");
     logged_at_.push_back(now);
     unlogged_ = 0;
   }
@@ -166,6 +230,11 @@ std::vector<std::string> SwitchCheck::take_log_lines(Clock::time_point now) {
 long SwitchCheck::mismatches_total() const {
   std::lock_guard<std::mutex> lock(mu_);
   return mismatches_;
+}
+long SwitchCheck::mismatches_total(TableKind kind) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = mismatches_by_kind_.find(kind);
+  return it == mismatches_by_kind_.end() ? 0 : it->second;
 }
 long SwitchCheck::reads_total() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -199,12 +268,23 @@ json SwitchCheck::report(Clock::time_point now) const {
                  {"done", done},
                  {"started_s_ago",
                   std::round(std::chrono::duration<double>(now - pass_start_).count() * 10) / 10}};
+  nlohmann::json by_table = nlohmann::json::object();
+  for (auto kind : {TableKind::kLft, TableKind::kPortInfo, TableKind::kSl2Vl, TableKind::kPKey}) {
+    auto it = mismatches_by_kind_.find(kind);
+    by_table[table_name(kind)] = it == mismatches_by_kind_.end() ? 0 : it->second;
+  }
+  j["mismatches_by_table"] = by_table;
   nlohmann::json switches = nlohmann::json::array();
-  for (const auto& [guid, f] : found_)
+  for (const auto& [guid, f] : found_) {
+    nlohmann::json ports = nlohmann::json::array();
+    for (const auto& [kind, port, index] : f.ports_differing)
+      ports.push_back({{"table", table_name(kind)}, {"port", port}, {"index", index}});
     switches.push_back({{"guid", util::guid_hex(guid)},
                         {"name", f.name},
                         {"mismatches", f.mismatches},
-                        {"blocks_differing", f.differing}});
+                        {"blocks_differing", f.differing},
+                        {"ports_differing", ports}});
+  }
   j["switches"] = switches;
   return j;
 }

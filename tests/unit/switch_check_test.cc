@@ -184,5 +184,74 @@ TEST(SwitchCheck, TheLogIsRateLimitedAndSaysHowManyItLeftOut) {
   EXPECT_NE(later[0].find("8 more LFT block(s)"), std::string::npos);
 }
 
+TEST(SwitchCheck, PortTablesAreReadAfterTheLftBlocksAndAskForAHeavySweep) {
+  SwitchCheckLimits l = limits(1);
+  l.max_reads_per_second = 1000;
+  SwitchCheck c(l);
+  auto now = Clock::time_point{};
+  c.start_pass({{0xa, "leaf-a", 2, {{TableKind::kSl2Vl, 3, 5}, {TableKind::kPortInfo, 0, 0}}},
+                {0xc, "host-c", 0, {{TableKind::kPKey, 1, 0}}}},
+               now);
+  now += seconds(1);
+  const auto reads = c.next_reads(1, now);
+  ASSERT_EQ(reads.size(), 5u);
+  EXPECT_EQ(reads[1], (BlockRead{0xa, 1}));
+  EXPECT_EQ(reads[2], (BlockRead{0xa, 5, TableKind::kSl2Vl, 3}));
+  EXPECT_EQ(reads[3], (BlockRead{0xa, 0, TableKind::kPortInfo, 0}));
+  EXPECT_EQ(reads[4], (BlockRead{0xc, 0, TableKind::kPKey, 1}));
+  // The same index of another table is another read: an LFT answer does not settle it.
+  EXPECT_EQ(c.answer(0xa, 0, 1, true, now), ReadOutcome::kMatch);
+  EXPECT_EQ(c.answer(0xa, 0, 1, true, now), ReadOutcome::kNotAsked);
+  EXPECT_EQ(c.answer(reads[3], 1, true, now), ReadOutcome::kMatch);
+  EXPECT_EQ(c.answer(reads[4], 1, false, now), ReadOutcome::kMismatch);
+  auto repair = c.take_repairs();
+  EXPECT_TRUE(repair.ports);
+  EXPECT_FALSE(repair.lft);
+  EXPECT_FALSE(c.take_repair());
+  EXPECT_EQ(c.answer(reads[1], 1, false, now), ReadOutcome::kMismatch);
+  EXPECT_EQ(c.answer(reads[2], 1, false, now), ReadOutcome::kMismatch);
+  repair = c.take_repairs();
+  EXPECT_TRUE(repair.lft && repair.ports);
+  EXPECT_EQ(c.mismatches_total(), 3);
+  EXPECT_EQ(c.mismatches_total(TableKind::kPKey), 1);
+  EXPECT_EQ(c.mismatches_total(TableKind::kLft), 1);
+  const auto report = c.report(now);
+  EXPECT_EQ(report["mismatches_by_table"]["sl2vl"], 1);
+  EXPECT_EQ(report["mismatches_by_table"]["port_info"], 0);
+  ASSERT_EQ(report["switches"].size(), 2u);
+  EXPECT_EQ(report["switches"][0]["ports_differing"][0]["table"], "sl2vl");
+  EXPECT_EQ(report["switches"][0]["ports_differing"][0]["port"], 3);
+  EXPECT_EQ(report["switches"][0]["ports_differing"][0]["index"], 5);
+  EXPECT_EQ(report["switches"][1]["name"], "host-c");
+  EXPECT_EQ(report["switches"][1]["ports_differing"][0]["table"], "pkey");
+  const auto lines = c.take_log_lines(now);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[0].find("node 0x000000000000000c (host-c): port 1's P_Key block 0 differs"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[2].find("SL2VL table from port 5 to port 3"), std::string::npos) << lines[2];
+}
+
+TEST(SwitchCheck, APortTableReadBackEqualAgainIsNoLongerListed) {
+  SwitchCheckLimits l = limits(1);
+  l.max_reads_per_second = 1000;
+  SwitchCheck c(l);
+  auto now = Clock::time_point{};
+  c.start_pass({{0xc, "host-c", 0, {{TableKind::kPKey, 1, 0}}}}, now);
+  now += seconds(1);
+  auto reads = c.next_reads(1, now);
+  ASSERT_EQ(reads.size(), 1u);
+  c.answer(reads[0], 1, false, now);
+  EXPECT_EQ(c.report(now)["switches"][0]["ports_differing"].size(), 1u);
+  now += seconds(2);
+  ASSERT_TRUE(c.pass_due(now));
+  c.start_pass({{0xc, "host-c", 0, {{TableKind::kPKey, 1, 0}}}}, now);
+  reads = c.next_reads(1, now);
+  ASSERT_EQ(reads.size(), 1u);
+  EXPECT_EQ(c.answer(reads[0], 1, true, now), ReadOutcome::kMatch);
+  EXPECT_TRUE(c.report(now)["switches"][0]["ports_differing"].empty());
+  EXPECT_EQ(c.report(now)["switches"][0]["mismatches"], 1);
+}
+
 }  // namespace
 }  // namespace laas::service
