@@ -117,10 +117,22 @@ void print_warnings(const json& s) {
   if (s.value("unaccepted_sms", 0) > 0)
     std::cout << "WARNING:    " << s["unaccepted_sms"]
               << " subnet manager(s) nobody trusts are on the fabric (laasctl sm list)\n";
-  if (s.contains("switch_check") && s["switch_check"].value("mismatches", 0) > 0)
-    std::cout << "WARNING:    " << s["switch_check"]["mismatches"]
-              << " LFT block(s) read back from the switches differed from what this SM sent "
-                 "and were sent again (laasctl audit names the switches)\n";
+  if (s.contains("switch_check") && s["switch_check"].value("mismatches", 0) > 0) {
+    const json& check = s["switch_check"];
+    const json by_table = check.value("mismatches_by_table", json::object());
+    const long lft = by_table.value("lft", check.value("mismatches", 0L));
+    const long ports = check.value("mismatches", 0L) - lft;
+    if (lft > 0)
+      std::cout << "WARNING:    " << lft
+                << " LFT block(s) read back from the switches differed from what this SM sent "
+                   "and were sent again (laasctl audit names the switches)\n";
+    if (ports > 0)
+      std::cout << "WARNING:    " << ports << " port table(s) read back (PortInfo "
+                << by_table.value("port_info", 0L) << ", SL2VL " << by_table.value("sl2vl", 0L)
+                << ", P_Key " << by_table.value("pkey", 0L)
+                << ") differed from what this SM set and were set again (laasctl audit names "
+                   "the ports)\n";
+  }
   if (s.contains("duplicate_host_names")) {
     std::cout << "WARNING:    hosts share node descriptions (placement by these names is "
                  "refused; use GUIDs):\n";

@@ -953,7 +953,17 @@ void connect_service(Plugin* plugin) {
       [osm](bool error, const std::string& line) {
         log_line(osm, error ? OSM_LOG_ERROR : OSM_LOG_INFO, line);
       },
-      [osm] { request_reroute(osm); });
+      [osm](bool heavy) {
+        if (!heavy) return request_reroute(osm);
+        osm->subn.force_heavy_sweep = TRUE;
+        osm_sm_sweep(&osm->sm);
+      },
+      [plugin](std::uint64_t guid, int in, int out) {  // OpenSM's lock held
+        auto it = plugin->node_of_guid.find(guid);
+        return plugin->sl2vl && it != plugin->node_of_guid.end() &&
+               static_cast<size_t>(it->second) < plugin->sl2vl->drops.size() &&
+               plugin->sl2vl->mask(it->second, in, out) == laas::routing::kAllSls;
+      });
   service.set_switch_check(plugin->lft_check->bookkeeping());
 }
 
@@ -1160,15 +1170,20 @@ void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
       failure += std::string(failure.empty() ? "" : "; ") +
                  "OpenSM saw errors while programming the switches (see its log)";
     plugin->engine->on_routing_done(failure);
+    if (plugin->lft_check) plugin->lft_check->sweep_done();
     log_line(plugin->osm, OSM_LOG_INFO, "forwarding tables applied to the switches");
     if (plugin->took_over_pending) {
       plugin->took_over_pending = false;
       report_failover(plugin);
     }
   } else if (event == OSM_EVENT_ID_STATE_CHANGE || event == OSM_EVENT_ID_HEAVY_SWEEP_DONE) {
+    if (event == OSM_EVENT_ID_HEAVY_SWEEP_DONE && plugin->lft_check)
+      plugin->lft_check->sweep_done();
     // This SM's role may have changed (standby, discovering) or a sweep found another SM:
     // the watcher looks now rather than at its next tick.
     plugin->cv.notify_all();
+  } else if (event == OSM_EVENT_ID_HEAVY_SWEEP_START && plugin->lft_check) {
+    plugin->lft_check->sweep_started();
   } else if (event == OSM_EVENT_ID_LFT_CHANGE && event_data && plugin->lft_check) {
     // OpenSM's LFT receiver stored a block a switch answered (a Get of the switch check, or a
     // Set's answer, which the check ignores), its lock held: compare, never take it here.
@@ -1177,6 +1192,7 @@ void handle_event(Plugin* plugin, osm_epi_event_id_t event, void* event_data) {
   } else if (event == OSM_EVENT_ID_SUBNET_UP) {
     plugin->cv.notify_all();  // master now, or still: the watcher looks at once
     log_line(plugin->osm, OSM_LOG_INFO, "subnet up");
+    if (plugin->lft_check) plugin->lft_check->sweep_done();
     settle_new_switches(plugin->osm);
   } else if (event == OSM_EVENT_ID_PORT_ERRORS && event_data) {
     // The performance manager's reading of one port (perfmgr TRUE), differences since the

@@ -289,13 +289,15 @@ void ServiceMetrics::activity_families(std::vector<MetricFamily>& f) const {
                                         "Duration of a tenant or host change request"));
   if (st_.switch_check && st_.switch_check->enabled()) {
     const auto& check = *st_.switch_check;
-    f.push_back({"laas_switch_table_mismatches_total",
-                 "LFT blocks read back from the switches that differed from what this SM sent "
-                 "(each is sent again; laasctl audit names the switches)",
-                 "counter",
-                 {{{}, double(check.mismatches_total())}}});
+    f.push_back(
+        {"laas_switch_table_mismatches_total",
+         "LFT blocks and port tables read back from the switches and hosts that differed from what "
+         "this SM sent "
+         "(each is sent again; laasctl audit names the switches)",
+         "counter",
+         {{{}, double(check.mismatches_total())}}});
     f.push_back({"laas_switch_check_reads_total",
-                 "LFT blocks the switch check asked the switches for",
+                 "LFT blocks and port tables the switch check asked the switches and hosts for",
                  "counter",
                  {{{}, double(check.reads_total())}}});
     f.push_back({"laas_switch_check_unanswered_total",
@@ -303,7 +305,7 @@ void ServiceMetrics::activity_families(std::vector<MetricFamily>& f) const {
                  "counter",
                  {{{}, double(check.unanswered_total())}}});
     f.push_back({"laas_switch_check_passes_total",
-                 "Full passes of the switch check over every switch's LFT",
+                 "Full passes of the switch check over every switch's LFT and the port tables",
                  "counter",
                  {{{}, double(check.passes_total())}}});
   }

@@ -8,15 +8,21 @@
 #     the same while routing fails closed (an unreadable state.json);
 #  2. a tenant's OpenSM with another SM_Key (which OpenSM ignores) becomes a second master and
 #     rewrites the tables with minhop, then leaves.
-# Each time, within two check intervals, the tables read back with dump_fts equal what this SM
-# sent, the mismatches are counted in laas_switch_table_mismatches_total, named per switch in
-# `laasctl audit` and logged with the switch and block.
+#  3. port tables rewritten with SMP Sets (laas-port-set): a tenant host's master SM LID and one
+#     of its P_Keys, and a first-hop drop (SL2VL all VL15) on a's leaf;
+#  and the second master of 2 leaves tenant hosts pointing at itself with its own P_Keys.
+# Each time, within two check intervals, the tables read back with dump_fts (the port tables
+# with laas-port-set) equal what this SM sent, the mismatches are counted in
+# laas_switch_table_mismatches_total (per table in status), named per switch (per node and
+# port) in `laasctl audit` and logged with the switch and block (or port and table).
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup switch_check
 [ -x "${LAAS_LFT_SET:-}" ] || die "LAAS_LFT_SET (laas-lft-set) is not set"
+[ -x "${LAAS_PORT_SET:-}" ] || die "LAAS_PORT_SET (laas-port-set) is not set"
 CHECK_S=${CHECK_S:-5}
 export LAAS_YAML_EXTRA="switch_check_interval: $CHECK_S"
+export QOS=1  # the first-hop drops (SL2VL) are among the tables checked
 start_demo
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 ctl tenant add a --hosts 4 >/dev/null || die "tenant add a failed"
@@ -123,6 +129,52 @@ heavy_sweep "state.json put back"
 ctl --json status | jq -e '.fail_closed == null' >/dev/null ||
   die "still failing closed: $(ctl --json status | jq -c .fail_closed)"
 
+# 3. Port tables rewritten behind OpenSM's back.
+by_table() { ctl --json status | jq -r --arg t "$1" '.switch_check.mismatches_by_table[$t] // 0'; }
+port_tables() {  # the port tables part 3 and 2 rewrite, as the ports hold them now
+  echo "smlid $(sim "$LAAS_PORT_SET" smlid "$A_LID" 1)"
+  echo "pkey $(sim "$LAAS_PORT_SET" pkey "$A_LID" 0)"
+  echo "drop $(sim "$LAAS_PORT_SET" sl2vl "$LEAF_LID" "$DROP_IN" "$DROP_OUT")"
+}
+# ports_restored TAG SINCE: waits up to two check intervals for port_tables to equal ports.base.
+ports_restored() {
+  local tag=$1 since=$2 limit=$((2 * CHECK_S))
+  [ "$limit" -gt 0 ] || limit=15
+  until port_tables >"ports.$tag" 2>&1 && cmp -s ports.base "ports.$tag"; do
+    [ $((SECONDS - since)) -lt "$limit" ] ||
+      die "$tag: the port tables still differ after $((SECONDS - since)) s (two intervals: $limit s): $(diff ports.base "ports.$tag" | grep '^[<>]' | tr '\n' ' ')"
+    sleep 0.5
+  done
+  log "$tag: the port tables read back equal what this SM set, $((SECONDS - since)) s after the rewrite"
+}
+LEAF_PORTS=$(awk -v n="\"$LEAF\"" '/^Switch/ && index($0, "# " n) { print $2; exit }' disc.base)
+read -r DROP_IN DROP_OUT < <(sim "$LAAS_PORT_SET" drops "$LEAF_LID" "$LEAF_PORTS" | head -1)
+[ -n "$DROP_OUT" ] || die "no first-hop drop (SL2VL all VL15) on $LEAF's $LEAF_PORTS ports"
+port_tables >ports.base 2>&1 || die "cannot read the port tables: $(cat ports.base)"
+A_KEY_IDX=$(awk '/^pkey/ { for (i = 2; i <= NF; i++) if ($i != "0x0000" && $i != "0xffff" && $i != "0x7fff") { print i - 2; exit } }' ports.base)
+[ -n "$A_KEY_IDX" ] || die "$A_HOST holds no tenant P_Key: $(grep pkey ports.base)"
+p0=$(by_table port_info) k0=$(by_table pkey) d0=$(by_table sl2vl)
+sim "$LAAS_PORT_SET" smlid "$A_LID" 1 99 >tamper.ports 2>&1 &&
+  sim "$LAAS_PORT_SET" pkey "$A_LID" 0 "$A_KEY_IDX" 0 >>tamper.ports 2>&1 &&
+  sim "$LAAS_PORT_SET" sl2vl "$LEAF_LID" "$DROP_IN" "$DROP_OUT" 0 >>tamper.ports 2>&1 ||
+  die "laas-port-set failed: $(cat tamper.ports)"
+t3=$SECONDS
+log "rewritten: $A_HOST: $(tr '\n' ';' <tamper.ports) on $LEAF's pair $DROP_IN -> $DROP_OUT"
+ports_restored ports "$t3"
+for t in port_info pkey sl2vl; do
+  eval "before=\$$(case $t in port_info) echo p0 ;; pkey) echo k0 ;; sl2vl) echo d0 ;; esac)"
+  [ "$(by_table $t)" -gt "$before" ] || die "the rewritten $t was not counted ($before -> $(by_table $t))"
+done
+ctl audit >audit.ports.json 2>&1 || true
+jq -e --arg h "$A_HOST" '.switch_check.switches[] | select(.name | startswith($h)) | .mismatches >= 2' \
+  audit.ports.json >/dev/null || die "laasctl audit does not name $A_HOST: $(jq -c .switch_check.switches audit.ports.json)"
+grep -q "port 1's P_Key block 0 differs from what this SM sent" osm.log &&
+  grep -q "($LEAF): the SL2VL table from port $DROP_IN to port $DROP_OUT (a first-hop drop) differs" osm.log ||
+  die "the log does not name the port tables: $(grep 'differs from what' osm.log | tail -3)"
+ctl status | grep -q "WARNING: *[0-9]* port table(s) read back (PortInfo [1-9][0-9]*, SL2VL [1-9][0-9]*, P_Key [1-9]" ||
+  die "laasctl status does not warn of the port tables: $(ctl status | grep WARNING)"
+log "counted per table: $(ctl --json status | jq -c .switch_check.mismatches_by_table)"
+
 # 2. A tenant's OpenSM with another SM_Key: a second master that rewrites the tables (minhop).
 ROGUE_HOST=$(ctl --json tenant show a | jq -r '.hosts[1].name')
 start_tenant_sm rogue "$ROGUE_HOST" "sm_priority 15" "sm_key 0x00000000000000aa" \
@@ -143,5 +195,6 @@ restored rogue "$t2"
 m2=$(mismatches)
 [ "$m2" -gt "$m1" ] || die "the second master's rewrite was not counted ($m1 -> $m2)"
 log "the second master's blocks counted ($m1 -> $m2)"
+ports_restored rogue "$t2"
 audit_layout after
 log "PASS switch_check: LFT entries rewritten by a tool and by a second SM with another SM_Key were found and sent again within two ${CHECK_S}-s intervals"
