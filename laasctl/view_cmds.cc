@@ -2,6 +2,7 @@
 // isolation on its tables (OpenSM's copy, or read back from the switches).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@ struct TopologyArgs {
 
 struct AuditArgs {
   bool from_switches = false;
+  bool via_diags = false;
   SwitchAuditOptions switch_audit;
 };
 
@@ -38,15 +40,31 @@ int topology_show(const Context& c, const TopologyArgs& a) {
   return 0;
 }
 
+// --from-switches: the SM's switch check reads every table back now (with OpenSM's M_Key) and
+// the audit runs on what the switches answered; --via-diags (or a diags option): infiniband-
+// diags read them from this host instead, for when the SM itself is in doubt.
 int audit(const Context& c, const AuditArgs& a) {
-  if (a.from_switches)
+  const bool diags = a.via_diags || !a.switch_audit.ca.empty() || a.switch_audit.ca_port > 0 ||
+                     !a.switch_audit.m_key.empty() || a.switch_audit.keep;
+  if (a.from_switches && diags)
     return audit_from_switches(
         [&](json& status) { return c.request("status", json::object(), status); }, a.switch_audit);
+  json params = json::object();
+  // The read-back pass ends within laasctl's own --timeout (default 60 s; a fabric at the LID
+  // limit needs about 1,800).
+  if (a.from_switches)
+    params = {{"read_back", true}, {"timeout_s", std::max(1, c.options().timeout_s - 2)}};
   json result;
-  if (const int rc = c.request("audit", json::object(), result)) return rc;
+  if (const int rc = c.request("audit", params, result)) return rc;
   std::cout << result.dump(2) << "\n";
   const auto violations = result.value("violations", json(0));
-  return violations.is_number() && violations.get<long>() > 0 ? kExitRefused : 0;
+  const long differing =
+      result.contains("read_back") ? result["read_back"].value("mismatches", 0L) : 0L;
+  if (differing > 0)
+    std::cerr << "laasctl: " << differing
+              << " table(s) read back from the switches differed from what this SM sent (sent "
+                 "again; see switch_check in the report)\n";
+  return (violations.is_number() && violations.get<long>() > 0) || differing > 0 ? kExitRefused : 0;
 }
 
 }  // namespace
@@ -65,9 +83,15 @@ void add_audit_command(CLI::App& app, CommandTable& table) {
   auto* audit_cmd =
       app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
   audit_cmd->add_flag("--from-switches", a->from_switches,
-                      "read the tables back from the switches (ibnetdiscover, dump_fts from this "
-                      "host) and audit them with laas-audit, instead of OpenSM's copy: a table "
-                      "changed behind OpenSM's back is seen");
+                      "audit the tables as the switches hold them: the SM's switch check reads "
+                      "every LFT block and port table back now (with OpenSM's M_Key), sends "
+                      "again what differs and the audit runs on what they answered; exit 1 if "
+                      "any differed. The pass must end within --timeout (a fabric at the LID "
+                      "limit needs about 1800 s)");
+  audit_cmd->add_flag("--via-diags", a->via_diags,
+                      "--from-switches: read the tables from this host with infiniband-diags "
+                      "(ibnetdiscover, dump_fts) and audit them with laas-audit, not through the "
+                      "SM (implied by --ca, --ca-port, --m-key, --keep-dumps)");
   audit_cmd->add_option("--ca", a->switch_audit.ca,
                         "--from-switches: the HCA to read through (-C)");
   audit_cmd->add_option("--ca-port", a->switch_audit.ca_port, "--from-switches: its port (-P)")

@@ -127,7 +127,7 @@ bool LftCheck::sweep_under_way(service::SwitchCheck::Clock::time_point now) cons
 }
 
 void LftCheck::start() {
-  if (!check_->enabled()) return;
+  // Started with the periodic check off too: audit --from-switches asks for a pass.
   thread_ = std::thread([this] { run(); });
 }
 
@@ -326,7 +326,7 @@ bool LftCheck::port_read_matches_locked(const PendingPortRead& pending) const {
 }
 
 void LftCheck::on_block(osm_switch* sw, unsigned block) {
-  if (!sw || !sw->lft || !sw->new_lft || !check_->enabled()) return;
+  if (!sw || !sw->lft || !sw->new_lft || (!check_->enabled() && !check_->pass_under_way())) return;
   if (static_cast<size_t>(block + 1) * IB_SMP_DATA_SIZE > sw->lft_size) return;
   const std::uint64_t guid = cl_ntoh64(osm_node_get_node_guid(sw->p_node));
   const std::uint8_t* sent = sw->new_lft + block * IB_SMP_DATA_SIZE;

@@ -57,7 +57,7 @@ class LftCheck {
   LftCheck(const LftCheck&) = delete;
   LftCheck& operator=(const LftCheck&) = delete;
 
-  std::shared_ptr<const service::SwitchCheck> bookkeeping() const { return check_; }
+  std::shared_ptr<service::SwitchCheck> bookkeeping() const { return check_; }
   // The checker thread (none when the interval is 0); it takes OpenSM's lock for reading.
   void start();
   void stop();

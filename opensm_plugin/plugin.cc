@@ -998,16 +998,16 @@ void start_watcher(Plugin* plugin) {
 
 void start_switch_check(Plugin* plugin) {
   const int interval = plugin->engine->config().switch_check_interval_s;
-  if (interval <= 0) {
-    log_line(plugin->osm, OSM_LOG_INFO,
-             "switch check off (switch_check_interval 0): LFTs rewritten behind OpenSM's back "
-             "are not found");
-    return;
-  }
   try {
     plugin->lft_check->start();
-    log_line(plugin->osm, OSM_LOG_INFO,
-             "switch check: every LFT block read back every " + std::to_string(interval) + " s");
+    if (interval <= 0)
+      log_line(plugin->osm, OSM_LOG_INFO,
+               "switch check off (switch_check_interval 0): tables rewritten behind OpenSM's "
+               "back are found only by laasctl audit --from-switches");
+    else
+      log_line(plugin->osm, OSM_LOG_INFO,
+               "switch check: every LFT block and port table read back every " +
+                   std::to_string(interval) + " s");
   } catch (const std::system_error& e) {
     log_line(plugin->osm, OSM_LOG_ERROR,
              std::string("cannot start the switch check's thread: ") + e.what() +

@@ -3,9 +3,12 @@
 // that is not the master does with it.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <thread>
 
 #include "service/request_error.h"
 #include "service/request_params.h"
+#include "service/switch_check.h"
 #include "service/tenant_service.h"
 
 namespace laas::service {
@@ -142,7 +145,7 @@ const std::vector<TenantService::Method>& TenantService::methods() {
          return json{{"text", s.metrics_.metrics_text()}};
        },
        false, OnStandby::kAnswer},
-      {method::kAudit, [](S& s, P, C c) { return s.run_audit(c); }, false, OnStandby::kAnswer},
+      {method::kAudit, [](S& s, P p, C c) { return s.run_audit(p, c); }, false, OnStandby::kAnswer},
       {method::kExport,
        [](S& s, P p, C) {
          if (s.st_.export_hook) return s.st_.export_hook(p);
@@ -222,12 +225,54 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
   return m.handler(*this, params, caller);
 }
 
-json TenantService::run_audit(const Caller& caller) {
+// {"read_back": true} (`laasctl audit --from-switches`): the switch check reads every table
+// back now, at its highest rate, with the M_Key OpenSM uses; the audit then runs on OpenSM's
+// copy, which holds what the switches answered (and what the check sent again), and says what
+// that pass found differing. Bounded by "timeout_s" (default 600): a pass at the LID limit
+// takes about 20 minutes.
+json TenantService::read_back_now(const json& params) {
+  if (!st_.switch_check)
+    fail(error::kUnavailable,
+         "this process reads no table back from the switches; use laasctl audit "
+         "--from-switches --via-diags on a host with a port");
+  int timeout_s = 600;
+  if (params.contains("timeout_s")) timeout_s = get_int(params, "timeout_s");
+  if (timeout_s < 1 || timeout_s > 86400)
+    fail(error::kBadRequest,
+         "timeout_s " + std::to_string(timeout_s) + " is out of range (1-86400)");
+  const auto start = SwitchCheck::Clock::now();
+  const long pass = st_.switch_check->request_pass_now();
+  while (!st_.switch_check->pass_finished(pass)) {
+    if (SwitchCheck::Clock::now() - start >= std::chrono::seconds(timeout_s))
+      fail(error::kUnavailable, "the read-back pass did not finish in " +
+                                    std::to_string(timeout_s) +
+                                    " s (is this SM master? laasctl status); it goes on, and its "
+                                    "findings count in laasctl audit");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const auto report = st_.switch_check->report(SwitchCheck::Clock::now());
+  return {
+      {"pass", pass},
+      {"seconds",
+       std::round(std::chrono::duration<double>(SwitchCheck::Clock::now() - start).count() * 10) /
+           10},
+      {"tables", report["pass"].value("blocks", 0L)},
+      {"mismatches", report["pass"].value("mismatches", 0L)},
+      {"switches", report["switches"]}};
+}
+
+json TenantService::run_audit(const json& params, const Caller& caller) {
   if (!st_.audit) fail(error::kUnavailable, "no audit is available in this process");
   // Without mu: the hook takes OpenSM's lock, which the routing side holds while it calls in.
   const auto run = st_.audits.start(caller.uid);
   if (!run) fail(error::kBusy, "too many audits (" + run.why + "); try again when one is done");
+  json read_back;
+  if (get_bool(params, "read_back", false)) read_back = read_back_now(params);
   json report = st_.audit();
+  if (!read_back.is_null()) {
+    report["source"] = "switches";
+    report["read_back"] = read_back;
+  }
   std::lock_guard<std::mutex> lock(st_.mu);
   if (report.contains("violations") && report["violations"].is_number_integer())
     st_.last_audit_violations = report["violations"].get<int>();

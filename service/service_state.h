@@ -150,8 +150,9 @@ struct ServiceState {
   std::map<std::string, long> changes;  // "add ok", "remove refused", ...
   Histogram routing_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
   Histogram change_seconds{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
-  int last_audit_violations = -1;                   // -1: no audit run yet
-  std::shared_ptr<const SwitchCheck> switch_check;  // the plugin's; null: none
+  int last_audit_violations = -1;  // -1: no audit run yet
+  // The plugin's; null: none. Not const: audit --from-switches starts a pass.
+  std::shared_ptr<SwitchCheck> switch_check;
   LinkHealth health;
   mutable std::map<PortKey, topology::LinkId> port_link;  // see port_links()
   mutable bool ports_indexed = false;                     // port_link is for view/ids

@@ -37,9 +37,26 @@ bool SwitchCheck::pass_done() const {
   return cursor_switch_ >= pass_.size() && outstanding_.empty();
 }
 
-bool SwitchCheck::pass_due(Clock::time_point now) const {
-  if (!enabled()) return false;
+long SwitchCheck::request_pass_now() {
   std::lock_guard<std::mutex> lock(mu_);
+  now_wanted_ = true;
+  return started_ + 1;
+}
+
+bool SwitchCheck::pass_finished(long pass) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return started_ > pass || (started_ == pass && pass_running_ && pass_done());
+}
+
+bool SwitchCheck::pass_under_way() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pass_running_ && !pass_done();
+}
+
+bool SwitchCheck::pass_due(Clock::time_point now) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (now_wanted_) return true;  // on demand, even with the periodic check off
+  if (!enabled()) return false;
   if (pass_running_ && !pass_done()) return false;
   return !ever_started_ || now - pass_start_ >= std::chrono::seconds(limits_.interval_s);
 }
@@ -63,12 +80,18 @@ void SwitchCheck::start_pass(std::vector<CheckedSwitch> switches, Clock::time_po
   cursor_switch_ = 0;
   cursor_block_ = 0;
   pass_read_ = pass_answered_ = 0;
+  pass_mismatches_ = 0;
+  ++started_;
+  const bool at_once = now_wanted_;
+  now_wanted_ = false;
   pass_running_ = true;
   ever_started_ = true;
   pass_start_ = last_pace_ = pass_end_ = now;
   // Every block once over `spread` of the interval, never faster than the cap.
   const double seconds = std::max(1.0, limits_.spread * limits_.interval_s);
-  pace_ = std::min(limits_.max_reads_per_second, static_cast<double>(pass_blocks_) / seconds);
+  pace_ = at_once
+              ? limits_.max_reads_per_second
+              : std::min(limits_.max_reads_per_second, static_cast<double>(pass_blocks_) / seconds);
   credit_ = 1;  // the first read goes now
 }
 
@@ -143,6 +166,7 @@ ReadOutcome SwitchCheck::answer(const BlockRead& read, std::uint64_t run, bool m
   ++f.mismatches;
   note_differing(f, read, true);
   ++mismatches_;
+  ++pass_mismatches_;
   ++mismatches_by_kind_[read.kind];
   (read.kind == TableKind::kLft ? repair_.lft : repair_.ports) = true;
   pending_lines_.push_back(mismatch_line(f, read));
@@ -265,6 +289,8 @@ json SwitchCheck::report(Clock::time_point now) const {
     j["pass"] = {{"blocks", pass_blocks_},
                  {"read", pass_read_},
                  {"answered", pass_answered_},
+                 {"number", started_},
+                 {"mismatches", pass_mismatches_},
                  {"done", done},
                  {"started_s_ago",
                   std::round(std::chrono::duration<double>(now - pass_start_).count() * 10) / 10}};

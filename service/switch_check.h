@@ -102,6 +102,12 @@ class SwitchCheck {
 
   // Whether a new pass is due: none under way and an interval since the last one started.
   bool pass_due(Clock::time_point now) const;
+  // `laasctl audit --from-switches`: the next pass starts at once (a pass under way is started
+  // over; with the periodic check off too) and reads at max_reads_per_second. Returns the number of
+  // that pass, for pass_finished.
+  long request_pass_now();
+  bool pass_finished(long pass) const;
+  bool pass_under_way() const;
   // Starts a pass over these switches (in this order; those with no blocks are skipped).
   void start_pass(std::vector<CheckedSwitch> switches, Clock::time_point now);
   // The reads to send now, each recorded as outstanding in routing run `run`: the pass's next
@@ -178,6 +184,9 @@ class SwitchCheck {
   std::map<ReadKey, Asked> outstanding_;
   std::map<topology::Guid, Found> found_;
   long mismatches_ = 0, reads_ = 0, unanswered_ = 0, passes_ = 0;
+  long started_ = 0;          // passes started
+  long pass_mismatches_ = 0;  // found by the pass under way (or the last)
+  bool now_wanted_ = false;   // request_pass_now() and no pass started since
   std::map<TableKind, long> mismatches_by_kind_;
   double last_pass_seconds_ = -1;
   Repair repair_;

@@ -105,7 +105,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
 
 void TenantService::set_reroute_hook(std::function<void()> hook) { st_.reroute = std::move(hook); }
 void TenantService::set_audit_hook(std::function<json()> hook) { st_.audit = std::move(hook); }
-void TenantService::set_switch_check(std::shared_ptr<const SwitchCheck> check) {
+void TenantService::set_switch_check(std::shared_ptr<SwitchCheck> check) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.switch_check = std::move(check);
 }

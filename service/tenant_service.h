@@ -78,7 +78,7 @@ class TenantService final : private ChangeCommitter,
   // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
   void set_partitions_hook(std::function<void()> hook);
   // The switch check's findings (service/switch_check.h), for status and the metrics.
-  void set_switch_check(std::shared_ptr<const SwitchCheck> check);
+  void set_switch_check(std::shared_ptr<SwitchCheck> check);
 
   // The SM's role (service/shared_state.cc). Without a provider the service is a
   // master that owns its state directory (tests, offline tools). With one, it changes tenants
@@ -187,8 +187,10 @@ class TenantService final : private ChangeCommitter,
                           const Caller& caller);
   nlohmann::json answer(const Method& m, bool change, const nlohmann::json& params,
                         const Caller& caller);
-  nlohmann::json run_audit(const Caller& caller);  // takes mu after the hook
-  void refuse_changes_while_closed() const;        // throws RequestError; takes mu
+  nlohmann::json run_audit(const nlohmann::json& params,
+                           const Caller& caller);              // takes mu after the hook
+  nlohmann::json read_back_now(const nlohmann::json& params);  // without mu
+  void refuse_changes_while_closed() const;                    // throws RequestError; takes mu
   // Subnet managers: service/sm_trust.h.
   // Rewrites every placed tenant's record from the cluster (repairs, GUIDs seen) and saves.
   // PlacementRecorder (service/service_lifecycle.h).

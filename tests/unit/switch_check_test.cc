@@ -253,5 +253,41 @@ TEST(SwitchCheck, APortTableReadBackEqualAgainIsNoLongerListed) {
   EXPECT_EQ(c.report(now)["switches"][0]["mismatches"], 1);
 }
 
+TEST(SwitchCheck, APassAskedForStartsAtOnceAtTheCapEvenWithThePeriodicCheckOff) {
+  SwitchCheckLimits l = limits(0);
+  l.max_reads_per_second = 4;
+  SwitchCheck c(l);
+  auto now = Clock::time_point{} + seconds(5);
+  EXPECT_FALSE(c.pass_due(now));
+  const long pass = c.request_pass_now();
+  EXPECT_TRUE(c.pass_due(now));
+  EXPECT_FALSE(c.pass_finished(pass));
+  c.start_pass(two_switches(), now);
+  EXPECT_FALSE(c.pass_due(now));  // asked once, started once
+  EXPECT_TRUE(c.pass_under_way());
+  const auto reads = run_pass(c, now, 1, [&](const BlockRead& r) {
+    c.answer(r.guid, r.block, 1, !(r.guid == 0xb && r.block == 1), now);
+  });
+  EXPECT_EQ(reads.size(), 5u);
+  EXPECT_TRUE(c.pass_finished(pass));
+  EXPECT_FALSE(c.pass_under_way());
+  EXPECT_EQ(c.report(now)["pass"]["mismatches"], 1);
+  EXPECT_EQ(c.report(now)["pass"]["number"], pass);
+  EXPECT_FALSE(c.pass_due(now + seconds(3600)));  // no periodic pass follows
+}
+
+TEST(SwitchCheck, APassAskedForStartsAPassUnderWayOver) {
+  SwitchCheck c(limits(100));
+  auto now = Clock::time_point{};
+  c.start_pass(two_switches(), now);
+  now += seconds(1);
+  c.next_reads(1, now);
+  const long pass = c.request_pass_now();
+  EXPECT_TRUE(c.pass_due(now));
+  c.start_pass(two_switches(), now);
+  EXPECT_FALSE(c.pass_finished(pass));
+  EXPECT_EQ(c.report(now)["reads_per_second"], 2000);  // the cap, not 5 reads over 80 s
+}
+
 }  // namespace
 }  // namespace laas::service
