@@ -55,7 +55,12 @@ void add_topology_commands(CLI::App& app, CommandTable& table) {
   auto a = std::make_shared<TopologyArgs>();
   auto* topology = add_group(app, "topology", "the fabric as LaaS sees it");
   auto* show = topology->add_subcommand("show", "leaf x up-link allocation map");
-  show->add_flag("--color,!--no-color", a->color, "colour tenants");
+  // Two flags, not "--color,!--no-color": CLI11 prints that pair as "--no-color{false}", which
+  // reads as "off by default" while the default follows the terminal.
+  show->add_flag("--color", a->color,
+                 "colour tenants (the default when standard output is a terminal)");
+  show->add_flag_callback(
+      "--no-color", [a] { a->color = false; }, "no colours (the default in a pipe)");
   show->add_flag("--svg", a->svg, "the map as an SVG document (tenants in colours)");
   table.add(show, a, topology_show);
 }
@@ -63,7 +68,7 @@ void add_topology_commands(CLI::App& app, CommandTable& table) {
 void add_audit_command(CLI::App& app, CommandTable& table) {
   auto a = std::make_shared<AuditArgs>();
   auto* audit_cmd =
-      app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
+      app.add_subcommand("audit", "trace OpenSM's copy of the forwarding tables, prove isolation");
   audit_cmd->add_flag("--from-switches", a->from_switches,
                       "read the tables back from the switches (ibnetdiscover, dump_fts from this "
                       "host) and audit them with laas-audit, instead of OpenSM's copy: a table "

@@ -475,7 +475,8 @@ def subcommand_path(runner, argv):
 
 def check_reference(runner, argv):
     """A reference: its subcommands exist, and each option is one the command takes at its
-    place (a global option after the subcommand is a usage error)."""
+    place (or, for laasctl, one of a command above it: a global option may follow the
+    subcommand)."""
     problems = []
     path, helps, problem = subcommand_path(runner, argv)
     if problem:
@@ -490,7 +491,10 @@ def check_reference(runner, argv):
             opt = opt.rstrip(",.").strip("[]")
             if not opt.startswith("-") or opt in ("-h", "--help", "-", "--"):
                 continue
-            if not re.search(r"(^|[\s,!])%s([\s,={]|$)" % re.escape(opt), helps[level], re.M):
+            # laasctl's global options are taken after a subcommand too (CLI11 fallthrough)
+            known = helps[: level + 1] if argv[0] == "laasctl" else helps[level:level + 1]
+            if not any(re.search(r"(^|[\s,!])%s([\s,={]|$)" % re.escape(opt), h, re.M)
+                       for h in known):
                 problems.append("%s takes no option %s here" % (" ".join(path[: level + 1]), opt))
     return problems
 
