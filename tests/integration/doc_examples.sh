@@ -15,7 +15,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 LAAS_DOC_PRELOAD="$UMAD2SIM" LAAS_AUDIT="$LAAS_AUDIT" \
   python3 "$root/tests/docs/doc_commands.py" --root "$root" --bin laasctl="$LAASCTL" \
   --bin laas-audit="$LAAS_AUDIT" --bin laas-sl2vl-dump="$LAAS_SL2VL_DUMP" \
-  --live "$WORK/laas.sock" --state-dir "$WORK/state" --timeout 60 >live.out 2>&1 || {
+  --live "$WORK/laas.sock" --state-dir "$WORK/state" \
+  --partitions "$WORK/partitions.conf" --timeout 60 >live.out 2>&1 || {
   cat live.out
   die "a documented laasctl example failed against the live plugin"
 }
