@@ -63,6 +63,10 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
       ->capture_default_str()
       ->check(CLI::Range(1, 86400));
   app.require_subcommand(1);
+  // The global options are taken after a subcommand too (`laasctl tenant show bank --json`, as
+  // the tools administrators use every day): every subcommand, added after this, inherits
+  // fallthrough and hands an option it does not know up to its parent.
+  app.fallthrough();
 }
 
 int parse_and_run(CLI::App& app, const CommandTable& table, const GlobalOptions& o, int argc,

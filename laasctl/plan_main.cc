@@ -41,7 +41,10 @@ int main(int argc, char** argv) {
   app.add_option("-t,--topology", spec, "fat-tree spec")->capture_default_str();
   app.add_option("-a,--algorithm", algorithm, "laas, simple or unconstrained")
       ->capture_default_str();
-  app.add_flag("--color,!--no-color", color, "colour the allocation map");
+  // Two flags: CLI11 prints "--color,!--no-color" as "--no-color{false}", read as the default.
+  app.add_flag("--color", color, "colour the allocation map (the default on a terminal)");
+  app.add_flag_callback(
+      "--no-color", [&color] { color = false; }, "no colours (the default in a pipe)");
   app.add_option("STEP", steps, "requests, in order")->required();
   if (const int rc = laas::util::parse_command_line(app, argc, argv); rc >= 0) return rc;
 

@@ -73,7 +73,12 @@ void add_topology_commands(CLI::App& app, CommandTable& table) {
   auto a = std::make_shared<TopologyArgs>();
   auto* topology = add_group(app, "topology", "the fabric as LaaS sees it");
   auto* show = topology->add_subcommand("show", "leaf x up-link allocation map");
-  show->add_flag("--color,!--no-color", a->color, "colour tenants");
+  // Two flags, not "--color,!--no-color": CLI11 prints that pair as "--no-color{false}", which
+  // reads as "off by default" while the default follows the terminal.
+  show->add_flag("--color", a->color,
+                 "colour tenants (the default when standard output is a terminal)");
+  show->add_flag_callback(
+      "--no-color", [a] { a->color = false; }, "no colours (the default in a pipe)");
   show->add_flag("--svg", a->svg, "the map as an SVG document (tenants in colours)");
   table.add(show, a, topology_show);
 }
@@ -81,7 +86,7 @@ void add_topology_commands(CLI::App& app, CommandTable& table) {
 void add_audit_command(CLI::App& app, CommandTable& table) {
   auto a = std::make_shared<AuditArgs>();
   auto* audit_cmd =
-      app.add_subcommand("audit", "trace the live forwarding tables, prove isolation");
+      app.add_subcommand("audit", "trace OpenSM's copy of the forwarding tables, prove isolation");
   audit_cmd->add_flag("--from-switches", a->from_switches,
                       "audit the tables as the switches hold them: the SM's switch check reads "
                       "every LFT block and port table back now (with OpenSM's M_Key), sends "

@@ -24,9 +24,22 @@ Checks (--parse, no fabric needed):
   (or the tool, before the subcommand) takes.
 
 --live SOCKET runs the laasctl examples of each file, in order, against a running plugin (the
-integration test integration.doc_examples starts one on the demo fabric). A usage error fails
-(exit 2: a bad command line, or a request the service calls malformed); refusals (exit 1,
-e.g. a tenant another file removed) are reported, not failed.
+integration test integration.doc_examples starts one on the demo fabric), each file from a
+fabric without tenants. An example the page shows succeeding must exit 0; one whose comment
+gives its exit status ("# refused: no placement (exit 1)") must exit with that. Where a page
+shows a command's output (the lines after a "$ " prompt, up to the next prompt), the real
+output must contain each line, in order, with GUIDs, LIDs, times and durations normalised;
+"..." in a shown line stands for anything. Last, laasctl(8)'s field list of `tenant show
+--json` must name every field of a real reply (a tenant with Slurm and OpenStack names).
+
+Every command line of the operator pages (README.md, docs/*.md but the developers'
+architecture.md and simulation.md, the man pages) runs in CI -- the tools' lines here, a
+live-script block as a whole -- or its block says, visibly, that it does not and why: its first
+line is the shell comment
+    # not run by the tests: REASON
+(in a man page too, inside .nf/.EX). The tools' lines of such a block are parsed, not run live.
+A command line of another command (systemctl, apt-get, stat, ...) in a block without it fails
+--parse, naming FILE:LINE.
 
 Markers, for examples that are deliberately not run (keep them few, each with its reason):
   Markdown:  <!-- doc-test: skip REASON -->   before a fenced block: none of its lines is run;
@@ -71,6 +84,9 @@ SHELL_WORDS = {
     "systemd-analyze", "ibsim", "scontrol", "openstack", "od", "tr", "date", "mount", "umount",
     "exportfs", "drbdadm", "python3", "time", "kill", "git", "make", "timeout", "rsync",
 }
+NOT_RUN = re.compile(r"^\s*#\s*not run by the tests:\s*(.*?)\s*$")
+# The developers' pages: their commands are the developers', run by them.
+NOT_OPERATOR_PAGES = ("docs/architecture.md", "docs/simulation.md")
 MARKER = re.compile(r"doc-test:\s*(skip|parse-only|synopsis|live-script)\b\s*(.*?)\s*(-->)?\s*$")
 PLACEHOLDER = re.compile(r"^(\.\.\.|.*\.\.\.$|<.*|\[.*|\{.*|[A-Z][A-Z0-9_:]*[A-Z](\.\.\.)?|N|M)$")
 
@@ -80,6 +96,9 @@ class Example:
         self.path, self.line, self.kind, self.text, self.mode = path, line, kind, text, mode
         self.argvs = []  # each invocation of a tool: [tool, args...]
         self.others = []  # first words of the other commands on the line
+        self.output = []  # the output the page shows for it: [(line, text)]
+        m = re.search(r"#.*\bexits?\s+(\d+)\b", text)
+        self.expect_exit = int(m.group(1)) if m else 0
 
     def where(self):
         return "%s:%d" % (self.path, self.line)
@@ -157,6 +176,7 @@ def markdown_examples(path, rel, errors):
             continue
         if line.lstrip().startswith("```"):
             if in_block:
+                pending = not_run_mode(rel, block, pending, errors)
                 if pending == "live-script":
                     out.extend(block_examples(rel, block, "run"))
                     out.append(script_example(rel, block))
@@ -176,7 +196,7 @@ def markdown_examples(path, rel, errors):
 def block_examples(rel, block, mode):
     """Examples of one code block [(line, text)]: joined continuations, prompts honoured."""
     prompted = any(text.lstrip().startswith("$ ") for _, text in block)
-    out, i = [], 0
+    out, i, last = [], 0, None
     while i < len(block):
         n, text = block[i]
         while text.rstrip().endswith("\\") and i + 1 < len(block):
@@ -186,14 +206,61 @@ def block_examples(rel, block, mode):
         stripped = text.strip()
         if prompted:
             if not stripped.startswith("$ "):
+                # what the page shows the command above printing ("# ..." is a remark)
+                if last is not None and stripped and not stripped.startswith("#"):
+                    last.output.append((n, stripped))
                 continue
             stripped = stripped[2:]
+            last = None
         if not stripped or stripped.startswith("#"):
             continue
         if not re.search(r"(^|[\s/|;&(])(%s)(\s|$)" % "|".join(map(re.escape, TOOLS)), stripped):
             continue
         out.append(Example(rel, n, "example", stripped, mode))
+        last = out[-1]
     return out
+
+
+def command_words(text):
+    """The first word of each command of a shell line (sudo, VAR=, $ dropped), or []."""
+    try:
+        commands = split_shell(text)
+    except ValueError:
+        return []
+    out = []
+    for words in commands:
+        while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0])
+                         or words[0] in ("sudo", "$", "time")):
+            words = words[1:]
+        if words:
+            out.append(words[0])
+    return out
+
+
+def not_run_mode(rel, block, pending, errors):
+    """A block's mode after its visible marker (first line "# not run by the tests: REASON":
+    parse-only); and, in an operator page, each command line of another command than the
+    tools in a block that runs as lines (not a live-script) and says nothing is an error."""
+    first = next((t for _, t in block if t.strip()), "")
+    m = NOT_RUN.match(first)
+    if m:
+        if not m.group(1):
+            errors.append("%s:%d: '# not run by the tests:' without a reason" % (rel, block[0][0]))
+        return pending or "parse-only"
+    if pending or rel in NOT_OPERATOR_PAGES:
+        return pending
+    prompted = any(t.lstrip().startswith("$ ") for _, t in block)
+    for n, text in block:
+        text = text.strip()
+        if prompted:
+            if not text.startswith("$ "):
+                continue
+            text = text[2:]
+        words = command_words(text)
+        if words and not tool_of(words[0]) and (words[0] in SHELL_WORDS or words[0] == "bash"):
+            errors.append("%s:%d: '%s' is not run by the tests: run it in CI, or make the "
+                          "block's first line '# not run by the tests: REASON'" % (rel, n, text))
+    return pending
 
 
 def script_example(rel, block):
@@ -297,6 +364,7 @@ def man_examples(path, rel, errors):
             in_block, block = True, []
             continue
         if re.match(r"^\.(fi|EE)\b", line):
+            pending = not_run_mode(rel, block, pending, errors)
             out.extend(block_examples(rel, block, pending or "run"))
             in_block, pending = False, None
             continue
@@ -475,7 +543,8 @@ def subcommand_path(runner, argv):
 
 def check_reference(runner, argv):
     """A reference: its subcommands exist, and each option is one the command takes at its
-    place (a global option after the subcommand is a usage error)."""
+    place (or, for laasctl, one of a command above it: a global option may follow the
+    subcommand)."""
     problems = []
     path, helps, problem = subcommand_path(runner, argv)
     if problem:
@@ -490,7 +559,10 @@ def check_reference(runner, argv):
             opt = opt.rstrip(",.").strip("[]")
             if not opt.startswith("-") or opt in ("-h", "--help", "-", "--"):
                 continue
-            if not re.search(r"(^|[\s,!])%s([\s,={]|$)" % re.escape(opt), helps[level], re.M):
+            # laasctl's global options are taken after a subcommand too (CLI11 fallthrough)
+            known = helps[: level + 1] if argv[0] == "laasctl" else helps[level:level + 1]
+            if not any(re.search(r"(^|[\s,!])%s([\s,={]|$)" % re.escape(opt), h, re.M)
+                       for h in known):
                 problems.append("%s takes no option %s here" % (" ".join(path[: level + 1]), opt))
     return problems
 
@@ -628,6 +700,78 @@ def run_script(runner, e, state_dir, timeout):
         return None, "no end within %d s" % timeout
 
 
+GUID = re.compile(r"\b0x[0-9a-f]{16}\b")
+LID = re.compile(r"\b(lid|LID)(\s*[:=]?\s*)\d+\b")
+TIME = re.compile(r"\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d)?(\.\d+)?Z?|\b\d\d:\d\d:\d\d\b|"
+                  r"\b\d+(\.\d+)?\s?(ms|s)\b")
+
+
+def normalised(text):
+    text = GUID.sub("GUID", text)
+    text = LID.sub(lambda m: m.group(1) + m.group(2) + "N", text)
+    return " ".join(TIME.sub("TIME", text).split())
+
+
+def output_problems(e, out):
+    """Each line the page shows must be in the real output, in order ("..." anything)."""
+    lines = [normalised(l) for l in out.split("\n")]
+    at = 0
+    for n, shown in e.output:
+        pieces = [re.escape(p.strip()) for p in normalised(shown).split("...")]
+        pattern = re.compile(".*".join(pieces))
+        while at < len(lines) and not pattern.search(lines[at]):
+            at += 1
+        if at == len(lines):
+            return ["%s:%d: the page shows '%s', the real output of '%s' has no such line "
+                    "(after the lines matched before):\n    %s" % (
+                        e.path, n, shown, e.text, out.strip().replace("\n", "\n    "))]
+        at += 1
+    return []
+
+
+def man_reply_fields(root, command):
+    """The field names laasctl(8) lists for COMMAND's --json reply (the quoted words of the
+    .nf block under its item)."""
+    text = open(os.path.join(root, "docs", "laasctl.8"), encoding="utf-8").read()
+    item = re.search(r'^\.BI "%s " .*?^\.nf\n(.*?)^\.fi' % re.escape(command), text, re.M | re.S)
+    return set(re.findall(r'"(\w+)"', item.group(1))) if item else set()
+
+
+def reply_fields(reply):
+    """The field names of a tenant show reply, with those of a host, a link and a link end."""
+    names = set(reply)
+    for key in ("hosts", "links"):
+        for item in reply.get(key) or []:
+            names |= set(item)
+            for end in ("switch", "peer"):
+                if isinstance(item.get(end), dict):
+                    names |= set(item[end])
+    return names
+
+
+def man_fields_check(runner, socket, timeout):
+    """laasctl(8)'s field list of `tenant show --json` names every field of a real reply (a
+    tenant given Slurm and OpenStack names, so that every optional field a plain fabric has
+    is there)."""
+    import json
+    add = ["laasctl", "tenant", "add", "docfields", "--hosts", "2", "--slurm-account", "acct",
+           "--slurm-user", "alice", "--openstack-project", "0123456789abcdef0123456789abcdef"]
+    rc, out, err = runner.run(add, timeout, socket)
+    if rc != 0:
+        return ["man fields: %s: exit %s: %s" % (" ".join(add), rc, err.strip())]
+    rc, out, err = runner.run(["laasctl", "--json", "tenant", "show", "docfields"], timeout, socket)
+    runner.run(["laasctl", "tenant", "remove", "docfields"], timeout, socket)
+    if rc != 0:
+        return ["man fields: tenant show docfields: exit %s: %s" % (rc, err.strip())]
+    listed = man_reply_fields(runner.root, "tenant show")
+    missing = sorted(reply_fields(json.loads(out)) - listed)
+    print("man fields: tenant show --json has %d field names, laasctl(8) lists %d%s" % (
+        len(reply_fields(json.loads(out))), len(listed),
+        "; missing " + ", ".join(missing) if missing else ""))
+    return ["docs/laasctl.8: tenant show --json: the reply has %s, which the page's field list "
+            "lacks" % ", ".join(missing)] if missing else []
+
+
 def live_check(runner, examples, socket, timeout, state_dir):
     failures, ran, refused, current = [], 0, 0, None
     for e in examples:
@@ -657,10 +801,14 @@ def live_check(runner, examples, socket, timeout, state_dir):
             if rc == 1:
                 refused += 1
                 print("    refused: %s" % err.strip().split("\n")[-1])
-            if rc is None or rc not in (0, 1):
-                failures.append("%s: %s: %s\n    %s" % (
-                    e.where(), status, " ".join(map(shlex.quote, argv)),
-                    err.strip().replace("\n", "\n    ")))
+            if rc != e.expect_exit:
+                failures.append("%s: %s, the page shows exit %d: %s\n    %s" % (
+                    e.where(), status, e.expect_exit, " ".join(map(shlex.quote, argv)),
+                    (err.strip() or out.strip()[-1500:]).replace("\n", "\n    ")))
+            elif e.output and len(e.argvs) == 1:
+                failures += output_problems(e, out)
+    if remove_all_tenants(runner, socket) is None:
+        failures += man_fields_check(runner, socket, timeout)
     not_live = sum(1 for e in examples if e.mode in ("skip", "parse-only")
                    for a in e.argvs if a[0] == "laasctl")
     print("live: %d laasctl examples run, %d refused, %d failed; %d marked not to run live" % (
@@ -676,6 +824,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="print the examples found")
     ap.add_argument("--parse", action="store_true", help="parse every example (no fabric)")
     ap.add_argument("--live", metavar="SOCKET", help="run the laasctl examples against SOCKET")
+    ap.add_argument("--partitions", help="--live: the plugin's partitions.conf, for the examples "
+                    "that name /etc/opensm/partitions.conf")
     ap.add_argument("--state-dir", help="--live: the plugin's state directory, for the blocks "
                     "marked live-script (in place of /var/lib/laas)")
     ap.add_argument("--only", action="append", default=[], help="only these files (repeatable)")
@@ -699,6 +849,8 @@ def main():
     if missing:
         print("doc_commands: no --bin for %s" % ", ".join(sorted(missing)), file=sys.stderr)
         return 2
+    if args.partitions:
+        SHIPPED["/etc/opensm/partitions.conf"] = os.path.abspath(args.partitions)
     runner = Runner(bins, args.root, args.verbose)
     failures = list(errors)
     socket = os.path.join(runner.scratch, "no-service.sock")

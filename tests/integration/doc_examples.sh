@@ -3,8 +3,9 @@
 # against the plugin in the real OpenSM on the demo tree xgft(2;4,8;1,4) (the fabric the
 # examples are written for), file by file from a fabric without tenants
 # (tests/docs/doc_commands.py --live).
-# A usage error (a command line laasctl does not take, or a request the service calls
-# malformed, e.g. a link name that is no link of the tree) fails, naming FILE:LINE.
+# An example that does not exit as its page shows (0, or the "exit N" of its comment), shown
+# output the real output lacks, and laasctl(8)'s tenant show field list lacking a field of the
+# real reply fail, naming FILE:LINE.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup doc_examples
@@ -15,7 +16,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 LAAS_DOC_PRELOAD="$UMAD2SIM" LAAS_AUDIT="$LAAS_AUDIT" \
   python3 "$root/tests/docs/doc_commands.py" --root "$root" --bin laasctl="$LAASCTL" \
   --bin laas-audit="$LAAS_AUDIT" --bin laas-sl2vl-dump="$LAAS_SL2VL_DUMP" \
-  --live "$WORK/laas.sock" --state-dir "$WORK/state" --timeout 60 >live.out 2>&1 || {
+  --live "$WORK/laas.sock" --state-dir "$WORK/state" \
+  --partitions "$WORK/partitions.conf" --timeout 60 >live.out 2>&1 || {
   cat live.out
   die "a documented laasctl example failed against the live plugin"
 }
