@@ -78,6 +78,8 @@ class LftCheck {
   // Failing closed, new_lft was copied from OpenSM's copy, which holds what the switch answered:
   // the blocks found differing get what this SM sent instead. Returns the blocks restored.
   std::size_t restore_found(osm_switch* sw);
+  // Whether a routing run or heavy sweep started and has not said it is done (a minute at most).
+  bool sweep_under_way(service::SwitchCheck::Clock::time_point now) const;
 
  private:
   void run();
@@ -96,7 +98,6 @@ class LftCheck {
                              service::SwitchCheck::Clock::time_point now);
   void compare_port_reads_locked(service::SwitchCheck::Clock::time_point now);
   bool port_read_matches_locked(const PendingPortRead& pending) const;
-  bool sweep_under_way(service::SwitchCheck::Clock::time_point now) const;
 
   osm_opensm* osm_;
   std::shared_ptr<service::SwitchCheck> check_;

@@ -243,10 +243,26 @@ void read_mfts(osm_opensm_t* osm, const std::vector<osm_switch_t*>& switches,
       (*members)[static_cast<std::uint16_t>(i + IB_LID_MCAST_START_HO)] = members_of(mbox);
 }
 
+// OpenSM's copies of the tables fill in as the switches answer its Sets (its QoS manager
+// zeroes an SL2VL copy before sending it): an audit right after a tenant change would see half
+// of them and report drops that are not missing. Waits, 10 s at most, until no sweep is under
+// way and OpenSM has no SMP outstanding.
+void wait_for_quiet_fabric(Plugin* plugin) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  auto busy = [plugin] {
+    return plugin->osm->stats.qp0_mads_outstanding > 0 ||
+           (plugin->lft_check &&
+            plugin->lft_check->sweep_under_way(std::chrono::steady_clock::now()));
+  };
+  while (busy() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
 // The tables the switches hold now (sw->lft), for the live audit. Takes the lock: never call
 // it from the sweeper thread.
 nlohmann::json audit_live(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
+  wait_for_quiet_fabric(plugin);
   std::vector<osm_switch_t*> switches;
   std::vector<std::vector<std::uint8_t>> tables;
   Fabric fabric;
