@@ -4,6 +4,7 @@
 #include <set>
 
 #include "topology/recognize.h"
+#include "topology/recognizer.h"
 
 namespace laas::topology {
 namespace {
@@ -330,4 +331,49 @@ std::string growth_summary(const Layout& from, const Layout& to) {
   return out;
 }
 
+namespace recognition {
+
+bool grow(const Layout& recorded, const Fabric& fabric, const RecognizeOptions& options,
+          const FatTreeSpec* declared, Recognition& r) {
+  const auto& nm = r.embedding.node_model;
+  std::set<int> outside;
+  for (const auto& c : r.embedding.extra_cables) {
+    const bool a = fabric.nodes[c.node].is_switch, b = fabric.nodes[c.peer].is_switch;
+    if (a && b && nm[c.node].first >= 1 && nm[c.peer].first < 0) outside.insert(c.peer);
+    if (a && b && nm[c.peer].first >= 1 && nm[c.node].first < 0) outside.insert(c.node);
+  }
+  if (outside.empty()) return false;
+  const Recognition bigger = Recognizer(fabric, declared).run(options.sm_port_guid);
+  std::string why;
+  std::optional<Layout> grown = grow_layout(recorded, bigger, fabric, &why);
+  Recognition g;
+  if (grown) {
+    try {
+      why = embed_layout(*grown, fabric, &g);
+    } catch (const SpecError& e) {
+      why = e.what();
+    }
+    if (why.empty() && declared && grown->spec != declared->text())
+      why = "it would be " + grown->spec + ", larger than laas.yaml's topology " + declared->text();
+    int joined = 0;
+    for (int n : outside) joined += why.empty() && g.embedding.node_model[n].first >= 1;
+    if (why.empty() && joined == 0) why = "none of them joins the tree";
+    if (!why.empty()) why = "the grown tree " + grown->spec + " does not fit: " + why;
+  }
+  if (!why.empty()) {
+    r.source_note += "; " + std::to_string(outside.size()) +
+                     " switch(es) cabled to the tree are not a growth of it: " + why;
+    return false;
+  }
+  g.source = TreeSource::kGrown;
+  g.growth = growth_summary(recorded, *grown);
+  g.source_note = "intended tree " + g.tree->spec().text() + " grown from the recorded layout (" +
+                  recorded.spec + ")";
+  g.grown = std::move(grown);
+  find_sm(fabric, options.sm_port_guid, g);
+  r = std::move(g);
+  return true;
+}
+
+}  // namespace recognition
 }  // namespace laas::topology
