@@ -227,16 +227,24 @@ std::string embed_layout(const Layout& layout, const Fabric& fabric, Recognition
   return "";
 }
 
-std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fabric& fabric) {
+namespace {
+
+using Ends = std::set<std::pair<int, int>>;  // (node, physical port) ends accounted for
+
+// Whether a cable joins (node, port) and (peer, peer_port), all of them in the fabric.
+bool cable(const Fabric& fabric, int node, int port, int peer, int peer_port) {
   const int n = static_cast<int>(fabric.nodes.size());
-  auto cable = [&](int node, int port, int peer, int peer_port) {
-    if (node < 0 || node >= n || peer < 0 || peer >= n) return false;
-    return cabled(fabric, node, port, peer, peer_port);
-  };
-  auto where = [&](int l, int i, int p) {
-    return (l == 0 ? tree.host_name(i) : tree.switch_name(l, i)) + " port " + std::to_string(p);
-  };
-  std::set<std::pair<int, int>> used;  // (node, physical port) ends accounted for
+  if (node < 0 || node >= n || peer < 0 || peer >= n) return false;
+  return cabled(fabric, node, port, peer, peer_port);
+}
+
+std::string where(const FatTree& tree, int l, int i, int p) {
+  return (l == 0 ? tree.host_name(i) : tree.switch_name(l, i)) + " port " + std::to_string(p);
+}
+
+// The embedding's sizes are the tree's, every model port has a physical port of its own, and
+// the absent switches are those listed.
+std::string check_shape(const FatTree& tree, const Embedding& emb) {
   if (static_cast<int>(emb.host_node.size()) != tree.num_hosts() ||
       static_cast<int>(emb.host_port.size()) != tree.num_hosts())
     return "the embedding has the wrong number of hosts";
@@ -254,13 +262,18 @@ std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fa
       std::set<int> seen;
       for (int mp = 1; mp <= tree.num_ports(l); ++mp)
         if (row[mp] <= 0 || !seen.insert(row[mp]).second)
-          return where(l, i, mp) + " has no physical port of its own";
+          return where(tree, l, i, mp) + " has no physical port of its own";
       const bool missing = std::binary_search(emb.missing_switches.begin(),
                                               emb.missing_switches.end(), std::make_pair(l, i));
       if (missing != (emb.switch_node[l - 1][i] < 0))
         return tree.switch_name(l, i) + " is absent but not listed as missing (or the reverse)";
     }
   }
+  return "";
+}
+
+std::string check_hosts(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
+                        Ends& used) {
   for (HostId h = 0; h < tree.num_hosts(); ++h) {
     const bool missing = std::binary_search(emb.missing_hosts.begin(), emb.missing_hosts.end(), h);
     if (emb.host_node[h] < 0) {
@@ -271,12 +284,17 @@ std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fa
     const PortRef leaf = tree.host_peer(h);
     const int sw = emb.switch_node[0][leaf.index];
     const int phys = emb.port_map[0][leaf.index][leaf.port];
-    if (!cable(sw, phys, emb.host_node[h], emb.host_port[h]))
+    if (!cable(fabric, sw, phys, emb.host_node[h], emb.host_port[h]))
       return "model host " + tree.host_name(h) + " is not cabled to " +
-             where(1, leaf.index, leaf.port);
+             where(tree, 1, leaf.index, leaf.port);
     used.insert({sw, phys});
     used.insert({emb.host_node[h], emb.host_port[h]});
   }
+  return "";
+}
+
+std::string check_links(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
+                        Ends& used) {
   std::set<LinkId> missing(emb.missing_links.begin(), emb.missing_links.end());
   for (LinkId link = 0; link < tree.total_links(); ++link) {
     const PortRef lo = tree.link_lower(link);
@@ -285,35 +303,47 @@ std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fa
     const int b = emb.switch_node[up.level - 1][up.index];
     const int pa = emb.port_map[lo.level - 1][lo.index][lo.port];
     const int pb = emb.port_map[up.level - 1][up.index][up.port];
-    const bool present = cable(a, pa, b, pb);
+    const bool present = cable(fabric, a, pa, b, pb);
     if (missing.count(link)) {
       if (present)
-        return "model link " + where(lo.level, lo.index, lo.port) + " is cabled but listed missing";
+        return "model link " + where(tree, lo.level, lo.index, lo.port) +
+               " is cabled but listed missing";
       continue;
     }
     if (!present)
-      return "model link " + where(lo.level, lo.index, lo.port) + " - " +
-             where(up.level, up.index, up.port) + " has no cable";
+      return "model link " + where(tree, lo.level, lo.index, lo.port) + " - " +
+             where(tree, up.level, up.index, up.port) + " has no cable";
     used.insert({a, pa});
     used.insert({b, pb});
   }
-  // Cables outside the tree must be listed as such (find_outside).
+  return "";
+}
+
+// Cables outside the tree must be listed as such (find_outside).
+std::string check_outside(const FatTree& tree, const Embedding& emb, const Fabric& fabric,
+                          Ends& used) {
   for (const auto& a : emb.attached) {
     const int sw = a.level >= 1 && a.level <= tree.height() && a.index >= 0 &&
                            a.index < tree.num_switches(a.level)
                        ? emb.switch_node[a.level - 1][a.index]
                        : -1;
-    if (!cable(a.node, a.port, sw, a.switch_port) || fabric.nodes[a.node].is_switch)
+    if (!cable(fabric, a.node, a.port, sw, a.switch_port) || fabric.nodes[a.node].is_switch)
       return "an attached host is not cabled where the embedding says";
     used.insert({a.node, a.port});
     used.insert({sw, a.switch_port});
   }
   for (const auto& c : emb.extra_cables) {
-    if (!cable(c.node, c.port, c.peer, c.peer_port))
+    if (!cable(fabric, c.node, c.port, c.peer, c.peer_port))
       return "an extra cable is not cabled where the embedding says";
     used.insert({c.node, c.port});
     used.insert({c.peer, c.peer_port});
   }
+  return "";
+}
+
+// The first cable of the fabric none of the checks above accounted for.
+std::string find_unused_cable(const Fabric& fabric, const Ends& used) {
+  const int n = static_cast<int>(fabric.nodes.size());
   for (int i = 0; i < n; ++i) {
     const auto& ports = fabric.nodes[i].ports;
     for (int p = 1; p < static_cast<int>(ports.size()); ++p) {
@@ -328,6 +358,18 @@ std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fa
     }
   }
   return "";
+}
+
+}  // namespace
+
+std::string verify_embedding(const FatTree& tree, const Embedding& emb, const Fabric& fabric) {
+  Ends used;
+  std::string bad = check_shape(tree, emb);
+  if (bad.empty()) bad = check_hosts(tree, emb, fabric, used);
+  if (bad.empty()) bad = check_links(tree, emb, fabric, used);
+  if (bad.empty()) bad = check_outside(tree, emb, fabric, used);
+  if (bad.empty()) bad = find_unused_cable(fabric, used);
+  return bad;
 }
 
 }  // namespace laas::topology

@@ -201,11 +201,20 @@ bool Recognizer::order_level2_and_top() {
   }
   std::map<int, int> group;  // top switch -> plane b2
   std::map<int, int> b2_of;  // level-2 switch -> plane b2
-  // Planes are numbered in the order the first pod that reaches them names them.
   int planes = 0;
-  // Propagate: tops take the plane of a known level-2 neighbour, level-2 switches the plane
-  // of a known top neighbour, until nothing changes; a fresh plane starts from the first
-  // unplaced level-2 switch (absent parts may leave the planes disconnected).
+  if (!assign_planes(group, b2_of, planes)) return false;
+  for (int t : by_level_[2])
+    if (!group.count(t)) return fail(describe(f_, t) + " cannot be placed in the tree");
+  w2_ = std::max(w2_, planes);
+  if (target_ && target_->levels.size() == 3) w2_ = std::max(w2_, target_->levels[1].parents);
+  return order_pods_by_plane(b2_of) && group_tops(group);
+}
+
+// Planes are numbered in the order the first pod that reaches them names them.
+// Propagate: tops take the plane of a known level-2 neighbour, level-2 switches the plane
+// of a known top neighbour, until nothing changes; a fresh plane starts from the first
+// unplaced level-2 switch (absent parts may leave the planes disconnected).
+bool Recognizer::assign_planes(std::map<int, int>& group, std::map<int, int>& b2_of, int& planes) {
   for (;;) {
     for (bool changed = true; changed;) {
       changed = false;
@@ -248,15 +257,14 @@ bool Recognizer::order_level2_and_top() {
       }
       if (seed >= 0) break;
     }
-    if (seed < 0) break;
+    if (seed < 0) return true;
     b2_of[seed] = planes++;
   }
-  for (int t : by_level_[2])
-    if (!group.count(t)) return fail(describe(f_, t) + " cannot be placed in the tree");
-  w2_ = std::max(w2_, planes);
-  if (target_ && target_->levels.size() == 3) w2_ = std::max(w2_, target_->levels[1].parents);
-  // Within each pod the level-2 switches take every plane at most once; one with no cable to a
-  // top switch left takes the pod's free plane when exactly one is free.
+}
+
+// Within each pod the level-2 switches take every plane at most once; one with no cable to a
+// top switch left takes the pod's free plane when exactly one is free.
+bool Recognizer::order_pods_by_plane(const std::map<int, int>& b2_of) {
   for (auto& pod : pod_l2_) {
     std::vector<int> ordered(w2_, -1);
     std::vector<int> unplaced;
@@ -277,6 +285,12 @@ bool Recognizer::order_level2_and_top() {
     for (int s : unplaced) *std::find(ordered.begin(), ordered.end(), -1) = s;
     pod = ordered;
   }
+  return true;
+}
+
+// The top switches of each plane, in key order (absent ones last); every top switch must
+// reach at most one level-2 switch per pod (checked through planes).
+bool Recognizer::group_tops(std::map<int, int>& group) {
   top_groups_.assign(w2_, {});
   for (int t : by_level_[2]) top_groups_[group[t]].push_back(t);
   w3_ = 0;
@@ -286,7 +300,6 @@ bool Recognizer::order_level2_and_top() {
   }
   if (target_ && target_->levels.size() == 3) w3_ = std::max(w3_, target_->levels[2].parents);
   for (auto& g : top_groups_) g.resize(w3_, -1);  // absent top switches last
-  // Every top switch must reach at most one level-2 switch per pod (checked through planes).
   for (int t : by_level_[2]) {
     std::set<int> pods_seen;
     for (int s : switch_peers(t)) {

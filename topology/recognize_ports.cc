@@ -6,9 +6,56 @@
 
 namespace laas::topology::recognition {
 
+namespace {
+
+// The model port -> physical port most rows of a level agree on (0: no opinion).
+Recognizer::PortTemplates port_templates(const FatTree& tree, const Embedding& emb) {
+  const int h = tree.height();
+  const auto& pm = emb.port_map;
+  Recognizer::PortTemplates out(h);
+  for (int l = 1; l <= h; ++l) {
+    out[l - 1].assign(tree.num_ports(l) + 1, 0);
+    for (int mp = 1; mp <= tree.num_ports(l); ++mp) {
+      std::map<int, int> votes;
+      for (const auto& row : pm[l - 1])
+        if (row[mp] > 0) ++votes[row[mp]];
+      int best = 0, count = 0;
+      for (const auto& [phys, c] : votes)
+        if (c > count) best = phys, count = c;
+      out[l - 1][mp] = best;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 // Physical ports: what the cables show, and for absent parts the port most switches of the
 // same level use for that model port (so a host or cable that comes back lands in its slot).
 void Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
+  const int h = tree.height();
+  place_switches(tree, emb);
+  // Round 1: full leaves and complete parallel sets map one to one.
+  std::vector<std::vector<int>> host_ports(tree.num_leaves());
+  map_full_leaves(tree, emb, host_ports);
+  for (int l = 1; l < h; ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i)
+      for (int b = 0; b < tree.w(l + 1); ++b) map_parallel_group(tree, emb, l, i, b, nullptr);
+  // Round 2: partial leaves and parallel sets, guided by what the others agree on.
+  auto tmpl = port_templates(tree, emb);
+  for (int l = 1; l < h; ++l)
+    for (int i = 0; i < tree.num_switches(l); ++i)
+      for (int b = 0; b < tree.w(l + 1); ++b) map_parallel_group(tree, emb, l, i, b, &tmpl);
+  map_partial_leaves(tree, emb, host_ports, tmpl);
+  // Round 3: every port still unknown takes the level's usual port, or the lowest free one.
+  tmpl = port_templates(tree, emb);
+  fill_unknown_ports(tree, emb, tmpl);
+  place_hosts(tree, emb);
+}
+
+// Every model switch's node (pods and planes as the earlier phases ordered them), GUID and an
+// empty port map row.
+void Recognizer::place_switches(const FatTree& tree, Embedding& emb) const {
   const int h = tree.height();
   emb.switch_node.assign(h, {});
   emb.switch_guid.assign(h, {});
@@ -37,27 +84,12 @@ void Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
       emb.switch_guid[l - 1].push_back(node >= 0 ? f_.nodes[node].guid : 0);
       emb.port_map[l - 1].push_back(std::vector<int>(tree.num_ports(l) + 1, 0));
     }
-  auto node_of = [&](const PortRef& r) { return emb.switch_node[r.level - 1][r.index]; };
+}
+
+// Each leaf's host ports (host_ports[leaf]); a leaf with all its hosts maps them in order.
+void Recognizer::map_full_leaves(const FatTree& tree, Embedding& emb,
+                                 std::vector<std::vector<int>>& host_ports) const {
   auto& pm = emb.port_map;
-  // The model port -> physical port most rows of a level agree on (0: no opinion).
-  auto templates = [&]() {
-    std::vector<std::vector<int>> out(h);
-    for (int l = 1; l <= h; ++l) {
-      out[l - 1].assign(tree.num_ports(l) + 1, 0);
-      for (int mp = 1; mp <= tree.num_ports(l); ++mp) {
-        std::map<int, int> votes;
-        for (const auto& row : pm[l - 1])
-          if (row[mp] > 0) ++votes[row[mp]];
-        int best = 0, count = 0;
-        for (const auto& [phys, c] : votes)
-          if (c > count) best = phys, count = c;
-        out[l - 1][mp] = best;
-      }
-    }
-    return out;
-  };
-  // Round 1: full leaves and complete parallel sets map one to one.
-  std::vector<std::vector<int>> host_ports(tree.num_leaves());
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
     const int s = emb.switch_node[0][leaf];
     if (s < 0) continue;
@@ -66,59 +98,63 @@ void Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
       for (int slot = 0; slot < tree.m(1); ++slot)
         pm[0][leaf][tree.down_port(1, slot, 0)] = host_ports[leaf][slot];
   }
-  // Parallel groups: (lower level, lower index, parent b) -> model columns b*p .. b*p+p-1.
-  auto parallel_group = [&](int l, int i, int b, bool use_template,
-                            const std::vector<std::vector<int>>* tmpl) {
-    const int p = tree.p(l + 1);
-    const PortRef first = tree.parent_of(l, i, b * p);
-    const int lo = emb.switch_node[l - 1][i];
-    const int up = node_of(first);
-    if (lo < 0 || up < 0) return;
-    const auto phys = ports_to(lo, up);
-    if (phys.empty()) return;
-    if (static_cast<int>(phys.size()) == p && !use_template) {
-      for (int j = 0; j < p; ++j) {
-        const PortRef u = tree.parent_of(l, i, b * p + j);
-        pm[l - 1][i][tree.up_port(l, b * p + j)] = phys[j];
-        pm[u.level - 1][u.index][u.port] = f_.nodes[lo].ports[phys[j]].peer_port;
-      }
-      return;
+}
+
+// Parallel groups: (lower level, lower index, parent b) -> model columns b*p .. b*p+p-1.
+// Without templates (round 1) only complete groups; with them (round 2) the partial ones.
+void Recognizer::map_parallel_group(const FatTree& tree, Embedding& emb, int l, int i, int b,
+                                    const PortTemplates* tmpl) const {
+  auto& pm = emb.port_map;
+  const bool use_template = tmpl != nullptr;
+  const int p = tree.p(l + 1);
+  const PortRef first = tree.parent_of(l, i, b * p);
+  const int lo = emb.switch_node[l - 1][i];
+  const int up = emb.switch_node[first.level - 1][first.index];
+  if (lo < 0 || up < 0) return;
+  const auto phys = ports_to(lo, up);
+  if (phys.empty()) return;
+  if (static_cast<int>(phys.size()) == p && !use_template) {
+    for (int j = 0; j < p; ++j) {
+      const PortRef u = tree.parent_of(l, i, b * p + j);
+      pm[l - 1][i][tree.up_port(l, b * p + j)] = phys[j];
+      pm[u.level - 1][u.index][u.port] = f_.nodes[lo].ports[phys[j]].peer_port;
     }
-    if (!use_template || static_cast<int>(phys.size()) >= p) return;
-    // Fewer cables than parallel links: each present cable takes the model link whose usual
-    // physical port it is, the others fill the remaining links in port order.
-    std::vector<int> slot_of(phys.size(), -1);
-    std::vector<bool> taken(p, false);
-    for (size_t x = 0; x < phys.size(); ++x)
+    return;
+  }
+  if (!use_template || static_cast<int>(phys.size()) >= p) return;
+  // Fewer cables than parallel links: each present cable takes the model link whose usual
+  // physical port it is, the others fill the remaining links in port order.
+  std::vector<int> slot_of(phys.size(), -1);
+  std::vector<bool> taken(p, false);
+  for (size_t x = 0; x < phys.size(); ++x)
+    for (int j = 0; j < p; ++j)
+      if (!taken[j] && (*tmpl)[l - 1][tree.up_port(l, b * p + j)] == phys[x]) {
+        slot_of[x] = j;
+        taken[j] = true;
+        break;
+      }
+  for (size_t x = 0; x < phys.size(); ++x)
+    if (slot_of[x] < 0)
       for (int j = 0; j < p; ++j)
-        if (!taken[j] && (*tmpl)[l - 1][tree.up_port(l, b * p + j)] == phys[x]) {
+        if (!taken[j]) {
           slot_of[x] = j;
           taken[j] = true;
           break;
         }
-    for (size_t x = 0; x < phys.size(); ++x)
-      if (slot_of[x] < 0)
-        for (int j = 0; j < p; ++j)
-          if (!taken[j]) {
-            slot_of[x] = j;
-            taken[j] = true;
-            break;
-          }
-    for (size_t x = 0; x < phys.size(); ++x) {
-      const int j = slot_of[x];
-      const PortRef u = tree.parent_of(l, i, b * p + j);
-      pm[l - 1][i][tree.up_port(l, b * p + j)] = phys[x];
-      pm[u.level - 1][u.index][u.port] = f_.nodes[lo].ports[phys[x]].peer_port;
-    }
-  };
-  for (int l = 1; l < h; ++l)
-    for (int i = 0; i < tree.num_switches(l); ++i)
-      for (int b = 0; b < tree.w(l + 1); ++b) parallel_group(l, i, b, false, nullptr);
-  // Round 2: partial leaves and parallel sets, guided by what the others agree on.
-  auto tmpl = templates();
-  for (int l = 1; l < h; ++l)
-    for (int i = 0; i < tree.num_switches(l); ++i)
-      for (int b = 0; b < tree.w(l + 1); ++b) parallel_group(l, i, b, true, &tmpl);
+  for (size_t x = 0; x < phys.size(); ++x) {
+    const int j = slot_of[x];
+    const PortRef u = tree.parent_of(l, i, b * p + j);
+    pm[l - 1][i][tree.up_port(l, b * p + j)] = phys[x];
+    pm[u.level - 1][u.index][u.port] = f_.nodes[lo].ports[phys[x]].peer_port;
+  }
+}
+
+// A leaf with some hosts absent: the level's usual host ports when its own hosts sit on them
+// and the others are free, else its hosts' ports and the lowest free ones, in port order.
+void Recognizer::map_partial_leaves(const FatTree& tree, Embedding& emb,
+                                    const std::vector<std::vector<int>>& host_ports,
+                                    const PortTemplates& tmpl) const {
+  auto& pm = emb.port_map;
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
     const int s = emb.switch_node[0][leaf];
     const auto& have = host_ports[leaf];
@@ -154,9 +190,12 @@ void Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
     for (int slot = 0; slot < tree.m(1); ++slot)
       pm[0][leaf][tree.down_port(1, slot, 0)] = slots[slot];
   }
-  // Round 3: every port still unknown takes the level's usual port, or the lowest free one.
-  tmpl = templates();
-  for (int l = 1; l <= h; ++l)
+}
+
+void Recognizer::fill_unknown_ports(const FatTree& tree, Embedding& emb,
+                                    const PortTemplates& tmpl) const {
+  auto& pm = emb.port_map;
+  for (int l = 1; l <= tree.height(); ++l)
     for (int i = 0; i < tree.num_switches(l); ++i) {
       auto& row = pm[l - 1][i];
       const int node = emb.switch_node[l - 1][i];
@@ -184,7 +223,11 @@ void Recognizer::build_maps(const FatTree& tree, Embedding& emb) {
           }
       }
     }
-  // Hosts present in their slots.
+}
+
+// Hosts present in their slots.
+void Recognizer::place_hosts(const FatTree& tree, Embedding& emb) const {
+  const auto& pm = emb.port_map;
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf) {
     const int s = emb.switch_node[0][leaf];
     if (s < 0) continue;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -39,14 +40,32 @@ class Recognizer {
 
   Recognition run(Guid sm_port_guid);
 
+  // The physical port most switches of a level use for a model port: [level-1][model port],
+  // 0 where none.
+  using PortTemplates = std::vector<std::vector<int>>;
+
  private:
   // Every step returns false after setting error_.
   bool classify();
   bool rank_levels();
   bool find_pods();
   bool order_level2_and_top();
+  bool assign_planes(std::map<int, int>& group, std::map<int, int>& b2_of, int& planes);
+  bool order_pods_by_plane(const std::map<int, int>& b2_of);
+  bool group_tops(std::map<int, int>& group);
   bool fit_target();
   void build_maps(const FatTree& tree, Embedding& emb);
+  // build_maps' steps (recognize_ports.cc). A port map row is [model port] -> physical port.
+  void place_switches(const FatTree& tree, Embedding& emb) const;
+  void map_full_leaves(const FatTree& tree, Embedding& emb,
+                       std::vector<std::vector<int>>& host_ports) const;
+  void map_parallel_group(const FatTree& tree, Embedding& emb, int l, int i, int b,
+                          const PortTemplates* tmpl) const;
+  void map_partial_leaves(const FatTree& tree, Embedding& emb,
+                          const std::vector<std::vector<int>>& host_ports,
+                          const PortTemplates& tmpl) const;
+  void fill_unknown_ports(const FatTree& tree, Embedding& emb, const PortTemplates& tmpl) const;
+  void place_hosts(const FatTree& tree, Embedding& emb) const;
   bool fail(std::string why) {
     error_ = std::move(why);
     return false;
