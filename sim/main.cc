@@ -250,16 +250,21 @@ BoundResult compute_bound(const topology::FatTree& tree, const RunOptions& o, co
   return fifo_bound(tree, o.tree.rails, w, oracle);
 }
 
+// What every JSON answer of a run names: the tree, the algorithm, the rails, the workload.
+void describe_run(nlohmann::json& j, const topology::FatTree& tree, const RunOptions& o) {
+  j["topology"] = tree.spec().text();
+  j["algorithm"] = o.algorithm;
+  j["rails"] = o.tree.rails;
+  j["workload"] = o.workload;
+}
+
 // A repacking algorithm (the bound, laas-repack): FIFO with the placement re-made at will.
 void run_repacking(const topology::FatTree& tree, const RunOptions& o, const Workload& w) {
   const bool repack = o.algorithm == kRepackAlgorithm;
   auto b = compute_bound(tree, o, w, repack);
   if (o.json) {
     auto j = bound_json(b);
-    j["topology"] = tree.spec().text();
-    j["algorithm"] = o.algorithm;
-    j["rails"] = o.tree.rails;
-    j["workload"] = o.workload;
+    describe_run(j, tree, o);
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -328,11 +333,8 @@ void report_run(const topology::FatTree& tree, const RunOptions& o, const Worklo
   }
   if (o.json) {
     auto j = to_json(r);
-    j["topology"] = tree.spec().text();
-    j["algorithm"] = o.algorithm;
-    j["rails"] = o.tree.rails;
+    describe_run(j, tree, o);
     j["policy"] = o.policy;
-    j["workload"] = o.workload;
     j["tenants"] = w.size();
     if (skipped) j["swf_skipped"] = skipped;
     if (o.against_bound) j["bound"] = bound;
