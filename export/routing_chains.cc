@@ -53,6 +53,112 @@ std::string routing_chains_opensm_conf(const std::string& dir) {
          "\nrch_policy_file " + d + "/" + kChainsFile + "\n";
 }
 
+namespace {
+
+// Host name -> (leaf switch GUID, leaf port), from the tree; switch names, from the tree and
+// then from the tenants' link ends as they are met.
+struct FabricNames {
+  std::map<std::string, std::pair<Guid, int>> leaf_port;
+  std::map<Guid, std::string> switch_name;
+};
+
+// The port-name or port-guid rule of a tenant's hosts.
+std::string hosts_rule(const TenantRecord& t, const std::string& subject,
+                       const RoutingChainsOptions& options) {
+  std::string rule;
+  for (const auto& h : t.hosts) {
+    const std::string hs = subject + " host '" + h.name + "'";
+    if (options.host_match == RoutingChainsOptions::HostMatch::kName) {
+      // The host name is the description's first word (rdma-ndd writes "%h %d").
+      const std::string host = host_of_description(h.name);
+      check_name(host, 64, kFormat, hs, "host name");
+      rule += (rule.empty() ? "" : ", ") + std::string("hostname=") + host;
+    } else {
+      if (h.guid == 0) throw ExportError(kFormat, hs, "port GUID is 0");
+      rule += (rule.empty() ? "" : ", ") + guid_hex(h.guid);
+    }
+  }
+  return rule;
+}
+
+// A tenant's switch ports: switch GUID -> ports, lower switches first, each in order of
+// first appearance.
+struct SwitchPorts {
+  std::vector<Guid> order;
+  std::map<Guid, std::set<int>> ports;
+};
+
+SwitchPorts switch_ports(const TenantRecord& t, const std::string& subject, bool with_tree,
+                         FabricNames& names) {
+  SwitchPorts sp;
+  auto add = [&](const Endpoint& e, const std::string& what) {
+    if (e.guid == 0) throw ExportError(kFormat, subject + " " + what, "switch GUID is 0");
+    if (e.port < 1 || e.port > 254)
+      throw ExportError(kFormat, subject + " " + what,
+                        "port " + std::to_string(e.port) + " is not in 1..254");
+    if (!sp.ports.count(e.guid)) sp.order.push_back(e.guid);
+    sp.ports[e.guid].insert(e.port);
+    if (!e.name.empty()) names.switch_name.emplace(e.guid, e.name);
+  };
+  if (with_tree)
+    for (const auto& h : t.hosts) {
+      auto it = names.leaf_port.find(h.name);
+      if (it == names.leaf_port.end())
+        throw ExportError(kFormat, subject + " host '" + h.name + "'",
+                          "is not below any leaf of the tree");
+      add({"", it->second.first, it->second.second}, "host '" + h.name + "' leaf port");
+    }
+  for (const auto& l : t.links) add(l.lower, "link switch '" + l.lower.name + "'");
+  for (const auto& l : t.links) add(l.upper, "link peer '" + l.upper.name + "'");
+  if (sp.order.empty())
+    throw ExportError(kFormat, subject, "has no switch ports (no links, no tree)");
+  return sp;
+}
+
+// Tenant i's two port groups, its topology and its unicast step(s) (ids from `step` on).
+void append_tenant(const TenantRecord& t, std::size_t i, const std::string& hosts,
+                   const SwitchPorts& sp, FabricNames& names, const RoutingChainsOptions& options,
+                   int& step, RoutingChainsFiles& files) {
+  const std::string hcas = options.group_prefix + t.name + "_hcas";
+  const std::string sws = options.group_prefix + t.name + "_switches";
+  std::string sw_rule;
+  for (auto g : sp.order)
+    sw_rule += (sw_rule.empty() ? "" : ", ") + guid_hex(g) + "@" + port_list(sp.ports.at(g));
+  // Switch names only describe (use:); a name a policy line cannot hold is left out.
+  std::string sw_names;
+  for (auto g : sp.order) {
+    const auto& n = names.switch_name[g];
+    const bool printable = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
+      return c > ' ' && c < 0x7f && c != ':' && c != '#';
+    });
+    sw_names += (sw_names.empty() ? "" : " ") + (printable ? n : guid_hex(g));
+  }
+  files.port_groups +=
+      std::string(files.port_groups.empty() ? "" : "\n") + "port-group\nname: " + hcas +
+      "\nuse: LaaS tenant " + t.name + " hosts\n" +
+      (options.host_match == RoutingChainsOptions::HostMatch::kName ? "port-name: "
+                                                                    : "port-guid: ") +
+      hosts + "\nend-port-group\n";
+  files.port_groups += "\nport-group\nname: " + sws + "\nuse: LaaS tenant " + t.name +
+                       " switch ports on " + sw_names + "\nport-guid: " + sw_rule +
+                       "\nend-port-group\n";
+  const int topo = static_cast<int>(i) + 1;
+  files.topologies += std::string(files.topologies.empty() ? "" : "\n") +
+                      "topology\nid: " + std::to_string(topo) + "\nsw-grp: " + sws +
+                      "\nhca-grp: " + hcas + "\nend-topology\n";
+  const int id = step++;
+  files.chains += "\nunicast-step\nid: " + std::to_string(id) + "\nuse: LaaS tenant " + t.name +
+                  "\nengine: " + options.tenant_engine + "\ntopology: " + std::to_string(topo) +
+                  "\nend-unicast-step\n";
+  if (!options.fallback_engine.empty())
+    files.chains += "\nunicast-step\nid: " + std::to_string(step++) + "\nuse: LaaS tenant " +
+                    t.name + " fallback\nengine: " + options.fallback_engine +
+                    "\ntopology: " + std::to_string(topo) + "\nfallback-to: " + std::to_string(id) +
+                    "\nend-unicast-step\n";
+}
+
+}  // namespace
+
 RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tenants,
                                            const TreeRecord* tree,
                                            const RoutingChainsOptions& options) {
@@ -60,15 +166,12 @@ RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tena
   check_engine(options.tenant_engine, "option tenant_engine");
   if (!options.fallback_engine.empty())
     check_engine(options.fallback_engine, "option fallback_engine");
-
-  // Host name -> (leaf switch GUID, leaf port), from the tree.
-  std::map<std::string, std::pair<Guid, int>> leaf_port;
-  std::map<Guid, std::string> switch_name;
+  FabricNames names;
   if (tree)
     for (const auto& sw : tree->switches) {
-      switch_name[sw.guid] = sw.name;
+      names.switch_name[sw.guid] = sw.name;
       if (sw.level == 1)
-        for (const auto& d : sw.down) leaf_port[d.name] = {sw.guid, d.port};
+        for (const auto& d : sw.down) names.leaf_port[d.name] = {sw.guid, d.port};
     }
 
   // No comments: the manual documents none for these files, so none are written.
@@ -87,84 +190,13 @@ RoutingChainsFiles generate_routing_chains(const std::vector<TenantRecord>& tena
   for (std::size_t i = 0; i < tenants.size(); ++i) {
     const auto& t = tenants[i];
     const std::string subject = "tenant '" + t.name + "'";
-    const std::string hcas = options.group_prefix + t.name + "_hcas";
     const std::string sws = options.group_prefix + t.name + "_switches";
     check_name(sws, kMaxGroupName, kFormat, subject, "port group name '" + sws + "'");
     if (!seen.insert(t.name).second) throw ExportError(kFormat, subject, "listed twice");
     if (t.hosts.empty()) throw ExportError(kFormat, subject, "has no hosts");
-
-    std::string hosts_rule;
-    for (const auto& h : t.hosts) {
-      const std::string hs = subject + " host '" + h.name + "'";
-      if (options.host_match == RoutingChainsOptions::HostMatch::kName) {
-        // The host name is the description's first word (rdma-ndd writes "%h %d").
-        const std::string host = host_of_description(h.name);
-        check_name(host, 64, kFormat, hs, "host name");
-        hosts_rule += (hosts_rule.empty() ? "" : ", ") + std::string("hostname=") + host;
-      } else {
-        if (h.guid == 0) throw ExportError(kFormat, hs, "port GUID is 0");
-        hosts_rule += (hosts_rule.empty() ? "" : ", ") + guid_hex(h.guid);
-      }
-    }
-    // Switch GUID -> ports, lower switches first, each in order of first appearance.
-    std::vector<Guid> order;
-    std::map<Guid, std::set<int>> ports;
-    auto add = [&](const Endpoint& e, const std::string& what) {
-      if (e.guid == 0) throw ExportError(kFormat, subject + " " + what, "switch GUID is 0");
-      if (e.port < 1 || e.port > 254)
-        throw ExportError(kFormat, subject + " " + what,
-                          "port " + std::to_string(e.port) + " is not in 1..254");
-      if (!ports.count(e.guid)) order.push_back(e.guid);
-      ports[e.guid].insert(e.port);
-      if (!e.name.empty()) switch_name.emplace(e.guid, e.name);
-    };
-    if (tree)
-      for (const auto& h : t.hosts) {
-        auto it = leaf_port.find(h.name);
-        if (it == leaf_port.end())
-          throw ExportError(kFormat, subject + " host '" + h.name + "'",
-                            "is not below any leaf of the tree");
-        add({"", it->second.first, it->second.second}, "host '" + h.name + "' leaf port");
-      }
-    for (const auto& l : t.links) add(l.lower, "link switch '" + l.lower.name + "'");
-    for (const auto& l : t.links) add(l.upper, "link peer '" + l.upper.name + "'");
-    if (order.empty())
-      throw ExportError(kFormat, subject, "has no switch ports (no links, no tree)");
-    std::string sw_rule;
-    for (auto g : order)
-      sw_rule += (sw_rule.empty() ? "" : ", ") + guid_hex(g) + "@" + port_list(ports[g]);
-    // Switch names only describe (use:); a name a policy line cannot hold is left out.
-    std::string sw_names;
-    for (auto g : order) {
-      const auto& n = switch_name[g];
-      const bool printable = !n.empty() && std::all_of(n.begin(), n.end(), [](char c) {
-        return c > ' ' && c < 0x7f && c != ':' && c != '#';
-      });
-      sw_names += (sw_names.empty() ? "" : " ") + (printable ? n : guid_hex(g));
-    }
-
-    files.port_groups +=
-        std::string(files.port_groups.empty() ? "" : "\n") + "port-group\nname: " + hcas +
-        "\nuse: LaaS tenant " + t.name + " hosts\n" +
-        (options.host_match == RoutingChainsOptions::HostMatch::kName ? "port-name: "
-                                                                      : "port-guid: ") +
-        hosts_rule + "\nend-port-group\n";
-    files.port_groups += "\nport-group\nname: " + sws + "\nuse: LaaS tenant " + t.name +
-                         " switch ports on " + sw_names + "\nport-guid: " + sw_rule +
-                         "\nend-port-group\n";
-    const int topo = static_cast<int>(i) + 1;
-    files.topologies += std::string(files.topologies.empty() ? "" : "\n") +
-                        "topology\nid: " + std::to_string(topo) + "\nsw-grp: " + sws +
-                        "\nhca-grp: " + hcas + "\nend-topology\n";
-    const int id = step++;
-    files.chains += "\nunicast-step\nid: " + std::to_string(id) + "\nuse: LaaS tenant " + t.name +
-                    "\nengine: " + options.tenant_engine + "\ntopology: " + std::to_string(topo) +
-                    "\nend-unicast-step\n";
-    if (!options.fallback_engine.empty())
-      files.chains += "\nunicast-step\nid: " + std::to_string(step++) + "\nuse: LaaS tenant " +
-                      t.name + " fallback\nengine: " + options.fallback_engine +
-                      "\ntopology: " + std::to_string(topo) +
-                      "\nfallback-to: " + std::to_string(id) + "\nend-unicast-step\n";
+    const std::string hosts = hosts_rule(t, subject, options);
+    const SwitchPorts sp = switch_ports(t, subject, tree != nullptr, names);
+    append_tenant(t, i, hosts, sp, names, options, step, files);
   }
   return files;
 }

@@ -25,7 +25,7 @@
 
 namespace laas::routing {
 
-// What an incremental run may recompute, as compute.cc's Engine::plan decides it.
+// What an incremental run may recompute, as plan_incremental (incremental_plan.cc) decides it.
 struct IncrementalPlan {
   bool full = true;
   std::string why;               // why everything is computed again (full)

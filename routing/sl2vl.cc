@@ -108,21 +108,19 @@ void walk_route(const LidTables& lft, const topology::Fabric& f, int node, int i
   }
 }
 
-}  // namespace
+using Owners = std::vector<std::vector<PortOwner>>;
 
-Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
-  if (!in.tables) throw std::invalid_argument("sl2vl: forwarding tables are required");
-  const auto& f = *in.fabric;
+// The (node, in, out) pairs management traffic needs passed, and the management up-links.
+struct Exemptions {
+  std::set<std::tuple<int, int, int>> pairs;
+  std::map<std::tuple<int, int, int>, int> tenant;  // [pair] whose port it leaves through
+  std::set<std::pair<int, int>> mgmt_links;
+};
+
+// Management sources: (switch node, input port).
+std::vector<std::pair<int, int>> management_sources(const Sl2VlInput& in) {
   const auto& emb = *in.embedding;
   const auto& t = *in.tree;
-  const auto& lft = *in.tables;
-  if (lft.size() != f.nodes.size())
-    throw std::invalid_argument("sl2vl: one table slot per fabric node is expected");
-  Sl2VlPlan plan;
-  plan.owners = port_owners(in);
-  const auto& owners = plan.owners;
-
-  // Management sources: (switch node, input port).
   std::vector<std::pair<int, int>> sources;
   auto add_host_source = [&](HostId h) {
     const auto ref = t.host_peer(h);
@@ -142,12 +140,16 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
   }
   std::sort(sources.begin(), sources.end());
   sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  return sources;
+}
 
-  std::set<std::tuple<int, int, int>> exempt;
-  std::map<std::tuple<int, int, int>, int> exempt_tenant;
-  std::set<std::pair<int, int>> mgmt_links;
-  // Management traffic to tenants' and to free hosts: free hosts are reached from management
-  // only, so a management leaf's up-links towards them are management up-links too (rule 3).
+// Management traffic to tenants' and to free hosts: free hosts are reached from management
+// only, so a management leaf's up-links towards them are management up-links too (rule 3).
+void exempt_host_routes(const Sl2VlInput& in, const Owners& owners,
+                        const std::vector<std::pair<int, int>>& sources, Exemptions& ex) {
+  const auto& f = *in.fabric;
+  const auto& emb = *in.embedding;
+  const auto& t = *in.tree;
   std::vector<HostId> destinations;
   for (const auto& placement : in.tenants)
     destinations.insert(destinations.end(), placement.hosts.begin(), placement.hosts.end());
@@ -168,23 +170,29 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
   for (const topology::Lid lid : destination_lids) {
     if (lid == 0) continue;
     for (const auto& [start, start_in] : sources)
-      walk_route(lft, f, start, start_in, lid, -1, [&](int node, int inp, int out, int hop) {
+      walk_route(*in.tables, f, start, start_in, lid, -1, [&](int node, int inp, int out, int hop) {
         if (owners[node].empty() || out >= static_cast<int>(owners[node].size()) ||
             inp >= static_cast<int>(owners[node].size()))
           return;
         if (crosses(owners[node][inp], owners[node][out])) {
-          exempt.insert({node, inp, out});
-          exempt_tenant[{node, inp, out}] = owners[node][out].tenant;
+          ex.pairs.insert({node, inp, out});
+          ex.tenant[{node, inp, out}] = owners[node][out].tenant;
         }
         const int level = emb.node_model[node].first;
         if (hop == 0 && level == 1 && owners[node][out].cls == PortClass::kOpenLink)
-          mgmt_links.insert({node, out});
+          ex.mgmt_links.insert({node, out});
       });
   }
+}
 
-  // Management traffic to switches: where it leaves a switch-to-switch link for a tenant's
-  // link (the last hop into a switch whose cables are all held), the pair passes too. Traced from
-  // every leaf (no exemption at the first hop: host ports never get one) and management source.
+// Management traffic to switches: where it leaves a switch-to-switch link for a tenant's
+// link (the last hop into a switch whose cables are all held), the pair passes too. Traced from
+// every leaf (no exemption at the first hop: host ports never get one) and management source.
+void exempt_switch_routes(const Sl2VlInput& in, const Owners& owners,
+                          const std::vector<std::pair<int, int>>& sources, Exemptions& ex) {
+  const auto& f = *in.fabric;
+  const auto& emb = *in.embedding;
+  const auto& t = *in.tree;
   std::vector<std::pair<int, int>> switch_sources = sources;
   for (int leaf = 0; leaf < t.num_leaves(); ++leaf)
     if (emb.switch_node[0][leaf] >= 0) switch_sources.push_back({emb.switch_node[0][leaf], -1});
@@ -194,22 +202,33 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
       if (target < 0) continue;
       const topology::Lid lid = f.lid_of(target);
       for (const auto& [start, start_in] : switch_sources)
-        walk_route(lft, f, start, start_in, lid, target, [&](int node, int inp, int out, int) {
-          const auto& own = owners[node];
-          const auto& ports = f.nodes[node].ports;
-          // Any switch-to-switch input: a tenant's links never carry another tenant's host
-          // destinations, so the pair only lets management and switch-addressed packets in.
-          const bool link_in = inp > 0 && inp < static_cast<int>(ports.size()) &&
-                               ports[inp].peer_node >= 0 && f.nodes[ports[inp].peer_node].is_switch;
-          if (link_in && out < static_cast<int>(own.size()) && inp < static_cast<int>(own.size()) &&
-              (own[inp].cls == PortClass::kOpenLink || own[inp].cls == PortClass::kTenant) &&
-              crosses(own[inp], own[out])) {
-            exempt.insert({node, inp, out});
-            exempt_tenant[{node, inp, out}] = own[out].tenant;
-          }
-        });
+        walk_route(
+            *in.tables, f, start, start_in, lid, target, [&](int node, int inp, int out, int) {
+              const auto& own = owners[node];
+              const auto& ports = f.nodes[node].ports;
+              // Any switch-to-switch input: a tenant's links never carry another
+              // tenant's host destinations, so the pair only lets management and
+              // switch-addressed packets in.
+              const bool link_in = inp > 0 && inp < static_cast<int>(ports.size()) &&
+                                   ports[inp].peer_node >= 0 &&
+                                   f.nodes[ports[inp].peer_node].is_switch;
+              if (link_in && out < static_cast<int>(own.size()) &&
+                  inp < static_cast<int>(own.size()) &&
+                  (own[inp].cls == PortClass::kOpenLink || own[inp].cls == PortClass::kTenant) &&
+                  crosses(own[inp], own[out])) {
+                ex.pairs.insert({node, inp, out});
+                ex.tenant[{node, inp, out}] = own[out].tenant;
+              }
+            });
     }
+}
 
+// VL15 at every crossing pair that is no exemption, at the management up-links for everyone
+// but management, and (rule 4) from an unlisted attached host's port to all but management.
+void fill_drops(const Sl2VlInput& in, const Exemptions& ex, Sl2VlPlan& plan) {
+  const auto& f = *in.fabric;
+  const auto& emb = *in.embedding;
+  const auto& owners = plan.owners;
   plan.tables = Sl2VlTables(f.nodes.size());
   for (std::size_t n = 0; n < f.nodes.size(); ++n) {
     const auto& own = owners[n];
@@ -219,10 +238,10 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
     plan.tables.init_node(node, np);
     for (int i = 0; i < np; ++i)
       for (int o = 0; o < np; ++o)
-        if (crosses(own[i], own[o]) && !exempt.count({node, i, o}))
+        if (crosses(own[i], own[o]) && !ex.pairs.count({node, i, o}))
           plan.tables.set(node, i, o, kAllSls);
   }
-  for (const auto& [node, out] : mgmt_links) {
+  for (const auto& [node, out] : ex.mgmt_links) {
     const auto& own = owners[node];
     for (int i = 0; i < static_cast<int>(own.size()); ++i)
       if (own[i].cls != PortClass::kManagement) plan.tables.set(node, i, out, kAllSls);
@@ -238,9 +257,26 @@ Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
       if (o != a.switch_port && !(own[o].cls == PortClass::kManagement && own[o].host))
         plan.tables.set(node, a.switch_port, o, kAllSls);
   }
-  for (const auto& [key, tenant] : exempt_tenant)
+}
+
+}  // namespace
+
+Sl2VlPlan plan_sl2vl(const Sl2VlInput& in) {
+  if (!in.tables) throw std::invalid_argument("sl2vl: forwarding tables are required");
+  const auto& f = *in.fabric;
+  const auto& lft = *in.tables;
+  if (lft.size() != f.nodes.size())
+    throw std::invalid_argument("sl2vl: one table slot per fabric node is expected");
+  Sl2VlPlan plan;
+  plan.owners = port_owners(in);
+  const auto sources = management_sources(in);
+  Exemptions ex;
+  exempt_host_routes(in, plan.owners, sources, ex);
+  exempt_switch_routes(in, plan.owners, sources, ex);
+  fill_drops(in, ex, plan);
+  for (const auto& [key, tenant] : ex.tenant)
     plan.exemptions.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), tenant});
-  plan.mgmt_links.assign(mgmt_links.begin(), mgmt_links.end());
+  plan.mgmt_links.assign(ex.mgmt_links.begin(), ex.mgmt_links.end());
   for (const auto& row : plan.tables.drops)
     for (auto m : row) plan.dropped_pairs += m == kAllSls;
   return plan;

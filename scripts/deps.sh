@@ -13,7 +13,7 @@ packages=(
   python3-fusepy
   slurmctld slurm-client munge python3-openstackclient jq iproute2
   prometheus librsvg2-bin systemd
-  gnuplot-nox glpk-utils
+  gnuplot-nox glpk-utils universal-ctags
   debhelper dpkg-dev fakeroot lintian
 )
 export DEBIAN_FRONTEND=noninteractive

@@ -49,133 +49,160 @@ std::string name(const char* kind, std::initializer_list<int> idx) {
   return s;
 }
 
-}  // namespace
+// packing_lp's model as it is written: the rows, the variables by kind, the objective, and
+// the shared capacities (host slots per unit, each leaf's up-link columns).
+class PackingModel {
+ public:
+  explicit PackingModel(const PackingFabric& f)
+      : f_(f), unit_slots_(f.units), link_(static_cast<size_t>(f.units) * f.rails * f.columns) {}
 
-std::string packing_lp(const PackingFabric& f, const std::vector<int>& sizes) {
-  std::ostringstream rows;
-  std::vector<std::string> binaries, continuous;
-  Expr objective;
-  int row = 0;
-  auto constraint = [&](const Expr& e, const char* sense, long rhs) {
+  // Tenant t of n hosts: exactly one shape. False when it has none.
+  bool add_tenant(int t, int n) {
+    Expr choice;
+    if (n <= f_.slots) add_one_unit(t, n, choice);
+    for (int d = 1; d <= std::min(n, f_.slots); ++d) add_spread(t, n, d, choice);
+    constraint(choice, "=", 1);
+    return !choice.empty();
+  }
+
+  std::string text(const std::vector<int>& sizes, bool impossible) {
+    for (int u = 0; u < f_.units; ++u) constraint(unit_slots_[u], "<=", f_.slots);
+    for (auto& e : link_) constraint(e, "<=", 1);
+    std::ostringstream lp;
+    lp << "\\ laas-sim bound: can tenants of sizes";
+    for (int n : sizes) lp << " " << n;
+    lp << " be placed at once (" << f_.units << " units of " << f_.slots << " slots, " << f_.rails
+       << " rails, " << f_.columns << " columns)\n";
+    lp << "minimize\n obj:\n" << (objective_.empty() ? "  + 0 zero_\n" : objective_.text());
+    lp << "subject to\n" << rows_.str();
+    if (impossible) lp << " never: + 1 zero_ >= 1\n";
+    lp << "bounds\n";
+    if (objective_.empty() || impossible) lp << " zero_ = 0\n";
+    for (auto& w : continuous_) lp << " 0 <= " << w << " <= 1\n";
+    lp << "binary\n";
+    for (auto& b : binaries_) lp << " " << b << "\n";
+    lp << "end\n";
+    return lp.str();
+  }
+
+ private:
+  void constraint(const Expr& e, const char* sense, long rhs) {
     if (e.empty()) {
       if ((std::string(sense) == "<=" && rhs < 0) || (std::string(sense) == "=" && rhs != 0) ||
           (std::string(sense) == ">=" && rhs > 0))
-        rows << " r" << row++ << ": + 0 infeasible_ = 1\n";  // an empty row that cannot hold
+        rows_ << " r" << row_++ << ": + 0 infeasible_ = 1\n";  // an empty row that cannot hold
       return;
     }
-    rows << " r" << row++ << ":\n" << e.text() << "  " << sense << " " << rhs << "\n";
-  };
-  // Shared capacity: host slots per unit, and each leaf's up-link columns.
-  std::vector<Expr> unit_slots(f.units);
-  std::vector<Expr> link(static_cast<size_t>(f.units) * f.rails * f.columns);
-  auto link_at = [&](int u, int r, int c) -> Expr& {
-    return link[(static_cast<size_t>(u) * f.rails + r) * f.columns + c];
-  };
-  bool impossible = false;
-  for (int t = 0; t < static_cast<int>(sizes.size()); ++t) {
-    const int n = sizes[t];
-    Expr choice;  // exactly one shape
-    if (n <= f.slots) {
-      // One unit, no links: a tenant on one leaf (one leaf per rail) reaches itself.
-      const std::string s = name("o", {t});
-      binaries.push_back(s);
-      choice.add(1, s);
-      Expr where;
-      for (int u = 0; u < f.units; ++u) {
-        const std::string e = name("e", {t, u});
-        binaries.push_back(e);
-        where.add(1, e);
-        unit_slots[u].add(n, e);
-      }
-      where.add(-1, s);
-      constraint(where, "=", 0);
-    }
-    for (int d = 1; d <= std::min(n, f.slots); ++d) {
-      const int q = n / d, r = n % d;
-      const int units_used = q + (r > 0 ? 1 : 0);
-      if (units_used < 2 || units_used > f.units || f.needed[d] > f.columns) continue;
-      const std::string s = name("s", {t, d});
-      binaries.push_back(s);
-      choice.add(1, s);
-      Expr full, rem, cols;
-      for (int c = 0; c < f.columns; ++c) {
-        const std::string z = name("z", {t, d, c});
-        binaries.push_back(z);
-        cols.add(1, z);
-        objective.add(1, z);
-      }
-      cols.add(-f.needed[d], s);
-      constraint(cols, "=", 0);
-      for (int u = 0; u < f.units; ++u) {
-        const std::string a = name("a", {t, d, u});
-        binaries.push_back(a);
-        full.add(1, a);
-        unit_slots[u].add(d, a);
-        // A full unit's leaves hold every column of C: w >= a + z - 1.
-        for (int c = 0; c < f.columns; ++c) {
-          const std::string w = name("w", {t, d, u, c});
-          continuous.push_back(w);
-          Expr e;
-          e.add(1, w);
-          e.add(-1, a);
-          e.add(-1, name("z", {t, d, c}));
-          constraint(e, ">=", -1);
-          for (int rail = 0; rail < f.rails; ++rail) link_at(u, rail, c).add(1, w);
-        }
-        if (r == 0) continue;
-        const std::string b = name("b", {t, d, u});
-        binaries.push_back(b);
-        rem.add(1, b);
-        unit_slots[u].add(r, b);
-        Expr one;  // a unit is full or the remainder, not both
-        one.add(1, a);
-        one.add(1, b);
-        constraint(one, "<=", 1);
-        // Each remainder leaf: needed[r] columns, all of them in C.
-        for (int rail = 0; rail < f.rails; ++rail) {
-          Expr count;
-          for (int c = 0; c < f.columns; ++c) {
-            const std::string v = name("v", {t, d, u, rail, c});
-            binaries.push_back(v);
-            count.add(1, v);
-            link_at(u, rail, c).add(1, v);
-            Expr sub;
-            sub.add(1, v);
-            sub.add(-1, name("z", {t, d, c}));
-            constraint(sub, "<=", 0);
-          }
-          count.add(-f.needed[r], b);
-          constraint(count, "=", 0);
-        }
-      }
-      full.add(-q, s);
-      constraint(full, "=", 0);
-      if (r > 0) {
-        rem.add(-1, s);
-        constraint(rem, "=", 0);
-      }
-    }
-    if (choice.empty()) impossible = true;
-    constraint(choice, "=", 1);
+    rows_ << " r" << row_++ << ":\n" << e.text() << "  " << sense << " " << rhs << "\n";
   }
-  for (int u = 0; u < f.units; ++u) constraint(unit_slots[u], "<=", f.slots);
-  for (auto& e : link) constraint(e, "<=", 1);
+  Expr& link_at(int u, int r, int c) {
+    return link_[(static_cast<size_t>(u) * f_.rails + r) * f_.columns + c];
+  }
 
-  std::ostringstream lp;
-  lp << "\\ laas-sim bound: can tenants of sizes";
-  for (int n : sizes) lp << " " << n;
-  lp << " be placed at once (" << f.units << " units of " << f.slots << " slots, " << f.rails
-     << " rails, " << f.columns << " columns)\n";
-  lp << "minimize\n obj:\n" << (objective.empty() ? "  + 0 zero_\n" : objective.text());
-  lp << "subject to\n" << rows.str();
-  if (impossible) lp << " never: + 1 zero_ >= 1\n";
-  lp << "bounds\n";
-  if (objective.empty() || impossible) lp << " zero_ = 0\n";
-  for (auto& w : continuous) lp << " 0 <= " << w << " <= 1\n";
-  lp << "binary\n";
-  for (auto& b : binaries) lp << " " << b << "\n";
-  lp << "end\n";
-  return lp.str();
+  // One unit, no links: a tenant on one leaf (one leaf per rail) reaches itself.
+  void add_one_unit(int t, int n, Expr& choice) {
+    const std::string s = name("o", {t});
+    binaries_.push_back(s);
+    choice.add(1, s);
+    Expr where;
+    for (int u = 0; u < f_.units; ++u) {
+      const std::string e = name("e", {t, u});
+      binaries_.push_back(e);
+      where.add(1, e);
+      unit_slots_[u].add(n, e);
+    }
+    where.add(-1, s);
+    constraint(where, "=", 0);
+  }
+
+  // q = n / d full units of d hosts and a remainder unit of r = n % d, on a column set C of
+  // needed[d] columns.
+  void add_spread(int t, int n, int d, Expr& choice) {
+    const int q = n / d, r = n % d;
+    const int units_used = q + (r > 0 ? 1 : 0);
+    if (units_used < 2 || units_used > f_.units || f_.needed[d] > f_.columns) return;
+    const std::string s = name("s", {t, d});
+    binaries_.push_back(s);
+    choice.add(1, s);
+    Expr full, rem, cols;
+    for (int c = 0; c < f_.columns; ++c) {
+      const std::string z = name("z", {t, d, c});
+      binaries_.push_back(z);
+      cols.add(1, z);
+      objective_.add(1, z);
+    }
+    cols.add(-f_.needed[d], s);
+    constraint(cols, "=", 0);
+    for (int u = 0; u < f_.units; ++u) add_spread_unit(t, d, r, u, full, rem);
+    full.add(-q, s);
+    constraint(full, "=", 0);
+    if (r > 0) {
+      rem.add(-1, s);
+      constraint(rem, "=", 0);
+    }
+  }
+
+  // Unit u as a full unit (a) or the remainder (b) of tenant t's shape d.
+  void add_spread_unit(int t, int d, int r, int u, Expr& full, Expr& rem) {
+    const std::string a = name("a", {t, d, u});
+    binaries_.push_back(a);
+    full.add(1, a);
+    unit_slots_[u].add(d, a);
+    // A full unit's leaves hold every column of C: w >= a + z - 1.
+    for (int c = 0; c < f_.columns; ++c) {
+      const std::string w = name("w", {t, d, u, c});
+      continuous_.push_back(w);
+      Expr e;
+      e.add(1, w);
+      e.add(-1, a);
+      e.add(-1, name("z", {t, d, c}));
+      constraint(e, ">=", -1);
+      for (int rail = 0; rail < f_.rails; ++rail) link_at(u, rail, c).add(1, w);
+    }
+    if (r == 0) return;
+    const std::string b = name("b", {t, d, u});
+    binaries_.push_back(b);
+    rem.add(1, b);
+    unit_slots_[u].add(r, b);
+    Expr one;  // a unit is full or the remainder, not both
+    one.add(1, a);
+    one.add(1, b);
+    constraint(one, "<=", 1);
+    // Each remainder leaf: needed[r] columns, all of them in C.
+    for (int rail = 0; rail < f_.rails; ++rail) {
+      Expr count;
+      for (int c = 0; c < f_.columns; ++c) {
+        const std::string v = name("v", {t, d, u, rail, c});
+        binaries_.push_back(v);
+        count.add(1, v);
+        link_at(u, rail, c).add(1, v);
+        Expr sub;
+        sub.add(1, v);
+        sub.add(-1, name("z", {t, d, c}));
+        constraint(sub, "<=", 0);
+      }
+      count.add(-f_.needed[r], b);
+      constraint(count, "=", 0);
+    }
+  }
+
+  const PackingFabric& f_;
+  std::ostringstream rows_;
+  std::vector<std::string> binaries_, continuous_;
+  Expr objective_;
+  int row_ = 0;
+  std::vector<Expr> unit_slots_;
+  std::vector<Expr> link_;
+};
+
+}  // namespace
+
+std::string packing_lp(const PackingFabric& f, const std::vector<int>& sizes) {
+  PackingModel model(f);
+  bool impossible = false;
+  for (int t = 0; t < static_cast<int>(sizes.size()); ++t)
+    if (!model.add_tenant(t, sizes[t])) impossible = true;
+  return model.text(sizes, impossible);
 }
 
 PackingOracle::PackingOracle(const topology::FatTree& tree, int rails, LpSolver solver)

@@ -250,48 +250,39 @@ BoundResult compute_bound(const topology::FatTree& tree, const RunOptions& o, co
   return fifo_bound(tree, o.tree.rails, w, oracle);
 }
 
-int cmd_run(const RunOptions& o) {
-  if (o.workload.empty()) throw std::invalid_argument("--workload FILE is required");
-  auto tree = topology::FatTree::parse(o.tree.topology);
-  const int rails = o.tree.rails;
-  // Names first, then files: an unknown algorithm is a usage error whatever the workload.
-  std::unique_ptr<allocator::Placer> placer;
+// What every JSON answer of a run names: the tree, the algorithm, the rails, the workload.
+void describe_run(nlohmann::json& j, const topology::FatTree& tree, const RunOptions& o) {
+  j["topology"] = tree.spec().text();
+  j["algorithm"] = o.algorithm;
+  j["rails"] = o.tree.rails;
+  j["workload"] = o.workload;
+}
+
+// A repacking algorithm (the bound, laas-repack): FIFO with the placement re-made at will.
+void run_repacking(const topology::FatTree& tree, const RunOptions& o, const Workload& w) {
   const bool repack = o.algorithm == kRepackAlgorithm;
-  if (!is_repacking(o.algorithm))
-    placer = rails > 1 ? allocator::make_server_placer(o.algorithm,
-                                                       topology::rail_servers(tree, rails).ports)
-                       : allocator::make_placer(o.algorithm);
-  make_policy(o.policy);
-  int skipped = 0;
-  Workload w = load_workload(o.workload, &skipped);
-  // Sizes count servers; every host figure of the run counts ports.
-  for (auto& r : w) r.size *= rails;
-
-  if (is_repacking(o.algorithm)) {
-    auto b = compute_bound(tree, o, w, repack);
-    if (o.json) {
-      auto j = bound_json(b);
-      j["topology"] = tree.spec().text();
-      j["algorithm"] = o.algorithm;
-      j["rails"] = rails;
-      j["workload"] = o.workload;
-      std::cout << j.dump(2) << "\n";
-    } else {
-      std::printf("%s: %s, %s\n", o.workload.c_str(), tree.spec().text().c_str(),
-                  repack ? "laas-repack (FIFO, the allocator re-placing every running tenant; "
-                           "at most the bound)"
-                         : "bound (FIFO with free repacking)");
-      std::printf("  host utilization %6.2f %% (window, indicative), whole run %6.2f %%%s\n",
-                  b.window.hosts * 100, b.whole.hosts * 100, repack ? "" : " (a bound)");
-      std::printf(
-          "  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, %s\n",
-          b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
-          packings_answered(o.algorithm, b.oracle).c_str());
-      std::printf("  wall %.3f s\n", b.wall_s);
-    }
-    return 0;
+  auto b = compute_bound(tree, o, w, repack);
+  if (o.json) {
+    auto j = bound_json(b);
+    describe_run(j, tree, o);
+    std::cout << j.dump(2) << "\n";
+    return;
   }
+  std::printf("%s: %s, %s\n", o.workload.c_str(), tree.spec().text().c_str(),
+              repack ? "laas-repack (FIFO, the allocator re-placing every running tenant; "
+                       "at most the bound)"
+                     : "bound (FIFO with free repacking)");
+  std::printf("  host utilization %6.2f %% (window, indicative), whole run %6.2f %%%s\n",
+              b.window.hosts * 100, b.whole.hosts * 100, repack ? "" : " (a bound)");
+  std::printf("  placed %d, rejected %d; packings asked %ld: %ld remembered, %ld too large, %s\n",
+              b.placed, b.rejected, b.oracle.asked, b.oracle.remembered, b.oracle.too_large,
+              packings_answered(o.algorithm, b.oracle).c_str());
+  std::printf("  wall %.3f s\n", b.wall_s);
+}
 
+SimResult run_simulation(const topology::FatTree& tree, const RunOptions& o,
+                         allocator::Placer& placer, const Workload& w) {
+  const int rails = o.tree.rails;
   SimOptions so;
   so.policy = o.policy;
   so.policy_options.backfill_depth = o.depth;
@@ -303,10 +294,15 @@ int cmd_run(const RunOptions& o) {
   TransactionSink sink;
   if (!o.log_path.empty()) {
     log = open_out(o.log_path);
-    write_log_header(log, tree, o.algorithm, placer->isolates(), rails);
+    write_log_header(log, tree, o.algorithm, placer.isolates(), rails);
     sink = log_sink(log);
   }
-  SimResult r = simulate(tree, *placer, w, so, sink);
+  return simulate(tree, placer, w, so, sink);
+}
+
+// --csv, --timeline and --summary.
+void write_run_files(const topology::FatTree& tree, const RunOptions& o, const Workload& w,
+                     const SimResult& r) {
   if (!o.csv_path.empty()) {
     auto f = open_out(o.csv_path);
     write_tenant_csv(f, w, r);
@@ -320,6 +316,12 @@ int cmd_run(const RunOptions& o) {
     }
   }
   if (!o.summary_path.empty()) append_summary(o, tree, w.size(), r);
+}
+
+// The run's figures (JSON or text), with --against-bound the bound's; a run that beats the
+// bound fails.
+void report_run(const topology::FatTree& tree, const RunOptions& o, const Workload& w,
+                const SimResult& r, int skipped) {
   std::vector<std::string> beaten;
   nlohmann::json bound;
   if (o.against_bound) {
@@ -331,11 +333,8 @@ int cmd_run(const RunOptions& o) {
   }
   if (o.json) {
     auto j = to_json(r);
-    j["topology"] = tree.spec().text();
-    j["algorithm"] = o.algorithm;
-    j["rails"] = rails;
+    describe_run(j, tree, o);
     j["policy"] = o.policy;
-    j["workload"] = o.workload;
     j["tenants"] = w.size();
     if (skipped) j["swf_skipped"] = skipped;
     if (o.against_bound) j["bound"] = bound;
@@ -353,6 +352,30 @@ int cmd_run(const RunOptions& o) {
         o.algorithm + " beats the bound: " + beaten[0] +
         (beaten.size() > 1 ? " (and " + std::to_string(beaten.size() - 1) + " more)" : ""));
   }
+}
+
+int cmd_run(const RunOptions& o) {
+  if (o.workload.empty()) throw std::invalid_argument("--workload FILE is required");
+  auto tree = topology::FatTree::parse(o.tree.topology);
+  const int rails = o.tree.rails;
+  // Names first, then files: an unknown algorithm is a usage error whatever the workload.
+  std::unique_ptr<allocator::Placer> placer;
+  if (!is_repacking(o.algorithm))
+    placer = rails > 1 ? allocator::make_server_placer(o.algorithm,
+                                                       topology::rail_servers(tree, rails).ports)
+                       : allocator::make_placer(o.algorithm);
+  make_policy(o.policy);
+  int skipped = 0;
+  Workload w = load_workload(o.workload, &skipped);
+  // Sizes count servers; every host figure of the run counts ports.
+  for (auto& r : w) r.size *= rails;
+  if (is_repacking(o.algorithm)) {
+    run_repacking(tree, o, w);
+    return 0;
+  }
+  const SimResult r = run_simulation(tree, o, *placer, w);
+  write_run_files(tree, o, w, r);
+  report_run(tree, o, w, r, skipped);
   return 0;
 }
 
