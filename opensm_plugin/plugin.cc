@@ -40,7 +40,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "opensm_plugin/engine.h"
+#include "core/engine.h"
 #include "opensm_plugin/lft_check.h"
 #include "opensm_plugin/subnet_managers.h"
 #include "routing/routing.h"
@@ -51,8 +51,8 @@
 
 namespace {
 
-using laas::plugin::Config;
-using laas::plugin::Engine;
+using laas::core::Config;
+using laas::core::Engine;
 using laas::topology::Fabric;
 using laas::topology::FabricNode;
 
@@ -636,7 +636,7 @@ void note_lmc(Plugin* plugin) {
 }
 
 // The run's own lines; false when it refuses to route (OpenSM falls back to the next engine).
-bool log_outcome(osm_opensm_t* osm, const laas::plugin::RouteOutcome& outcome) {
+bool log_outcome(osm_opensm_t* osm, const laas::core::RouteOutcome& outcome) {
   for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
   for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
   if (!outcome.fail_closed.empty())
@@ -886,7 +886,7 @@ void* create(osm_opensm_t* osm) {
 Config read_config(osm_opensm_t* osm) {
   const char* options = osm->subn.opt.event_plugin_options;
   const std::string path = options ? options : "";
-  Config config = laas::plugin::check_config(path);
+  Config config = laas::core::check_config(path);
   if (path.empty())
     log_line(osm, OSM_LOG_INFO, "no event_plugin_options: using built-in defaults");
   else if (config.problems.empty())

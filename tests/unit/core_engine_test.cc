@@ -18,15 +18,15 @@
 #include <thread>
 #include <tuple>
 
-#include "opensm_plugin/config.h"
-#include "opensm_plugin/engine.h"
-#include "opensm_plugin/engine_testing.h"
-#include "opensm_plugin/tenants.h"
+#include "core/config.h"
+#include "core/engine.h"
+#include "core/engine_testing.h"
+#include "core/tenants.h"
 #include "topology/embedding.h"
 #include "topology/layout.h"
 
 using namespace laas;
-using namespace laas::plugin;
+using namespace laas::core;
 using nlohmann::json;
 
 namespace {
@@ -545,7 +545,7 @@ TEST(PluginEngine, AFailedTablesWriteRemovesTheOlderFile) {
 // The configuration file the packages install loads, with its documented defaults.
 TEST(PluginConfig, ShippedLaasYamlLoads) {
   const std::string path = std::string(LAAS_CONF_DIR) + "/laas.yaml";
-  const auto c = laas::plugin::load_config(path);
+  const auto c = laas::core::load_config(path);
   EXPECT_EQ(c.socket, "/run/opensm/laas.sock");
   EXPECT_EQ(c.state_dir, "/var/lib/laas");
   EXPECT_EQ(c.placer, "laas");
@@ -562,13 +562,13 @@ TEST(PluginConfig, NameMapsAndTheirErrors) {
   ::close(fd);
   std::ofstream(tmpl) << "slurm_node_names: {comp-1: node001}\nopenstack_projects: [a]\n";
   try {
-    laas::plugin::load_config(tmpl);
+    laas::core::load_config(tmpl);
     FAIL() << "a list for openstack_projects was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("openstack_projects"), std::string::npos) << e.what();
   }
   std::ofstream(tmpl) << "slurm_node_names: {comp-1: node001}\n";
-  EXPECT_EQ(laas::plugin::load_config(tmpl).slurm_node_names.at("comp-1"), "node001");
+  EXPECT_EQ(laas::core::load_config(tmpl).slurm_node_names.at("comp-1"), "node001");
   ::unlink(tmpl);
 }
 
@@ -619,7 +619,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   EXPECT_EQ(back.tables, clean.tables);
   EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->tenants.at("A").idle.empty());
 }
-namespace laas::plugin {
+namespace laas::core {
 namespace {
 
 // Every routing run carries the first-hop drop for update_sl2vl; the audit over the same
@@ -765,7 +765,7 @@ TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
 }
 
 }  // namespace
-}  // namespace laas::plugin
+}  // namespace laas::core
 // Tenants dropped from tenants.yaml while OpenSM was down used to stay for ever: the file was
 // compared with an in-memory list that is empty at startup.
 TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {

@@ -8,13 +8,13 @@
 #include <fstream>
 #include <map>
 
-#include "opensm_plugin/engine.h"
-#include "opensm_plugin/engine_testing.h"
-#include "opensm_plugin/tenants.h"
+#include "core/engine.h"
+#include "core/engine_testing.h"
+#include "core/tenants.h"
 #include "topology/embedding.h"
 
 using namespace laas;
-using namespace laas::plugin;
+using namespace laas::core;
 
 namespace {
 

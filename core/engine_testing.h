@@ -5,9 +5,9 @@
 #include <chrono>
 #include <utility>
 
-#include "opensm_plugin/engine.h"
+#include "core/engine.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 template <class... Args>
 RouteOutcome routed(Engine& engine, Args&&... args) {
@@ -16,4 +16,4 @@ RouteOutcome routed(Engine& engine, Args&&... args) {
   return out;
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -25,10 +25,10 @@
 #include <thread>
 #include <vector>
 
-#include "opensm_plugin/config.h"
-#include "opensm_plugin/last_tables.h"
-#include "opensm_plugin/multicast.h"
-#include "opensm_plugin/tenants.h"
+#include "core/config.h"
+#include "core/last_tables.h"
+#include "core/multicast.h"
+#include "core/tenants.h"
 #include "routing/incremental.h"
 #include "routing/saved_tables.h"
 #include "routing/sl2vl.h"
@@ -38,7 +38,7 @@
 #include "topology/layout.h"
 #include "topology/recognize.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 struct RoutingRun;   // one routing run's working set (engine.cc)
 struct SharedFiles;  // the state directory's files besides state.json (engine.cc)
@@ -246,4 +246,4 @@ class Engine {
   void queue_allocations(const Allocations& alloc);
 };
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -1,4 +1,4 @@
-#include "opensm_plugin/engine.h"
+#include "core/engine.h"
 
 #include <sys/stat.h>
 
@@ -23,7 +23,7 @@
 #include "topology/recognize.h"
 #include "topology/servers.h"
 
-namespace laas::plugin {
+namespace laas::core {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -1286,9 +1286,9 @@ void Engine::on_routing_done(const std::string& failure) {
   service_.on_routing_done(generation, failure);
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core
 
-namespace laas::plugin {
+namespace laas::core {
 
 nlohmann::json Engine::audit(const topology::Fabric& fabric,
                              const std::vector<std::vector<std::uint8_t>>& tables,
@@ -1351,4 +1351,4 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
   return j;
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -17,7 +17,7 @@
 #include "topology/fabric.h"
 #include "topology/fat_tree.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 using topology::Guid;
 
@@ -48,4 +48,4 @@ McastOutcome multicast_tree(const McastContext& ctx, const std::vector<Guid>& me
 // hosts, faulty links); when they differ after a routing run, every group must be rebuilt.
 bool same_policy(const routing::McastPolicy& a, const routing::McastPolicy& b);
 
-}  // namespace laas::plugin
+}  // namespace laas::core

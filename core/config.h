@@ -12,7 +12,7 @@
 
 #include "service/protocol.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 struct Config {
   std::string socket = service::kDefaultSocketPath;  // control socket; empty: not served
@@ -109,4 +109,4 @@ Config load_config(const std::string& path);
 std::uint64_t parse_guid(const std::string& text);
 std::string format_guid(std::uint64_t guid);  // 0x%016x
 
-}  // namespace laas::plugin
+}  // namespace laas::core
