@@ -290,6 +290,14 @@ void Engine::set_layout(std::shared_ptr<const topology::Layout> layout) {
 
 void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
 
+void Engine::connect(AdapterHooks hooks) {
+  set_reroute_hook(std::move(hooks.reroute));
+  if (hooks.role) service_.set_role_provider(std::move(hooks.role));
+  if (hooks.partitions_changed) service_.set_partitions_hook(std::move(hooks.partitions_changed));
+  if (hooks.audit_live) service_.set_audit_hook(std::move(hooks.audit_live));
+  if (hooks.switch_check) service_.set_switch_check(std::move(hooks.switch_check));
+}
+
 std::string Engine::state_error() const { return service_.snapshot().blocked; }
 
 bool Engine::tenants_changed() const {
@@ -473,6 +481,11 @@ struct RoutingRun {
     return quarantined.empty() ? rec.embedding : without_quarantined;
   }
 };
+
+RouteOutcome Engine::route(const FabricSnapshot& snapshot) {
+  lmc_ = snapshot.lmc;
+  return route(snapshot.fabric, snapshot.sm_port_guid, snapshot.with_sl2vl, snapshot.sm_ports);
+}
 
 // The phases of a routing run, in the order OpenSM's ucast manager would name them. Any
 // exception -- a routing error, a port without a LID, bad_alloc -- fails closed: the switches

@@ -1,6 +1,7 @@
-// The LaaS routing engine without OpenSM: a discovered Fabric in, LID-indexed forwarding
-// tables out. The OpenSM glue (plugin.cc) only turns the subnet into a Fabric and the tables
-// into sw->new_lft, so everything here is testable without a fabric.
+// The LaaS routing engine without a subnet manager: a discovered Fabric in, LID-indexed
+// forwarding tables and SL2VL drops out (core/adapter.h is the boundary). An adapter -- the
+// OpenSM plugin, laas-sdn -- only turns its fabric into a FabricSnapshot and the outcome into
+// what its SM sends, so everything here is testable without a fabric.
 //
 // Tenants live in service::TenantService (GUID-keyed, durable state.json, the control
 // socket's backend). Each routing run hands it the recognized topology, feeds it the
@@ -25,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/adapter.h"
 #include "core/config.h"
 #include "core/last_tables.h"
 #include "core/multicast.h"
@@ -43,32 +45,6 @@ namespace laas::core {
 struct RoutingRun;   // one routing run's working set (engine.cc)
 struct SharedFiles;  // the state directory's files besides state.json (engine.cc)
 
-struct RouteOutcome {
-  bool ok = false;
-  std::string error;  // why the engine refuses to route (fabric not a fat-tree, bad state..)
-  bool not_fat_tree = false;
-  std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
-  routing::Sl2VlTables sl2vl;  // [fabric node] (in, out) -> SLs sent to VL15 (the first-hop drop)
-  std::vector<std::string> info;  // what happened, one log line each
-  std::vector<std::string> warnings;
-  // Tenants, management hosts or faulty links differ from the previous run: multicast trees
-  // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
-  bool multicast_changed = false;
-  // This run took the shared tenant state over (the first run as master).
-  bool took_over = false;
-  // Non-empty: the fabric, the tenant state or laas.yaml could not be used, tenants exist, and
-  // the run routes the tenants last routed or keeps what the switches hold: why.
-  std::string fail_closed;
-  // Failing closed with nothing computed: every switch keeps the forwarding tables and SL2VL
-  // drops it holds (`tables` is empty; the plugin copies OpenSM's record of the switches).
-  bool keep_switch_tables = false;
-  // With keep_switch_tables before OpenSM sent anything since its start (it knows nothing of
-  // what the switches hold): the tables this SM last sent, from the state directory (null:
-  // none could be read; such switches get nothing).
-  std::shared_ptr<const routing::SavedTables> saved_tables;
-  double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
-};
-
 class Engine {
  public:
   // Throws std::runtime_error when the configuration cannot work (unknown placer).
@@ -77,6 +53,8 @@ class Engine {
   const Config& config() const { return config_; }
   service::TenantService& service() { return service_; }
 
+  // The fabric side's hooks (core/adapter.h), once, before the first routing run.
+  void connect(AdapterHooks hooks);
   // Called when tenants change outside a routing run (socket requests): ask for a re-route.
   void set_reroute_hook(std::function<void()> hook);
   // Why tenants cannot be routed (corrupt state), empty when they can.
@@ -93,8 +71,9 @@ class Engine {
   // included: with those recorded before, they are management hosts, the same on every SM.
   RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl = true,
                      const std::vector<Guid>& sm_ports = {});
-  // OpenSM's LMC (0: one LID per port): every LID of a port is routed like its base LID.
-  void set_lmc(int lmc) { lmc_ = lmc; }
+  // An adapter's routing run: the same, with the snapshot's LMC (every LID of a port routed
+  // like its base LID).
+  RouteOutcome route(const FabricSnapshot& snapshot);
   // Waits at most `timeout` for the files the routing runs queued (allocations.json,
   // layout.json, tenants.yaml.applied) to be written; not at all while the state directory does
   // not answer. False: some are not written yet.

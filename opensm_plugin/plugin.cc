@@ -632,7 +632,6 @@ void note_lmc(Plugin* plugin) {
                  "one path per destination)");
     plugin->lmc_logged = true;
   }
-  plugin->engine->set_lmc(osm->subn.opt.lmc);
 }
 
 // The run's own lines; false when it refuses to route (OpenSM falls back to the next engine).
@@ -720,11 +719,16 @@ int route_fabric(Plugin* plugin) {
   using ms = std::chrono::duration<double, std::milli>;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<osm_switch_t*> switches;
-  const Fabric fabric = snapshot(osm, &switches);
+  laas::core::FabricSnapshot snap;
+  snap.fabric = snapshot(osm, &switches);
+  const Fabric& fabric = snap.fabric;
   plugin->sms->refresh_locked(/*routing=*/true);
+  snap.sm_port_guid = cl_ntoh64(osm->subn.sm_port_guid);
+  snap.sm_ports = plugin->sms->ports();
+  snap.with_sl2vl = osm->subn.opt.qos;
+  snap.lmc = osm->subn.opt.lmc;
   const double ms_snapshot = ms(std::chrono::steady_clock::now() - t0).count();
-  auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid), osm->subn.opt.qos,
-                                       plugin->sms->ports());
+  auto outcome = plugin->engine->route(snap);
   if (outcome.took_over) {
     plugin->took_over_pending = true;
     plugin->took_over_run_start = t0;
@@ -929,15 +933,21 @@ Config read_config(osm_opensm_t* osm) {
 // partition manager's symbol).
 void connect_service(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
-  plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
   plugin->sms = std::make_unique<laas::plugin::SubnetManagers>(osm);
-  auto& service = plugin->engine->service();
-  service.set_role_provider([plugin] { return plugin->sms->role(); });
   const char* heavy = std::getenv("LAAS_PARTITIONS_HEAVY_SWEEP");
   if (!(heavy && *heavy && std::strcmp(heavy, "0") != 0))
     plugin->pkey_mgr =
         reinterpret_cast<int (*)(osm_opensm_t*)>(dlsym(RTLD_DEFAULT, "osm_pkey_mgr_process"));
-  service.set_partitions_hook([plugin] {
+  plugin->lft_check = std::make_unique<laas::plugin::LftCheck>(
+      osm, plugin->engine->config().switch_check_interval_s,
+      [osm](bool error, const std::string& line) {
+        log_line(osm, error ? OSM_LOG_ERROR : OSM_LOG_INFO, line);
+      },
+      [osm] { request_reroute(osm); });
+  laas::core::AdapterHooks hooks;
+  hooks.reroute = [osm] { request_reroute(osm); };
+  hooks.role = [plugin] { return plugin->sms->role(); };
+  hooks.partitions_changed = [plugin] {
     osm_opensm_t* o = plugin->osm;
     if (plugin->pkey_mgr) {
       plugin->partitions_pending = true;
@@ -946,15 +956,10 @@ void connect_service(Plugin* plugin) {
     }
     o->subn.force_heavy_sweep = TRUE;
     osm_sm_sweep(&o->sm);
-  });
-  service.set_audit_hook([plugin] { return audit_live(plugin); });
-  plugin->lft_check = std::make_unique<laas::plugin::LftCheck>(
-      osm, plugin->engine->config().switch_check_interval_s,
-      [osm](bool error, const std::string& line) {
-        log_line(osm, error ? OSM_LOG_ERROR : OSM_LOG_INFO, line);
-      },
-      [osm] { request_reroute(osm); });
-  service.set_switch_check(plugin->lft_check->bookkeeping());
+  };
+  hooks.audit_live = [plugin] { return audit_live(plugin); };
+  hooks.switch_check = plugin->lft_check->bookkeeping();
+  plugin->engine->connect(std::move(hooks));
 }
 
 // The control socket; without it OpenSM and the routing go on (tenants.yaml still works).
