@@ -97,9 +97,6 @@ service::ServiceConfig service_config(const Config& c) {
   return s;
 }
 
-// The tenants file acts with root's rights: it is as privileged as the state directory.
-const service::Caller kFileCaller{0, true, true, /*routes_itself=*/true};
-
 // The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
 // `mgmt_switch_nodes`: the fabric nodes of the switches an SM runs on (every SM's, so that
 // the exemptions do not move at failover).
@@ -129,41 +126,13 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
   return std::move(plan.tables);
 }
 
-// The tenants the file listed when it was last applied, kept next to state.json so that
-// tenants dropped from the file while OpenSM was down are released at the next start.
-std::string applied_file(const Config& c) { return c.state_dir + "/tenants.yaml.applied"; }
-
-// Why a tenants file looks cut off ("" when it does not): empty, blank, or missing the final
-// newline every editor and `laasctl`-style writer ends a file with.
-std::string suspicious_tenants_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "is empty";
-  if (text.back() != '\n') return "does not end with a newline (cut off?)";
-  return "";
-}
-
-std::set<std::string> load_applied(const std::string& path) {
-  std::set<std::string> names;
-  std::ifstream in(path);
-  if (!in) return names;
-  try {
-    const json doc = json::parse(in);
-    for (const auto& n : doc.at("tenants")) names.insert(n.get<std::string>());
-  } catch (const std::exception&) {
-    // Unreadable: forget it, as before this file existed (nothing is removed on its word).
-    names.clear();
-  }
-  return names;
-}
-
 }  // namespace
 
 Engine::Engine(Config config, service::Logger log)
     : config_(std::move(config)),
       log_(log),
       service_(service_config(config_), std::move(log)),
+      tenants_file_(config_, service_, log_),
       last_tables_(service_.io(), config_.sent_tables_file(), config_.state_dir, log_,
                    service_.tables_file_health()) {
   // A guessed directory is never read (Config::state_dir_unknown): nothing of it is routed.
@@ -224,7 +193,7 @@ bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
   try {
     files = service_.io().call(
         [layout_path = layout_file(), allocations_path = config_.allocations_file(),
-         applied_path = applied_file(config_)] {
+         applied_path = tenants_file_.applied_path()] {
           return read_shared_files_now(layout_path, allocations_path, applied_path);
         },
         deadline);
@@ -263,19 +232,9 @@ void Engine::adopt_shared_files(SharedFiles files) {
   disk_allocations_error_ = files.allocations_error;
   if (disk_allocations_)
     for (const auto& [name, t] : disk_allocations_->tenants) shapes_[name] = t.shape;
+  tenants_file_.adopt_applied(std::move(files.applied));
   std::lock_guard<std::mutex> lock(mu_);
   layout_ = std::move(layout);
-  file_tenants_ = std::move(files.applied);
-}
-
-std::optional<service::FileStamp> Engine::tenants_stamp() const {
-  if (config_.state_dir_unknown) return std::nullopt;
-  try {
-    return service_.io().call([path = config_.tenants_file()] { return service::stamp_of(path); },
-                              service::kIoDeadline);
-  } catch (const service::NotAnsweringError&) {
-    return std::nullopt;
-  }
 }
 
 std::shared_ptr<const topology::Layout> Engine::layout() const {
@@ -300,146 +259,13 @@ void Engine::connect(AdapterHooks hooks) {
 
 std::string Engine::state_error() const { return service_.snapshot().blocked; }
 
-bool Engine::tenants_changed() const {
-  const auto stamp = tenants_stamp();
-  if (!stamp) return false;
-  const FileStamp now = *stamp;
+bool Engine::tenants_changed() const { return tenants_file_.changed(routed_once()); }
+
+bool Engine::claim_tenants_change() { return tenants_file_.claim_change(routed_once()); }
+
+bool Engine::routed_once() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return routed_once_ && !(now == seen_stamp_);
-}
-
-bool Engine::claim_tenants_change() {
-  const auto stamp = tenants_stamp();
-  if (!stamp) return false;
-  const FileStamp now = *stamp;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!routed_once_ || now == seen_stamp_ || now == claimed_stamp_) return false;
-  claimed_stamp_ = now;
-  return true;
-}
-
-// Tenants the file lists and the service does not hold are added; tenants the previous
-// version of the file listed and this one does not are removed. Tenants added through the
-// socket are left alone.
-void Engine::feed_tenants_file(RouteOutcome& out) {
-  const auto requests = read_tenants_file(out);
-  if (!requests) return;
-  out.info.push_back("read " + std::to_string(requests->size()) + " tenant(s) from " +
-                     config_.tenants_file());
-  release_dropped_tenants(*requests, out);
-  add_listed_tenants(*requests, out);
-}
-
-// The file when it changed since the last run and can be trusted: read on the state
-// directory's worker, and not at all while it does not answer (changes are refused then
-// anyway; it is read at the first run it answers). An empty or cut-off file (an editor's crash,
-// a full disk, a copy interrupted) must not read as "remove every tenant": that takes `[]`.
-std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome& out) {
-  const auto stamp = tenants_stamp();
-  if (!stamp) return std::nullopt;
-  const FileStamp now = *stamp;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    seen_stamp_ = now;
-    if (now == fed_stamp_) return std::nullopt;
-    fed_stamp_ = now;
-  }
-  struct Read {
-    std::vector<TenantRequest> requests;
-    std::string error, suspicious;
-    bool exists = true;
-  };
-  Read read;
-  try {
-    read = service_.io().call(
-        [path = config_.tenants_file()] {
-          Read r;
-          try {
-            r.requests = load_tenant_requests(path, &r.exists);
-            r.suspicious = suspicious_tenants_file(path);
-          } catch (const std::exception& e) {
-            r.error = e.what();
-          }
-          return r;
-        },
-        service::kIoDeadline);
-  } catch (const service::NotAnsweringError&) {
-    std::lock_guard<std::mutex> lock(mu_);
-    fed_stamp_ = FileStamp{};  // read again at the next run
-    return std::nullopt;
-  }
-  std::unique_lock<std::mutex> lock(mu_);
-  const std::string kept = "; the " + std::to_string(file_tenants_.size()) +
-                           " tenant(s) it listed are kept (write [] to remove them all)";
-  // Unreadable, gone (ENOENT on a share that lost it, a slip of rm) while it listed tenants,
-  // or cut off: no list at all, never "remove every tenant".
-  std::string ignored;
-  if (!read.error.empty())
-    ignored = "tenants file ignored: " + read.error + kept;
-  else if (!read.exists && !file_tenants_.empty())
-    ignored = "tenants file ignored: " + config_.tenants_file() + " does not exist" + kept;
-  else if (!read.suspicious.empty() && !file_tenants_.empty())
-    ignored = "tenants file ignored: " + config_.tenants_file() + " " + read.suspicious + kept;
-  lock.unlock();
-  service_.set_tenants_file_note(ignored);
-  if (!ignored.empty()) {
-    out.warnings.push_back(ignored);
-    return std::nullopt;
-  }
-  return std::move(read.requests);
-}
-
-// Tenants the file listed last time and lists no more are removed; one that cannot be is
-// still the file's and tried again at the next run. tenants.yaml.applied records the list.
-void Engine::release_dropped_tenants(const std::vector<TenantRequest>& requests,
-                                     RouteOutcome& out) {
-  std::set<std::string> listed;
-  for (const auto& r : requests) listed.insert(r.name);
-  std::set<std::string> previous;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    previous = file_tenants_;
-    file_tenants_ = listed;
-  }
-  std::set<std::string> not_removed;
-  for (const auto& name : previous) {
-    if (listed.count(name)) continue;
-    const auto r = service_.remove_tenant(name, kFileCaller);
-    // Already gone (removed through the socket): nothing to release.
-    if (!r.ok && r.code != service::error::kNotFound) {
-      out.warnings.push_back("tenant " + name + " not removed: " + r.message +
-                             "; tried again at the next routing run");
-      not_removed.insert(name);
-    }
-  }
-  if (!not_removed.empty()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    file_tenants_.insert(not_removed.begin(), not_removed.end());
-    fed_stamp_ = FileStamp{};
-  }
-  std::set<std::string> applied = listed;
-  applied.insert(not_removed.begin(), not_removed.end());
-  if (applied != previous)
-    service_.io().post("tenants.yaml.applied", [path = applied_file(config_), log = log_,
-                                                text = json({{"tenants", applied}}).dump() + "\n"] {
-      try {
-        service::write_file_atomically(path, text, service::kFileMode);
-      } catch (const std::exception& e) {
-        log(service::LogLevel::kError,
-            std::string("laas: cannot record the applied tenants file: ") + e.what());
-      }
-    });
-}
-
-// Tenants the file lists that the service does not hold are placed (the service logs each).
-void Engine::add_listed_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out) {
-  const auto names = service_.tenant_names();
-  const std::set<std::string> held(names.begin(), names.end());
-  for (const auto& t : requests) {
-    if (held.count(t.name)) continue;
-    const auto r = service_.add_tenant(t.name, t.hosts, t.host_list, kFileCaller);
-    if (!r.ok) out.warnings.push_back("tenant " + t.name + " refused: " + r.message);
-  }
+  return routed_once_;
 }
 
 // One routing run's working set, handed from phase to phase. Each phase reads what the ones
@@ -735,7 +561,7 @@ void Engine::log_outside_tree(RoutingRun& run) {
 bool Engine::choose_tenants(RoutingRun& run) {
   auto& out = run.out;
   const auto t_place = Clock::now();
-  if (config_.problems.empty()) feed_tenants_file(out);
+  if (config_.problems.empty()) tenants_file_.feed(out.info, out.warnings);
   run.snap = service_.snapshot();
   out.ms_place = ms_since(t_place);
   std::string unusable;

@@ -31,6 +31,7 @@
 #include "core/last_tables.h"
 #include "core/multicast.h"
 #include "core/tenants.h"
+#include "core/tenants_file.h"
 #include "routing/incremental.h"
 #include "routing/saved_tables.h"
 #include "routing/sl2vl.h"
@@ -117,16 +118,11 @@ class Engine {
 
  private:
   using FileStamp = service::FileStamp;
-  void feed_tenants_file(RouteOutcome& out);
-  std::optional<std::vector<TenantRequest>> read_tenants_file(RouteOutcome& out);
-  void release_dropped_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out);
-  void add_listed_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out);
   // layout.json, allocations.json, tenants.yaml.applied, read on the state directory's worker
   // within `deadline`; false (memory kept) when the directory does not answer.
   bool read_shared_files(std::chrono::milliseconds deadline);
   void adopt_shared_files(SharedFiles files);
-  // tenants.yaml's stamp, asked of the worker (nullopt: the directory does not answer).
-  std::optional<FileStamp> tenants_stamp() const;
+  bool routed_once() const;
   // Recognition against the recorded layout / the declared spec / the cabling.
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
                                       bool set_aside_loops = false) const;
@@ -182,6 +178,7 @@ class Engine {
   Config config_;
   service::Logger log_;
   service::TenantService service_;
+  TenantsFile tenants_file_;
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
   bool layout_unreadable_ = false;                     // never overwrite a file we could not read
@@ -192,9 +189,7 @@ class Engine {
   std::string fail_closed_;   // why the last run failed closed (routing thread only)
   mutable std::mutex mu_;     // guards the fields below
   std::shared_ptr<const topology::Layout> layout_;  // see layout(); set by the routing thread
-  FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;
   bool routed_once_ = false;
-  std::set<std::string> file_tenants_;  // tenants the file listed last time it was read
   std::uint64_t last_generation_ = 0;
   Allocations routed_;                         // what the last successful run routed
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
