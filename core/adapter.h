@@ -6,9 +6,9 @@
 //
 //   adapter -> core   FabricSnapshot: nodes, cabling, LIDs, port GUIDs, the SMs seen
 //   core -> adapter   RouteOutcome: LFTs per switch, SL2VL drops; McastOutcome per group
-//                     (Engine::multicast_tree); the partitions file, rewritten by the service,
+//                     (Controller::multicast_tree); the partitions file, rewritten by the service,
 //                     then AdapterHooks::partitions_changed
-//   adapter -> core   Engine::on_routing_done once the tables (and P_Keys) are on the switches
+//   adapter -> core   Controller::on_routing_done once the tables (and P_Keys) are on the switches
 #pragma once
 
 #include <cstdint>
@@ -83,7 +83,7 @@ struct AdapterHooks {
   // The managed partitions file was rewritten (a tenant's P_Key came or went): have the SM
   // apply it.
   std::function<void()> partitions_changed;
-  // The tables the switches hold now, audited (Engine::audit): `laasctl audit`.
+  // The tables the switches hold now, audited (Controller::audit): `laasctl audit`.
   std::function<nlohmann::json()> audit_live;
   // What reading the switches back found (service/switch_check.h): status and the metrics.
   std::shared_ptr<const service::SwitchCheck> switch_check;

@@ -3,7 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "core/engine.h"
+#include "core/controller.h"
 
 namespace laas::core {
 
@@ -62,7 +62,8 @@ bool same_policy(const routing::McastPolicy& a, const routing::McastPolicy& b) {
   return true;
 }
 
-McastOutcome Engine::multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const {
+McastOutcome Controller::multicast_tree(const std::vector<Guid>& member_ports,
+                                        unsigned mlid) const {
   std::shared_ptr<const McastContext> ctx;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -1,7 +1,7 @@
 // tenants.yaml: a file-based client of the tenant service, beside the control socket. Tenants
 // the file lists and the service does not hold are added; tenants the previous version of the
 // file listed and this one does not are removed; tenants added through the socket are left
-// alone. Fed by the routing run (Engine::route) when the file changed, so the run that reads
+// alone. Fed by the routing run (Controller::route) when the file changed, so the run that reads
 // it routes the change and asks for no other; the list last applied is kept next to
 // state.json (tenants.yaml.applied) so that tenants dropped while the SM was down are
 // released at the next start.
@@ -25,7 +25,7 @@ std::set<std::string> load_applied(const std::string& path);
 
 class TenantsFile {
  public:
-  // `config` and `service` outlive this object (the Engine holds all three).
+  // `config` and `service` outlive this object (the Controller holds all three).
   TenantsFile(const Config& config, service::TenantService& service, service::Logger log);
 
   std::string applied_path() const { return config_.state_dir + "/tenants.yaml.applied"; }

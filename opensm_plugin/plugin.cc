@@ -2,7 +2,8 @@
 // create() reads laas.yaml (path in event_plugin_options) and registers the external routing
 // engine "laas" (`routing_engine laas,ftree`). Routing callbacks run in OpenSM's sweeper
 // thread with osm->lock held exclusively: they never take it, and they keep no OpenSM pointer
-// past the callback. Everything but the subnet <-> Fabric / LFT conversion lives in Engine.
+// past the callback. Everything but the subnet <-> Fabric / LFT conversion lives in
+// core::Controller.
 // clang-format off
 #include <opensm/osm_config.h>  // must come first: it fixes the layout of osm_opensm_t
 #include <complib/cl_passivelock.h>
@@ -40,7 +41,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "core/engine.h"
+#include "core/controller.h"
 #include "opensm_plugin/lft_check.h"
 #include "opensm_plugin/subnet_managers.h"
 #include "routing/routing.h"
@@ -52,13 +53,13 @@
 namespace {
 
 using laas::core::Config;
-using laas::core::Engine;
+using laas::core::Controller;
 using laas::topology::Fabric;
 using laas::topology::FabricNode;
 
 struct Plugin {
   osm_opensm_t* osm = nullptr;
-  std::unique_ptr<Engine> engine;
+  std::unique_ptr<Controller> engine;
   std::unique_ptr<laas::plugin::SubnetManagers> sms;
   // Set when a routing run took the tenant state over (failover, handover, first start): the
   // start of that run, and when this SM was last seen out of the master's role, for the log
@@ -1015,7 +1016,7 @@ void* start(osm_opensm_t* osm) {
   plugin->osm = osm;
   const Config config = read_config(osm);
   try {
-    plugin->engine = std::make_unique<Engine>(config, logger_for(osm));
+    plugin->engine = std::make_unique<Controller>(config, logger_for(osm));
   } catch (const std::exception& e) {
     // Only the state directory itself can make this fail (the configuration was checked).
     log_line(osm, OSM_LOG_ERROR, std::string("cannot start: ") + e.what());

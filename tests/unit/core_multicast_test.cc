@@ -8,8 +8,8 @@
 #include <fstream>
 #include <map>
 
-#include "core/engine.h"
-#include "core/engine_testing.h"
+#include "core/controller.h"
+#include "core/controller_testing.h"
 #include "core/tenants.h"
 #include "topology/embedding.h"
 
@@ -45,7 +45,7 @@ TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
   dir.write("tenants.yaml", "- name: a\n  hosts: 8\n- name: b\n  hosts: 10\n");
   Config config;
   config.state_dir = dir.path();
-  Engine engine(config, [](service::LogLevel, const std::string&) {});
+  Controller engine(config, [](service::LogLevel, const std::string&) {});
   EXPECT_FALSE(engine.multicast_tree({1, 2}, 0xC001).ok);  // nothing routed yet
 
   auto out = routed(engine, fabric, sm);

@@ -1,4 +1,4 @@
-// The LaaS routing engine without a subnet manager: a discovered Fabric in, LID-indexed
+// The LaaS controller without a subnet manager: a discovered Fabric in, LID-indexed
 // forwarding tables and SL2VL drops out (core/adapter.h is the boundary). An adapter -- the
 // OpenSM plugin, laas-sdn -- only turns its fabric into a FabricSnapshot and the outcome into
 // what its SM sends, so everything here is testable without a fabric.
@@ -43,13 +43,13 @@
 
 namespace laas::core {
 
-struct RoutingRun;   // one routing run's working set (engine.cc)
-struct SharedFiles;  // the state directory's files besides state.json (engine.cc)
+struct RoutingRun;   // one routing run's working set (controller.cc)
+struct SharedFiles;  // the state directory's files besides state.json (controller.cc)
 
-class Engine {
+class Controller {
  public:
   // Throws std::runtime_error when the configuration cannot work (unknown placer).
-  Engine(Config config, service::Logger log);
+  Controller(Config config, service::Logger log);
 
   const Config& config() const { return config_; }
   service::TenantService& service() { return service_; }
@@ -131,7 +131,7 @@ class Engine {
   // uses it, so a replaced layout lives on until its last reader is done.
   std::shared_ptr<const topology::Layout> layout() const;
   void set_layout(std::shared_ptr<const topology::Layout> layout);
-  // The phases of route() (engine.cc), in order.
+  // The phases of route() (controller.cc), in order.
   void take_over(RoutingRun& run);
   bool recognize(RoutingRun& run);
   void derive_management(RoutingRun& run);

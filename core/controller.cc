@@ -1,4 +1,4 @@
-#include "core/engine.h"
+#include "core/controller.h"
 
 #include <sys/stat.h>
 
@@ -128,7 +128,7 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
 
 }  // namespace
 
-Engine::Engine(Config config, service::Logger log)
+Controller::Controller(Config config, service::Logger log)
     : config_(std::move(config)),
       log_(log),
       service_(service_config(config_), std::move(log)),
@@ -188,7 +188,7 @@ SharedFiles read_shared_files_now(const std::string& layout_path,
 // Read at start, and again when this SM takes the state over from another (which may have
 // written them since), on the state directory's worker: a directory that does not answer leaves
 // memory as it is.
-bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
+bool Controller::read_shared_files(std::chrono::milliseconds deadline) {
   SharedFiles files;
   try {
     files = service_.io().call(
@@ -210,7 +210,7 @@ bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
   return true;
 }
 
-void Engine::adopt_shared_files(SharedFiles files) {
+void Controller::adopt_shared_files(SharedFiles files) {
   shared_files_unread_ = false;
   {
     std::lock_guard<std::mutex> lock(writes_->mu);
@@ -237,19 +237,19 @@ void Engine::adopt_shared_files(SharedFiles files) {
   layout_ = std::move(layout);
 }
 
-std::shared_ptr<const topology::Layout> Engine::layout() const {
+std::shared_ptr<const topology::Layout> Controller::layout() const {
   std::lock_guard<std::mutex> lock(mu_);
   return layout_;
 }
 
-void Engine::set_layout(std::shared_ptr<const topology::Layout> layout) {
+void Controller::set_layout(std::shared_ptr<const topology::Layout> layout) {
   std::lock_guard<std::mutex> lock(mu_);
   layout_ = std::move(layout);
 }
 
-void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
+void Controller::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
 
-void Engine::connect(AdapterHooks hooks) {
+void Controller::connect(AdapterHooks hooks) {
   set_reroute_hook(std::move(hooks.reroute));
   if (hooks.role) service_.set_role_provider(std::move(hooks.role));
   if (hooks.partitions_changed) service_.set_partitions_hook(std::move(hooks.partitions_changed));
@@ -257,13 +257,13 @@ void Engine::connect(AdapterHooks hooks) {
   if (hooks.switch_check) service_.set_switch_check(std::move(hooks.switch_check));
 }
 
-std::string Engine::state_error() const { return service_.snapshot().blocked; }
+std::string Controller::state_error() const { return service_.snapshot().blocked; }
 
-bool Engine::tenants_changed() const { return tenants_file_.changed(routed_once()); }
+bool Controller::tenants_changed() const { return tenants_file_.changed(routed_once()); }
 
-bool Engine::claim_tenants_change() { return tenants_file_.claim_change(routed_once()); }
+bool Controller::claim_tenants_change() { return tenants_file_.claim_change(routed_once()); }
 
-bool Engine::routed_once() const {
+bool Controller::routed_once() const {
   std::lock_guard<std::mutex> lock(mu_);
   return routed_once_;
 }
@@ -308,7 +308,7 @@ struct RoutingRun {
   }
 };
 
-RouteOutcome Engine::route(const FabricSnapshot& snapshot) {
+RouteOutcome Controller::route(const FabricSnapshot& snapshot) {
   lmc_ = snapshot.lmc;
   return route(snapshot.fabric, snapshot.sm_port_guid, snapshot.with_sl2vl, snapshot.sm_ports);
 }
@@ -316,8 +316,8 @@ RouteOutcome Engine::route(const FabricSnapshot& snapshot) {
 // The phases of a routing run, in the order OpenSM's ucast manager would name them. Any
 // exception -- a routing error, a port without a LID, bad_alloc -- fails closed: the switches
 // keep what they hold, and the next engine never takes a fabric that has tenants.
-RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl,
-                           const std::vector<Guid>& sm_ports) {
+RouteOutcome Controller::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl,
+                               const std::vector<Guid>& sm_ports) {
   RouteOutcome out;
   RoutingRun run(fabric, sm_port_guid, with_sl2vl, sm_ports, out);
   try {
@@ -342,7 +342,7 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
 // tenant state over before anything is recognized or placed: every tenant is read, none
 // re-computed, on the intended tree the previous master recorded. An invalid laas.yaml takes
 // nothing over: it writes nothing to the state directory.
-void Engine::take_over(RoutingRun& run) {
+void Controller::take_over(RoutingRun& run) {
   if (!config_.problems.empty()) return;
   if (shared_files_unread_ && service_.io().not_answering().empty())
     read_shared_files(service::kIoDeadline);
@@ -368,7 +368,7 @@ void Engine::take_over(RoutingRun& run) {
 // The tree: the recorded layout, the declared spec or the cabling. A fabric that fits none of
 // them while tenants exist is routed closed: the recorded tree with what does not fit set
 // aside, or else every switch keeps the tables it holds. False: nothing more to do this run.
-bool Engine::recognize(RoutingRun& run) {
+bool Controller::recognize(RoutingRun& run) {
   auto& out = run.out;
   run.rec = recognize_now(run.fabric, run.sm_port_guid);
   out.ms_recognize = ms_since(run.t0);
@@ -402,7 +402,7 @@ bool Engine::recognize(RoutingRun& run) {
 // shared services. Privilege comes from GUIDs only: an SM nobody accepted is named and stays
 // what its port was; a management port widens to the other ports of its own adapter (CA node
 // GUID), never to ports that merely share a name, which the host's root writes.
-void Engine::derive_management(RoutingRun& run) {
+void Controller::derive_management(RoutingRun& run) {
   run.servers = topology::group_servers(run.tree(), run.emb(), run.fabric, this->layout().get(),
                                         config_.servers);
   run.owners = routing::OwnerIndex(run.tree(), run.emb(), run.fabric);
@@ -414,7 +414,7 @@ void Engine::derive_management(RoutingRun& run) {
 }
 
 // Every SM OpenSM knows of, for `laasctl sm list`; one nobody trusts is said at every run.
-void Engine::note_subnet_managers(RoutingRun& run) {
+void Controller::note_subnet_managers(RoutingRun& run) {
   const auto& fabric = run.fabric;
   std::vector<service::SmSeen> seen;
   for (Guid g : run.sm_ports) {
@@ -437,7 +437,7 @@ void Engine::note_subnet_managers(RoutingRun& run) {
 
 // The administrator's word: laas.yaml's management and shared services and the trusted SMs.
 // Hosts cabled outside the tree's slots among them join every tenant partition.
-void Engine::listed_management(RoutingRun& run) {
+void Controller::listed_management(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   auto& out = run.out;
@@ -461,7 +461,7 @@ void Engine::listed_management(RoutingRun& run) {
 
 // The switches that route like management: the SM's own (an SM on a switch), a trusted SM's,
 // and a leaf holding a listed attached host (storage, a gateway).
-void Engine::management_switches(RoutingRun& run) {
+void Controller::management_switches(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   auto add_switch = [&](int node) {
@@ -494,7 +494,7 @@ void Engine::management_switches(RoutingRun& run) {
 
 // The other ports of a management adapter (a dual-port HCA's second port) are management:
 // by the adapter's GUID, never by a name.
-void Engine::widen_management_to_adapters(RoutingRun& run) {
+void Controller::widen_management_to_adapters(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& tree = run.tree();
   const auto& emb = run.emb();
@@ -514,7 +514,7 @@ void Engine::widen_management_to_adapters(RoutingRun& run) {
 
 // The topology view the service places tenants on, and one log line when what is cabled
 // outside the tree changes.
-void Engine::publish_view(RoutingRun& run) {
+void Controller::publish_view(RoutingRun& run) {
   const auto layout = this->layout();
   auto fresh = std::make_shared<service::TopologyView>(
       run.tree(), run.fabric, run.emb(),
@@ -528,7 +528,7 @@ void Engine::publish_view(RoutingRun& run) {
   service_.on_topology(run.view);
 }
 
-void Engine::log_outside_tree(RoutingRun& run) {
+void Controller::log_outside_tree(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   std::set<Guid> listed(run.outside_members.begin(), run.outside_members.end());
@@ -558,7 +558,7 @@ void Engine::log_outside_tree(RoutingRun& run) {
 // used, or the fabric only fits with parts set aside -- the tenants last routed (the memory of
 // the last run, else allocations.json: the "last routed" record on disk). False: refused
 // (fail_open, or nothing was ever routed), `out` says why.
-bool Engine::choose_tenants(RoutingRun& run) {
+bool Controller::choose_tenants(RoutingRun& run) {
   auto& out = run.out;
   const auto t_place = Clock::now();
   if (config_.problems.empty()) tenants_file_.feed(out.info, out.warnings);
@@ -612,7 +612,7 @@ bool Engine::choose_tenants(RoutingRun& run) {
 }
 
 // The routing request and allocations.json's record of it, in four steps.
-void Engine::build_request(RoutingRun& run) {
+void Controller::build_request(RoutingRun& run) {
   note_quarantined(run);
   run.alloc.topology = run.tree().spec().text();
   run.alloc.sm_port_guid = run.sm_port_guid;
@@ -628,7 +628,7 @@ void Engine::build_request(RoutingRun& run) {
 // Tenants' slots holding an unaccepted port GUID stay in their placements (their routes and
 // everyone else's are unchanged) but are routed like absent hosts: no switch has an entry for
 // the newcomer, its port is a free one for the first-hop drop, and it is in no multicast tree.
-void Engine::note_quarantined(RoutingRun& run) {
+void Controller::note_quarantined(RoutingRun& run) {
   for (const auto& q : run.snap.quarantined) run.quarantined.push_back(q.host);
   if (run.quarantined.empty()) return;
   run.without_quarantined = routing::without_hosts(run.emb(), run.quarantined);
@@ -639,7 +639,7 @@ void Engine::note_quarantined(RoutingRun& run) {
 }
 
 // Every tenant of the snapshot into the request, its record into allocations.json.
-void Engine::request_tenants(RoutingRun& run, const topology::Layout* layout) {
+void Controller::request_tenants(RoutingRun& run, const topology::Layout* layout) {
   const auto& tree = run.tree();
   std::vector<const allocator::Placement*> placements;
   for (const auto& [name, placement] : run.snap.tenants) {
@@ -663,7 +663,7 @@ void Engine::request_tenants(RoutingRun& run, const topology::Layout* layout) {
 // The hosts that reach and are reached by everyone: management, and every host without a
 // tenant while the free pool is open (it talks as before LaaS until the administrator closes
 // it). allocations.json names them for the audit.
-void Engine::request_reach_all(RoutingRun& run) {
+void Controller::request_reach_all(RoutingRun& run) {
   const auto& emb = run.emb();
   std::set<topology::HostId> reach_all = run.mgmt;
   if (config_.free_pool_open)
@@ -683,7 +683,7 @@ void Engine::request_reach_all(RoutingRun& run) {
 
 // Links missing from the fabric, and links isolated for their error counters: faults to the
 // routing; allocations.json names the isolated ones for the audit.
-void Engine::request_faulty_links(RoutingRun& run, const topology::Layout* layout) {
+void Controller::request_faulty_links(RoutingRun& run, const topology::Layout* layout) {
   const auto& isolated = run.snap.isolated_links;
   auto& faulty = run.req.faulty_links;
   faulty = run.emb().missing_links;
@@ -698,7 +698,7 @@ void Engine::request_faulty_links(RoutingRun& run, const topology::Layout* layou
 // Hosts cabled outside the tree's slots that nobody listed (an adapter on a spare switch port)
 // are free hosts: reached from management only and dropped at their first switch, since
 // nothing the administrator wrote vouches for them. An open free pool leaves them open too.
-void Engine::close_unlisted_attached(RoutingRun& run) {
+void Controller::close_unlisted_attached(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   std::vector<Guid> open = run.outside_members;
@@ -738,7 +738,7 @@ void Engine::close_unlisted_attached(RoutingRun& run) {
 // The tables, then allocations.json and the multicast context. allocations.json is serialized
 // and written on the state directory's worker once the routing succeeded: the run never waits
 // for it (UCAST_ROUTING_DONE does, briefly, outside OpenSM's lock: see on_routing_done).
-void Engine::compute_and_publish(RoutingRun& run) {
+void Controller::compute_and_publish(RoutingRun& run) {
   auto& out = run.out;
   const auto& fabric = run.fabric;
   const auto& tree = run.tree();
@@ -771,12 +771,12 @@ void Engine::compute_and_publish(RoutingRun& run) {
                      std::to_string(run.snap.generation) + ")");
 }
 
-std::uint64_t Engine::queue_write() {
+std::uint64_t Controller::queue_write() {
   std::lock_guard<std::mutex> lock(writes_->mu);
   return ++writes_->queued;
 }
 
-void Engine::Writes::finish(std::uint64_t n) {
+void Controller::Writes::finish(std::uint64_t n) {
   {
     std::lock_guard<std::mutex> lock(mu);
     done = std::max(done, n);
@@ -786,7 +786,7 @@ void Engine::Writes::finish(std::uint64_t n) {
 
 // Serialized and written on the worker, only when the text differs from what the file holds
 // (a failed write is written again by the next run); a newer record replaces one still queued.
-void Engine::queue_allocations(const Allocations& alloc) {
+void Controller::queue_allocations(const Allocations& alloc) {
   const std::uint64_t n = queue_write();
   service_.io().post(
       "allocations.json", [alloc, n, writes = writes_, log = log_, dir = config_.state_dir,
@@ -814,7 +814,7 @@ void Engine::queue_allocations(const Allocations& alloc) {
 }
 
 // Multicast trees are built between routing runs (joins), from what this run routed.
-void Engine::publish_multicast(RoutingRun& run) {
+void Controller::publish_multicast(RoutingRun& run) {
   auto mcast_tenants = run.req.tenants;  // quarantined newcomers are no tenant's members
   const auto& q = run.quarantined;
   for (auto& t : mcast_tenants)
@@ -837,7 +837,7 @@ void Engine::publish_multicast(RoutingRun& run) {
 
 // Status, the metrics and the audit say whether this run routed closed, and the log says when
 // it recovers.
-void Engine::note_closed(RoutingRun& run) {
+void Controller::note_closed(RoutingRun& run) {
   auto& out = run.out;
   if (!run.closed.empty()) {
     out.fail_closed = run.closed + "; routing the " + std::to_string(run.req.tenants.size()) +
@@ -857,12 +857,12 @@ void Engine::note_closed(RoutingRun& run) {
 // Whether a refusal keeps the tenants' routes (fail closed) rather than handing the fabric to
 // OpenSM's next engine: always while laas.yaml is invalid (its fail_open included), else
 // unless fail_open is set, whenever tenants exist or may exist.
-bool Engine::routes_closed() const {
+bool Controller::routes_closed() const {
   if (!config_.problems.empty()) return true;
   return !config_.fail_open && tenants_known();
 }
 
-bool Engine::tenants_known() const {
+bool Controller::tenants_known() const {
   // The administrator said the shared state must be there (state_must_exist): an unmounted
   // share at a failover may hide tenants this SM has never seen, so never hand them over.
   if (config_.state_must_exist || !config_.problems.empty()) return true;
@@ -878,7 +878,7 @@ bool Engine::tenants_known() const {
   return disk_allocations_ && !disk_allocations_->tenants.empty();
 }
 
-std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_tenants(
+std::vector<std::pair<std::string, allocator::Placement>> Controller::last_routed_tenants(
     const service::TopologyView& view, RouteOutcome& out,
     std::vector<service::QuarantinedHost>* quarantined) const {
   Allocations last;
@@ -922,8 +922,8 @@ std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_te
 // (and SL2VL drops) it holds -- the plugin copies them from OpenSM's record of what each switch
 // was sent -- so no good run pays for a copy kept "just in case". Without tenants, or with
 // fail_open in a valid laas.yaml, `out` stays the refusal it is and OpenSM's next engine routes.
-RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::string& why,
-                                  RouteOutcome& out) {
+RouteOutcome& Controller::fail_closed(const topology::Fabric& fabric, const std::string& why,
+                                      RouteOutcome& out) {
   (void)fabric;
   out.tables.clear();
   out.sl2vl = routing::Sl2VlTables(0);
@@ -946,7 +946,7 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
 // Before OpenSM has sent anything since its start, "keep what the switches hold" has nothing
 // to keep but the tables this SM last sent, kept in the state directory. True when `out` has
 // them (read once per run).
-bool Engine::with_sent_tables(RouteOutcome& out) {
+bool Controller::with_sent_tables(RouteOutcome& out) {
   if (out.saved_tables) return true;
   if (config_.state_dir_unknown) return false;  // the tables of a guessed directory: none
   std::string why;
@@ -975,7 +975,7 @@ bool Engine::with_sent_tables(RouteOutcome& out) {
 // The file, unless a master held a newer term than the one it was written in: the state's
 // term is this SM's own once it took the state over (the last master's is the one before), or
 // the term last read otherwise.
-std::shared_ptr<const routing::SavedTables> Engine::sent_tables(std::string* why) const {
+std::shared_ptr<const routing::SavedTables> Controller::sent_tables(std::string* why) const {
   if (config_.state_dir_unknown) {
     if (why) *why = "laas.yaml could not be read: the state directory is not known";
     return nullptr;
@@ -994,9 +994,9 @@ std::shared_ptr<const routing::SavedTables> Engine::sent_tables(std::string* why
 // Only while this SM is master and holds the shared state's term: a deposed master's run
 // (OpenSM still thinks it is master, another SM took the state over) writes nothing; the
 // worker checks the term again under state.lock before the file is replaced.
-void Engine::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
-                              std::vector<std::vector<std::uint8_t>> tables,
-                              std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
+void Controller::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
+                                  std::vector<std::vector<std::uint8_t>> tables,
+                                  std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
   if (!config_.problems.empty()) return;
   std::uint64_t term = 0;
   if (!may_keep_tables(&term)) return;
@@ -1004,13 +1004,13 @@ void Engine::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_
                     std::move(sl2vl));
 }
 
-void Engine::keep_given_back_tables(std::shared_ptr<const routing::SavedTables> given) {
+void Controller::keep_given_back_tables(std::shared_ptr<const routing::SavedTables> given) {
   std::uint64_t term = 0;
   if (!config_.problems.empty() || !given || !may_keep_tables(&term)) return;
   last_tables_.save_given_back(term, std::move(given));
 }
 
-bool Engine::may_keep_tables(std::uint64_t* term) {
+bool Controller::may_keep_tables(std::uint64_t* term) {
   bool held = false;
   *term = service_.state_term(&held);
   const service::SmRole sm = service_.role();
@@ -1029,8 +1029,8 @@ bool Engine::may_keep_tables(std::uint64_t* term) {
   return false;
 }
 
-topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
-                                            bool set_aside_loops) const {
+topology::Recognition Controller::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
+                                                bool set_aside_loops) const {
   // Held until recognize() returns (the recognition keeps no pointer into it).
   const auto layout = this->layout();
   topology::RecognizeOptions options;
@@ -1041,8 +1041,8 @@ topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid
   return topology::recognize(fabric, options);
 }
 
-void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
-                         RouteOutcome& out) {
+void Controller::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
+                             RouteOutcome& out) {
   if (layout_unreadable_) return;
   std::string why;
   auto now = layout_to_record(rec, fabric, out, &why);
@@ -1051,9 +1051,9 @@ void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabri
 
 // What layout.json should hold after this recognition (nullopt: keep it as it is), and why
 // (empty: a rewrite nobody needs to read about, such as a retry).
-std::optional<topology::Layout> Engine::layout_to_record(const topology::Recognition& rec,
-                                                         const topology::Fabric& fabric,
-                                                         RouteOutcome& out, std::string* why) {
+std::optional<topology::Layout> Controller::layout_to_record(const topology::Recognition& rec,
+                                                             const topology::Fabric& fabric,
+                                                             RouteOutcome& out, std::string* why) {
   const auto recorded = layout();
   const bool retry = writes_->layout_failed.exchange(false) && recorded;
   const auto& emb = rec.embedding;
@@ -1086,7 +1086,7 @@ std::optional<topology::Layout> Engine::layout_to_record(const topology::Recogni
 
 // Recorded in memory now (this run recognizes with it), on disk by the worker; a write that
 // failed is made again by the next run.
-void Engine::record_layout(topology::Layout now, const std::string& why) {
+void Controller::record_layout(topology::Layout now, const std::string& why) {
   const std::uint64_t n = queue_write();
   service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
                                      path = layout_file(), text = topology::layout_to_json(now)] {
@@ -1105,7 +1105,7 @@ void Engine::record_layout(topology::Layout now, const std::string& why) {
   set_layout(std::make_shared<const topology::Layout>(std::move(now)));
 }
 
-bool Engine::wait_for_writes(std::chrono::milliseconds timeout) {
+bool Controller::wait_for_writes(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(writes_->mu);
   const std::uint64_t target = writes_->queued;
   if (writes_->done >= target) return true;
@@ -1113,7 +1113,7 @@ bool Engine::wait_for_writes(std::chrono::milliseconds timeout) {
   return writes_->cv.wait_for(lock, timeout, [&] { return writes_->done >= target; });
 }
 
-void Engine::on_routing_done(const std::string& failure) {
+void Controller::on_routing_done(const std::string& failure) {
   // The files this run queued land before the tables are reported applied, for the tools that
   // read them then. OpenSM calls this outside its lock.
   wait_for_writes(service::kIoDeadline);
@@ -1129,11 +1129,11 @@ void Engine::on_routing_done(const std::string& failure) {
 
 namespace laas::core {
 
-nlohmann::json Engine::audit(const topology::Fabric& fabric,
-                             const std::vector<std::vector<std::uint8_t>>& tables,
-                             Guid sm_port_guid, const routing::Sl2VlTables* sl2vl,
-                             const routing::Mfts* mfts,
-                             const std::map<std::uint16_t, std::vector<Guid>>* members) {
+nlohmann::json Controller::audit(const topology::Fabric& fabric,
+                                 const std::vector<std::vector<std::uint8_t>>& tables,
+                                 Guid sm_port_guid, const routing::Sl2VlTables* sl2vl,
+                                 const routing::Mfts* mfts,
+                                 const std::map<std::uint16_t, std::vector<Guid>>* members) {
   const auto rec = recognize_now(fabric, sm_port_guid);
   if (!rec.ok())
     throw std::runtime_error("the fabric is not a fat-tree: " + rec.error +
