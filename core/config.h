@@ -93,7 +93,7 @@ struct Config {
 
   std::string tenants_file() const { return state_dir + "/tenants.yaml"; }
   std::string allocations_file() const { return state_dir + "/allocations.json"; }
-  // The tables this SM last sent (opensm_plugin/last_tables.h).
+  // The tables this SM last sent (core/last_tables.h).
   std::string sent_tables_file() const { return state_dir + "/tables.bin"; }
 };
 

@@ -66,10 +66,10 @@ class Controller {
   // asks for the re-route.
   bool claim_tenants_change();
 
-  // with_sl2vl false leaves out the first-hop drop (out.sl2vl empty): OpenSM without `qos
-  // TRUE` never asks for SL2VL tables, and planning them is a tenth of a second at 11,664 hosts.
-  // `sm_ports`: the port GUIDs of every subnet manager OpenSM knows of (SMInfo), this one's
-  // included: with those recorded before, they are management hosts, the same on every SM.
+  // with_sl2vl false leaves out the first-hop drop (out.sl2vl empty): an SM that programs no
+  // SL2VL never asks for it, and planning it is a tenth of a second at 11,664 hosts.
+  // `sm_ports`: the port GUIDs of every subnet manager the adapter knows of (SMInfo), this
+  // one's included: with those recorded before, they are management hosts, the same on every SM.
   RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl = true,
                      const std::vector<Guid>& sm_ports = {});
   // An adapter's routing run: the same, with the snapshot's LMC (every LID of a port routed
@@ -162,7 +162,7 @@ class Controller {
   void record_layout(topology::Layout now, const std::string& why);
   std::string layout_file() const { return config_.state_dir + "/layout.json"; }
   // Fail closed: with tenants known and fail_open unset, `out` gets the last good
-  // tables (by switch GUID; switches never routed get none: OpenSM leaves them without
+  // tables (by switch GUID; switches never routed get none: the SM leaves them without
   // routes) and is ok; otherwise `out` is returned as the refusal it is.
   RouteOutcome& fail_closed(const topology::Fabric& fabric, const std::string& why,
                             RouteOutcome& out);
@@ -199,9 +199,10 @@ class Controller {
   std::optional<Allocations> disk_allocations_;
   std::string disk_allocations_error_;  // why it could not be read ("": it could, or none)
   bool shared_files_unread_ = false;    // the directory did not answer: read at the next run
-  // Writes of allocations.json and layout.json queued on the worker (never waited for under
-  // OpenSM's lock): how many were queued and done, and whether the last one failed (written
-  // again by the next run). Shared with the queued operations, which may outlive the engine.
+  // Writes of allocations.json and layout.json queued on the worker (never waited for inside a
+  // routing run, which may hold the SM's lock): how many were queued and done, and whether the last
+  // one failed (written again by the next run). Shared with the queued operations, which may
+  // outlive the engine.
   struct Writes {
     std::mutex mu;
     std::condition_variable cv;

@@ -1,7 +1,7 @@
-// Multicast for the OpenSM glue without OpenSM: what the last routing run knew (tree,
-// embedding, tenants, management hosts), kept so that mcast_build_stree -- called for every
-// group on joins and sweeps, between routing runs -- can build a group's tree from its member
-// port GUIDs and hand back MFT rows keyed by switch GUID.
+// Multicast without a subnet manager: what the last routing run knew (tree, embedding,
+// tenants, management hosts), kept so that an adapter's tree callback (the plugin's
+// mcast_build_stree) -- called for every group on joins and sweeps, between routing runs -- can
+// build a group's tree from its member port GUIDs and hand back MFT rows keyed by switch GUID.
 #pragma once
 
 #include <cstdint>
