@@ -133,6 +133,7 @@ Controller::Controller(Config config, service::Logger log)
       log_(log),
       service_(service_config(config_), std::move(log)),
       tenants_file_(config_, service_, log_),
+      files_(config_, service_, log_),
       last_tables_(service_.io(), config_.sent_tables_file(), config_.state_dir, log_,
                    service_.tables_file_health()) {
   // A guessed directory is never read (Config::state_dir_unknown): nothing of it is routed.
@@ -143,15 +144,6 @@ Controller::Controller(Config config, service::Logger log)
     if (reroute_) reroute_();
   });
 }
-
-// What the state directory holds besides state.json: the intended tree (layout.json), the
-// tenants last routed (allocations.json) and the tenants file last applied.
-struct SharedFiles {
-  std::optional<std::string> layout;
-  std::optional<Allocations> allocations;
-  std::string allocations_error;
-  std::set<std::string> applied;
-};
 
 namespace {
 
@@ -166,85 +158,17 @@ bool same_identities(const topology::Layout& a, const topology::Layout& b) {
   return true;
 }
 
-// Runs on the state directory's worker.
-SharedFiles read_shared_files_now(const std::string& layout_path,
-                                  const std::string& allocations_path,
-                                  const std::string& applied_path) {
-  SharedFiles f;
-  bool exists = false;
-  std::string text = service::read_text(layout_path, &exists);
-  if (exists) f.layout = std::move(text);
-  try {
-    f.allocations = load_allocations(allocations_path);
-  } catch (const std::exception& e) {
-    f.allocations_error = e.what();
-  }
-  f.applied = load_applied(applied_path);
-  return f;
-}
-
 }  // namespace
 
 // Read at start, and again when this SM takes the state over from another (which may have
-// written them since), on the state directory's worker: a directory that does not answer leaves
-// memory as it is.
+// written them since): a directory that does not answer leaves memory as it is.
 bool Controller::read_shared_files(std::chrono::milliseconds deadline) {
-  SharedFiles files;
-  try {
-    files = service_.io().call(
-        [layout_path = layout_file(), allocations_path = config_.allocations_file(),
-         applied_path = tenants_file_.applied_path()] {
-          return read_shared_files_now(layout_path, allocations_path, applied_path);
-        },
-        deadline);
-  } catch (const service::NotAnsweringError& e) {
-    // Never write over what could not be read; read again at the first run it answers.
-    shared_files_unread_ = true;
-    layout_unreadable_ = true;
-    log_(service::LogLevel::kError,
-         std::string("laas: ") + e.what() +
-             ": layout.json, allocations.json and tenants.yaml.applied are read when it answers");
-    return false;
-  }
-  adopt_shared_files(std::move(files));
+  auto applied = files_.read(tenants_file_.applied_path(), deadline);
+  if (!applied) return false;
+  tenants_file_.adopt_applied(std::move(*applied));
+  if (const auto& disk = files_.disk_allocations())
+    for (const auto& [name, t] : disk->tenants) shapes_[name] = t.shape;
   return true;
-}
-
-void Controller::adopt_shared_files(SharedFiles files) {
-  shared_files_unread_ = false;
-  {
-    std::lock_guard<std::mutex> lock(writes_->mu);
-    writes_->allocations_text.clear();  // another SM may have written allocations.json since
-  }
-  std::shared_ptr<const topology::Layout> layout;
-  layout_unreadable_ = false;
-  if (files.layout) {
-    try {
-      layout = std::make_shared<const topology::Layout>(topology::parse_layout(*files.layout));
-    } catch (const std::exception& e) {
-      layout_unreadable_ = true;
-      layout_error_ = layout_file() + ": " + e.what() +
-                      "; recognizing from laas.yaml or the cabling, the file is left as it is";
-    }
-  }
-  // allocations.json is only an output; state.json is the state.
-  disk_allocations_ = std::move(files.allocations);
-  disk_allocations_error_ = files.allocations_error;
-  if (disk_allocations_)
-    for (const auto& [name, t] : disk_allocations_->tenants) shapes_[name] = t.shape;
-  tenants_file_.adopt_applied(std::move(files.applied));
-  std::lock_guard<std::mutex> lock(mu_);
-  layout_ = std::move(layout);
-}
-
-std::shared_ptr<const topology::Layout> Controller::layout() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return layout_;
-}
-
-void Controller::set_layout(std::shared_ptr<const topology::Layout> layout) {
-  std::lock_guard<std::mutex> lock(mu_);
-  layout_ = std::move(layout);
 }
 
 void Controller::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
@@ -344,14 +268,14 @@ RouteOutcome Controller::route(const topology::Fabric& fabric, Guid sm_port_guid
 // nothing over: it writes nothing to the state directory.
 void Controller::take_over(RoutingRun& run) {
   if (!config_.problems.empty()) return;
-  if (shared_files_unread_ && service_.io().not_answering().empty())
+  if (files_.unread() && service_.io().not_answering().empty())
     read_shared_files(service::kIoDeadline);
   // From memory: state.json as the worker last saw it, allocations.json as last read or written.
   bool state_expected = false;
   if (!service_.polled_stamp().exists) {
     std::lock_guard<std::mutex> lock(mu_);
-    state_expected = !routed_.tenants.empty() || !disk_allocations_error_.empty() ||
-                     (disk_allocations_ && !disk_allocations_->tenants.empty());
+    state_expected = !routed_.tenants.empty() || !files_.disk_allocations_error().empty() ||
+                     (files_.disk_allocations() && !files_.disk_allocations()->tenants.empty());
   }
   if (auto line =
           service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid), state_expected)) {
@@ -359,10 +283,8 @@ void Controller::take_over(RoutingRun& run) {
     (run.out.took_over ? run.out.info : run.out.warnings).push_back(*line);
     if (run.out.took_over) read_shared_files(service::kIoDeadline);
   }
-  if (!layout_error_.empty()) {
-    run.out.warnings.push_back(layout_error_);
-    layout_error_.clear();
-  }
+  if (auto error = files_.take_layout_error(); !error.empty())
+    run.out.warnings.push_back(std::move(error));
 }
 
 // The tree: the recorded layout, the declared spec or the cabling. A fabric that fits none of
@@ -374,7 +296,7 @@ bool Controller::recognize(RoutingRun& run) {
   out.ms_recognize = ms_since(run.t0);
   if (!run.rec.ok()) {
     const std::string error = run.rec.error;
-    if (layout() && routes_closed()) {
+    if (files_.layout() && routes_closed()) {
       auto tolerant = recognize_now(run.fabric, run.sm_port_guid, /*set_aside_loops=*/true);
       if (tolerant.ok()) {
         run.rec = std::move(tolerant);
@@ -403,7 +325,7 @@ bool Controller::recognize(RoutingRun& run) {
 // what its port was; a management port widens to the other ports of its own adapter (CA node
 // GUID), never to ports that merely share a name, which the host's root writes.
 void Controller::derive_management(RoutingRun& run) {
-  run.servers = topology::group_servers(run.tree(), run.emb(), run.fabric, this->layout().get(),
+  run.servers = topology::group_servers(run.tree(), run.emb(), run.fabric, files_.layout().get(),
                                         config_.servers);
   run.owners = routing::OwnerIndex(run.tree(), run.emb(), run.fabric);
   if (run.rec.sm_host >= 0) run.mgmt.insert(run.rec.sm_host);
@@ -515,7 +437,7 @@ void Controller::widen_management_to_adapters(RoutingRun& run) {
 // The topology view the service places tenants on, and one log line when what is cabled
 // outside the tree changes.
 void Controller::publish_view(RoutingRun& run) {
-  const auto layout = this->layout();
+  const auto layout = files_.layout();
   auto fresh = std::make_shared<service::TopologyView>(
       run.tree(), run.fabric, run.emb(),
       std::vector<topology::HostId>(run.mgmt.begin(), run.mgmt.end()),
@@ -618,7 +540,7 @@ void Controller::build_request(RoutingRun& run) {
   run.alloc.sm_port_guid = run.sm_port_guid;
   run.alloc.sm_ports = service_.sm_ports();
   run.alloc.servers = config_.servers;
-  const auto recorded = this->layout();  // held for the run: names the hosts down by slot
+  const auto recorded = files_.layout();  // held for the run: names the hosts down by slot
   request_tenants(run, recorded.get());
   request_reach_all(run);
   request_faulty_links(run, recorded.get());
@@ -759,7 +681,7 @@ void Controller::compute_and_publish(RoutingRun& run) {
                                run.quarantined, run.closed_attached.nodes, out);
   out.ms_tables = ms_since(t_tables);
   const auto t_save = Clock::now();
-  if (config_.problems.empty()) queue_allocations(run.alloc);
+  if (config_.problems.empty()) files_.queue_allocations(run.alloc);
   out.ms_save = ms_since(t_save);
   publish_multicast(run);
   out.ok = true;
@@ -769,48 +691,6 @@ void Controller::compute_and_publish(RoutingRun& run) {
                      " hosts, " + std::to_string(run.req.tenants.size()) + " tenants, " +
                      std::to_string(run.mgmt.size()) + " management hosts, generation " +
                      std::to_string(run.snap.generation) + ")");
-}
-
-std::uint64_t Controller::queue_write() {
-  std::lock_guard<std::mutex> lock(writes_->mu);
-  return ++writes_->queued;
-}
-
-void Controller::Writes::finish(std::uint64_t n) {
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    done = std::max(done, n);
-  }
-  cv.notify_all();
-}
-
-// Serialized and written on the worker, only when the text differs from what the file holds
-// (a failed write is written again by the next run); a newer record replaces one still queued.
-void Controller::queue_allocations(const Allocations& alloc) {
-  const std::uint64_t n = queue_write();
-  service_.io().post(
-      "allocations.json", [alloc, n, writes = writes_, log = log_, dir = config_.state_dir,
-                           path = config_.allocations_file()] {
-        try {
-          std::string text = to_json(alloc);
-          bool same;
-          {
-            std::lock_guard<std::mutex> lock(writes->mu);
-            same = text == writes->allocations_text;
-            writes->allocations_text.clear();  // unknown until written
-          }
-          if (!same) {
-            ::mkdir(dir.c_str(), service::kDirMode);
-            service::write_file_atomically(path, text, service::kFileMode);
-          }
-          std::lock_guard<std::mutex> lock(writes->mu);
-          writes->allocations_text = std::move(text);
-        } catch (const std::exception& e) {
-          log(service::LogLevel::kError,
-              std::string("laas: cannot write allocations: ") + e.what() + "; written again later");
-        }
-        writes->finish(n);
-      });
 }
 
 // Multicast trees are built between routing runs (joins), from what this run routed.
@@ -874,8 +754,8 @@ bool Controller::tenants_known() const {
   if (!service_.tenant_names().empty()) return true;
   // allocations.json as last read (from memory): something routed that cannot be read back,
   // or a directory that never answered, counts as tenants.
-  if (!disk_allocations_error_.empty() || shared_files_unread_) return true;
-  return disk_allocations_ && !disk_allocations_->tenants.empty();
+  if (!files_.disk_allocations_error().empty() || files_.unread()) return true;
+  return files_.disk_allocations() && !files_.disk_allocations()->tenants.empty();
 }
 
 std::vector<std::pair<std::string, allocator::Placement>> Controller::last_routed_tenants(
@@ -887,9 +767,10 @@ std::vector<std::pair<std::string, allocator::Placement>> Controller::last_route
     last = routed_;
   }
   if (last.tenants.empty()) {  // allocations.json as read at start or at the take-over
-    if (disk_allocations_) last = *disk_allocations_;
-    if (!disk_allocations_error_.empty())
-      out.warnings.push_back("cannot read the tenants last routed: " + disk_allocations_error_);
+    if (files_.disk_allocations()) last = *files_.disk_allocations();
+    if (!files_.disk_allocations_error().empty())
+      out.warnings.push_back("cannot read the tenants last routed: " +
+                             files_.disk_allocations_error());
   }
   std::vector<std::pair<std::string, allocator::Placement>> tenants;
   // The slots as recorded (leaf, port, the port GUID routed there), compared with the fabric by
@@ -1032,7 +913,7 @@ bool Controller::may_keep_tables(std::uint64_t* term) {
 topology::Recognition Controller::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
                                                 bool set_aside_loops) const {
   // Held until recognize() returns (the recognition keeps no pointer into it).
-  const auto layout = this->layout();
+  const auto layout = files_.layout();
   topology::RecognizeOptions options;
   options.set_aside_loops = set_aside_loops;
   options.sm_port_guid = sm_port_guid;
@@ -1043,10 +924,10 @@ topology::Recognition Controller::recognize_now(const topology::Fabric& fabric, 
 
 void Controller::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
                              RouteOutcome& out) {
-  if (layout_unreadable_) return;
+  if (files_.layout_unreadable()) return;
   std::string why;
   auto now = layout_to_record(rec, fabric, out, &why);
-  if (now) record_layout(std::move(*now), why);
+  if (now) files_.record_layout(std::move(*now), why);
 }
 
 // What layout.json should hold after this recognition (nullopt: keep it as it is), and why
@@ -1054,8 +935,8 @@ void Controller::keep_layout(const topology::Recognition& rec, const topology::F
 std::optional<topology::Layout> Controller::layout_to_record(const topology::Recognition& rec,
                                                              const topology::Fabric& fabric,
                                                              RouteOutcome& out, std::string* why) {
-  const auto recorded = layout();
-  const bool retry = writes_->layout_failed.exchange(false) && recorded;
+  const auto recorded = files_.layout();
+  const bool retry = files_.take_layout_retry() && recorded;
   const auto& emb = rec.embedding;
   const bool complete =
       emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
@@ -1064,9 +945,9 @@ std::optional<topology::Layout> Controller::layout_to_record(const topology::Rec
   if (rec.source == topology::TreeSource::kGrown && recorded) {
     // Staged build-out: the recorded switches keep their model indices and ports.
     out.info.push_back(rec.growth);  // the decision; the worker logs the write
-    *why = "re-recorded the grown tree " + now.spec + " in " + layout_file();
+    *why = "re-recorded the grown tree " + now.spec + " in " + files_.layout_file();
   } else if (!recorded) {
-    *why = "recorded the intended tree " + now.spec + " in " + layout_file();
+    *why = "recorded the intended tree " + now.spec + " in " + files_.layout_file();
   } else if (rec.source == topology::TreeSource::kLayout) {
     // Same tree: only host identities may have changed (a host replaced in its slot).
     if (!same_identities(now, *recorded) || retry) return now;
@@ -1074,7 +955,7 @@ std::optional<topology::Layout> Controller::layout_to_record(const topology::Rec
   } else if (complete || !config_.topology.empty()) {
     // The fabric no longer fits the recorded layout (recabled, a switch replaced, grown) and
     // shows a whole tree, or the administrator declared one: that is the intended tree now.
-    *why = "re-recorded the intended tree " + now.spec + " in " + layout_file() +
+    *why = "re-recorded the intended tree " + now.spec + " in " + files_.layout_file() +
            " (the previous layout does not fit the fabric)";
   } else if (retry) {
     return *recorded;  // the recorded layout, which could not be written
@@ -1084,33 +965,8 @@ std::optional<topology::Layout> Controller::layout_to_record(const topology::Rec
   return now;
 }
 
-// Recorded in memory now (this run recognizes with it), on disk by the worker; a write that
-// failed is made again by the next run.
-void Controller::record_layout(topology::Layout now, const std::string& why) {
-  const std::uint64_t n = queue_write();
-  service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
-                                     path = layout_file(), text = topology::layout_to_json(now)] {
-    try {
-      ::mkdir(dir.c_str(), service::kDirMode);
-      service::write_file_atomically(path, text, service::kFileMode);
-      writes->layout_failed = false;
-      if (!why.empty()) log(service::LogLevel::kInfo, "laas: " + why);
-    } catch (const std::exception& e) {
-      writes->layout_failed = true;
-      log(service::LogLevel::kError, std::string("laas: cannot record the layout: ") + e.what() +
-                                         "; recorded again at the next routing run");
-    }
-    writes->finish(n);
-  });
-  set_layout(std::make_shared<const topology::Layout>(std::move(now)));
-}
-
 bool Controller::wait_for_writes(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(writes_->mu);
-  const std::uint64_t target = writes_->queued;
-  if (writes_->done >= target) return true;
-  if (!service_.io().not_answering().empty()) return false;
-  return writes_->cv.wait_for(lock, timeout, [&] { return writes_->done >= target; });
+  return files_.wait_for_writes(timeout);
 }
 
 void Controller::on_routing_done(const std::string& failure) {
@@ -1146,7 +1002,7 @@ nlohmann::json Controller::audit(const topology::Fabric& fabric,
     alloc = routed_;
   }
   routing::AuditInput input = audit_input(rec, fabric, tables, alloc);
-  const auto recorded = layout();  // the names servers are grouped by
+  const auto recorded = files_.layout();  // the names servers are grouped by
   input.layout = recorded.get();
   input.sl2vl = sl2vl;
   const auto report = routing::audit(input);

@@ -30,6 +30,7 @@
 #include "core/config.h"
 #include "core/last_tables.h"
 #include "core/multicast.h"
+#include "core/state_files.h"
 #include "core/tenants.h"
 #include "core/tenants_file.h"
 #include "routing/incremental.h"
@@ -43,8 +44,7 @@
 
 namespace laas::core {
 
-struct RoutingRun;   // one routing run's working set (controller.cc)
-struct SharedFiles;  // the state directory's files besides state.json (controller.cc)
+struct RoutingRun;  // one routing run's working set (controller.cc)
 
 class Controller {
  public:
@@ -117,20 +117,13 @@ class Controller {
   McastOutcome multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const;
 
  private:
-  using FileStamp = service::FileStamp;
   // layout.json, allocations.json, tenants.yaml.applied, read on the state directory's worker
   // within `deadline`; false (memory kept) when the directory does not answer.
   bool read_shared_files(std::chrono::milliseconds deadline);
-  void adopt_shared_files(SharedFiles files);
   bool routed_once() const;
   // Recognition against the recorded layout / the declared spec / the cabling.
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
                                       bool set_aside_loops = false) const;
-  // layout.json as last read or recorded (null: none). The routing thread replaces it while
-  // audits read it on socket threads: each reader holds its own reference for as long as it
-  // uses it, so a replaced layout lives on until its last reader is done.
-  std::shared_ptr<const topology::Layout> layout() const;
-  void set_layout(std::shared_ptr<const topology::Layout> layout);
   // The phases of route() (controller.cc), in order.
   void take_over(RoutingRun& run);
   bool recognize(RoutingRun& run);
@@ -159,8 +152,6 @@ class Controller {
   std::optional<topology::Layout> layout_to_record(const topology::Recognition& rec,
                                                    const topology::Fabric& fabric,
                                                    RouteOutcome& out, std::string* why);
-  void record_layout(topology::Layout now, const std::string& why);
-  std::string layout_file() const { return config_.state_dir + "/layout.json"; }
   // Fail closed: with tenants known and fail_open unset, `out` gets the last good
   // tables (by switch GUID; switches never routed get none: the SM leaves them without
   // routes) and is ok; otherwise `out` is returned as the refusal it is.
@@ -179,46 +170,24 @@ class Controller {
   service::Logger log_;
   service::TenantService service_;
   TenantsFile tenants_file_;
+  StateFiles files_;  // layout.json, allocations.json
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
-  bool layout_unreadable_ = false;                     // never overwrite a file we could not read
-  std::string layout_error_;                           // logged at the next routing run
   std::string last_source_note_;                       // logged when it changes
   int lmc_ = 0;
   std::string last_outside_;  // what is outside the tree, logged
   std::string fail_closed_;   // why the last run failed closed (routing thread only)
   mutable std::mutex mu_;     // guards the fields below
-  std::shared_ptr<const topology::Layout> layout_;  // see layout(); set by the routing thread
   bool routed_once_ = false;
   std::uint64_t last_generation_ = 0;
   Allocations routed_;                         // what the last successful run routed
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
   std::shared_ptr<const McastContext> mcast_;  // what the last successful run routed
-  // allocations.json as last read from the directory (at start or a take-over): the "last
-  // routed" record on disk, kept in memory so that no routing run reads it.
-  std::optional<Allocations> disk_allocations_;
-  std::string disk_allocations_error_;  // why it could not be read ("": it could, or none)
-  bool shared_files_unread_ = false;    // the directory did not answer: read at the next run
-  // Writes of allocations.json and layout.json queued on the worker (never waited for inside a
-  // routing run, which may hold the SM's lock): how many were queued and done, and whether the last
-  // one failed (written again by the next run). Shared with the queued operations, which may
-  // outlive the engine.
-  struct Writes {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::uint64_t queued = 0, done = 0;
-    std::atomic<bool> layout_failed{false};
-    std::string allocations_text;  // what allocations.json holds (the worker's)
-    void finish(std::uint64_t n);  // the write queued as number n is done (or failed)
-  };
-  std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
   LastTables last_tables_;
   std::string tables_not_kept_;  // why the last run's tables were not kept (logged once)
   // Master holding the term (its `term`): tables.bin may be written; else logged once.
   bool may_keep_tables(std::uint64_t* term);
   routing::IncrementalRouting incremental_;  // the last run's model tables (routing thread)
-  std::uint64_t queue_write();               // the number of the next queued write
-  void queue_allocations(const Allocations& alloc);
 };
 
 }  // namespace laas::core
