@@ -134,8 +134,7 @@ Controller::Controller(Config config, service::Logger log)
       service_(service_config(config_), std::move(log)),
       tenants_file_(config_, service_, log_),
       files_(config_, service_, log_),
-      last_tables_(service_.io(), config_.sent_tables_file(), config_.state_dir, log_,
-                   service_.tables_file_health()) {
+      sent_(config_, service_, log_) {
   // A guessed directory is never read (Config::state_dir_unknown): nothing of it is routed.
   if (!config_.state_dir_unknown) read_shared_files(std::chrono::seconds(10));
   // Changes made inside a routing run (the tenants file) are routed by that run: the service
@@ -514,7 +513,7 @@ bool Controller::choose_tenants(RoutingRun& run) {
           config_.state_dir_unknown
               ? std::string("; nothing records the tenants last routed (no state directory)")
               : "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
-      if (routed_once_ || with_sent_tables(out)) {
+      if (routed_once_ || sent_.give_back(out)) {
         fail_closed(run.fabric, unusable + lost, out);
         return false;
       }
@@ -816,7 +815,7 @@ RouteOutcome& Controller::fail_closed(const topology::Fabric& fabric, const std:
     return out;
   }
   out.keep_switch_tables = true;
-  if (!routed_once_) with_sent_tables(out);
+  if (!routed_once_) sent_.give_back(out);
   out.fail_closed = why + "; every switch keeps the tables it holds until it is fixed";
   fail_closed_ = out.fail_closed;
   service_.set_fail_closed(fail_closed_);
@@ -824,90 +823,18 @@ RouteOutcome& Controller::fail_closed(const topology::Fabric& fabric, const std:
   return out;
 }
 
-// Before OpenSM has sent anything since its start, "keep what the switches hold" has nothing
-// to keep but the tables this SM last sent, kept in the state directory. True when `out` has
-// them (read once per run).
-bool Controller::with_sent_tables(RouteOutcome& out) {
-  if (out.saved_tables) return true;
-  if (config_.state_dir_unknown) return false;  // the tables of a guessed directory: none
-  std::string why;
-  out.saved_tables = sent_tables(&why);
-  if (out.saved_tables) {
-    const auto& stamp = out.saved_tables->stamp;
-    const long long age = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count() -
-                          stamp.written_at;
-    out.info.push_back(
-        "OpenSM has sent no table since its start: the switches get the tables "
-        "this SM last sent (" +
-        std::to_string(out.saved_tables->switches.size()) + " switches in " + last_tables_.path() +
-        ", written in term " + std::to_string(stamp.term) + " " + std::to_string(age) +
-        " s ago), where each LID still belongs to the port it belonged to then");
-  } else {
-    out.warnings.push_back(
-        "OpenSM has sent no table since its start and the tables last sent "
-        "cannot be read (" +
-        why + ")");
-  }
-  return out.saved_tables != nullptr;
-}
-
-// The file, unless a master held a newer term than the one it was written in: the state's
-// term is this SM's own once it took the state over (the last master's is the one before), or
-// the term last read otherwise.
 std::shared_ptr<const routing::SavedTables> Controller::sent_tables(std::string* why) const {
-  if (config_.state_dir_unknown) {
-    if (why) *why = "laas.yaml could not be read: the state directory is not known";
-    return nullptr;
-  }
-  auto saved = last_tables_.load(why);
-  if (!saved) return saved;
-  bool held = false;
-  const std::uint64_t term = service_.state_term(&held);
-  const std::uint64_t last_term = held && term > 0 ? term - 1 : term;
-  const std::string refusal = routing::older_term_refusal(saved->stamp, last_term);
-  if (refusal.empty()) return saved;
-  *why = last_tables_.path() + ": " + refusal;
-  return nullptr;
+  return sent_.load(why);
 }
 
-// Only while this SM is master and holds the shared state's term: a deposed master's run
-// (OpenSM still thinks it is master, another SM took the state over) writes nothing; the
-// worker checks the term again under state.lock before the file is replaced.
 void Controller::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
                                   std::vector<std::vector<std::uint8_t>> tables,
                                   std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
-  if (!config_.problems.empty()) return;
-  std::uint64_t term = 0;
-  if (!may_keep_tables(&term)) return;
-  last_tables_.save(term, std::move(lids), std::move(switch_guids), std::move(tables),
-                    std::move(sl2vl));
+  sent_.keep(std::move(lids), std::move(switch_guids), std::move(tables), std::move(sl2vl));
 }
 
 void Controller::keep_given_back_tables(std::shared_ptr<const routing::SavedTables> given) {
-  std::uint64_t term = 0;
-  if (!config_.problems.empty() || !given || !may_keep_tables(&term)) return;
-  last_tables_.save_given_back(term, std::move(given));
-}
-
-bool Controller::may_keep_tables(std::uint64_t* term) {
-  bool held = false;
-  *term = service_.state_term(&held);
-  const service::SmRole sm = service_.role();
-  if (sm.may_change_tenants() && held) {
-    tables_not_kept_.clear();
-    return true;
-  }
-  const std::string why = !sm.may_change_tenants()
-                              ? "this SM is " + sm.name() + ", not master"
-                              : "this SM does not hold the shared state's term (it has not "
-                                "taken the state over), so the write could not be fenced";
-  if (why != tables_not_kept_)
-    log_(service::LogLevel::kError,
-         "laas: the tables sent are not kept in " + last_tables_.path() + ": " + why);
-  tables_not_kept_ = why;
-  return false;
+  sent_.keep_given_back(std::move(given));
 }
 
 topology::Recognition Controller::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,

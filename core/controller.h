@@ -28,8 +28,8 @@
 
 #include "core/adapter.h"
 #include "core/config.h"
-#include "core/last_tables.h"
 #include "core/multicast.h"
+#include "core/sent_tables.h"
 #include "core/state_files.h"
 #include "core/tenants.h"
 #include "core/tenants_file.h"
@@ -158,7 +158,6 @@ class Controller {
   RouteOutcome& fail_closed(const topology::Fabric& fabric, const std::string& why,
                             RouteOutcome& out);
   bool tenants_known() const;
-  bool with_sent_tables(RouteOutcome& out);
   // The tenants last routed (memory, else allocations.json), placed on this view, and the
   // slots of theirs another port GUID holds now (`quarantined`: decided here, as the service
   // decides them from a readable state).
@@ -171,6 +170,7 @@ class Controller {
   service::TenantService service_;
   TenantsFile tenants_file_;
   StateFiles files_;  // layout.json, allocations.json
+  SentTables sent_;   // tables.bin
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
   std::string last_source_note_;                       // logged when it changes
@@ -183,11 +183,7 @@ class Controller {
   Allocations routed_;                         // what the last successful run routed
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
   std::shared_ptr<const McastContext> mcast_;  // what the last successful run routed
-  LastTables last_tables_;
-  std::string tables_not_kept_;  // why the last run's tables were not kept (logged once)
-  // Master holding the term (its `term`): tables.bin may be written; else logged once.
-  bool may_keep_tables(std::uint64_t* term);
-  routing::IncrementalRouting incremental_;  // the last run's model tables (routing thread)
+  routing::IncrementalRouting incremental_;    // the last run's model tables (routing thread)
 };
 
 }  // namespace laas::core
