@@ -7,13 +7,13 @@
 #include <map>
 #include <memory>
 
+#include "core/config.h"
 #include "export/formats.h"
 #include "export/output.h"
 #include "export/partitions.h"
 #include "export/routing_chains.h"
 #include "laasctl/client.h"
 #include "laasctl/commands.h"
-#include "opensm_plugin/config.h"
 #include "service/state_store.h"
 
 namespace laas::ctl {
@@ -91,7 +91,7 @@ int validate(const std::string& file) {
 // No service needed: the plugin's own reader. Any problem makes the plugin route closed at its
 // next start, so say so before the restart.
 int config_check(const std::string& file) {
-  const auto checked = plugin::check_config(file);
+  const auto checked = core::check_config(file);
   for (const auto& problem : checked.problems) std::cerr << problem << "\n";
   if (!checked.problems.empty()) {
     std::cerr << "laasctl: " << checked.problems.size()
@@ -108,7 +108,7 @@ int config_check(const std::string& file) {
 
 // No service needed: the first tenant state of a new state directory, where laas.yaml puts it.
 int state_init(const std::string& file) {
-  const auto checked = plugin::check_config(file);
+  const auto checked = core::check_config(file);
   if (!checked.problems.empty()) {
     for (const auto& problem : checked.problems) std::cerr << problem << "\n";
     std::cerr << "laasctl: " << file

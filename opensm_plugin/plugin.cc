@@ -2,7 +2,8 @@
 // create() reads laas.yaml (path in event_plugin_options) and registers the external routing
 // engine "laas" (`routing_engine laas,ftree`). Routing callbacks run in OpenSM's sweeper
 // thread with osm->lock held exclusively: they never take it, and they keep no OpenSM pointer
-// past the callback. Everything but the subnet <-> Fabric / LFT conversion lives in Engine.
+// past the callback. Everything but the subnet <-> Fabric / LFT conversion lives in
+// core::Controller.
 // clang-format off
 #include <opensm/osm_config.h>  // must come first: it fixes the layout of osm_opensm_t
 #include <complib/cl_passivelock.h>
@@ -40,7 +41,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "opensm_plugin/engine.h"
+#include "core/controller.h"
 #include "opensm_plugin/lft_check.h"
 #include "opensm_plugin/subnet_managers.h"
 #include "routing/routing.h"
@@ -51,14 +52,14 @@
 
 namespace {
 
-using laas::plugin::Config;
-using laas::plugin::Engine;
+using laas::core::Config;
+using laas::core::Controller;
 using laas::topology::Fabric;
 using laas::topology::FabricNode;
 
 struct Plugin {
   osm_opensm_t* osm = nullptr;
-  std::unique_ptr<Engine> engine;
+  std::unique_ptr<Controller> engine;
   std::unique_ptr<laas::plugin::SubnetManagers> sms;
   // Set when a routing run took the tenant state over (failover, handover, first start): the
   // start of that run, and when this SM was last seen out of the master's role, for the log
@@ -648,11 +649,10 @@ void note_lmc(Plugin* plugin) {
                  "one path per destination)");
     plugin->lmc_logged = true;
   }
-  plugin->engine->set_lmc(osm->subn.opt.lmc);
 }
 
 // The run's own lines; false when it refuses to route (OpenSM falls back to the next engine).
-bool log_outcome(osm_opensm_t* osm, const laas::plugin::RouteOutcome& outcome) {
+bool log_outcome(osm_opensm_t* osm, const laas::core::RouteOutcome& outcome) {
   for (const auto& line : outcome.info) log_line(osm, OSM_LOG_INFO, line);
   for (const auto& line : outcome.warnings) log_line(osm, OSM_LOG_ERROR, line);
   if (!outcome.fail_closed.empty())
@@ -736,11 +736,16 @@ int route_fabric(Plugin* plugin) {
   using ms = std::chrono::duration<double, std::milli>;
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<osm_switch_t*> switches;
-  const Fabric fabric = snapshot(osm, &switches);
+  laas::core::FabricSnapshot snap;
+  snap.fabric = snapshot(osm, &switches);
+  const Fabric& fabric = snap.fabric;
   plugin->sms->refresh_locked(/*routing=*/true);
+  snap.sm_port_guid = cl_ntoh64(osm->subn.sm_port_guid);
+  snap.sm_ports = plugin->sms->ports();
+  snap.with_sl2vl = osm->subn.opt.qos;
+  snap.lmc = osm->subn.opt.lmc;
   const double ms_snapshot = ms(std::chrono::steady_clock::now() - t0).count();
-  auto outcome = plugin->engine->route(fabric, cl_ntoh64(osm->subn.sm_port_guid), osm->subn.opt.qos,
-                                       plugin->sms->ports());
+  auto outcome = plugin->engine->route(snap);
   if (outcome.took_over) {
     plugin->took_over_pending = true;
     plugin->took_over_run_start = t0;
@@ -902,7 +907,7 @@ void* create(osm_opensm_t* osm) {
 Config read_config(osm_opensm_t* osm) {
   const char* options = osm->subn.opt.event_plugin_options;
   const std::string path = options ? options : "";
-  Config config = laas::plugin::check_config(path);
+  Config config = laas::core::check_config(path);
   if (path.empty())
     log_line(osm, OSM_LOG_INFO, "no event_plugin_options: using built-in defaults");
   else if (config.problems.empty())
@@ -945,25 +950,11 @@ Config read_config(osm_opensm_t* osm) {
 // partition manager's symbol).
 void connect_service(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
-  plugin->engine->set_reroute_hook([osm] { request_reroute(osm); });
   plugin->sms = std::make_unique<laas::plugin::SubnetManagers>(osm);
-  auto& service = plugin->engine->service();
-  service.set_role_provider([plugin] { return plugin->sms->role(); });
   const char* heavy = std::getenv("LAAS_PARTITIONS_HEAVY_SWEEP");
   if (!(heavy && *heavy && std::strcmp(heavy, "0") != 0))
     plugin->pkey_mgr =
         reinterpret_cast<int (*)(osm_opensm_t*)>(dlsym(RTLD_DEFAULT, "osm_pkey_mgr_process"));
-  service.set_partitions_hook([plugin] {
-    osm_opensm_t* o = plugin->osm;
-    if (plugin->pkey_mgr) {
-      plugin->partitions_pending = true;
-      request_reroute(o);
-      return;
-    }
-    o->subn.force_heavy_sweep = TRUE;
-    osm_sm_sweep(&o->sm);
-  });
-  service.set_audit_hook([plugin] { return audit_live(plugin); });
   plugin->lft_check = std::make_unique<laas::plugin::LftCheck>(
       osm, plugin->engine->config().switch_check_interval_s,
       [osm](bool error, const std::string& line) {
@@ -980,7 +971,22 @@ void connect_service(Plugin* plugin) {
                static_cast<size_t>(it->second) < plugin->sl2vl->drops.size() &&
                plugin->sl2vl->mask(it->second, in, out) == laas::routing::kAllSls;
       });
-  service.set_switch_check(plugin->lft_check->bookkeeping());
+  laas::core::AdapterHooks hooks;
+  hooks.reroute = [osm] { request_reroute(osm); };
+  hooks.role = [plugin] { return plugin->sms->role(); };
+  hooks.partitions_changed = [plugin] {
+    osm_opensm_t* o = plugin->osm;
+    if (plugin->pkey_mgr) {
+      plugin->partitions_pending = true;
+      request_reroute(o);
+      return;
+    }
+    o->subn.force_heavy_sweep = TRUE;
+    osm_sm_sweep(&o->sm);
+  };
+  hooks.audit_live = [plugin] { return audit_live(plugin); };
+  hooks.switch_check = plugin->lft_check->bookkeeping();
+  plugin->engine->connect(std::move(hooks));
 }
 
 // The control socket; without it OpenSM and the routing go on (tenants.yaml still works).
@@ -1036,7 +1042,7 @@ void* start(osm_opensm_t* osm) {
   plugin->osm = osm;
   const Config config = read_config(osm);
   try {
-    plugin->engine = std::make_unique<Engine>(config, logger_for(osm));
+    plugin->engine = std::make_unique<Controller>(config, logger_for(osm));
   } catch (const std::exception& e) {
     // Only the state directory itself can make this fail (the configuration was checked).
     log_line(osm, OSM_LOG_ERROR, std::string("cannot start: ") + e.what());

@@ -39,13 +39,13 @@ if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
   phase "AddressSanitizer and UBSan pass"
 fi
 if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
-  # Only the two test binaries, the unit one with only the files whose code has threads (the
-  # socket's workers, concurrent requests, resume checks, failover, metrics, the routing's
-  # threads); the plugin's runs the engine beside live audits and multicast trees. The rest is
-  # single-threaded and ran twice already.
+  # Only the unit tests, with only the files whose code has threads (the socket's workers,
+  # concurrent requests, resume checks, failover, metrics, the routing's threads, the core's
+  # engine beside live audits and multicast trees). The rest is single-threaded and ran twice
+  # already.
   tsan="${LAAS_BUILD_DIR:-build}-tsan"
-  threaded="service;socket_hardening;resume_check;host_states;failover;metrics;routing_threads;state_io"
-  LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests laas_plugin_tests" \
+  threaded="service;socket_hardening;resume_check;host_states;failover;metrics;routing_threads;state_io;core_adapter;core_controller;core_multicast;core_tenants_file"
+  LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests" \
     bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
     -DLAAS_SANITIZE=thread -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF \
     "-DLAAS_UNIT_TESTS_ONLY=$threaded"

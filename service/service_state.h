@@ -97,7 +97,7 @@ struct SmSeen {
 enum class LogLevel { kInfo, kWarning, kError };
 using Logger = std::function<void(LogLevel, const std::string&)>;
 
-// tables.bin's writes (opensm_plugin/last_tables.cc, on the state directory's worker): the
+// tables.bin's writes (core/last_tables.cc, on the state directory's worker): the
 // metrics and status count the failures, so a file that stopped following the switches is
 // seen before a start has to use it.
 struct TablesFileHealth {

@@ -152,7 +152,7 @@ class TenantService final : private ChangeCommitter,
   // so a directory that stops answering never stops the caller for longer than a deadline.
   StateIo& io() const { return *st_.io; }
   // The shared state's term as this service knows it, and whether it holds it (tables.bin is
-  // written under it and checked against it: opensm_plugin/last_tables.h).
+  // written under it and checked against it: core/last_tables.h).
   std::uint64_t state_term(bool* held) const;
   std::shared_ptr<TablesFileHealth> tables_file_health() const { return st_.tables_file; }
   // Asks the worker to look at state.json (cheap, queued once): how the routing side learns

@@ -2,13 +2,13 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "opensm_plugin/config.h"
+#include "core/config.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size) {
   const auto path = laas::fuzz::write_input("laas.yaml", data, size);
   try {
-    (void)laas::plugin::load_config(path);
+    (void)laas::core::load_config(path);
   } catch (const std::runtime_error&) {
   }
   return 0;

@@ -2,13 +2,13 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "opensm_plugin/tenants.h"
+#include "core/tenants.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, size_t size) {
   const auto path = laas::fuzz::write_input("tenants.yaml", data, size);
   try {
-    (void)laas::plugin::load_tenant_requests(path);
+    (void)laas::core::load_tenant_requests(path);
   } catch (const std::runtime_error&) {
   }
   return 0;

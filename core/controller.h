@@ -1,6 +1,7 @@
-// The LaaS routing engine without OpenSM: a discovered Fabric in, LID-indexed forwarding
-// tables out. The OpenSM glue (plugin.cc) only turns the subnet into a Fabric and the tables
-// into sw->new_lft, so everything here is testable without a fabric.
+// The LaaS controller without a subnet manager: a discovered Fabric in, LID-indexed
+// forwarding tables and SL2VL drops out (core/adapter.h is the boundary). An adapter -- the
+// OpenSM plugin, laas-sdn -- only turns its fabric into a FabricSnapshot and the outcome into
+// what its SM sends, so everything here is testable without a fabric.
 //
 // Tenants live in service::TenantService (GUID-keyed, durable state.json, the control
 // socket's backend). Each routing run hands it the recognized topology, feeds it the
@@ -25,10 +26,13 @@
 #include <thread>
 #include <vector>
 
-#include "opensm_plugin/config.h"
-#include "opensm_plugin/last_tables.h"
-#include "opensm_plugin/multicast.h"
-#include "opensm_plugin/tenants.h"
+#include "core/adapter.h"
+#include "core/config.h"
+#include "core/multicast.h"
+#include "core/sent_tables.h"
+#include "core/state_files.h"
+#include "core/tenants.h"
+#include "core/tenants_file.h"
 #include "routing/incremental.h"
 #include "routing/saved_tables.h"
 #include "routing/sl2vl.h"
@@ -38,45 +42,20 @@
 #include "topology/layout.h"
 #include "topology/recognize.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
-struct RoutingRun;   // one routing run's working set (engine.cc)
-struct SharedFiles;  // the state directory's files besides state.json (engine.cc)
+struct RoutingRun;  // one routing run's working set (controller.cc)
 
-struct RouteOutcome {
-  bool ok = false;
-  std::string error;  // why the engine refuses to route (fabric not a fat-tree, bad state..)
-  bool not_fat_tree = false;
-  std::vector<std::vector<std::uint8_t>> tables;  // [fabric node] LID -> port (0xFF none)
-  routing::Sl2VlTables sl2vl;  // [fabric node] (in, out) -> SLs sent to VL15 (the first-hop drop)
-  std::vector<std::string> info;  // what happened, one log line each
-  std::vector<std::string> warnings;
-  // Tenants, management hosts or faulty links differ from the previous run: multicast trees
-  // built before are stale (OpenSM's reroute-only sweep does not rebuild them by itself).
-  bool multicast_changed = false;
-  // This run took the shared tenant state over (the first run as master).
-  bool took_over = false;
-  // Non-empty: the fabric, the tenant state or laas.yaml could not be used, tenants exist, and
-  // the run routes the tenants last routed or keeps what the switches hold: why.
-  std::string fail_closed;
-  // Failing closed with nothing computed: every switch keeps the forwarding tables and SL2VL
-  // drops it holds (`tables` is empty; the plugin copies OpenSM's record of the switches).
-  bool keep_switch_tables = false;
-  // With keep_switch_tables before OpenSM sent anything since its start (it knows nothing of
-  // what the switches hold): the tables this SM last sent, from the state directory (null:
-  // none could be read; such switches get nothing).
-  std::shared_ptr<const routing::SavedTables> saved_tables;
-  double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
-};
-
-class Engine {
+class Controller {
  public:
   // Throws std::runtime_error when the configuration cannot work (unknown placer).
-  Engine(Config config, service::Logger log);
+  Controller(Config config, service::Logger log);
 
   const Config& config() const { return config_; }
   service::TenantService& service() { return service_; }
 
+  // The fabric side's hooks (core/adapter.h), once, before the first routing run.
+  void connect(AdapterHooks hooks);
   // Called when tenants change outside a routing run (socket requests): ask for a re-route.
   void set_reroute_hook(std::function<void()> hook);
   // Why tenants cannot be routed (corrupt state), empty when they can.
@@ -87,14 +66,15 @@ class Engine {
   // asks for the re-route.
   bool claim_tenants_change();
 
-  // with_sl2vl false leaves out the first-hop drop (out.sl2vl empty): OpenSM without `qos
-  // TRUE` never asks for SL2VL tables, and planning them is a tenth of a second at 11,664 hosts.
-  // `sm_ports`: the port GUIDs of every subnet manager OpenSM knows of (SMInfo), this one's
-  // included: with those recorded before, they are management hosts, the same on every SM.
+  // with_sl2vl false leaves out the first-hop drop (out.sl2vl empty): an SM that programs no
+  // SL2VL never asks for it, and planning it is a tenth of a second at 11,664 hosts.
+  // `sm_ports`: the port GUIDs of every subnet manager the adapter knows of (SMInfo), this
+  // one's included: with those recorded before, they are management hosts, the same on every SM.
   RouteOutcome route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl = true,
                      const std::vector<Guid>& sm_ports = {});
-  // OpenSM's LMC (0: one LID per port): every LID of a port is routed like its base LID.
-  void set_lmc(int lmc) { lmc_ = lmc; }
+  // An adapter's routing run: the same, with the snapshot's LMC (every LID of a port routed
+  // like its base LID).
+  RouteOutcome route(const FabricSnapshot& snapshot);
   // Waits at most `timeout` for the files the routing runs queued (allocations.json,
   // layout.json, tenants.yaml.applied) to be written; not at all while the state directory does
   // not answer. False: some are not written yet.
@@ -137,26 +117,14 @@ class Engine {
   McastOutcome multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const;
 
  private:
-  using FileStamp = service::FileStamp;
-  void feed_tenants_file(RouteOutcome& out);
-  std::optional<std::vector<TenantRequest>> read_tenants_file(RouteOutcome& out);
-  void release_dropped_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out);
-  void add_listed_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out);
   // layout.json, allocations.json, tenants.yaml.applied, read on the state directory's worker
   // within `deadline`; false (memory kept) when the directory does not answer.
   bool read_shared_files(std::chrono::milliseconds deadline);
-  void adopt_shared_files(SharedFiles files);
-  // tenants.yaml's stamp, asked of the worker (nullopt: the directory does not answer).
-  std::optional<FileStamp> tenants_stamp() const;
+  bool routed_once() const;
   // Recognition against the recorded layout / the declared spec / the cabling.
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
                                       bool set_aside_loops = false) const;
-  // layout.json as last read or recorded (null: none). The routing thread replaces it while
-  // audits read it on socket threads: each reader holds its own reference for as long as it
-  // uses it, so a replaced layout lives on until its last reader is done.
-  std::shared_ptr<const topology::Layout> layout() const;
-  void set_layout(std::shared_ptr<const topology::Layout> layout);
-  // The phases of route() (engine.cc), in order.
+  // The phases of route() (controller.cc), in order.
   void take_over(RoutingRun& run);
   bool recognize(RoutingRun& run);
   void derive_management(RoutingRun& run);
@@ -184,15 +152,12 @@ class Engine {
   std::optional<topology::Layout> layout_to_record(const topology::Recognition& rec,
                                                    const topology::Fabric& fabric,
                                                    RouteOutcome& out, std::string* why);
-  void record_layout(topology::Layout now, const std::string& why);
-  std::string layout_file() const { return config_.state_dir + "/layout.json"; }
   // Fail closed: with tenants known and fail_open unset, `out` gets the last good
-  // tables (by switch GUID; switches never routed get none: OpenSM leaves them without
+  // tables (by switch GUID; switches never routed get none: the SM leaves them without
   // routes) and is ok; otherwise `out` is returned as the refusal it is.
   RouteOutcome& fail_closed(const topology::Fabric& fabric, const std::string& why,
                             RouteOutcome& out);
   bool tenants_known() const;
-  bool with_sent_tables(RouteOutcome& out);
   // The tenants last routed (memory, else allocations.json), placed on this view, and the
   // slots of theirs another port GUID holds now (`quarantined`: decided here, as the service
   // decides them from a readable state).
@@ -203,47 +168,22 @@ class Engine {
   Config config_;
   service::Logger log_;
   service::TenantService service_;
+  TenantsFile tenants_file_;
+  StateFiles files_;  // layout.json, allocations.json
+  SentTables sent_;   // tables.bin
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
-  bool layout_unreadable_ = false;                     // never overwrite a file we could not read
-  std::string layout_error_;                           // logged at the next routing run
   std::string last_source_note_;                       // logged when it changes
   int lmc_ = 0;
   std::string last_outside_;  // what is outside the tree, logged
   std::string fail_closed_;   // why the last run failed closed (routing thread only)
   mutable std::mutex mu_;     // guards the fields below
-  std::shared_ptr<const topology::Layout> layout_;  // see layout(); set by the routing thread
-  FileStamp seen_stamp_, fed_stamp_, claimed_stamp_;
   bool routed_once_ = false;
-  std::set<std::string> file_tenants_;  // tenants the file listed last time it was read
   std::uint64_t last_generation_ = 0;
   Allocations routed_;                         // what the last successful run routed
   std::map<std::string, std::string> shapes_;  // tenant -> shape text (route() only)
   std::shared_ptr<const McastContext> mcast_;  // what the last successful run routed
-  // allocations.json as last read from the directory (at start or a take-over): the "last
-  // routed" record on disk, kept in memory so that no routing run reads it.
-  std::optional<Allocations> disk_allocations_;
-  std::string disk_allocations_error_;  // why it could not be read ("": it could, or none)
-  bool shared_files_unread_ = false;    // the directory did not answer: read at the next run
-  // Writes of allocations.json and layout.json queued on the worker (never waited for under
-  // OpenSM's lock): how many were queued and done, and whether the last one failed (written
-  // again by the next run). Shared with the queued operations, which may outlive the engine.
-  struct Writes {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::uint64_t queued = 0, done = 0;
-    std::atomic<bool> layout_failed{false};
-    std::string allocations_text;  // what allocations.json holds (the worker's)
-    void finish(std::uint64_t n);  // the write queued as number n is done (or failed)
-  };
-  std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
-  LastTables last_tables_;
-  std::string tables_not_kept_;  // why the last run's tables were not kept (logged once)
-  // Master holding the term (its `term`): tables.bin may be written; else logged once.
-  bool may_keep_tables(std::uint64_t* term);
-  routing::IncrementalRouting incremental_;  // the last run's model tables (routing thread)
-  std::uint64_t queue_write();               // the number of the next queued write
-  void queue_allocations(const Allocations& alloc);
+  routing::IncrementalRouting incremental_;    // the last run's model tables (routing thread)
 };
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -25,7 +25,7 @@
 #include "service/state_io.h"
 #include "service/tenant_service.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 class LastTables {
  public:
@@ -71,4 +71,4 @@ class LastTables {
   std::shared_ptr<service::TablesFileHealth> health_;
 };
 
-}  // namespace laas::plugin
+}  // namespace laas::core

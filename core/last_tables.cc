@@ -1,4 +1,4 @@
-#include "opensm_plugin/last_tables.h"
+#include "core/last_tables.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -16,7 +16,7 @@
 
 #include "service/state_store.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 struct LastTables::Shared {
   std::mutex mu;
@@ -251,4 +251,4 @@ std::shared_ptr<const routing::SavedTables> LastTables::load(std::string* why) c
   }
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -10,7 +10,7 @@
 
 #include "allocation/allocations.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 using topology::Guid;
 
@@ -40,4 +40,4 @@ using allocation::TenantRecord;
 using allocation::to_json;
 using allocation::to_placement;
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -12,7 +12,7 @@
 
 #include "service/protocol.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 struct Config {
   std::string socket = service::kDefaultSocketPath;  // control socket; empty: not served
@@ -93,7 +93,7 @@ struct Config {
 
   std::string tenants_file() const { return state_dir + "/tenants.yaml"; }
   std::string allocations_file() const { return state_dir + "/allocations.json"; }
-  // The tables this SM last sent (opensm_plugin/last_tables.h).
+  // The tables this SM last sent (core/last_tables.h).
   std::string sent_tables_file() const { return state_dir + "/tables.bin"; }
 };
 
@@ -109,4 +109,4 @@ Config load_config(const std::string& path);
 std::uint64_t parse_guid(const std::string& text);
 std::string format_guid(std::uint64_t guid);  // 0x%016x
 
-}  // namespace laas::plugin
+}  // namespace laas::core

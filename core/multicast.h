@@ -1,7 +1,7 @@
-// Multicast for the OpenSM glue without OpenSM: what the last routing run knew (tree,
-// embedding, tenants, management hosts), kept so that mcast_build_stree -- called for every
-// group on joins and sweeps, between routing runs -- can build a group's tree from its member
-// port GUIDs and hand back MFT rows keyed by switch GUID.
+// Multicast without a subnet manager: what the last routing run knew (tree, embedding,
+// tenants, management hosts), kept so that an adapter's tree callback (the plugin's
+// mcast_build_stree) -- called for every group on joins and sweeps, between routing runs -- can
+// build a group's tree from its member port GUIDs and hand back MFT rows keyed by switch GUID.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 #include "topology/fabric.h"
 #include "topology/fat_tree.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 using topology::Guid;
 
@@ -48,4 +48,4 @@ McastOutcome multicast_tree(const McastContext& ctx, const std::vector<Guid>& me
 // hosts, faulty links); when they differ after a routing run, every group must be rebuilt.
 bool same_policy(const routing::McastPolicy& a, const routing::McastPolicy& b);
 
-}  // namespace laas::plugin
+}  // namespace laas::core

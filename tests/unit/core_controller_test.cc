@@ -18,15 +18,15 @@
 #include <thread>
 #include <tuple>
 
-#include "opensm_plugin/config.h"
-#include "opensm_plugin/engine.h"
-#include "opensm_plugin/engine_testing.h"
-#include "opensm_plugin/tenants.h"
+#include "core/config.h"
+#include "core/controller.h"
+#include "core/controller_testing.h"
+#include "core/tenants.h"
 #include "topology/embedding.h"
 #include "topology/layout.h"
 
 using namespace laas;
-using namespace laas::plugin;
+using namespace laas::core;
 using nlohmann::json;
 
 namespace {
@@ -196,7 +196,7 @@ TEST(PluginEngine, TheTenantsFileAsksForNoRerouteASocketChangeDoes) {
   const auto& fabric = model.first;
   const Guid sm = fabric.nodes[model.second.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   int reroutes = 0;
   engine.set_reroute_hook([&] { ++reroutes; });
   auto out = routed(engine, fabric, sm);
@@ -222,7 +222,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   auto [fabric, emb] = topology::build_model_fabric(tree);
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   ASSERT_EQ(out.tables.size(), fabric.nodes.size());
@@ -244,7 +244,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   auto second = load_allocations(dir.path() + "/allocations.json");
   ASSERT_EQ(second->tenants.size(), 2u);
   EXPECT_EQ(to_json(Allocations{"", 0, {}, {{"A", second->tenants.at("A")}}}), a_json);
-  Engine restarted(config_in(dir), quiet());
+  Controller restarted(config_in(dir), quiet());
   out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   const auto third = load_allocations(dir.path() + "/allocations.json");
@@ -278,7 +278,7 @@ TEST(PluginEngine, SmHostIsManagementAndNeverAllocated) {
   auto [fabric, emb] = topology::build_model_fabric(tree);
   const Guid sm = fabric.nodes[emb.host_node[0]].port_guid;
   dir.write("tenants.yaml", "- name: all\n  hosts: 32\n- name: most\n  hosts: 28\n");
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   const auto a = load_allocations(dir.path() + "/allocations.json");
@@ -298,7 +298,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   disconnect(broken, emb.host_node[3], 1);
   {
     TempDir other;
-    Engine engine(config_in(other), quiet());
+    Controller engine(config_in(other), quiet());
     auto out = routed(engine, broken, 0);
     EXPECT_TRUE(out.ok) << out.error;
   }
@@ -307,14 +307,14 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   const int spare = static_cast<int>(broken.nodes[leaf].ports.size());
   broken.nodes[leaf].ports.resize(spare + 2);
   broken.connect(leaf, spare, leaf, spare + 1);
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   auto out = routed(engine, broken, 0);
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.not_fat_tree);
   EXPECT_NE(out.error.find("loop cable"), std::string::npos) << out.error;
 
   dir.write("state.json", "{ truncated");
-  Engine corrupt(config_in(dir), quiet());
+  Controller corrupt(config_in(dir), quiet());
   EXPECT_FALSE(corrupt.state_error().empty());
   // A state that exists and cannot be read may hold tenants, and nothing else records them:
   // never the next engine. At a start OpenSM knows nothing the switches hold: no tenant is
@@ -332,7 +332,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
   Config pinned = config_in(dir);
   pinned.topology = "xgft(2;4,4;1,4)";
   std::remove((dir.path() + "/state.json").c_str());
-  Engine expecting(pinned, quiet());
+  Controller expecting(pinned, quiet());
   out = routed(expecting, fabric, 0);
   EXPECT_FALSE(out.ok);
   EXPECT_NE(out.error.find("laas.yaml"), std::string::npos) << out.error;
@@ -350,7 +350,7 @@ TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
     if (fabric.nodes[i].is_switch) guids[i] = fabric.nodes[i].guid;
   RouteOutcome good;
   {
-    Engine first(config_in(dir), quiet());
+    Controller first(config_in(dir), quiet());
     good = routed(first, fabric, 0);
     ASSERT_TRUE(good.ok) << good.error;
     ASSERT_FALSE(good.tables.empty());
@@ -363,7 +363,7 @@ TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
   const std::string bytes((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
   dir.write("state.json", "{ truncated");
   std::remove((dir.path() + "/allocations.json").c_str());
-  Engine restarted(config_in(dir), quiet());
+  Controller restarted(config_in(dir), quiet());
   auto out = routed(restarted, fabric, 0);
   EXPECT_TRUE(out.ok) << out.error;
   EXPECT_TRUE(out.keep_switch_tables);
@@ -382,7 +382,7 @@ TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
 
   // Cut short (a crash while it was written elsewhere): refused whole, no tenant routed.
   dir.write("tables.bin", bytes.substr(0, bytes.size() / 2));
-  Engine cut(config_in(dir), quiet());
+  Controller cut(config_in(dir), quiet());
   out = routed(cut, fabric, 0);
   EXPECT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(out.keep_switch_tables);
@@ -409,7 +409,7 @@ struct Kept {
   RouteOutcome good;
 };
 
-Kept route_once(Engine& engine) {
+Kept route_once(Controller& engine) {
   Kept k;
   const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
   k.fabric = topology::build_model_fabric(tree).first;
@@ -422,7 +422,7 @@ Kept route_once(Engine& engine) {
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
-json call(Engine& engine, const std::string& method);  // below
+json call(Controller& engine, const std::string& method);  // below
 
 }  // namespace
 
@@ -433,7 +433,7 @@ TEST(PluginEngine, TablesFromAnOlderTermThanTheLastMastersAreRefused) {
   TempDir dir;
   write_term(dir, 3);
   {
-    Engine first(config_in(dir), quiet());
+    Controller first(config_in(dir), quiet());
     auto k = route_once(first);
     ASSERT_TRUE(k.good.ok) << k.good.error;
     first.keep_sent_tables({{1, {0x1, 0, 0}}}, k.guids, k.good.tables, nullptr);
@@ -443,7 +443,7 @@ TEST(PluginEngine, TablesFromAnOlderTermThanTheLastMastersAreRefused) {
   // One take-over since (term 4, this SM's own without a provider): the last master's is 3.
   write_term(dir, 4);
   {
-    Engine next(config_in(dir), quiet());
+    Controller next(config_in(dir), quiet());
     route_once(next);
     std::string why;
     const auto saved = next.sent_tables(&why);
@@ -453,7 +453,7 @@ TEST(PluginEngine, TablesFromAnOlderTermThanTheLastMastersAreRefused) {
   }
   // Two: a master held term 4 and wrote nothing.
   write_term(dir, 5);
-  Engine later(config_in(dir), quiet());
+  Controller later(config_in(dir), quiet());
   route_once(later);
   std::string why;
   EXPECT_FALSE(later.sent_tables(&why));
@@ -465,7 +465,7 @@ TEST(PluginEngine, TablesFromAnOlderTermThanTheLastMastersAreRefused) {
 TEST(PluginEngine, ADeposedMasterDoesNotReplaceTheTablesFile) {
   TempDir dir;
   write_term(dir, 3);
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   auto k = route_once(engine);
   ASSERT_TRUE(k.good.ok) << k.good.error;
   write_term(dir, 4);  // another SM took over meanwhile
@@ -475,7 +475,7 @@ TEST(PluginEngine, ADeposedMasterDoesNotReplaceTheTablesFile) {
   EXPECT_EQ(engine.service().tables_file_health()->write_failures.load(), 0);
 
   TempDir standby_dir;
-  Engine standby(config_in(standby_dir), quiet());
+  Controller standby(config_in(standby_dir), quiet());
   standby.service().set_role_provider([] {
     service::SmRole r;
     r.state = service::SmState::kStandby;
@@ -490,7 +490,7 @@ TEST(PluginEngine, ADeposedMasterDoesNotReplaceTheTablesFile) {
 // written.
 TEST(PluginEngine, AFailedTablesWriteIsCountedAndShown) {
   TempDir dir;
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   auto k = route_once(engine);
   ASSERT_TRUE(k.good.ok) << k.good.error;
   // A directory where the file should be: the rename fails.
@@ -520,7 +520,7 @@ TEST(PluginEngine, AFailedTablesWriteIsCountedAndShown) {
 // closed does not give the switches tables older than those they were sent.
 TEST(PluginEngine, AFailedTablesWriteRemovesTheOlderFile) {
   TempDir dir;
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   auto k = route_once(engine);
   ASSERT_TRUE(k.good.ok) << k.good.error;
   engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
@@ -545,7 +545,7 @@ TEST(PluginEngine, AFailedTablesWriteRemovesTheOlderFile) {
 // The configuration file the packages install loads, with its documented defaults.
 TEST(PluginConfig, ShippedLaasYamlLoads) {
   const std::string path = std::string(LAAS_CONF_DIR) + "/laas.yaml";
-  const auto c = laas::plugin::load_config(path);
+  const auto c = laas::core::load_config(path);
   EXPECT_EQ(c.socket, "/run/opensm/laas.sock");
   EXPECT_EQ(c.state_dir, "/var/lib/laas");
   EXPECT_EQ(c.placer, "laas");
@@ -562,13 +562,13 @@ TEST(PluginConfig, NameMapsAndTheirErrors) {
   ::close(fd);
   std::ofstream(tmpl) << "slurm_node_names: {comp-1: node001}\nopenstack_projects: [a]\n";
   try {
-    laas::plugin::load_config(tmpl);
+    laas::core::load_config(tmpl);
     FAIL() << "a list for openstack_projects was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("openstack_projects"), std::string::npos) << e.what();
   }
   std::ofstream(tmpl) << "slurm_node_names: {comp-1: node001}\n";
-  EXPECT_EQ(laas::plugin::load_config(tmpl).slurm_node_names.at("comp-1"), "node001");
+  EXPECT_EQ(laas::core::load_config(tmpl).slurm_node_names.at("comp-1"), "node001");
   ::unlink(tmpl);
 }
 
@@ -581,7 +581,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   auto [fabric, emb] = topology::build_model_fabric(tree);
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: [comp-1, comp-2, comp-5, comp-6]\n");
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   auto clean = routed(engine, fabric, sm);
   ASSERT_TRUE(clean.ok) << clean.error;
   const auto before = load_allocations(dir.path() + "/allocations.json");
@@ -619,7 +619,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   EXPECT_EQ(back.tables, clean.tables);
   EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->tenants.at("A").idle.empty());
 }
-namespace laas::plugin {
+namespace laas::core {
 namespace {
 
 // Every routing run carries the first-hop drop for update_sl2vl; the audit over the same
@@ -633,7 +633,7 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml",
             "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n- name: C\n  hosts: 3\n");
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   const auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   ASSERT_EQ(out.sl2vl.drops.size(), fabric.nodes.size());
@@ -664,7 +664,7 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
 TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
   const auto alloc = load_allocations(dir.path() + "/allocations.json");
@@ -726,12 +726,12 @@ TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
   auto& [dir, tree, fabric, emb, sm] = lab;
   Guid recorded = 0;
   {
-    Engine engine(config_in(dir), quiet());
+    Controller engine(config_in(dir), quiet());
     ASSERT_TRUE(routed(engine, fabric, sm).ok);
     recorded = load_allocations(dir.path() + "/allocations.json")->tenants.at("A").hosts[1].guid;
   }
   dir.write("state.json", "{ truncated");
-  Engine blocked(config_in(dir), quiet());
+  Controller blocked(config_in(dir), quiet());
   ASSERT_FALSE(blocked.state_error().empty());
   const auto first = routed(blocked, fabric, sm);  // the tenants of allocations.json, closed
   ASSERT_TRUE(first.ok) << first.error;
@@ -765,7 +765,7 @@ TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
 }
 
 }  // namespace
-}  // namespace laas::plugin
+}  // namespace laas::core
 // Tenants dropped from tenants.yaml while OpenSM was down used to stay for ever: the file was
 // compared with an in-memory list that is empty at startup.
 TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
@@ -775,7 +775,7 @@ TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
   {
-    Engine engine(config_in(dir), quiet());
+    Controller engine(config_in(dir), quiet());
     ASSERT_TRUE(routed(engine, fabric, sm).ok);
     // C comes through the socket: the file does not own it.
     const json r =
@@ -786,7 +786,7 @@ TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
     ASSERT_TRUE(r["ok"]) << r.dump();
   }
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n");  // B dropped while "down"
-  Engine restarted(config_in(dir), quiet());
+  Controller restarted(config_in(dir), quiet());
   auto out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   for (const auto& w : out.warnings) ADD_FAILURE() << w;
@@ -805,7 +805,7 @@ TEST(PluginEngine, TenantsDroppedFromTheFileWhileDownAreReleasedAtStart) {
 
 namespace {
 
-json call(Engine& engine, const std::string& method) {
+json call(Controller& engine, const std::string& method) {
   const json r = engine.service().handle({{"v", 1}, {"method", method}}, {0, true});
   return r.value("result", json::object());
 }
@@ -823,7 +823,7 @@ void add_loop_cable(topology::Fabric& f, int node) {
 TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   const auto good = routed(engine, fabric, sm);
   ASSERT_TRUE(good.ok) << good.error;
   EXPECT_TRUE(good.fail_closed.empty());
@@ -853,7 +853,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   const std::string state = dir.path() + "/state.json";
   std::rename(state.c_str(), (state + ".good").c_str());
   dir.write("state.json", "{ truncated");
-  Engine restarted(config_in(dir), quiet());
+  Controller restarted(config_in(dir), quiet());
   out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_NE(out.fail_closed.find("tenant state cannot be read"), std::string::npos)
@@ -866,13 +866,13 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   // Fail open, when the administrator chose it: the next engine routes.
   Config open = config_in(dir);
   open.fail_open = true;
-  Engine opened(open, quiet());
+  Controller opened(open, quiet());
   out = routed(opened, fabric, sm);
   EXPECT_FALSE(out.ok);
   EXPECT_NE(out.error.find("fail_open"), std::string::npos) << out.error;
   // Without tenants anywhere there is nothing to keep: the next engine routes.
   TempDir empty;
-  Engine nothing(config_in(empty), quiet());
+  Controller nothing(config_in(empty), quiet());
   out = routed(nothing, looped, sm);
   EXPECT_FALSE(out.ok);
   EXPECT_TRUE(out.fail_closed.empty());
@@ -880,7 +880,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   // keep the tables the last master gave them, never the next engine's.
   Config shared = config_in(empty);
   shared.state_must_exist = true;
-  Engine unmounted(shared, quiet());
+  Controller unmounted(shared, quiet());
   unmounted.service().set_role_provider([] {  // the plugin's: this SM is the master
     service::SmRole r;
     r.state = service::SmState::kMaster;
@@ -894,7 +894,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   // tenant (before, the next engine routed the fabric open); once it has routed, a run that
   // finds both lost keeps what the switches hold.
   std::remove((dir.path() + "/allocations.json").c_str());
-  Engine lost(config_in(dir), quiet());
+  Controller lost(config_in(dir), quiet());
   out = routed(lost, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(out.keep_switch_tables);
@@ -912,7 +912,7 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
   auto& [dir, tree, fabric, emb, sm] = lab;
   Config c = config_in(dir);
   c.shared_services = {0x5107};
-  Engine engine(c, quiet());
+  Controller engine(c, quiet());
   const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
   const int spine = emb.switch_node[1][2];
@@ -953,7 +953,7 @@ TEST(PluginEngine, AttachedHostTakesItsSwitchRoutes) {
 TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
   const int leaf0 = emb.switch_node[0][0], spine2 = emb.switch_node[1][2];
@@ -1002,7 +1002,7 @@ TEST(PluginEngine, AnUnlistedAdapterOnASparePortIsAFreeHost) {
   // Listed by the administrator, the spine's adapter is routed from every switch.
   Config c = config_in(dir);
   c.shared_services = {0x7201};
-  Engine listed(c, quiet());
+  Controller listed(c, quiet());
   const auto shared = routed(listed, fabric, sm);
   ASSERT_TRUE(shared.ok) << shared.error;
   for (size_t n = 0; n < fabric.nodes.size(); ++n) {
@@ -1039,7 +1039,7 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
                                : full.nodes[emb.switch_node[1][0]].port_guid;
     dir.write("tenants.yaml",
               "- name: A\n  hosts: 6\n- name: B\n  hosts: 5\n- name: C\n  hosts: 3\n");
-    Engine engine(config_in(dir), quiet());
+    Controller engine(config_in(dir), quiet());
     auto out = routed(engine, before, sm);
     ASSERT_TRUE(out.ok) << out.error;
     const auto old_layout = topology::parse_layout([&] {
@@ -1121,7 +1121,7 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
   auto [fabric, emb] = topology::build_model_fabric(tree);
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   ASSERT_TRUE(routed(engine, fabric, sm).ok);
   auto names = [&] {
     auto n = engine.service().tenant_names();
@@ -1155,7 +1155,7 @@ TEST(PluginEngine, AMissingOrUnreadableTenantsFileRemovesNobody) {
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   const std::string file = dir.path() + "/tenants.yaml";
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   ASSERT_TRUE(routed(engine, fabric, sm).ok);
   auto names = [&] {
     auto n = engine.service().tenant_names();
@@ -1192,7 +1192,7 @@ TEST(PluginEngine, AMissingOrUnreadableTenantsFileRemovesNobody) {
   EXPECT_FALSE(status()["result"].contains("tenants_file"));
   // A fabric whose file never listed a tenant has nothing to keep: no file is no warning.
   TempDir fresh;
-  Engine quiet_engine(config_in(fresh), quiet());
+  Controller quiet_engine(config_in(fresh), quiet());
   auto out = routed(quiet_engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   for (const auto& w : out.warnings) EXPECT_EQ(w.find("tenants file"), std::string::npos) << w;
@@ -1211,7 +1211,7 @@ TEST(PluginEngine, ADescriptionNeverMakesAHostManagement) {
   config.management = {fabric.nodes[mgmt_node].port_guid};
   const int impostor = emb.host_node[9];
   fabric.nodes[impostor].name = fabric.nodes[mgmt_node].name + " mlx5_1";
-  Engine engine(config, quiet());
+  Controller engine(config, quiet());
   const auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   const auto alloc = load_allocations(config.allocations_file());
@@ -1221,7 +1221,7 @@ TEST(PluginEngine, ADescriptionNeverMakesAHostManagement) {
   EXPECT_EQ(mgmt, std::vector<Guid>{fabric.nodes[mgmt_node].port_guid});
 }
 
-// `laasctl audit` runs Engine::audit on a control socket thread while OpenSM's sweeper routes:
+// `laasctl audit` runs Controller::audit on a control socket thread while OpenSM's sweeper routes:
 // every run here re-records layout.json (another machine in a free slot) or takes the state over
 // again (another SM wrote state.json) and so re-reads it, under audits and multicast trees
 // built from other threads. The layout they read must never be the one being replaced
@@ -1234,7 +1234,7 @@ TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
   auto& fabric = lab.fabric;
   auto& emb = lab.emb;
   const auto sm = lab.sm;
-  Engine engine(config_in(dir), quiet());
+  Controller engine(config_in(dir), quiet());
   engine.service().set_role_provider([] {  // the plugin's: this SM is the master
     service::SmRole r;
     r.state = service::SmState::kMaster;
@@ -1371,7 +1371,7 @@ TEST(PluginConfig, AFileThatCannotBeReadAsAWholeIsNoConfiguration) {
 TEST(PluginEngine, AGuessedStateDirectoryIsNeitherReadNorWritten) {
   TwoTenants t;
   {
-    Engine engine(config_in(t.dir), quiet());
+    Controller engine(config_in(t.dir), quiet());
     ASSERT_TRUE(routed(engine, t.fabric, t.sm).ok);
     ASSERT_EQ(engine.service().tenant_names().size(), 2u);
   }
@@ -1388,7 +1388,7 @@ TEST(PluginEngine, AGuessedStateDirectoryIsNeitherReadNorWritten) {
   Config c = config_in(t.dir);  // the "default" the guess would land on
   c.problems = {"/etc/laas/laas.yaml: holds no key"};
   c.state_dir_unknown = true;
-  Engine engine(c, quiet());
+  Controller engine(c, quiet());
   EXPECT_TRUE(engine.service().tenant_names().empty());
   for (int run = 0; run < 2; ++run) {
     auto out = routed(engine, t.fabric, t.sm);
@@ -1435,7 +1435,7 @@ TEST(PluginEngine, EveryFileItCreatesIs0640AndEveryDirectory0750) {
     const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
     auto [fabric, emb] = topology::build_model_fabric(tree);
     const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
-    Engine engine(c, quiet());
+    Controller engine(c, quiet());
     ASSERT_TRUE(routed(engine, fabric, sm).ok);
     std::ofstream(dir + "/tenants.yaml") << "- name: A\n  hosts: 4\n";
     ASSERT_TRUE(routed(engine, fabric, sm).ok);

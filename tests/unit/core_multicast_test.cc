@@ -8,13 +8,13 @@
 #include <fstream>
 #include <map>
 
-#include "opensm_plugin/engine.h"
-#include "opensm_plugin/engine_testing.h"
-#include "opensm_plugin/tenants.h"
+#include "core/controller.h"
+#include "core/controller_testing.h"
+#include "core/tenants.h"
 #include "topology/embedding.h"
 
 using namespace laas;
-using namespace laas::plugin;
+using namespace laas::core;
 
 namespace {
 
@@ -45,7 +45,7 @@ TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
   dir.write("tenants.yaml", "- name: a\n  hosts: 8\n- name: b\n  hosts: 10\n");
   Config config;
   config.state_dir = dir.path();
-  Engine engine(config, [](service::LogLevel, const std::string&) {});
+  Controller engine(config, [](service::LogLevel, const std::string&) {});
   EXPECT_FALSE(engine.multicast_tree({1, 2}, 0xC001).ok);  // nothing routed yet
 
   auto out = routed(engine, fabric, sm);

@@ -1,4 +1,4 @@
-#include "opensm_plugin/tenants.h"
+#include "core/tenants.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,10 +15,10 @@
 #include <stdexcept>
 #include <utility>
 
-#include "opensm_plugin/config.h"
+#include "core/config.h"
 #include "util/text.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 using json = nlohmann::json;
 
@@ -75,4 +75,4 @@ std::vector<TenantRequest> load_tenant_requests(const std::string& path, bool* e
   return out;
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core

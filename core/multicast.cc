@@ -1,11 +1,11 @@
-#include "opensm_plugin/multicast.h"
+#include "core/multicast.h"
 
 #include <cinttypes>
 #include <cstdio>
 
-#include "opensm_plugin/engine.h"
+#include "core/controller.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 McastContext::McastContext(const topology::FatTree& t, const topology::Fabric& fabric,
                            const topology::Embedding& emb, routing::McastPolicy p)
@@ -62,7 +62,8 @@ bool same_policy(const routing::McastPolicy& a, const routing::McastPolicy& b) {
   return true;
 }
 
-McastOutcome Engine::multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const {
+McastOutcome Controller::multicast_tree(const std::vector<Guid>& member_ports,
+                                        unsigned mlid) const {
   std::shared_ptr<const McastContext> ctx;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -73,7 +74,7 @@ McastOutcome Engine::multicast_tree(const std::vector<Guid>& member_ports, unsig
     out.error = "no routing run of the laas engine yet";
     return out;
   }
-  return plugin::multicast_tree(*ctx, member_ports, mlid);
+  return core::multicast_tree(*ctx, member_ports, mlid);
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -1,4 +1,4 @@
-#include "opensm_plugin/config.h"
+#include "core/config.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -12,7 +12,7 @@
 #include "util/guid.h"
 #include "util/text.h"
 
-namespace laas::plugin {
+namespace laas::core {
 
 std::uint64_t parse_guid(const std::string& text) { return util::guid_or_throw(text); }
 
@@ -197,4 +197,4 @@ Config load_config(const std::string& path) {
   throw std::runtime_error(all);
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core

@@ -1,4 +1,4 @@
-#include "opensm_plugin/engine.h"
+#include "core/controller.h"
 
 #include <sys/stat.h>
 
@@ -23,7 +23,7 @@
 #include "topology/recognize.h"
 #include "topology/servers.h"
 
-namespace laas::plugin {
+namespace laas::core {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -97,9 +97,6 @@ service::ServiceConfig service_config(const Config& c) {
   return s;
 }
 
-// The tenants file acts with root's rights: it is as privileged as the state directory.
-const service::Caller kFileCaller{0, true, true, /*routes_itself=*/true};
-
 // The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
 // `mgmt_switch_nodes`: the fabric nodes of the switches an SM runs on (every SM's, so that
 // the exemptions do not move at failover).
@@ -129,43 +126,15 @@ routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
   return std::move(plan.tables);
 }
 
-// The tenants the file listed when it was last applied, kept next to state.json so that
-// tenants dropped from the file while OpenSM was down are released at the next start.
-std::string applied_file(const Config& c) { return c.state_dir + "/tenants.yaml.applied"; }
-
-// Why a tenants file looks cut off ("" when it does not): empty, blank, or missing the final
-// newline every editor and `laasctl`-style writer ends a file with.
-std::string suspicious_tenants_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return "is empty";
-  if (text.back() != '\n') return "does not end with a newline (cut off?)";
-  return "";
-}
-
-std::set<std::string> load_applied(const std::string& path) {
-  std::set<std::string> names;
-  std::ifstream in(path);
-  if (!in) return names;
-  try {
-    const json doc = json::parse(in);
-    for (const auto& n : doc.at("tenants")) names.insert(n.get<std::string>());
-  } catch (const std::exception&) {
-    // Unreadable: forget it, as before this file existed (nothing is removed on its word).
-    names.clear();
-  }
-  return names;
-}
-
 }  // namespace
 
-Engine::Engine(Config config, service::Logger log)
+Controller::Controller(Config config, service::Logger log)
     : config_(std::move(config)),
       log_(log),
       service_(service_config(config_), std::move(log)),
-      last_tables_(service_.io(), config_.sent_tables_file(), config_.state_dir, log_,
-                   service_.tables_file_health()) {
+      tenants_file_(config_, service_, log_),
+      files_(config_, service_, log_),
+      sent_(config_, service_, log_) {
   // A guessed directory is never read (Config::state_dir_unknown): nothing of it is routed.
   if (!config_.state_dir_unknown) read_shared_files(std::chrono::seconds(10));
   // Changes made inside a routing run (the tenants file) are routed by that run: the service
@@ -174,15 +143,6 @@ Engine::Engine(Config config, service::Logger log)
     if (reroute_) reroute_();
   });
 }
-
-// What the state directory holds besides state.json: the intended tree (layout.json), the
-// tenants last routed (allocations.json) and the tenants file last applied.
-struct SharedFiles {
-  std::optional<std::string> layout;
-  std::optional<Allocations> allocations;
-  std::string allocations_error;
-  std::set<std::string> applied;
-};
 
 namespace {
 
@@ -197,241 +157,38 @@ bool same_identities(const topology::Layout& a, const topology::Layout& b) {
   return true;
 }
 
-// Runs on the state directory's worker.
-SharedFiles read_shared_files_now(const std::string& layout_path,
-                                  const std::string& allocations_path,
-                                  const std::string& applied_path) {
-  SharedFiles f;
-  bool exists = false;
-  std::string text = service::read_text(layout_path, &exists);
-  if (exists) f.layout = std::move(text);
-  try {
-    f.allocations = load_allocations(allocations_path);
-  } catch (const std::exception& e) {
-    f.allocations_error = e.what();
-  }
-  f.applied = load_applied(applied_path);
-  return f;
-}
-
 }  // namespace
 
 // Read at start, and again when this SM takes the state over from another (which may have
-// written them since), on the state directory's worker: a directory that does not answer leaves
-// memory as it is.
-bool Engine::read_shared_files(std::chrono::milliseconds deadline) {
-  SharedFiles files;
-  try {
-    files = service_.io().call(
-        [layout_path = layout_file(), allocations_path = config_.allocations_file(),
-         applied_path = applied_file(config_)] {
-          return read_shared_files_now(layout_path, allocations_path, applied_path);
-        },
-        deadline);
-  } catch (const service::NotAnsweringError& e) {
-    // Never write over what could not be read; read again at the first run it answers.
-    shared_files_unread_ = true;
-    layout_unreadable_ = true;
-    log_(service::LogLevel::kError,
-         std::string("laas: ") + e.what() +
-             ": layout.json, allocations.json and tenants.yaml.applied are read when it answers");
-    return false;
-  }
-  adopt_shared_files(std::move(files));
+// written them since): a directory that does not answer leaves memory as it is.
+bool Controller::read_shared_files(std::chrono::milliseconds deadline) {
+  auto applied = files_.read(tenants_file_.applied_path(), deadline);
+  if (!applied) return false;
+  tenants_file_.adopt_applied(std::move(*applied));
+  if (const auto& disk = files_.disk_allocations())
+    for (const auto& [name, t] : disk->tenants) shapes_[name] = t.shape;
   return true;
 }
 
-void Engine::adopt_shared_files(SharedFiles files) {
-  shared_files_unread_ = false;
-  {
-    std::lock_guard<std::mutex> lock(writes_->mu);
-    writes_->allocations_text.clear();  // another SM may have written allocations.json since
-  }
-  std::shared_ptr<const topology::Layout> layout;
-  layout_unreadable_ = false;
-  if (files.layout) {
-    try {
-      layout = std::make_shared<const topology::Layout>(topology::parse_layout(*files.layout));
-    } catch (const std::exception& e) {
-      layout_unreadable_ = true;
-      layout_error_ = layout_file() + ": " + e.what() +
-                      "; recognizing from laas.yaml or the cabling, the file is left as it is";
-    }
-  }
-  // allocations.json is only an output; state.json is the state.
-  disk_allocations_ = std::move(files.allocations);
-  disk_allocations_error_ = files.allocations_error;
-  if (disk_allocations_)
-    for (const auto& [name, t] : disk_allocations_->tenants) shapes_[name] = t.shape;
+void Controller::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
+
+void Controller::connect(AdapterHooks hooks) {
+  set_reroute_hook(std::move(hooks.reroute));
+  if (hooks.role) service_.set_role_provider(std::move(hooks.role));
+  if (hooks.partitions_changed) service_.set_partitions_hook(std::move(hooks.partitions_changed));
+  if (hooks.audit_live) service_.set_audit_hook(std::move(hooks.audit_live));
+  if (hooks.switch_check) service_.set_switch_check(std::move(hooks.switch_check));
+}
+
+std::string Controller::state_error() const { return service_.snapshot().blocked; }
+
+bool Controller::tenants_changed() const { return tenants_file_.changed(routed_once()); }
+
+bool Controller::claim_tenants_change() { return tenants_file_.claim_change(routed_once()); }
+
+bool Controller::routed_once() const {
   std::lock_guard<std::mutex> lock(mu_);
-  layout_ = std::move(layout);
-  file_tenants_ = std::move(files.applied);
-}
-
-std::optional<service::FileStamp> Engine::tenants_stamp() const {
-  if (config_.state_dir_unknown) return std::nullopt;
-  try {
-    return service_.io().call([path = config_.tenants_file()] { return service::stamp_of(path); },
-                              service::kIoDeadline);
-  } catch (const service::NotAnsweringError&) {
-    return std::nullopt;
-  }
-}
-
-std::shared_ptr<const topology::Layout> Engine::layout() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return layout_;
-}
-
-void Engine::set_layout(std::shared_ptr<const topology::Layout> layout) {
-  std::lock_guard<std::mutex> lock(mu_);
-  layout_ = std::move(layout);
-}
-
-void Engine::set_reroute_hook(std::function<void()> hook) { reroute_ = std::move(hook); }
-
-std::string Engine::state_error() const { return service_.snapshot().blocked; }
-
-bool Engine::tenants_changed() const {
-  const auto stamp = tenants_stamp();
-  if (!stamp) return false;
-  const FileStamp now = *stamp;
-  std::lock_guard<std::mutex> lock(mu_);
-  return routed_once_ && !(now == seen_stamp_);
-}
-
-bool Engine::claim_tenants_change() {
-  const auto stamp = tenants_stamp();
-  if (!stamp) return false;
-  const FileStamp now = *stamp;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!routed_once_ || now == seen_stamp_ || now == claimed_stamp_) return false;
-  claimed_stamp_ = now;
-  return true;
-}
-
-// Tenants the file lists and the service does not hold are added; tenants the previous
-// version of the file listed and this one does not are removed. Tenants added through the
-// socket are left alone.
-void Engine::feed_tenants_file(RouteOutcome& out) {
-  const auto requests = read_tenants_file(out);
-  if (!requests) return;
-  out.info.push_back("read " + std::to_string(requests->size()) + " tenant(s) from " +
-                     config_.tenants_file());
-  release_dropped_tenants(*requests, out);
-  add_listed_tenants(*requests, out);
-}
-
-// The file when it changed since the last run and can be trusted: read on the state
-// directory's worker, and not at all while it does not answer (changes are refused then
-// anyway; it is read at the first run it answers). An empty or cut-off file (an editor's crash,
-// a full disk, a copy interrupted) must not read as "remove every tenant": that takes `[]`.
-std::optional<std::vector<TenantRequest>> Engine::read_tenants_file(RouteOutcome& out) {
-  const auto stamp = tenants_stamp();
-  if (!stamp) return std::nullopt;
-  const FileStamp now = *stamp;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    seen_stamp_ = now;
-    if (now == fed_stamp_) return std::nullopt;
-    fed_stamp_ = now;
-  }
-  struct Read {
-    std::vector<TenantRequest> requests;
-    std::string error, suspicious;
-    bool exists = true;
-  };
-  Read read;
-  try {
-    read = service_.io().call(
-        [path = config_.tenants_file()] {
-          Read r;
-          try {
-            r.requests = load_tenant_requests(path, &r.exists);
-            r.suspicious = suspicious_tenants_file(path);
-          } catch (const std::exception& e) {
-            r.error = e.what();
-          }
-          return r;
-        },
-        service::kIoDeadline);
-  } catch (const service::NotAnsweringError&) {
-    std::lock_guard<std::mutex> lock(mu_);
-    fed_stamp_ = FileStamp{};  // read again at the next run
-    return std::nullopt;
-  }
-  std::unique_lock<std::mutex> lock(mu_);
-  const std::string kept = "; the " + std::to_string(file_tenants_.size()) +
-                           " tenant(s) it listed are kept (write [] to remove them all)";
-  // Unreadable, gone (ENOENT on a share that lost it, a slip of rm) while it listed tenants,
-  // or cut off: no list at all, never "remove every tenant".
-  std::string ignored;
-  if (!read.error.empty())
-    ignored = "tenants file ignored: " + read.error + kept;
-  else if (!read.exists && !file_tenants_.empty())
-    ignored = "tenants file ignored: " + config_.tenants_file() + " does not exist" + kept;
-  else if (!read.suspicious.empty() && !file_tenants_.empty())
-    ignored = "tenants file ignored: " + config_.tenants_file() + " " + read.suspicious + kept;
-  lock.unlock();
-  service_.set_tenants_file_note(ignored);
-  if (!ignored.empty()) {
-    out.warnings.push_back(ignored);
-    return std::nullopt;
-  }
-  return std::move(read.requests);
-}
-
-// Tenants the file listed last time and lists no more are removed; one that cannot be is
-// still the file's and tried again at the next run. tenants.yaml.applied records the list.
-void Engine::release_dropped_tenants(const std::vector<TenantRequest>& requests,
-                                     RouteOutcome& out) {
-  std::set<std::string> listed;
-  for (const auto& r : requests) listed.insert(r.name);
-  std::set<std::string> previous;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    previous = file_tenants_;
-    file_tenants_ = listed;
-  }
-  std::set<std::string> not_removed;
-  for (const auto& name : previous) {
-    if (listed.count(name)) continue;
-    const auto r = service_.remove_tenant(name, kFileCaller);
-    // Already gone (removed through the socket): nothing to release.
-    if (!r.ok && r.code != service::error::kNotFound) {
-      out.warnings.push_back("tenant " + name + " not removed: " + r.message +
-                             "; tried again at the next routing run");
-      not_removed.insert(name);
-    }
-  }
-  if (!not_removed.empty()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    file_tenants_.insert(not_removed.begin(), not_removed.end());
-    fed_stamp_ = FileStamp{};
-  }
-  std::set<std::string> applied = listed;
-  applied.insert(not_removed.begin(), not_removed.end());
-  if (applied != previous)
-    service_.io().post("tenants.yaml.applied", [path = applied_file(config_), log = log_,
-                                                text = json({{"tenants", applied}}).dump() + "\n"] {
-      try {
-        service::write_file_atomically(path, text, service::kFileMode);
-      } catch (const std::exception& e) {
-        log(service::LogLevel::kError,
-            std::string("laas: cannot record the applied tenants file: ") + e.what());
-      }
-    });
-}
-
-// Tenants the file lists that the service does not hold are placed (the service logs each).
-void Engine::add_listed_tenants(const std::vector<TenantRequest>& requests, RouteOutcome& out) {
-  const auto names = service_.tenant_names();
-  const std::set<std::string> held(names.begin(), names.end());
-  for (const auto& t : requests) {
-    if (held.count(t.name)) continue;
-    const auto r = service_.add_tenant(t.name, t.hosts, t.host_list, kFileCaller);
-    if (!r.ok) out.warnings.push_back("tenant " + t.name + " refused: " + r.message);
-  }
+  return routed_once_;
 }
 
 // One routing run's working set, handed from phase to phase. Each phase reads what the ones
@@ -474,11 +231,16 @@ struct RoutingRun {
   }
 };
 
+RouteOutcome Controller::route(const FabricSnapshot& snapshot) {
+  lmc_ = snapshot.lmc;
+  return route(snapshot.fabric, snapshot.sm_port_guid, snapshot.with_sl2vl, snapshot.sm_ports);
+}
+
 // The phases of a routing run, in the order OpenSM's ucast manager would name them. Any
 // exception -- a routing error, a port without a LID, bad_alloc -- fails closed: the switches
 // keep what they hold, and the next engine never takes a fabric that has tenants.
-RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl,
-                           const std::vector<Guid>& sm_ports) {
+RouteOutcome Controller::route(const topology::Fabric& fabric, Guid sm_port_guid, bool with_sl2vl,
+                               const std::vector<Guid>& sm_ports) {
   RouteOutcome out;
   RoutingRun run(fabric, sm_port_guid, with_sl2vl, sm_ports, out);
   try {
@@ -503,16 +265,16 @@ RouteOutcome Engine::route(const topology::Fabric& fabric, Guid sm_port_guid, bo
 // tenant state over before anything is recognized or placed: every tenant is read, none
 // re-computed, on the intended tree the previous master recorded. An invalid laas.yaml takes
 // nothing over: it writes nothing to the state directory.
-void Engine::take_over(RoutingRun& run) {
+void Controller::take_over(RoutingRun& run) {
   if (!config_.problems.empty()) return;
-  if (shared_files_unread_ && service_.io().not_answering().empty())
+  if (files_.unread() && service_.io().not_answering().empty())
     read_shared_files(service::kIoDeadline);
   // From memory: state.json as the worker last saw it, allocations.json as last read or written.
   bool state_expected = false;
   if (!service_.polled_stamp().exists) {
     std::lock_guard<std::mutex> lock(mu_);
-    state_expected = !routed_.tenants.empty() || !disk_allocations_error_.empty() ||
-                     (disk_allocations_ && !disk_allocations_->tenants.empty());
+    state_expected = !routed_.tenants.empty() || !files_.disk_allocations_error().empty() ||
+                     (files_.disk_allocations() && !files_.disk_allocations()->tenants.empty());
   }
   if (auto line =
           service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid), state_expected)) {
@@ -520,22 +282,20 @@ void Engine::take_over(RoutingRun& run) {
     (run.out.took_over ? run.out.info : run.out.warnings).push_back(*line);
     if (run.out.took_over) read_shared_files(service::kIoDeadline);
   }
-  if (!layout_error_.empty()) {
-    run.out.warnings.push_back(layout_error_);
-    layout_error_.clear();
-  }
+  if (auto error = files_.take_layout_error(); !error.empty())
+    run.out.warnings.push_back(std::move(error));
 }
 
 // The tree: the recorded layout, the declared spec or the cabling. A fabric that fits none of
 // them while tenants exist is routed closed: the recorded tree with what does not fit set
 // aside, or else every switch keeps the tables it holds. False: nothing more to do this run.
-bool Engine::recognize(RoutingRun& run) {
+bool Controller::recognize(RoutingRun& run) {
   auto& out = run.out;
   run.rec = recognize_now(run.fabric, run.sm_port_guid);
   out.ms_recognize = ms_since(run.t0);
   if (!run.rec.ok()) {
     const std::string error = run.rec.error;
-    if (layout() && routes_closed()) {
+    if (files_.layout() && routes_closed()) {
       auto tolerant = recognize_now(run.fabric, run.sm_port_guid, /*set_aside_loops=*/true);
       if (tolerant.ok()) {
         run.rec = std::move(tolerant);
@@ -563,8 +323,8 @@ bool Engine::recognize(RoutingRun& run) {
 // shared services. Privilege comes from GUIDs only: an SM nobody accepted is named and stays
 // what its port was; a management port widens to the other ports of its own adapter (CA node
 // GUID), never to ports that merely share a name, which the host's root writes.
-void Engine::derive_management(RoutingRun& run) {
-  run.servers = topology::group_servers(run.tree(), run.emb(), run.fabric, this->layout().get(),
+void Controller::derive_management(RoutingRun& run) {
+  run.servers = topology::group_servers(run.tree(), run.emb(), run.fabric, files_.layout().get(),
                                         config_.servers);
   run.owners = routing::OwnerIndex(run.tree(), run.emb(), run.fabric);
   if (run.rec.sm_host >= 0) run.mgmt.insert(run.rec.sm_host);
@@ -575,7 +335,7 @@ void Engine::derive_management(RoutingRun& run) {
 }
 
 // Every SM OpenSM knows of, for `laasctl sm list`; one nobody trusts is said at every run.
-void Engine::note_subnet_managers(RoutingRun& run) {
+void Controller::note_subnet_managers(RoutingRun& run) {
   const auto& fabric = run.fabric;
   std::vector<service::SmSeen> seen;
   for (Guid g : run.sm_ports) {
@@ -598,7 +358,7 @@ void Engine::note_subnet_managers(RoutingRun& run) {
 
 // The administrator's word: laas.yaml's management and shared services and the trusted SMs.
 // Hosts cabled outside the tree's slots among them join every tenant partition.
-void Engine::listed_management(RoutingRun& run) {
+void Controller::listed_management(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   auto& out = run.out;
@@ -622,7 +382,7 @@ void Engine::listed_management(RoutingRun& run) {
 
 // The switches that route like management: the SM's own (an SM on a switch), a trusted SM's,
 // and a leaf holding a listed attached host (storage, a gateway).
-void Engine::management_switches(RoutingRun& run) {
+void Controller::management_switches(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   auto add_switch = [&](int node) {
@@ -655,7 +415,7 @@ void Engine::management_switches(RoutingRun& run) {
 
 // The other ports of a management adapter (a dual-port HCA's second port) are management:
 // by the adapter's GUID, never by a name.
-void Engine::widen_management_to_adapters(RoutingRun& run) {
+void Controller::widen_management_to_adapters(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& tree = run.tree();
   const auto& emb = run.emb();
@@ -675,8 +435,8 @@ void Engine::widen_management_to_adapters(RoutingRun& run) {
 
 // The topology view the service places tenants on, and one log line when what is cabled
 // outside the tree changes.
-void Engine::publish_view(RoutingRun& run) {
-  const auto layout = this->layout();
+void Controller::publish_view(RoutingRun& run) {
+  const auto layout = files_.layout();
   auto fresh = std::make_shared<service::TopologyView>(
       run.tree(), run.fabric, run.emb(),
       std::vector<topology::HostId>(run.mgmt.begin(), run.mgmt.end()),
@@ -689,7 +449,7 @@ void Engine::publish_view(RoutingRun& run) {
   service_.on_topology(run.view);
 }
 
-void Engine::log_outside_tree(RoutingRun& run) {
+void Controller::log_outside_tree(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   std::set<Guid> listed(run.outside_members.begin(), run.outside_members.end());
@@ -719,10 +479,10 @@ void Engine::log_outside_tree(RoutingRun& run) {
 // used, or the fabric only fits with parts set aside -- the tenants last routed (the memory of
 // the last run, else allocations.json: the "last routed" record on disk). False: refused
 // (fail_open, or nothing was ever routed), `out` says why.
-bool Engine::choose_tenants(RoutingRun& run) {
+bool Controller::choose_tenants(RoutingRun& run) {
   auto& out = run.out;
   const auto t_place = Clock::now();
-  if (config_.problems.empty()) feed_tenants_file(out);
+  if (config_.problems.empty()) tenants_file_.feed(out.info, out.warnings);
   run.snap = service_.snapshot();
   out.ms_place = ms_since(t_place);
   std::string unusable;
@@ -753,7 +513,7 @@ bool Engine::choose_tenants(RoutingRun& run) {
           config_.state_dir_unknown
               ? std::string("; nothing records the tenants last routed (no state directory)")
               : "; nothing records the tenants last routed (" + config_.allocations_file() + ")";
-      if (routed_once_ || with_sent_tables(out)) {
+      if (routed_once_ || sent_.give_back(out)) {
         fail_closed(run.fabric, unusable + lost, out);
         return false;
       }
@@ -773,13 +533,13 @@ bool Engine::choose_tenants(RoutingRun& run) {
 }
 
 // The routing request and allocations.json's record of it, in four steps.
-void Engine::build_request(RoutingRun& run) {
+void Controller::build_request(RoutingRun& run) {
   note_quarantined(run);
   run.alloc.topology = run.tree().spec().text();
   run.alloc.sm_port_guid = run.sm_port_guid;
   run.alloc.sm_ports = service_.sm_ports();
   run.alloc.servers = config_.servers;
-  const auto recorded = this->layout();  // held for the run: names the hosts down by slot
+  const auto recorded = files_.layout();  // held for the run: names the hosts down by slot
   request_tenants(run, recorded.get());
   request_reach_all(run);
   request_faulty_links(run, recorded.get());
@@ -789,7 +549,7 @@ void Engine::build_request(RoutingRun& run) {
 // Tenants' slots holding an unaccepted port GUID stay in their placements (their routes and
 // everyone else's are unchanged) but are routed like absent hosts: no switch has an entry for
 // the newcomer, its port is a free one for the first-hop drop, and it is in no multicast tree.
-void Engine::note_quarantined(RoutingRun& run) {
+void Controller::note_quarantined(RoutingRun& run) {
   for (const auto& q : run.snap.quarantined) run.quarantined.push_back(q.host);
   if (run.quarantined.empty()) return;
   run.without_quarantined = routing::without_hosts(run.emb(), run.quarantined);
@@ -800,7 +560,7 @@ void Engine::note_quarantined(RoutingRun& run) {
 }
 
 // Every tenant of the snapshot into the request, its record into allocations.json.
-void Engine::request_tenants(RoutingRun& run, const topology::Layout* layout) {
+void Controller::request_tenants(RoutingRun& run, const topology::Layout* layout) {
   const auto& tree = run.tree();
   std::vector<const allocator::Placement*> placements;
   for (const auto& [name, placement] : run.snap.tenants) {
@@ -824,7 +584,7 @@ void Engine::request_tenants(RoutingRun& run, const topology::Layout* layout) {
 // The hosts that reach and are reached by everyone: management, and every host without a
 // tenant while the free pool is open (it talks as before LaaS until the administrator closes
 // it). allocations.json names them for the audit.
-void Engine::request_reach_all(RoutingRun& run) {
+void Controller::request_reach_all(RoutingRun& run) {
   const auto& emb = run.emb();
   std::set<topology::HostId> reach_all = run.mgmt;
   if (config_.free_pool_open)
@@ -844,7 +604,7 @@ void Engine::request_reach_all(RoutingRun& run) {
 
 // Links missing from the fabric, and links isolated for their error counters: faults to the
 // routing; allocations.json names the isolated ones for the audit.
-void Engine::request_faulty_links(RoutingRun& run, const topology::Layout* layout) {
+void Controller::request_faulty_links(RoutingRun& run, const topology::Layout* layout) {
   const auto& isolated = run.snap.isolated_links;
   auto& faulty = run.req.faulty_links;
   faulty = run.emb().missing_links;
@@ -859,7 +619,7 @@ void Engine::request_faulty_links(RoutingRun& run, const topology::Layout* layou
 // Hosts cabled outside the tree's slots that nobody listed (an adapter on a spare switch port)
 // are free hosts: reached from management only and dropped at their first switch, since
 // nothing the administrator wrote vouches for them. An open free pool leaves them open too.
-void Engine::close_unlisted_attached(RoutingRun& run) {
+void Controller::close_unlisted_attached(RoutingRun& run) {
   const auto& fabric = run.fabric;
   const auto& emb = run.emb();
   std::vector<Guid> open = run.outside_members;
@@ -899,7 +659,7 @@ void Engine::close_unlisted_attached(RoutingRun& run) {
 // The tables, then allocations.json and the multicast context. allocations.json is serialized
 // and written on the state directory's worker once the routing succeeded: the run never waits
 // for it (UCAST_ROUTING_DONE does, briefly, outside OpenSM's lock: see on_routing_done).
-void Engine::compute_and_publish(RoutingRun& run) {
+void Controller::compute_and_publish(RoutingRun& run) {
   auto& out = run.out;
   const auto& fabric = run.fabric;
   const auto& tree = run.tree();
@@ -920,7 +680,7 @@ void Engine::compute_and_publish(RoutingRun& run) {
                                run.quarantined, run.closed_attached.nodes, out);
   out.ms_tables = ms_since(t_tables);
   const auto t_save = Clock::now();
-  if (config_.problems.empty()) queue_allocations(run.alloc);
+  if (config_.problems.empty()) files_.queue_allocations(run.alloc);
   out.ms_save = ms_since(t_save);
   publish_multicast(run);
   out.ok = true;
@@ -932,50 +692,8 @@ void Engine::compute_and_publish(RoutingRun& run) {
                      std::to_string(run.snap.generation) + ")");
 }
 
-std::uint64_t Engine::queue_write() {
-  std::lock_guard<std::mutex> lock(writes_->mu);
-  return ++writes_->queued;
-}
-
-void Engine::Writes::finish(std::uint64_t n) {
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    done = std::max(done, n);
-  }
-  cv.notify_all();
-}
-
-// Serialized and written on the worker, only when the text differs from what the file holds
-// (a failed write is written again by the next run); a newer record replaces one still queued.
-void Engine::queue_allocations(const Allocations& alloc) {
-  const std::uint64_t n = queue_write();
-  service_.io().post(
-      "allocations.json", [alloc, n, writes = writes_, log = log_, dir = config_.state_dir,
-                           path = config_.allocations_file()] {
-        try {
-          std::string text = to_json(alloc);
-          bool same;
-          {
-            std::lock_guard<std::mutex> lock(writes->mu);
-            same = text == writes->allocations_text;
-            writes->allocations_text.clear();  // unknown until written
-          }
-          if (!same) {
-            ::mkdir(dir.c_str(), service::kDirMode);
-            service::write_file_atomically(path, text, service::kFileMode);
-          }
-          std::lock_guard<std::mutex> lock(writes->mu);
-          writes->allocations_text = std::move(text);
-        } catch (const std::exception& e) {
-          log(service::LogLevel::kError,
-              std::string("laas: cannot write allocations: ") + e.what() + "; written again later");
-        }
-        writes->finish(n);
-      });
-}
-
 // Multicast trees are built between routing runs (joins), from what this run routed.
-void Engine::publish_multicast(RoutingRun& run) {
+void Controller::publish_multicast(RoutingRun& run) {
   auto mcast_tenants = run.req.tenants;  // quarantined newcomers are no tenant's members
   const auto& q = run.quarantined;
   for (auto& t : mcast_tenants)
@@ -998,7 +716,7 @@ void Engine::publish_multicast(RoutingRun& run) {
 
 // Status, the metrics and the audit say whether this run routed closed, and the log says when
 // it recovers.
-void Engine::note_closed(RoutingRun& run) {
+void Controller::note_closed(RoutingRun& run) {
   auto& out = run.out;
   if (!run.closed.empty()) {
     out.fail_closed = run.closed + "; routing the " + std::to_string(run.req.tenants.size()) +
@@ -1018,12 +736,12 @@ void Engine::note_closed(RoutingRun& run) {
 // Whether a refusal keeps the tenants' routes (fail closed) rather than handing the fabric to
 // OpenSM's next engine: always while laas.yaml is invalid (its fail_open included), else
 // unless fail_open is set, whenever tenants exist or may exist.
-bool Engine::routes_closed() const {
+bool Controller::routes_closed() const {
   if (!config_.problems.empty()) return true;
   return !config_.fail_open && tenants_known();
 }
 
-bool Engine::tenants_known() const {
+bool Controller::tenants_known() const {
   // The administrator said the shared state must be there (state_must_exist): an unmounted
   // share at a failover may hide tenants this SM has never seen, so never hand them over.
   if (config_.state_must_exist || !config_.problems.empty()) return true;
@@ -1035,11 +753,11 @@ bool Engine::tenants_known() const {
   if (!service_.tenant_names().empty()) return true;
   // allocations.json as last read (from memory): something routed that cannot be read back,
   // or a directory that never answered, counts as tenants.
-  if (!disk_allocations_error_.empty() || shared_files_unread_) return true;
-  return disk_allocations_ && !disk_allocations_->tenants.empty();
+  if (!files_.disk_allocations_error().empty() || files_.unread()) return true;
+  return files_.disk_allocations() && !files_.disk_allocations()->tenants.empty();
 }
 
-std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_tenants(
+std::vector<std::pair<std::string, allocator::Placement>> Controller::last_routed_tenants(
     const service::TopologyView& view, RouteOutcome& out,
     std::vector<service::QuarantinedHost>* quarantined) const {
   Allocations last;
@@ -1048,9 +766,10 @@ std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_te
     last = routed_;
   }
   if (last.tenants.empty()) {  // allocations.json as read at start or at the take-over
-    if (disk_allocations_) last = *disk_allocations_;
-    if (!disk_allocations_error_.empty())
-      out.warnings.push_back("cannot read the tenants last routed: " + disk_allocations_error_);
+    if (files_.disk_allocations()) last = *files_.disk_allocations();
+    if (!files_.disk_allocations_error().empty())
+      out.warnings.push_back("cannot read the tenants last routed: " +
+                             files_.disk_allocations_error());
   }
   std::vector<std::pair<std::string, allocator::Placement>> tenants;
   // The slots as recorded (leaf, port, the port GUID routed there), compared with the fabric by
@@ -1083,8 +802,8 @@ std::vector<std::pair<std::string, allocator::Placement>> Engine::last_routed_te
 // (and SL2VL drops) it holds -- the plugin copies them from OpenSM's record of what each switch
 // was sent -- so no good run pays for a copy kept "just in case". Without tenants, or with
 // fail_open in a valid laas.yaml, `out` stays the refusal it is and OpenSM's next engine routes.
-RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::string& why,
-                                  RouteOutcome& out) {
+RouteOutcome& Controller::fail_closed(const topology::Fabric& fabric, const std::string& why,
+                                      RouteOutcome& out) {
   (void)fabric;
   out.tables.clear();
   out.sl2vl = routing::Sl2VlTables(0);
@@ -1096,7 +815,7 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
     return out;
   }
   out.keep_switch_tables = true;
-  if (!routed_once_) with_sent_tables(out);
+  if (!routed_once_) sent_.give_back(out);
   out.fail_closed = why + "; every switch keeps the tables it holds until it is fixed";
   fail_closed_ = out.fail_closed;
   service_.set_fail_closed(fail_closed_);
@@ -1104,96 +823,24 @@ RouteOutcome& Engine::fail_closed(const topology::Fabric& fabric, const std::str
   return out;
 }
 
-// Before OpenSM has sent anything since its start, "keep what the switches hold" has nothing
-// to keep but the tables this SM last sent, kept in the state directory. True when `out` has
-// them (read once per run).
-bool Engine::with_sent_tables(RouteOutcome& out) {
-  if (out.saved_tables) return true;
-  if (config_.state_dir_unknown) return false;  // the tables of a guessed directory: none
-  std::string why;
-  out.saved_tables = sent_tables(&why);
-  if (out.saved_tables) {
-    const auto& stamp = out.saved_tables->stamp;
-    const long long age = std::chrono::duration_cast<std::chrono::seconds>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count() -
-                          stamp.written_at;
-    out.info.push_back(
-        "OpenSM has sent no table since its start: the switches get the tables "
-        "this SM last sent (" +
-        std::to_string(out.saved_tables->switches.size()) + " switches in " + last_tables_.path() +
-        ", written in term " + std::to_string(stamp.term) + " " + std::to_string(age) +
-        " s ago), where each LID still belongs to the port it belonged to then");
-  } else {
-    out.warnings.push_back(
-        "OpenSM has sent no table since its start and the tables last sent "
-        "cannot be read (" +
-        why + ")");
-  }
-  return out.saved_tables != nullptr;
+std::shared_ptr<const routing::SavedTables> Controller::sent_tables(std::string* why) const {
+  return sent_.load(why);
 }
 
-// The file, unless a master held a newer term than the one it was written in: the state's
-// term is this SM's own once it took the state over (the last master's is the one before), or
-// the term last read otherwise.
-std::shared_ptr<const routing::SavedTables> Engine::sent_tables(std::string* why) const {
-  if (config_.state_dir_unknown) {
-    if (why) *why = "laas.yaml could not be read: the state directory is not known";
-    return nullptr;
-  }
-  auto saved = last_tables_.load(why);
-  if (!saved) return saved;
-  bool held = false;
-  const std::uint64_t term = service_.state_term(&held);
-  const std::uint64_t last_term = held && term > 0 ? term - 1 : term;
-  const std::string refusal = routing::older_term_refusal(saved->stamp, last_term);
-  if (refusal.empty()) return saved;
-  *why = last_tables_.path() + ": " + refusal;
-  return nullptr;
+void Controller::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
+                                  std::vector<std::vector<std::uint8_t>> tables,
+                                  std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
+  sent_.keep(std::move(lids), std::move(switch_guids), std::move(tables), std::move(sl2vl));
 }
 
-// Only while this SM is master and holds the shared state's term: a deposed master's run
-// (OpenSM still thinks it is master, another SM took the state over) writes nothing; the
-// worker checks the term again under state.lock before the file is replaced.
-void Engine::keep_sent_tables(routing::LidOwners lids, std::vector<Guid> switch_guids,
-                              std::vector<std::vector<std::uint8_t>> tables,
-                              std::shared_ptr<const routing::Sl2VlTables> sl2vl) {
-  if (!config_.problems.empty()) return;
-  std::uint64_t term = 0;
-  if (!may_keep_tables(&term)) return;
-  last_tables_.save(term, std::move(lids), std::move(switch_guids), std::move(tables),
-                    std::move(sl2vl));
+void Controller::keep_given_back_tables(std::shared_ptr<const routing::SavedTables> given) {
+  sent_.keep_given_back(std::move(given));
 }
 
-void Engine::keep_given_back_tables(std::shared_ptr<const routing::SavedTables> given) {
-  std::uint64_t term = 0;
-  if (!config_.problems.empty() || !given || !may_keep_tables(&term)) return;
-  last_tables_.save_given_back(term, std::move(given));
-}
-
-bool Engine::may_keep_tables(std::uint64_t* term) {
-  bool held = false;
-  *term = service_.state_term(&held);
-  const service::SmRole sm = service_.role();
-  if (sm.may_change_tenants() && held) {
-    tables_not_kept_.clear();
-    return true;
-  }
-  const std::string why = !sm.may_change_tenants()
-                              ? "this SM is " + sm.name() + ", not master"
-                              : "this SM does not hold the shared state's term (it has not "
-                                "taken the state over), so the write could not be fenced";
-  if (why != tables_not_kept_)
-    log_(service::LogLevel::kError,
-         "laas: the tables sent are not kept in " + last_tables_.path() + ": " + why);
-  tables_not_kept_ = why;
-  return false;
-}
-
-topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
-                                            bool set_aside_loops) const {
+topology::Recognition Controller::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
+                                                bool set_aside_loops) const {
   // Held until recognize() returns (the recognition keeps no pointer into it).
-  const auto layout = this->layout();
+  const auto layout = files_.layout();
   topology::RecognizeOptions options;
   options.set_aside_loops = set_aside_loops;
   options.sm_port_guid = sm_port_guid;
@@ -1202,21 +849,21 @@ topology::Recognition Engine::recognize_now(const topology::Fabric& fabric, Guid
   return topology::recognize(fabric, options);
 }
 
-void Engine::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
-                         RouteOutcome& out) {
-  if (layout_unreadable_) return;
+void Controller::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,
+                             RouteOutcome& out) {
+  if (files_.layout_unreadable()) return;
   std::string why;
   auto now = layout_to_record(rec, fabric, out, &why);
-  if (now) record_layout(std::move(*now), why);
+  if (now) files_.record_layout(std::move(*now), why);
 }
 
 // What layout.json should hold after this recognition (nullopt: keep it as it is), and why
 // (empty: a rewrite nobody needs to read about, such as a retry).
-std::optional<topology::Layout> Engine::layout_to_record(const topology::Recognition& rec,
-                                                         const topology::Fabric& fabric,
-                                                         RouteOutcome& out, std::string* why) {
-  const auto recorded = layout();
-  const bool retry = writes_->layout_failed.exchange(false) && recorded;
+std::optional<topology::Layout> Controller::layout_to_record(const topology::Recognition& rec,
+                                                             const topology::Fabric& fabric,
+                                                             RouteOutcome& out, std::string* why) {
+  const auto recorded = files_.layout();
+  const bool retry = files_.take_layout_retry() && recorded;
   const auto& emb = rec.embedding;
   const bool complete =
       emb.missing_hosts.empty() && emb.missing_links.empty() && emb.missing_switches.empty();
@@ -1225,9 +872,9 @@ std::optional<topology::Layout> Engine::layout_to_record(const topology::Recogni
   if (rec.source == topology::TreeSource::kGrown && recorded) {
     // Staged build-out: the recorded switches keep their model indices and ports.
     out.info.push_back(rec.growth);  // the decision; the worker logs the write
-    *why = "re-recorded the grown tree " + now.spec + " in " + layout_file();
+    *why = "re-recorded the grown tree " + now.spec + " in " + files_.layout_file();
   } else if (!recorded) {
-    *why = "recorded the intended tree " + now.spec + " in " + layout_file();
+    *why = "recorded the intended tree " + now.spec + " in " + files_.layout_file();
   } else if (rec.source == topology::TreeSource::kLayout) {
     // Same tree: only host identities may have changed (a host replaced in its slot).
     if (!same_identities(now, *recorded) || retry) return now;
@@ -1235,7 +882,7 @@ std::optional<topology::Layout> Engine::layout_to_record(const topology::Recogni
   } else if (complete || !config_.topology.empty()) {
     // The fabric no longer fits the recorded layout (recabled, a switch replaced, grown) and
     // shows a whole tree, or the administrator declared one: that is the intended tree now.
-    *why = "re-recorded the intended tree " + now.spec + " in " + layout_file() +
+    *why = "re-recorded the intended tree " + now.spec + " in " + files_.layout_file() +
            " (the previous layout does not fit the fabric)";
   } else if (retry) {
     return *recorded;  // the recorded layout, which could not be written
@@ -1245,36 +892,11 @@ std::optional<topology::Layout> Engine::layout_to_record(const topology::Recogni
   return now;
 }
 
-// Recorded in memory now (this run recognizes with it), on disk by the worker; a write that
-// failed is made again by the next run.
-void Engine::record_layout(topology::Layout now, const std::string& why) {
-  const std::uint64_t n = queue_write();
-  service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
-                                     path = layout_file(), text = topology::layout_to_json(now)] {
-    try {
-      ::mkdir(dir.c_str(), service::kDirMode);
-      service::write_file_atomically(path, text, service::kFileMode);
-      writes->layout_failed = false;
-      if (!why.empty()) log(service::LogLevel::kInfo, "laas: " + why);
-    } catch (const std::exception& e) {
-      writes->layout_failed = true;
-      log(service::LogLevel::kError, std::string("laas: cannot record the layout: ") + e.what() +
-                                         "; recorded again at the next routing run");
-    }
-    writes->finish(n);
-  });
-  set_layout(std::make_shared<const topology::Layout>(std::move(now)));
+bool Controller::wait_for_writes(std::chrono::milliseconds timeout) {
+  return files_.wait_for_writes(timeout);
 }
 
-bool Engine::wait_for_writes(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(writes_->mu);
-  const std::uint64_t target = writes_->queued;
-  if (writes_->done >= target) return true;
-  if (!service_.io().not_answering().empty()) return false;
-  return writes_->cv.wait_for(lock, timeout, [&] { return writes_->done >= target; });
-}
-
-void Engine::on_routing_done(const std::string& failure) {
+void Controller::on_routing_done(const std::string& failure) {
   // The files this run queued land before the tables are reported applied, for the tools that
   // read them then. OpenSM calls this outside its lock.
   wait_for_writes(service::kIoDeadline);
@@ -1286,15 +908,15 @@ void Engine::on_routing_done(const std::string& failure) {
   service_.on_routing_done(generation, failure);
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core
 
-namespace laas::plugin {
+namespace laas::core {
 
-nlohmann::json Engine::audit(const topology::Fabric& fabric,
-                             const std::vector<std::vector<std::uint8_t>>& tables,
-                             Guid sm_port_guid, const routing::Sl2VlTables* sl2vl,
-                             const routing::Mfts* mfts,
-                             const std::map<std::uint16_t, std::vector<Guid>>* members) {
+nlohmann::json Controller::audit(const topology::Fabric& fabric,
+                                 const std::vector<std::vector<std::uint8_t>>& tables,
+                                 Guid sm_port_guid, const routing::Sl2VlTables* sl2vl,
+                                 const routing::Mfts* mfts,
+                                 const std::map<std::uint16_t, std::vector<Guid>>* members) {
   const auto rec = recognize_now(fabric, sm_port_guid);
   if (!rec.ok())
     throw std::runtime_error("the fabric is not a fat-tree: " + rec.error +
@@ -1307,7 +929,7 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
     alloc = routed_;
   }
   routing::AuditInput input = audit_input(rec, fabric, tables, alloc);
-  const auto recorded = layout();  // the names servers are grouped by
+  const auto recorded = files_.layout();  // the names servers are grouped by
   input.layout = recorded.get();
   input.sl2vl = sl2vl;
   const auto report = routing::audit(input);
@@ -1351,4 +973,4 @@ nlohmann::json Engine::audit(const topology::Fabric& fabric,
   return j;
 }
 
-}  // namespace laas::plugin
+}  // namespace laas::core
