@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # sdn_file_engine.sh: laas-sdn's way in. A plain upstream OpenSM -- no plugin, `routing_engine
-# file`, `lfts_file` and `partition_config_file` pointing at files laas-sdn-plan writes --
-# routes the tables the project computed for the fabric laas-sdn-plan discovered itself through
-# libibnetdisc. Checked: the tables read back from every switch (dump_fts) equal the file,
-# every LID (those the file leaves out read back unrouted); laas-audit finds no violation;
-# tenant hosts hold their tenant's P_Key; the offline path (an ibnetdiscover file) writes the
-# same file; a switch the file does not list is left with no route at all.
+# file,no_fallback`, `lfts_file` and `partition_config_file` pointing at files laas-sdn-plan
+# writes -- routes the tables the project computed for the fabric laas-sdn-plan discovered
+# itself through libibnetdisc. Checked: before the file exists nothing is routed (no minhop);
+# the tables read back from every switch (dump_fts) equal the file, every LID (those the file
+# leaves out read back unrouted); laas-audit finds no violation; tenant hosts hold their
+# tenant's P_Key; the offline path (an ibnetdiscover file) writes the same file; a file the
+# engine rejects leaves the switches' tables as they were; a switch the file does not list is
+# left with no route at all.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup sdn_file_engine
@@ -15,7 +17,9 @@ start_fabric fabric.net
 
 # The generated files are named sdn.* (the teardown drops lfts.* of passing runs).
 {
-  echo "routing_engine file"
+  # no_fallback: when the file is missing or rejected, no other engine routes (minhop would
+  # route every host to every other); the switches keep the tables they have.
+  echo "routing_engine file,no_fallback"
   echo "lfts_file $WORK/sdn.lfts"
   echo "partition_config_file $WORK/sdn.partitions"
   echo "force_log_flush TRUE"
@@ -25,11 +29,14 @@ mkdir -p osm.cache osm.tmp
 OSM_CACHE_DIR="$WORK/osm.cache" OSM_TMP_DIR="$WORK/osm.tmp" LD_PRELOAD="$UMAD2SIM" \
   opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >opensm.out 2>&1 &
 OSM_PID=$!
-# No lfts_file yet: the file engine fails and OpenSM routes with minhop, assigning the LIDs.
-wait_log 'SUBNET UP' 1 45
+# No lfts_file yet: the file engine fails and nothing routes, but the LIDs are assigned.
+wait_log 'No routing engine able to successfully configure' 1 45
 grep -q "Can't open ucast dump file" osm.log || die "the file engine did not look for the file"
 file_routed() { count_log 'file tables configured on all switches'; }
 [ "$(file_routed)" = 0 ] || die "the file engine routed without a file"
+[ "$(count_log 'minhop tables configured')" = 0 ] || die "minhop routed the fabric"
+sim dump_fts >sdn.dump.none 2>&1 || die "dump_fts failed (no file)"
+[ "$(grep -c '^0x' sdn.dump.none || true)" = 0 ] || die "switches hold routes before laas-sdn wrote any"
 
 plan() { sim "$LAAS_SDN_PLAN" "$@"; }
 log "laas-sdn-plan: discover through libibnetdisc, place a:10 and b:6, write, reload"
@@ -40,7 +47,7 @@ plan --tenant a:10 --tenant b:6 --lfts-file sdn.lfts --partitions-file sdn.parti
 cat plan.out
 grep -q "^reload 'kill -HUP $OSM_PID': ok" plan.out || die "no reload reported"
 wait_log 'file tables configured on all switches' $((before + 1)) 45
-wait_log 'SUBNET UP' 2 45
+wait_log 'SUBNET UP' 1 45
 
 # readback TAG: every switch's table read back, compared with sdn.lfts by laas-sdn-plan.
 readback() {
@@ -79,6 +86,19 @@ for t in a b; do
   done
 done
 log "tenant hosts hold their P_Keys"
+
+# A file the engine rejects (a port the switch lacks; laas-sdn-plan never writes one): the
+# switches keep the tables they hold.
+cp sdn.lfts sdn.full.lfts
+awk '/^0x/ && !done { $2 = "099"; done = 1 } { print }' sdn.full.lfts >sdn.bad
+mv sdn.bad sdn.lfts
+failed=$(count_log 'file: cannot build fwd tables')
+kill -HUP "$OSM_PID"
+wait_log 'file: cannot build fwd tables' $((failed + 1)) 45
+grep -q 'Invalid port 99 found for switch' osm.log || die "the engine did not reject port 99"
+sleep 1
+mv sdn.full.lfts sdn.lfts
+readback rejected || die "a rejected file changed the tables: $(head -5 readback.rejected)"
 
 # A switch the file does not list: OpenSM clears its table and fills nothing in.
 leaf=$(awk '/^Unicast lids/ && /SW_L1_7/ {for (i = 1; i < NF; i++) if ($i == "guid") print $(i + 1)}' sdn.lfts)
