@@ -125,7 +125,7 @@ TEST(SdnDiscovery, TheOrderDiscoveryMetNodesInDoesNotMatter) {
 
 TEST(SdnDiscovery, ContradictoryRecordsAreRefusedNamingTheNode) {
   Discovery one_sided = records();
-  one_sided.nodes[1].ports.back().peer_port = 4;  // the leaf's up-link names spine port 4
+  one_sided.nodes[1].ports.back().peer_port = 2;  // the leaf's up-link names the GPU's cable
   try {
     laas::sdn::to_fabric(one_sided);
     FAIL() << "no error";
