@@ -32,9 +32,12 @@ struct DiscoveredPort {
 
 struct DiscoveredNode {
   NodeType type = NodeType::kCa;
-  topology::Guid guid = 0;            // node GUID
-  std::string description;            // NodeDescription as the node answered it
-  int num_ports = 0;                  // NodeInfo's port count
+  topology::Guid guid = 0;  // node GUID
+  std::string description;  // NodeDescription as the node answered it
+  int num_ports = 0;        // NodeInfo's port count
+  // The directed route discovery reached it by ("0,1,4"; "" when unknown): how to read a
+  // switch whose tables may not route to it.
+  std::string path;
   std::vector<DiscoveredPort> ports;  // the ports seen, any order
 };
 

@@ -33,6 +33,9 @@ DiscoveredNode record(const ibnd_node_t* node,
   d.guid = node->guid;
   d.description = node->nodedesc;
   d.num_ports = node->numports;
+  char path[512];
+  ib_portid_t from = node->path_portid;
+  if (drpath2str(&from.drpath, path, sizeof path)) d.path = path;
   if (!node->ports) return d;
   for (int i = 0; i <= node->numports; ++i) {
     const ibnd_port_t* p = node->ports[i];

@@ -3,15 +3,18 @@
 // given, computes the isolating tables on the LIDs the SM assigned, writes the lfts_file of
 // OpenSM's file routing engine and the partitions.conf atomically, then runs the reload
 // command (an argv, no shell). With --readback it instead compares an lfts_file with tables
-// read back from the switches (dump_fts output).
+// read back from the switches (dump_fts output), with --readback-live with the tables it reads
+// from the switches itself.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <unordered_map>
 
 #include "export/output.h"
 #include "routing/ibroute.h"
 #include "sdn/ibnd_discover.h"
+#include "sdn/lft_read.h"
 #include "sdn/lfts_file.h"
 #include "sdn/plan.h"
 #include "sdn/readback.h"
@@ -27,6 +30,7 @@ namespace {
 struct Options {
   std::string ibnetdiscover, ca, lfts_file, partitions_file, allocations, readback, sm_guid;
   int port = 0;
+  bool live = false;
   double reload_timeout = 10;
   std::vector<std::string> tenants, reload;
 };
@@ -37,9 +41,28 @@ std::vector<routing::DumpedTable> read_dump(const std::string& path) {
   return routing::parse_ibroute(in, path);
 }
 
-// --readback: exit 0 when every switch of the file reads back as written.
+// Every switch of the file that discovery finds, read from the switch by directed route.
+std::vector<routing::DumpedTable> read_live(const Options& o,
+                                            const std::vector<routing::DumpedTable>& wrote) {
+  std::unordered_map<topology::Guid, std::string> paths;
+  for (const auto& n : sdn::discover_fabric({o.ca, o.port, 0, 0}).nodes)
+    if (n.type == sdn::NodeType::kSwitch && !n.path.empty()) paths[n.guid] = n.path;
+  sdn::LftReader reader({o.ca, o.port, 0, 4});
+  std::vector<routing::DumpedTable> out;
+  for (const auto& w : wrote) {
+    const auto it = paths.find(w.guid);
+    if (it == paths.end()) continue;  // not found now: compare_readback says so
+    auto r = w;
+    r.table = reader.read(it->second, w.table.empty() ? 0 : w.table.size() - 1);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// --readback / --readback-live: exit 0 when every switch of the file reads back as written.
 int compare(const Options& o) {
-  const auto r = sdn::compare_readback(read_dump(o.lfts_file), read_dump(o.readback));
+  const auto wrote = read_dump(o.lfts_file);
+  const auto r = sdn::compare_readback(wrote, o.live ? read_live(o, wrote) : read_dump(o.readback));
   for (const auto& line : r.lines) std::cout << line << "\n";
   std::cout << (r.applied() ? "applied" : "NOT applied") << ": " << r.switches << " switches, "
             << r.entries << " LIDs compared, " << r.differing << " differ, " << r.missing_switches
@@ -124,11 +147,13 @@ int main(int argc, char** argv) {
   app.add_option("--allocations", o.allocations, "allocations.json to write (for laas-audit)");
   app.add_option("--readback", o.readback,
                  "compare --lfts-file with these tables read back (dump_fts output)");
+  app.add_flag("--readback-live", o.live,
+               "compare --lfts-file with the tables read from the switches now (libibmad)");
   app.add_option("--reload-timeout", o.reload_timeout, "seconds")->capture_default_str();
   app.add_option("RELOAD", o.reload, "after --: the reload command, e.g. -- kill -HUP PID");
   if (const int rc = util::parse_command_line(app, argc, argv); rc >= 0) return rc;
   try {
-    if (!o.readback.empty()) {
+    if (!o.readback.empty() || o.live) {
       if (o.lfts_file.empty()) throw CLI::ValidationError("--readback", "needs --lfts-file");
       return compare(o);
     }

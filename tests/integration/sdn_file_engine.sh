@@ -5,7 +5,8 @@
 # itself through libibnetdisc. Checked: before the file exists nothing is routed (no minhop);
 # the tables read back from every switch (dump_fts) equal the file, every LID (those the file
 # leaves out read back unrouted); laas-audit finds no violation; tenant hosts hold their
-# tenant's P_Key; the offline path (an ibnetdiscover file) writes the same file; a file the
+# tenant's P_Key; laas-sdn-plan reads the same tables from the switches itself (libibmad); the
+# offline path (an ibnetdiscover file) writes the same file; a file the
 # engine rejects leaves the switches' tables as they were; a switch the file does not list is
 # left with no route at all.
 source "$(dirname "$0")/lib.sh"
@@ -57,6 +58,10 @@ readback() {
 }
 readback first || die "the tables read back differ from the file: $(head -5 readback.first)"
 grep -q '^applied: 12 switches' readback.first || die "not every switch compared: $(cat readback.first)"
+# The same read by laas-sdn-plan itself from the switches (libibmad, by LID).
+sim "$LAAS_SDN_PLAN" --lfts-file sdn.lfts --readback-live >readback.live 2>&1 ||
+  die "the tables read live differ from the file: $(head -5 readback.live)"
+grep -q '^applied: 12 switches, 528 LIDs' readback.live || die "live read-back: $(cat readback.live)"
 
 # LIDs the file leaves out: unrouted on the switch, as the engine clears every table it reads.
 written=$(grep -c '^0x' sdn.lfts)
@@ -116,4 +121,9 @@ log "a switch left out of the file holds $left entries"
 [ "$left" = 0 ] || die "SW_L1_7, left out of the file, still holds $left entries"
 readback partial || die "the switches listed differ from the file: $(head -5 readback.partial)"
 mv sdn.full.lfts sdn.lfts
+# Read live against the whole file, the switch left out shows: its LIDs are not applied.
+! sim "$LAAS_SDN_PLAN" --lfts-file sdn.lfts --readback-live >readback.live.partial 2>&1 ||
+  die "the live read-back missed the switch left out"
+grep -q '^NOT applied: 12 switches' readback.live.partial || die "live: $(tail -2 readback.live.partial)"
+grep -q 'SW_L1_7' readback.live.partial || die "live: SW_L1_7 not named: $(head -3 readback.live.partial)"
 log "ok"
