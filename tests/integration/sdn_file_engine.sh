@@ -81,16 +81,24 @@ grep -E '^(violations|isolation)' audit.first | head -3 || true
   die "offline plan failed: $(cat plan.offline)"
 cmp -s sdn.lfts sdn.offline.lfts || die "libibnetdisc and ibnetdiscover give different tables: $(diff sdn.lfts sdn.offline.lfts | head -5)"
 
-# P_Keys: every tenant host holds its tenant's key.
+# P_Keys: every tenant host holds its tenant's key (full) and not the other tenant's.
+pkey_of() {
+  awk -v p="laas_$1" '$0 ~ "^" p "=" { sub(/^[^=]*=/, ""); sub(/[ ,:].*/, ""); print; exit }' sdn.partitions
+}
 for t in a b; do
-  pkey=$(awk -v p="laas_$t" '$0 ~ "^" p "=" { sub(/^[^=]*=/, ""); sub(/[ ,:].*/, ""); print; exit }' sdn.partitions)
-  [ -n "$pkey" ] || die "no partition laas_$t in sdn.partitions"
+  pkey=$(pkey_of $t)
+  other=$(pkey_of "$([ $t = a ] && echo b || echo a)")
+  [ -n "$pkey" ] && [ -n "$other" ] || die "no partitions laas_a, laas_b in sdn.partitions"
   for lid in $(jq -r ".tenants[] | select(.name == \"$t\") | .hosts[].lid" sdn.alloc.json); do
-    sim smpquery pkeys "$lid" 1 2>/dev/null | grep -qi "$(printf '0x%04x' $((pkey | 0x8000)))" ||
-      die "tenant $t host lid $lid lacks P_Key $pkey: $(sim smpquery pkeys "$lid" 1 | tr '\n' ' ')"
+    table=$(sim smpquery pkeys "$lid" 1 2>/dev/null | grep -oiE '0x[0-9a-f]{4}' | tr 'A-F' 'a-f')
+    echo "$table" | grep -qx "$(printf '0x%04x' $((pkey | 0x8000)))" ||
+      die "tenant $t host lid $lid lacks P_Key $pkey: $(echo $table)"
+    for e in $table; do
+      [ $((e & 0x7fff)) -ne $((other & 0x7fff)) ] || die "tenant $t host lid $lid holds $other"
+    done
   done
 done
-log "tenant hosts hold their P_Keys"
+log "tenant hosts hold their own P_Keys, not the other tenant's"
 
 # A file the engine rejects (a port the switch lacks; laas-sdn-plan never writes one): the
 # switches keep the tables they hold.
