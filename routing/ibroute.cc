@@ -47,8 +47,9 @@ std::vector<DumpedTable> parse_ibroute(std::istream& in, const std::string& sour
       continue;
     }
     if (line.empty() || starts_with(line, "***") || starts_with(line, "Lid ") ||
-        starts_with(line, "Port "))
-      continue;  // blank, dump_lfts.sh's warning, the two column-title lines
+        starts_with(line, "Port ") || starts_with(line, "#"))
+      continue;  // blank, dump_lfts.sh's warning, the two column-title lines, a comment (the
+                 // lfts_file OpenSM's file engine reads may have them, sdn/lfts_file.h)
     if (starts_with(line, "Multicast mlids")) fail("multicast tables are not supported");
     if (starts_with(line, "0x")) {
       if (!cur) fail("a table entry before any 'Unicast lids' header");
@@ -81,6 +82,19 @@ LidTables tables_by_node(const topology::Fabric& fabric, const std::vector<Dumpe
   return out;
 }
 
+namespace {
+
+// A node description as one line: hosts set their own, and a newline in one would start a line
+// of its own in the dump -- a table entry, when OpenSM's file engine reads the dump as its
+// lfts_file (sdn/lfts_file.h).
+std::string one_line(std::string name) {
+  for (char& c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return name;
+}
+
+}  // namespace
+
 std::string format_ibroute(const topology::Fabric& fabric, int switch_node, const LidTable& table) {
   const auto& sw = fabric.nodes[switch_node];
   // Names of the LIDs' owners.
@@ -94,7 +108,7 @@ std::string format_ibroute(const topology::Fabric& fabric, int switch_node, cons
   std::snprintf(buf, sizeof buf,
                 "Unicast lids [0x0-0x%zx] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
                 table.empty() ? 0 : table.size() - 1, fabric.lid_of(switch_node),
-                static_cast<std::uint64_t>(sw.guid), sw.name.c_str());
+                static_cast<std::uint64_t>(sw.guid), one_line(sw.name).c_str());
   out += buf;
   out += "  Lid  Out   Destination\n       Port     Info \n";
   int valid = 0;
@@ -107,7 +121,7 @@ std::string format_ibroute(const topology::Fabric& fabric, int switch_node, cons
       const auto& n = fabric.nodes[it->second];
       std::snprintf(buf, sizeof buf, "(%s portguid 0x%016" PRIx64 ": '%s')",
                     n.is_switch ? "Switch" : "Channel Adapter",
-                    static_cast<std::uint64_t>(n.port_guid), n.name.c_str());
+                    static_cast<std::uint64_t>(n.port_guid), one_line(n.name).c_str());
       info = buf;
     }
     std::snprintf(buf, sizeof buf, "0x%04zx %03u : %s\n", lid, table[lid], info.c_str());

@@ -28,14 +28,16 @@ struct DumpedTable {
 };
 
 // Parses one or more "Unicast lids [...] of switch Lid N guid 0x... (name):" blocks. Lines
-// outside blocks that are blank or dump_lfts.sh's warning are ignored; anything else throws.
+// that are blank, dump_lfts.sh's warning or a '#' comment (as OpenSM's file engine skips them) are
+// ignored; anything else throws.
 std::vector<DumpedTable> parse_ibroute(std::istream& in, const std::string& source = "<input>");
 
 // Places dumped tables by GUID (node GUID or port GUID) onto the fabric's nodes; throws
 // DumpError for an unknown GUID, a non-switch GUID, or a switch dumped twice.
 LidTables tables_by_node(const topology::Fabric& fabric, const std::vector<DumpedTable>& dumps);
 
-// The inverse, in ibroute's format (tests, and `laasctl export routing-tables`).
+// The inverse, in ibroute's format (tests, and laas-sdn's lfts_file: sdn/lfts_file.h); control
+// characters of node descriptions are printed as '?', so every entry stays on its line.
 std::string format_ibroute(const topology::Fabric& fabric, int switch_node, const LidTable& table);
 
 }  // namespace laas::routing
