@@ -86,6 +86,14 @@ std::vector<PortTable> host_reads(osm_node_t* node) {
   return out;
 }
 
+// The receiver of the answer stores it as it stores a Set's answer (see lft_check.h).
+template <typename Context>
+void as_if_set(Context* c, ib_net64_t node_guid, ib_net64_t port_guid) {
+  c->node_guid = node_guid;
+  c->port_guid = port_guid;
+  c->set_method = TRUE;
+}
+
 bool all_dropped(const ib_slvl_table_t* t) {
   for (uint8_t sl = 0; sl < 16; ++sl)
     if (ib_slvl_table_get(t, sl) != 15) return false;
@@ -261,24 +269,18 @@ bool LftCheck::send_port_read_locked(const BlockRead& read,
     case TableKind::kPortInfo:
       attr = IB_MAD_ATTR_PORT_INFO;
       mod = static_cast<uint32_t>(read.port);
-      context.pi_context.node_guid = node_guid;
-      context.pi_context.port_guid = port_guid;
-      context.pi_context.set_method = TRUE;
+      as_if_set(&context.pi_context, node_guid, port_guid);
       break;
     case TableKind::kSl2Vl:
       attr = IB_MAD_ATTR_SLVL_TABLE;
       mod = static_cast<uint32_t>(read.block) << 8 | static_cast<uint32_t>(read.port);
-      context.slvl_context.node_guid = node_guid;
-      context.slvl_context.port_guid = port_guid;
-      context.slvl_context.set_method = TRUE;
+      as_if_set(&context.slvl_context, node_guid, port_guid);
       break;
     case TableKind::kPKey:
       attr = IB_MAD_ATTR_P_KEY_TABLE;
       mod = static_cast<uint32_t>(read.block);
       if (read.block >= osm_pkey_tbl_get_num_blocks(&port->pkeys)) return false;
-      context.pkey_context.node_guid = node_guid;
-      context.pkey_context.port_guid = port_guid;
-      context.pkey_context.set_method = TRUE;
+      as_if_set(&context.pkey_context, node_guid, port_guid);
       break;
     case TableKind::kLft:
       return false;
