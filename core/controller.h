@@ -10,20 +10,14 @@
 // writes allocations.json (hosts, links, shape per tenant) for tools and tests.
 #pragma once
 
-#include <sys/types.h>
-
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/adapter.h"
