@@ -40,19 +40,12 @@ bool reaches_without_leaf(const topology::Fabric& fabric, const topology::Embedd
   return false;
 }
 
-}  // namespace
-
-LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
-                        const FatTree& tree, const ModelTables& tables,
-                        const ClosedAttached& closed) {
-  const int endpoints = tables.num_endpoints();
-  if (static_cast<int>(embedding.host_node.size()) != tree.num_hosts() ||
-      static_cast<int>(embedding.switch_node.size()) != tree.height() ||
-      tables.num_hosts() != tree.num_hosts())
-    throw RoutingError("the embedding or the tables do not match the tree " + tree.spec().text());
-  // LID of every endpoint.
-  std::vector<topology::Lid> lid(endpoints, 0);
-  topology::Lid max_lid = 0;
+// The LID of every endpoint (0: absent) and the largest LID the tables must hold.
+std::vector<topology::Lid> endpoint_lids(const topology::Fabric& fabric,
+                                         const topology::Embedding& embedding, const FatTree& tree,
+                                         const ModelTables& tables, topology::Lid& max_lid) {
+  std::vector<topology::Lid> lid(tables.num_endpoints(), 0);
+  max_lid = 0;
   auto need = [&](int node, const std::string& what) {
     const topology::Lid l = fabric.lid_of(node);
     if (l == 0) throw RoutingError(what + " (" + fabric.nodes[node].name + ") has no LID");
@@ -77,7 +70,14 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
     const topology::Lid l = fabric.lid_of(a.node);
     if (l > max_lid) max_lid = l;
   }
-  LidTables out(fabric.nodes.size());
+  return lid;
+}
+
+// Every present switch's model row, by LID and physical port.
+void fill_switch_tables(const topology::Embedding& embedding, const FatTree& tree,
+                        const ModelTables& tables, const std::vector<topology::Lid>& lid,
+                        topology::Lid max_lid, LidTables& out) {
+  const int endpoints = tables.num_endpoints();
   for (int level = 1; level <= tree.height(); ++level) {
     for (int i = 0; i < tree.num_switches(level); ++i) {
       const int node = embedding.switch_node[level - 1][i];
@@ -96,6 +96,55 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
       }
     }
   }
+}
+
+// A closed attached host (LID l on switch `at`, whose LID is `via`): only the management
+// sources' way to `at` routes it.
+void route_closed_attached(const topology::Fabric& fabric, const topology::Embedding& embedding,
+                           const ClosedAttached& closed, int at, topology::Lid l, topology::Lid via,
+                           LidTables& out) {
+  for (int source : closed.management_sources) {
+    int node = source;
+    // A leaf with management on it: up the first management up-link (the way it sends a
+    // free host) after which the switches' own routes lead to `at` without another leaf.
+    if (node != at && embedding.node_model[node].first == 1) {
+      const LidTable& lft = out[node];
+      int chosen = -1;
+      for (HostId h : closed.free_hosts) {
+        const int hn = embedding.host_node[h];
+        const topology::Lid hl = hn >= 0 ? fabric.lid_of(hn) : 0;
+        if (hl == 0 || hl >= lft.size() || lft[hl] == kNoRoute || lft[hl] == 0) continue;
+        const auto& port = fabric.nodes[node].ports.at(lft[hl]);
+        if (port.peer_node < 0 || !fabric.nodes[port.peer_node].is_switch) continue;
+        if (reaches_without_leaf(fabric, embedding, out, port.peer_node, at, via)) {
+          chosen = lft[hl];
+          break;
+        }
+      }
+      if (chosen < 0) continue;
+      out[node][l] = static_cast<std::uint8_t>(chosen);
+      node = fabric.nodes[node].ports[chosen].peer_node;
+    }
+    if (!reaches_without_leaf(fabric, embedding, out, node, at, via)) continue;
+    for (; node != at; node = fabric.nodes[node].ports[out[node][via]].peer_node)
+      out[node][l] = out[node][via];
+  }
+}
+
+}  // namespace
+
+LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embedding& embedding,
+                        const FatTree& tree, const ModelTables& tables,
+                        const ClosedAttached& closed) {
+  if (static_cast<int>(embedding.host_node.size()) != tree.num_hosts() ||
+      static_cast<int>(embedding.switch_node.size()) != tree.height() ||
+      tables.num_hosts() != tree.num_hosts())
+    throw RoutingError("the embedding or the tables do not match the tree " + tree.spec().text());
+  topology::Lid max_lid = 0;
+  const auto lid = endpoint_lids(fabric, embedding, tree, tables, max_lid);
+  LidTables out(fabric.nodes.size());
+  fill_switch_tables(embedding, tree, tables, lid, max_lid, out);
+  // An attached host takes the routes of its switch, which forwards it on its own port.
   for (const auto& a : embedding.attached) {
     const topology::Lid l = fabric.lid_of(a.node);
     const int at = embedding.switch_node.at(a.level - 1).at(a.index);
@@ -105,37 +154,12 @@ LidTables to_lid_tables(const topology::Fabric& fabric, const topology::Embeddin
     if (via == 0) continue;
     const bool is_closed =
         std::find(closed.nodes.begin(), closed.nodes.end(), a.node) != closed.nodes.end();
-    if (!is_closed) {
-      for (std::size_t node = 0; node < out.size(); ++node)
-        if (!out[node].empty() && static_cast<int>(node) != at) out[node][l] = out[node][via];
+    if (is_closed) {
+      route_closed_attached(fabric, embedding, closed, at, l, via, out);
       continue;
     }
-    for (int source : closed.management_sources) {
-      int node = source;
-      // A leaf with management on it: up the first management up-link (the way it sends a
-      // free host) after which the switches' own routes lead to `at` without another leaf.
-      if (node != at && embedding.node_model[node].first == 1) {
-        const LidTable& lft = out[node];
-        int chosen = -1;
-        for (HostId h : closed.free_hosts) {
-          const int hn = embedding.host_node[h];
-          const topology::Lid hl = hn >= 0 ? fabric.lid_of(hn) : 0;
-          if (hl == 0 || hl >= lft.size() || lft[hl] == kNoRoute || lft[hl] == 0) continue;
-          const auto& port = fabric.nodes[node].ports.at(lft[hl]);
-          if (port.peer_node < 0 || !fabric.nodes[port.peer_node].is_switch) continue;
-          if (reaches_without_leaf(fabric, embedding, out, port.peer_node, at, via)) {
-            chosen = lft[hl];
-            break;
-          }
-        }
-        if (chosen < 0) continue;
-        out[node][l] = static_cast<std::uint8_t>(chosen);
-        node = fabric.nodes[node].ports[chosen].peer_node;
-      }
-      if (!reaches_without_leaf(fabric, embedding, out, node, at, via)) continue;
-      for (; node != at; node = fabric.nodes[node].ports[out[node][via]].peer_node)
-        out[node][l] = out[node][via];
-    }
+    for (std::size_t node = 0; node < out.size(); ++node)
+      if (!out[node].empty() && static_cast<int>(node) != at) out[node][l] = out[node][via];
   }
   return out;
 }

@@ -99,11 +99,34 @@ bool Recognizer::rank_levels() {
 }
 
 bool Recognizer::find_pods() {
-  // Connected components of the leaf / level-2 graph (a 2-level tree is one pod).
+  std::vector<int> lonely;  // leaves with no level-2 switch left (all up-links down)
+  connect_pods(lonely);
+  if (pod_leaves_.empty()) return fail("no leaf is cabled to a level-2 switch");
+  if (height_ == 3 && !demote_leaves_at_top()) return false;
+  if (height_ == 2 && pod_leaves_.size() != 1)
+    return fail("the leaves form " + std::to_string(pod_leaves_.size()) +
+                " separate groups under the level-2 switches");
+  m2_ = 0;
+  for (const auto& pl : pod_leaves_) m2_ = std::max(m2_, static_cast<int>(pl.size()));
+  if (target_ && target_->levels.size() >= 2) m2_ = std::max(m2_, target_->levels[1].children);
+  if (!place_lonely_leaves(lonely)) return false;
+  for (auto& pl : pod_leaves_) {
+    sort_by_key(pl);
+    pl.resize(m2_, -1);  // absent leaves last
+  }
+  for (int s : by_level_[0])
+    for (int t : switch_peers(s)) p2_ = std::max(p2_, static_cast<int>(ports_to(s, t).size()));
+  w2_ = 0;
+  for (const auto& p2 : pod_l2_) w2_ = std::max(w2_, static_cast<int>(p2.size()));
+  return true;
+}
+
+// Connected components of the leaf / level-2 graph (a 2-level tree is one pod); leaves with
+// no level-2 switch go to `lonely`.
+void Recognizer::connect_pods(std::vector<int>& lonely) {
   std::vector<int> comp(n_, -1);
   std::vector<int> leaves = by_level_[0];
   sort_by_key(leaves);
-  std::vector<int> lonely;  // leaves with no level-2 switch left (all up-links down)
   for (int start : leaves) {
     if (comp[start] >= 0) continue;
     std::vector<int> stack{start};
@@ -128,45 +151,43 @@ bool Recognizer::find_pods() {
     pod_leaves_.push_back(pl);
     pod_l2_.push_back(p2);
   }
-  if (pod_leaves_.empty()) return fail("no leaf is cabled to a level-2 switch");
-  // A level-3 switch cabled to two level-2 switches of one pod is a leaf whose hosts are all
-  // down (a top switch reaches one level-2 switch per pod).
-  if (height_ == 3) {
-    std::vector<int> tops;
-    for (int t : by_level_[2]) {
-      std::map<int, int> per_pod;
-      bool leaf = false;
-      for (int s : switch_peers(t))
-        for (size_t k = 0; k < pod_l2_.size(); ++k)
-          if (std::find(pod_l2_[k].begin(), pod_l2_[k].end(), s) != pod_l2_[k].end() &&
-              ++per_pod[static_cast<int>(k)] >= 2)
-            leaf = true;
-      if (!leaf) {
-        tops.push_back(t);
-        continue;
-      }
-      int pod = -1;
-      for (const auto& [kk, c] : per_pod)
-        if (c >= 2) pod = kk;
-      if (per_pod.size() != 1)
-        return fail(describe(f_, t) + " is cabled to two level-2 switches of one pod");
-      level_[t] = 1;
-      pod_leaves_[pod].push_back(t);
-      sort_by_key(pod_leaves_[pod]);
+}
+
+// A level-3 switch cabled to two level-2 switches of one pod is a leaf whose hosts are all
+// down (a top switch reaches one level-2 switch per pod).
+bool Recognizer::demote_leaves_at_top() {
+  std::vector<int> tops;
+  for (int t : by_level_[2]) {
+    std::map<int, int> per_pod;
+    bool leaf = false;
+    for (int s : switch_peers(t))
+      for (size_t k = 0; k < pod_l2_.size(); ++k)
+        if (std::find(pod_l2_[k].begin(), pod_l2_[k].end(), s) != pod_l2_[k].end() &&
+            ++per_pod[static_cast<int>(k)] >= 2)
+          leaf = true;
+    if (!leaf) {
+      tops.push_back(t);
+      continue;
     }
-    by_level_[2] = tops;
-    if (tops.empty()) {
-      by_level_.pop_back();
-      height_ = 2;
-    }
+    int pod = -1;
+    for (const auto& [kk, c] : per_pod)
+      if (c >= 2) pod = kk;
+    if (per_pod.size() != 1)
+      return fail(describe(f_, t) + " is cabled to two level-2 switches of one pod");
+    level_[t] = 1;
+    pod_leaves_[pod].push_back(t);
+    sort_by_key(pod_leaves_[pod]);
   }
-  if (height_ == 2 && pod_leaves_.size() != 1)
-    return fail("the leaves form " + std::to_string(pod_leaves_.size()) +
-                " separate groups under the level-2 switches");
-  m2_ = 0;
-  for (const auto& pl : pod_leaves_) m2_ = std::max(m2_, static_cast<int>(pl.size()));
-  if (target_ && target_->levels.size() >= 2) m2_ = std::max(m2_, target_->levels[1].children);
-  // Leaves without up-links join the pod with room for them (any pod in a 2-level tree).
+  by_level_[2] = tops;
+  if (tops.empty()) {
+    by_level_.pop_back();
+    height_ = 2;
+  }
+  return true;
+}
+
+// Leaves without up-links join the pod with room for them (any pod in a 2-level tree).
+bool Recognizer::place_lonely_leaves(const std::vector<int>& lonely) {
   for (int s : lonely) {
     int best = -1;
     for (size_t k = 0; k < pod_leaves_.size(); ++k)
@@ -182,14 +203,6 @@ bool Recognizer::find_pods() {
                   " has no up-link and no pod has room for it; declare the topology in laas.yaml");
     pod_leaves_[best].push_back(s);
   }
-  for (auto& pl : pod_leaves_) {
-    sort_by_key(pl);
-    pl.resize(m2_, -1);  // absent leaves last
-  }
-  for (int s : by_level_[0])
-    for (int t : switch_peers(s)) p2_ = std::max(p2_, static_cast<int>(ports_to(s, t).size()));
-  w2_ = 0;
-  for (const auto& p2 : pod_l2_) w2_ = std::max(w2_, static_cast<int>(p2.size()));
   return true;
 }
 

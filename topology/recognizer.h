@@ -49,6 +49,9 @@ class Recognizer {
   bool classify();
   bool rank_levels();
   bool find_pods();
+  void connect_pods(std::vector<int>& lonely);
+  bool demote_leaves_at_top();
+  bool place_lonely_leaves(const std::vector<int>& lonely);
   bool order_level2_and_top();
   bool assign_planes(std::map<int, int>& group, std::map<int, int>& b2_of, int& planes);
   bool order_pods_by_plane(const std::map<int, int>& b2_of);
