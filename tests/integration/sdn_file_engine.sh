@@ -8,7 +8,8 @@
 # tenant's P_Key; laas-sdn-plan reads the same tables from the switches itself (libibmad); the
 # offline path (an ibnetdiscover file) writes the same file; a file the
 # engine rejects leaves the switches' tables as they were; a switch the file does not list is
-# left with no route at all.
+# left with no route at all; after the fabric and OpenSM restart with other LIDs, the same file
+# still isolates the tenants (the engine follows each entry's port GUID to its new LID).
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup sdn_file_engine
@@ -134,4 +135,28 @@ mv sdn.full.lfts sdn.lfts
   die "the live read-back missed the switch left out"
 grep -q '^NOT applied: 12 switches' readback.live.partial || die "live: $(tail -2 readback.live.partial)"
 grep -q 'SW_L1_7' readback.live.partial || die "live: SW_L1_7 not named: $(head -3 readback.live.partial)"
+
+# The fabric powered off and on, OpenSM restarted without its LID cache and attached elsewhere:
+# the ports get other LIDs. The file's entries carry their destination's port GUID, and the
+# engine moves each to the LID its port has now: the tables still isolate the tenants, with no
+# new file.
+stop_opensm
+kill -TERM "$SIM_PID" 2>/dev/null || true
+wait "$SIM_PID" 2>/dev/null || true
+rm -rf osm.cache/* osm.tmp/*
+mv osm.log osm.first.log
+start_fabric fabric.net
+OSM_CACHE_DIR="$WORK/osm.cache" OSM_TMP_DIR="$WORK/osm.tmp" SIM_HOST=SW_L1_7 LD_PRELOAD="$UMAD2SIM" \
+  opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >opensm.out 2>&1 &
+OSM_PID=$!
+wait_log 'file tables configured on all switches' 1 45
+wait_log 'SUBNET UP' 1 45
+sim ibnetdiscover >sdn.disc.moved 2>/dev/null || die "ibnetdiscover failed (restart)"
+sim dump_fts >sdn.dump.moved 2>/dev/null || die "dump_fts failed (restart)"
+moved=$(diff <(grep -o 'lid [0-9]*' sdn.disc) <(grep -o 'lid [0-9]*' sdn.disc.moved) | grep -c '^>' || true)
+log "after the restart, $moved LID mentions differ in ibnetdiscover"
+[ "$moved" -gt 0 ] || die "the restart kept every LID: nothing shows the remapping"
+"$LAAS_AUDIT" --fabric sdn.disc.moved --lfts sdn.dump.moved --allocations sdn.alloc.json \
+  >audit.moved 2>&1 || die "laas-audit after the restart: $(grep -E 'VIOLATION|laas-audit' audit.moved | head -5)"
+tail -1 audit.moved
 log "ok"
