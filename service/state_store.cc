@@ -18,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "util/guid.h"
 
@@ -149,6 +150,21 @@ nlohmann::json link_to(const PersistedLink& l) {
   return {{"switch", guid_hex(l.switch_guid)}, {"port", l.port}};
 }
 
+// state.json holds integers only. A number with a fraction or an exponent (1e113) converted to
+// an int is undefined behaviour, so such a document is refused whole: the first one found, or
+// an empty string. Iterative: a deeply nested document must not exhaust the stack.
+std::string first_non_integer(const nlohmann::json& doc) {
+  std::vector<const nlohmann::json*> pending{&doc};
+  while (!pending.empty()) {
+    const nlohmann::json* j = pending.back();
+    pending.pop_back();
+    if (j->is_number_float()) return j->dump();
+    if (j->is_structured())
+      for (const auto& child : *j) pending.push_back(&child);
+  }
+  return "";
+}
+
 }  // namespace
 
 PersistedState parse_state(const std::string& text, const std::string& where) {
@@ -163,6 +179,8 @@ PersistedState parse_state(const std::string& text, const std::string& where) {
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     fail(std::string("invalid JSON (") + e.what() + ")");
   }
+  if (const std::string number = first_non_integer(doc); !number.empty())
+    fail("the number " + number + " is not an integer (every number in it is)");
   try {
     if (!doc.is_object() || doc.value("format", "") != kFormat)
       fail("'format' is not \"laas-state\"");

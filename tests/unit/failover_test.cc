@@ -350,6 +350,23 @@ TEST(StateFile, PartitionMembersAreOptional) {
   EXPECT_EQ(parse_state(serialize_state(s), "state.json"), s);
 }
 
+// A number with an exponent or a fraction (found by fuzzing: a version of 1e113 read as an int
+// is undefined behaviour) makes the file untrusted, never a wrong value.
+TEST(StateFile, ANumberThatIsNotAnIntegerIsRefused) {
+  const std::string huge =
+      R"j({"format":"laas-state","version":1e113,"topology":"","generation":0,"tenants":[]})j";
+  EXPECT_THROW(parse_state(huge, "state.json"), std::runtime_error);
+  const std::string fraction =
+      R"j({"format":"laas-state","version":2,"topology":"","generation":0,"tenants":[)j"
+      R"j({"name":"a","requested":2.5,"hosts":[]}]})j";
+  try {
+    parse_state(fraction, "state.json");
+    ADD_FAILURE() << "a requested count of 2.5 was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2.5 is not an integer"), std::string::npos) << e.what();
+  }
+}
+
 // The master writes its partitions.conf from the tenants in memory: the same bytes as from
 // their `tenant show` JSON (what it did before), for a few hundred tenants.
 // LAAS_PARTITIONS_TENANTS=2000 prints the time for 2,000.
