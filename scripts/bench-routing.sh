@@ -175,7 +175,7 @@ check_rate() {
     (($t1 | tonumber) - ($t0 | tonumber)) as $dt
     | (($b.switch_check.reads - $a.switch_check.reads) / $dt) as $rate
     | ($b.switch_check.pass.blocks // 0) as $blocks
-    | "\($rate | floor) reads/s measured over \($dt | floor) s (pace set \($b.switch_check.reads_per_second)/s, interval \($b.switch_check.interval_s) s); a pass: \($blocks) LFT blocks, \(if $rate > 0 then ($blocks / $rate | floor | tostring) + " s at that rate" else "no reads" end); passes done \($b.switch_check.passes), unanswered \($b.switch_check.unanswered), mismatches \($b.switch_check.mismatches)"'
+    | "\($rate | floor) reads/s measured over \($dt | floor) s (pace set \($b.switch_check.reads_per_second)/s, interval \($b.switch_check.interval_s) s); a pass: \($blocks) reads (LFT blocks and port tables), \(if $rate > 0 then ($blocks / $rate | floor | tostring) + " s at that rate" else "no reads" end); passes done \($b.switch_check.passes), unanswered \($b.switch_check.unanswered), mismatches \($b.switch_check.mismatches)"'
 }
 
 # Rounds: OpenSM with the plugin managing partitions.conf (the default: every tenant change
