@@ -248,6 +248,10 @@ json ServiceExports::export_format(const std::string& format, const json& params
          return json{{"content", removal ? exports::generate_slurm_release(records, options)
                                          : exports::generate_slurm_reservations(records, options)}};
        }},
+      {"slurm-partitions",
+       [&] {
+         return json{{"content", exports::generate_slurm_partitions(records, slurm_options())}};
+       }},
       {"slurm-topology",
        [&] {
          auto tree =
