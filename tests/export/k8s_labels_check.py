@@ -37,6 +37,15 @@ def subdomain_problem(s, what):
     return None
 
 
+def name_problem(name, what):
+    """A label's name or value: at most 63 characters of NAME's form."""
+    if len(name) > 63:
+        return f"{what} is longer than 63 characters"
+    if not NAME.fullmatch(name):
+        return f"{what} is not a qualified name (a valid label value)"
+    return None
+
+
 def key_problem(key):
     prefix, slash, name = key.rpartition("/")
     if slash:
@@ -47,11 +56,7 @@ def key_problem(key):
             return p
     if not name:
         return f"label key {key!r} has an empty name"
-    if len(name) > 63:
-        return f"label key {key!r}: name longer than 63 characters"
-    if not NAME.fullmatch(name):
-        return f"label key {key!r}: name is not a qualified name"
-    return None
+    return name_problem(name, f"label key {key!r}: name")
 
 
 def value_problem(key, value):
@@ -61,11 +66,7 @@ def value_problem(key, value):
         return f"label {key!r}: value {value!r} is not a string"
     if value == "":
         return None
-    if len(value) > 63:
-        return f"label {key!r}: value {value!r} is longer than 63 characters"
-    if not NAME.fullmatch(value):
-        return f"label {key!r}: value {value!r} is not a valid label value"
-    return None
+    return name_problem(value, f"label {key!r}: value {value!r}")
 
 
 def item_problems(item, where):

@@ -35,6 +35,9 @@ slurm_teardown() {
     tail -15 "$SD/slurm/slurmctld.log" >&2
   fi
   rm -rf "$SD" 2>/dev/null || true
+  # laas_teardown reads the status from $?; without set +e, errexit would end the trap at
+  # `(exit 1)` and leave OpenSM and ibsim running after a failure (holding the CPU lock's fd).
+  set +e
   (exit $rc)
   laas_teardown
 }

@@ -18,16 +18,11 @@
 # 21): Slurm's nodes are servers, topology.conf lists each under its rail-0 leaf (one leaf a
 # node, as Slurm expects), reservations hold the tenants' servers.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_slurm.sh"
 laas_enter_namespace "$@"
-for tool in slurmctld scontrol sbatch munged setpriv; do
-  command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh)"; exit 77; }
-done
 laas_setup "${1:-slurm_flow}"
 export SIM_HOST=SW_L2_0
-# Slurm's and munge's files live where every user can traverse (the work directory may sit under
-# a private mktemp directory): the job submitted as uid 65534 must read slurm.conf and reach munge.
-SD=$(mktemp -d /tmp/laas-slurm.XXXXXX)
-chmod 0755 "$SD"
+slurm_prepare
 if [ "${RAILS:-1}" -gt 1 ]; then
   "$LAAS_TOPOGEN" "xgft(2;8,8;1,4)" --rails "$RAILS" -o fabric.net
   MIN_HOSTS=16 SWITCHES=$((8 / RAILS + 4))
@@ -37,29 +32,6 @@ else
 fi
 : >state/tenants.yaml
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
-
-MUNGE_PID="" SLURM_PID=""
-stop_slurm() {
-  for pid in "$SLURM_PID" "$MUNGE_PID"; do
-    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then continue; fi
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.3; done
-    kill -KILL "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-}
-slurm_teardown() {
-  local rc=$?
-  stop_slurm
-  if [ $rc -ne 0 ] && [ -f "$SD/slurm/slurmctld.log" ]; then
-    echo "---- tail of slurmctld.log ----" >&2
-    tail -15 "$SD/slurm/slurmctld.log" >&2
-  fi
-  rm -rf "$SD" 2>/dev/null || true
-  (exit $rc)
-  laas_teardown
-}
-trap slurm_teardown EXIT
 
 start_fabric fabric.net
 start_opensm
@@ -87,50 +59,13 @@ nhosts=$(wc -w <<<"$hosts")
 [ "$nhosts" -ge "$MIN_HOSTS" ] || die "only $nhosts hosts in fabric.net"
 
 # Slurm, standalone: munged and slurmctld in this namespace.
-mkdir -p "$SD/munge" "$SD/slurm/state" "$SD/slurm/spool"
-chmod 0755 "$SD/slurm"
-ln -s "$SD/munge" munge
-ln -s "$SD/slurm" slurm
-chmod 0711 munge
-dd if=/dev/urandom of=munge/munge.key bs=1024 count=1 status=none
-chmod 0400 munge/munge.key
-munged -F --force --socket="$SD/munge/munge.sock" --key-file="$SD/munge/munge.key" \
-  --pid-file="$SD/munge/munged.pid" --log-file="$SD/munge/munged.log" \
-  --seed-file="$SD/munge/munged.seed" </dev/null >munge/out 2>&1 &
-MUNGE_PID=$!
-ip link set lo up
-ip addr add 10.254.0.1/32 dev lo 2>/dev/null || true # slurmctld needs more than 127.0.0.1
-export SLURM_CONF="$SD/slurm/slurm.conf"
-{
-  echo "ClusterName=laas"
-  echo "SlurmctldHost=localhost"
-  echo "SlurmUser=root"
-  echo "AuthType=auth/munge"
-  echo "AuthInfo=socket=$SD/munge/munge.sock"
-  echo "StateSaveLocation=$SD/slurm/state"
-  echo "SlurmdSpoolDir=$SD/slurm/spool"
-  echo "SlurmctldPidFile=$SD/slurm/slurmctld.pid"
-  echo "SlurmctldLogFile=$SD/slurm/slurmctld.log"
-  echo "SelectType=select/linear"
-  echo "AccountingStorageType=accounting_storage/none"
-  echo "JobCompType=jobcomp/none"
-  echo "ProctrackType=proctrack/linuxproc"
-  echo "TaskPlugin=task/none"
-  echo "MpiDefault=none"
-  echo "TopologyPlugin=topology/tree"
-  for h in $hosts; do echo "NodeName=$h NodeAddr=127.0.0.1 CPUs=1 State=IDLE"; done
-  echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
-} >"$SLURM_CONF"
+slurm_start_munge
+slurm_write_conf "$hosts"
 
 # 1. The topology, written where slurmctld reads it (beside slurm.conf).
 ctl export slurm-topology -o slurm/topology.conf || die "export slurm-topology failed"
 [ "$(stat -c %a slurm/topology.conf)" = 644 ] || die "topology.conf mode $(stat -c %a slurm/topology.conf)"
-for _ in $(seq 1 50); do [ -S munge/munge.sock ] && break; sleep 0.1; done
-[ -S munge/munge.sock ] || die "munged did not start: $(cat munge/out munge/munged.log 2>/dev/null)"
-slurmctld -D -i -f "$SLURM_CONF" </dev/null >slurm/out 2>&1 &
-SLURM_PID=$!
-for _ in $(seq 1 100); do scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.2; done
-scontrol ping | grep -q 'is UP' || die "slurmctld is not up: $(tail -5 slurm/out slurm/slurmctld.log 2>/dev/null)"
+slurm_start_ctld
 log "slurmctld up ($(slurmctld -V)), $nhosts nodes"
 scontrol show topology >topology.shown || die "scontrol show topology failed"
 switches=$(sed -n 's/^SwitchName=\([^ ]*\) .*/\1/p' slurm/topology.conf)
