@@ -32,6 +32,24 @@ std::string reservation(const TenantRecord& t, const SlurmOptions& o, const std:
   return name;
 }
 
+// A tenant's reservation (and partition) name and its node names, checked: listed once, with
+// hosts, its Slurm accounts valid names.
+struct SlurmTenant {
+  std::string name;
+  std::vector<std::string> nodes;
+};
+SlurmTenant slurm_tenant(const TenantRecord& t, const SlurmOptions& o, const std::string& format,
+                         std::set<std::string>& seen) {
+  const std::string subject = "tenant '" + t.name + "'";
+  SlurmTenant out{reservation(t, o, format), {}};
+  if (!seen.insert(t.name).second) throw ExportError(format, subject, "listed twice");
+  if (t.hosts.empty()) throw ExportError(format, subject, "has no hosts");
+  for (const auto& a : t.slurm_accounts)
+    check_name(a, kMaxSlurmName, format, subject, "Slurm account");
+  for (const auto& h : t.hosts) out.nodes.push_back(node_name(o, h.name, format, subject));
+  return out;
+}
+
 std::string switch_name(const SlurmOptions& o, Guid guid) {
   return o.switch_prefix + guid_hex(guid).substr(2);
 }
@@ -147,14 +165,8 @@ std::string generate_slurm_reservations(const std::vector<TenantRecord>& tenants
   std::string calls, keep;
   for (const auto& t : tenants) {
     const std::string subject = "tenant '" + t.name + "'";
-    const std::string name = reservation(t, options, kResv);
-    if (!seen.insert(t.name).second) throw ExportError(kResv, subject, "listed twice");
-    if (t.hosts.empty()) throw ExportError(kResv, subject, "has no hosts");
-    for (const auto& a : t.slurm_accounts)
-      check_name(a, kMaxSlurmName, kResv, subject, "Slurm account");
+    const auto [name, nodes] = slurm_tenant(t, options, kResv, seen);
     for (const auto& u : t.slurm_users) check_name(u, kMaxSlurmName, kResv, subject, "Slurm user");
-    std::vector<std::string> nodes;
-    for (const auto& h : t.hosts) nodes.push_back(node_name(options, h.name, kResv, subject));
     // The tenant's own accounts/users; the options' defaults only when it has none. Slurm
     // admits a job only if it matches every list given.
     const bool own = !t.slurm_accounts.empty() || !t.slurm_users.empty();
@@ -211,14 +223,7 @@ std::string generate_slurm_partitions(const std::vector<TenantRecord>& tenants,
       "# included from slurm.conf, applied by `scontrol reconfigure`. One partition per tenant.\n";
   std::set<std::string> seen;
   for (const auto& t : tenants) {
-    const std::string subject = "tenant '" + t.name + "'";
-    const std::string name = reservation(t, options, kPart);
-    if (!seen.insert(t.name).second) throw ExportError(kPart, subject, "listed twice");
-    if (t.hosts.empty()) throw ExportError(kPart, subject, "has no hosts");
-    for (const auto& a : t.slurm_accounts)
-      check_name(a, kMaxSlurmName, kPart, subject, "Slurm account");
-    std::vector<std::string> nodes;
-    for (const auto& h : t.hosts) nodes.push_back(node_name(options, h.name, kPart, subject));
+    const auto [name, nodes] = slurm_tenant(t, options, kPart, seen);
     out += "PartitionName=" + name + " Nodes=" + compress_hostlist(nodes) +
            (t.slurm_accounts.empty() ? "" : " AllowAccounts=" + join(t.slurm_accounts)) +
            " State=UP MaxTime=INFINITE\n";
