@@ -242,14 +242,10 @@ json TenantService::read_back_now(const json& params) {
          "timeout_s " + std::to_string(timeout_s) + " is out of range (1-86400)");
   const auto start = SwitchCheck::Clock::now();
   const long pass = st_.switch_check->request_pass_now();
-  while (!st_.switch_check->pass_finished(pass)) {
-    if (SwitchCheck::Clock::now() - start >= std::chrono::seconds(timeout_s))
-      fail(error::kUnavailable, "the read-back pass did not finish in " +
-                                    std::to_string(timeout_s) +
-                                    " s (is this SM master? laasctl status); it goes on, and its "
-                                    "findings count in laasctl audit");
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  if (!st_.switch_check->wait_pass_finished(pass, std::chrono::seconds(timeout_s)))
+    fail(error::kUnavailable, "the read-back pass did not finish in " + std::to_string(timeout_s) +
+                                  " s (is this SM master? laasctl status); it goes on, and its "
+                                  "findings count in laasctl audit");
   const auto report = st_.switch_check->report(SwitchCheck::Clock::now());
   return {
       {"pass", pass},
