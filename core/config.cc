@@ -127,6 +127,67 @@ void apply_key(const std::string& path, const std::string& key, const YAML::Node
   }
 }
 
+// "ADDR:PORT" (an IPv6 address in brackets): laas-api listens there.
+void check_listen(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    throw std::invalid_argument("'" + text + "' is not ADDR:PORT");
+  const std::string port = text.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) < 1 ||
+      std::stoi(port) > 65535)
+    throw std::invalid_argument("'" + text + "': the port must be 1-65535");
+}
+
+std::vector<std::string> read_names(const YAML::Node& v) {
+  if (v.IsNull()) return {};
+  if (!v.IsSequence()) throw std::invalid_argument("expected a list of certificate CNs");
+  std::vector<std::string> names;
+  for (const auto& n : v) {
+    if (!n.IsScalar() || n.as<std::string>().empty())
+      throw std::invalid_argument("expected a list of certificate CNs (non-empty strings)");
+    names.push_back(n.as<std::string>());
+  }
+  return names;
+}
+
+void apply_api_key(const std::string& key, const YAML::Node& v, ApiConfig& a) {
+  if (key == "listen") {
+    a.listen = v.as<std::string>();
+    check_listen(a.listen);
+  } else if (key == "cert" || key == "key" || key == "client_ca") {
+    (key == "cert" ? a.cert : key == "key" ? a.key : a.client_ca) = absolute_path_or_empty(v);
+  } else if (key == "writers" || key == "readers") {
+    (key == "writers" ? a.writers : a.readers) = read_names(v);
+  } else if (key == "threads") {
+    a.threads = int_between(v, 1, 256, "between 1 and 256");
+  } else if (key == "max_connections") {
+    a.max_connections = int_between(v, 1, 65536, "between 1 and 65536");
+  } else {
+    throw std::invalid_argument("unknown key");
+  }
+}
+
+// The `api:` section, each problem in `problems` (file, line, api.KEY, why).
+void read_api(const std::string& path, const YAML::Node& v, ApiConfig& a,
+              std::vector<std::string>& problems) {
+  if (v.IsNull()) return;
+  if (!v.IsMap()) {
+    problems.push_back(where(path, v) + ": key 'api': expected a mapping of laas-api settings");
+    return;
+  }
+  for (const auto& kv : v) {
+    const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "?";
+    try {
+      apply_api_key(key, kv.second, a);
+    } catch (const YAML::Exception& e) {
+      problems.push_back(where(path, kv.first) + ": key 'api." + key + "': " + e.msg);
+    } catch (const std::invalid_argument& e) {
+      problems.push_back(where(path, kv.first) + ": key 'api." + key + "': " + e.what());
+    }
+  }
+}
+
 }  // namespace
 
 Config check_config(const std::string& path) {
@@ -171,6 +232,10 @@ Config check_config(const std::string& path) {
       continue;
     }
     const std::string key = kv.first.as<std::string>();
+    if (key == "api") {
+      read_api(path, kv.second, c.api, c.api_problems);
+      continue;
+    }
     // A key that cannot be read keeps its default, but only to fill the struct: the problem
     // makes the plugin route closed.
     Config before = c;

@@ -14,6 +14,17 @@
 
 namespace laas::core {
 
+// laas.yaml's `api:` section: laas-api's settings (laas-api(8)); the plugin reads none of it.
+// Its command-line options override each of these.
+struct ApiConfig {
+  std::string listen;     // ADDR:PORT
+  std::string cert, key;  // the server's certificate chain and key (PEM)
+  std::string client_ca;  // the CA clients' certificates must be signed by (PEM)
+  std::vector<std::string> writers, readers;  // certificate CNs
+  int threads = 0;                            // 0: laas-api's default
+  int max_connections = 0;                    // 0: laas-api's default
+};
+
 struct Config {
   std::string socket = service::kDefaultSocketPath;  // control socket; empty: not served
   std::string socket_group = "laas";                 // its members may change tenants
@@ -83,8 +94,12 @@ struct Config {
   std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
   // Filled by the plugin from OpenSM's options, not from laas.yaml.
   std::string managed_partitions_file;
+  ApiConfig api;
   // What is wrong in the file ("PATH:LINE: key 'K': why"), empty when nothing is.
   std::vector<std::string> problems;
+  // What is wrong in its `api:` section, apart: only laas-api reads it, so a mistake there must
+  // not make the plugin route closed. `laasctl config check` reports both.
+  std::vector<std::string> api_problems;
   // The file could not be read as a whole (unreadable, a YAML syntax error, empty or not a
   // mapping) or its state_dir is wrong: `state_dir` above is the built-in default, a guess.
   // Nothing is read from or written to it -- a file cut to zero by a full disk must not make

@@ -1322,6 +1322,56 @@ TEST(PluginConfig, EveryProblemIsListedWithItsLine) {
   EXPECT_THROW(load_config(dir.path() + "/laas.yaml"), std::runtime_error);
 }
 
+// laas-api's api: section: read into Config::api; its problems are listed apart (file, line,
+// api.KEY) and never among the plugin's, which would make it route closed.
+TEST(PluginConfig, ApiSectionIsLaasApisAlone) {
+  TempDir dir;
+  dir.write("laas.yaml",
+            "socket: /run/x.sock\n"
+            "api:\n"
+            "  listen: 0.0.0.0:8443\n"
+            "  cert: /etc/laas/api/server.crt\n"
+            "  key: /etc/laas/api/server.key\n"
+            "  client_ca: /etc/laas/api/client-ca.crt\n"
+            "  writers: [ops, provisioning]\n"
+            "  readers: [monitor]\n"
+            "  threads: 4\n"
+            "  max_connections: 32\n");
+  const Config c = load_config(dir.path() + "/laas.yaml");
+  EXPECT_TRUE(c.api_problems.empty());
+  EXPECT_EQ(c.api.listen, "0.0.0.0:8443");
+  EXPECT_EQ(c.api.key, "/etc/laas/api/server.key");
+  EXPECT_EQ(c.api.writers, (std::vector<std::string>{"ops", "provisioning"}));
+  EXPECT_EQ(c.api.readers, std::vector<std::string>{"monitor"});
+  EXPECT_EQ(c.api.threads, 4);
+  EXPECT_EQ(c.api.max_connections, 32);
+  dir.write("bad.yaml",
+            "state_dir: /x\n"
+            "api:\n"
+            "  listen: 8443\n"
+            "  cert: server.crt\n"
+            "  writers: ops\n"
+            "  threads: 0\n"
+            "  colour: red\n");
+  const Config b = load_config(dir.path() + "/bad.yaml");  // the plugin's part is fine
+  ASSERT_EQ(b.api_problems.size(), 5u);
+  EXPECT_NE(b.api_problems[0].find("bad.yaml:3: key 'api.listen'"), std::string::npos)
+      << b.api_problems[0];
+  EXPECT_NE(b.api_problems[1].find("bad.yaml:4: key 'api.cert': must be an absolute path"),
+            std::string::npos)
+      << b.api_problems[1];
+  EXPECT_NE(b.api_problems[2].find("bad.yaml:5: key 'api.writers'"), std::string::npos);
+  EXPECT_NE(b.api_problems[3].find("bad.yaml:6: key 'api.threads'"), std::string::npos);
+  EXPECT_NE(b.api_problems[4].find("bad.yaml:7: key 'api.colour': unknown key"), std::string::npos);
+  dir.write("port.yaml", "api:\n  listen: \"[::]:99999\"\n");
+  const Config p = check_config(dir.path() + "/port.yaml");
+  ASSERT_EQ(p.api_problems.size(), 1u);
+  EXPECT_NE(p.api_problems[0].find("1-65535"), std::string::npos) << p.api_problems[0];
+  EXPECT_TRUE(p.problems.empty());
+  dir.write("notmap.yaml", "api: [1]\n");
+  EXPECT_EQ(check_config(dir.path() + "/notmap.yaml").api_problems.size(), 1u);
+}
+
 // A file that cannot be read as a whole -- cut to zero by a full disk, only comments, a YAML
 // syntax error, unreadable, not a mapping -- is no configuration at all: a problem, and its
 // state_dir (the built-in default) is a guess. So is a wrong state_dir key; other wrong keys
