@@ -14,12 +14,14 @@ struct Format {
   bool per_server;   // one entry a server (schedulers), not one a host port
 };
 
-inline constexpr std::array<Format, 5> kFormats{{
+inline constexpr std::array<Format, 7> kFormats{{
     {"partitions", "OpenSM partitions.conf", false},
     {"routing-chains", "NVIDIA OpenSM/UFM policy files", false},
     {"slurm", "reservation commands", true},
     {"slurm-topology", "topology.conf", false},
+    {"slurm-partitions", "slurm.conf include, a partition per tenant", true},
     {"openstack", "aggregate commands", true},
+    {"k8s-labels", "Kubernetes Node label patches", true},
 }};
 
 inline const Format* find_format(const std::string& name) {

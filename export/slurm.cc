@@ -203,6 +203,29 @@ std::string generate_slurm_reservations(const std::vector<TenantRecord>& tenants
   return out + calls;
 }
 
+std::string generate_slurm_partitions(const std::vector<TenantRecord>& tenants,
+                                      const SlurmOptions& options) {
+  constexpr const char* kPart = "Slurm partitions";
+  std::string out =
+      "# Slurm partitions for LaaS tenants (laas-slurm, or `laasctl export slurm-partitions`):\n"
+      "# included from slurm.conf, applied by `scontrol reconfigure`. One partition per tenant.\n";
+  std::set<std::string> seen;
+  for (const auto& t : tenants) {
+    const std::string subject = "tenant '" + t.name + "'";
+    const std::string name = reservation(t, options, kPart);
+    if (!seen.insert(t.name).second) throw ExportError(kPart, subject, "listed twice");
+    if (t.hosts.empty()) throw ExportError(kPart, subject, "has no hosts");
+    for (const auto& a : t.slurm_accounts)
+      check_name(a, kMaxSlurmName, kPart, subject, "Slurm account");
+    std::vector<std::string> nodes;
+    for (const auto& h : t.hosts) nodes.push_back(node_name(options, h.name, kPart, subject));
+    out += "PartitionName=" + name + " Nodes=" + compress_hostlist(nodes) +
+           (t.slurm_accounts.empty() ? "" : " AllowAccounts=" + join(t.slurm_accounts)) +
+           " State=UP MaxTime=INFINITE\n";
+  }
+  return out;
+}
+
 std::string generate_slurm_release(const std::vector<TenantRecord>& tenants,
                                    const SlurmOptions& options) {
   std::string out =

@@ -49,6 +49,12 @@ std::string generate_slurm_topology(const TreeRecord& tree, const SlurmOptions& 
 std::string generate_slurm_reservations(const std::vector<TenantRecord>& tenants,
                                         const SlurmOptions& options);
 
+// A slurm.conf include file (`Include laas-partitions.conf`): one partition per tenant, named
+// like its reservation, on its nodes (AllowAccounts= its Slurm accounts when it has some; a
+// partition has no user list), applied by `scontrol reconfigure`. laas-slurm(8) keeps it current.
+std::string generate_slurm_partitions(const std::vector<TenantRecord>& tenants,
+                                      const SlurmOptions& options);
+
 // A bash script that deletes each tenant's reservation if it exists
 // (`scontrol delete ReservationName=<prefix><tenant>`).
 std::string generate_slurm_release(const std::vector<TenantRecord>& tenants,

@@ -13,6 +13,8 @@ void add_status_command(CLI::App& app, CommandTable& table);
 void add_metrics_command(CLI::App& app, CommandTable& table);
 void add_sm_commands(CLI::App& app, CommandTable& table);
 void add_raw_command(CLI::App& app, CommandTable& table);
+// event_cmds.cc: the tenant state's changes.
+void add_events_command(CLI::App& app, CommandTable& table);
 // tenant_cmds.cc
 void add_tenant_commands(CLI::App& app, CommandTable& table);
 // host_cmds.cc

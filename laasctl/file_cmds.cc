@@ -140,11 +140,13 @@ int state_init(const std::string& file) {
 void add_export_command(CLI::App& app, CommandTable& table) {
   auto a = std::make_shared<ExportArgs>();
   auto* exporter = app.add_subcommand("export", "files for the rest of the cluster");
-  exporter->add_option("FORMAT", a->format, exports::formats_text(true))
+  exporter->add_option("FORMAT,--format", a->format, exports::formats_text(true))
       ->required()
       ->check(CLI::IsMember(exports::format_names()));
   exporter->add_option("--tenant", a->only_tenant, "only this tenant");
-  exporter->add_flag("--remove", a->removal, "slurm, openstack: the commands that undo a tenant");
+  exporter->add_flag("--remove", a->removal,
+                     "slurm, openstack: the commands that undo a tenant; k8s-labels: its nodes' "
+                     "tenant labels removed");
   exporter->add_flag("--magnetic", a->magnetic,
                      "slurm: Flags=MAGNETIC, eligible jobs land in the reservation without "
                      "--reservation");

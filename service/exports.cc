@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -247,12 +248,21 @@ json ServiceExports::export_format(const std::string& format, const json& params
          return json{{"content", removal ? exports::generate_slurm_release(records, options)
                                          : exports::generate_slurm_reservations(records, options)}};
        }},
+      {"slurm-partitions",
+       [&] {
+         return json{{"content", exports::generate_slurm_partitions(records, slurm_options())}};
+       }},
       {"slurm-topology",
        [&] {
          auto tree =
              exports::tree_from_fabric(st_.view->tree, st_.view->fabric, st_.view->embedding);
          one_leaf_per_server(tree);
          return json{{"content", exports::generate_slurm_topology(tree, slurm_options())}};
+       }},
+      {"k8s-labels",
+       [&] {
+         const auto nodes = k8s_nodes(records, params.contains("tenant"), removal);
+         return json{{"content", exports::generate_k8s_labels(nodes, {})}};
        }},
       {"openstack",
        [&] {
@@ -310,6 +320,36 @@ void ServiceExports::one_leaf_per_server(exports::TreeRecord& tree) const {
     kept.push_back(std::move(sw));
   }
   tree.switches = std::move(kept);
+}
+
+std::vector<exports::K8sNode> ServiceExports::k8s_nodes(
+    const std::vector<exports::TenantRecord>& records, bool only_listed, bool removal) const {
+  const auto& view = *st_.view;
+  const auto rails = topology::leaf_rails(view.tree, st_.servers);
+  std::map<int, const exports::TenantRecord*> tenant_of;  // server -> its tenant
+  for (const auto& r : records)
+    for (const auto& h : r.hosts)
+      if (const auto id = view.host_by_guid(h.guid)) tenant_of[st_.servers.server_of[*id]] = &r;
+  std::vector<exports::K8sNode> nodes;
+  for (int s = 0; s < st_.servers.count(); ++s) {
+    const auto it = tenant_of.find(s);
+    if (only_listed && it == tenant_of.end()) continue;
+    const int leaf = view.tree.leaf_of_host(st_.servers.ports[s].front());
+    const int node = view.embedding.switch_node[0][leaf];
+    exports::K8sNode n;
+    // kubelet registers a node by its host name in lower case.
+    for (char c : st_.servers.names[s])
+      n.name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    n.leaf = node >= 0 ? view.fabric.nodes[node].guid : 0;
+    n.pod = view.tree.pod_of_leaf(leaf);
+    n.rail_group = rails[leaf].first;
+    if (it != tenant_of.end() && !removal) {
+      n.tenant = it->second->name;
+      n.pkey = it->second->pkey.value_or(0);
+    }
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
 }
 
 // P_Keys are fixed when a tenant is created (in creation order, so a new tenant never moves an

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "export/k8s_labels.h"
 #include "export/partitions.h"
 #include "export/records.h"
 #include "service/partition_inputs.h"
@@ -66,6 +67,10 @@ class ServiceExports {
   // For Slurm's topology.conf: each server under one leaf (its first port's, rail 0 on a
   // rail-optimized tree), as Slurm expects one leaf a node; leaves left empty are dropped.
   void one_leaf_per_server(exports::TreeRecord& tree) const;
+  // For Kubernetes: every server (only those of `records` when `only_listed`) with its place in
+  // the tree, and its tenant among `records` (none when `removal`).
+  std::vector<exports::K8sNode> k8s_nodes(const std::vector<exports::TenantRecord>& records,
+                                          bool only_listed, bool removal) const;
 
   ServiceState& st_;
   PlacementRecorder& placements_;

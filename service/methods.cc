@@ -153,6 +153,9 @@ const std::vector<TenantService::Method>& TenantService::methods() {
          return s.exports_.export_files(p);
        },
        false, OnStandby::kAnswer},
+      // A long-poll: waits on the event log's own lock, never the service's (service/events.h).
+      {method::kEvents, [](S& s, P p, C) { return answer_events(s.st_.events, p); }, false,
+       OnStandby::kAnswer},
   };
   return table;
 }

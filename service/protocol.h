@@ -42,6 +42,8 @@ constexpr const char* kSmForget = "sm.forget";
 constexpr const char* kMetrics = "metrics";
 constexpr const char* kAudit = "audit";
 constexpr const char* kExport = "export";
+// The tenant state's changes, long-polled: {"since": N, "wait_ms": T} (service/events.h).
+constexpr const char* kEvents = "events";
 }  // namespace method
 
 // sysexits-style codes laasctl returns: one code per condition, whichever side notices it.

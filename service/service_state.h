@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "allocator/cluster.h"
+#include "service/events.h"
 #include "service/host_identity.h"
 #include "service/link_health.h"
 #include "service/metrics.h"
@@ -124,6 +125,9 @@ struct ServiceState {
   std::function<nlohmann::json(const nlohmann::json&)> export_hook;
   std::function<void()> partitions_hook;
   std::string last_partitions;
+  // The change events (service/events.h): observed wherever `persisted` becomes a new state
+  // (a change saved, the shared state re-read or taken over); its own lock.
+  EventLog events;
 
   mutable std::mutex mu;
   std::condition_variable routed_cv;

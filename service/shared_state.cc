@@ -109,6 +109,7 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   st_.loaded = true;
   st_.sm_ports_dirty = false;
   exports_.assign_missing_pkeys();
+  st_.events.observe(st_.persisted);  // what another SM changed since this one last read it
   // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
   // Until then there is no placement to show: the view goes with the cluster and the ids
   // that refer into it (every reader tests `view` alone; status and the metrics may run
@@ -183,7 +184,8 @@ bool SharedState::reload() {
     return false;
   }
   st_.persisted = std::move(*read.state);
-  st_.unsaved.clear();  // the file is the truth
+  st_.unsaved.clear();                // the file is the truth
+  st_.events.observe(st_.persisted);  // a standby serves the master's changes as events
   if (!st_.blocked.empty())
     st_.log(LogLevel::kInfo, "laas: " + st_.store.path() + " is readable again");
   st_.blocked.clear();

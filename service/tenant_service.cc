@@ -95,6 +95,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     st_.persisted = std::move(loaded.second);
     st_.loaded = true;
     exports_.assign_missing_pkeys();
+    st_.events.observe(st_.persisted);  // where the events start
     st_.log(LogLevel::kInfo, "laas: loaded " + std::to_string(st_.persisted.tenants.size()) +
                                  " tenants from " + st_.store.path());
   } catch (const std::exception& e) {
@@ -476,6 +477,7 @@ void TenantService::store_save() {
       },
       kIoDeadline);
   st_.state_stamp = saved.stamp;
+  st_.events.observe(st_.persisted);  // in place (durable or not): readers see it
   if (!saved.not_durable.empty()) throw NotDurableError(saved.not_durable);
   st_.unsaved.clear();  // everything persisted_ holds is written
 }
@@ -786,6 +788,7 @@ void TenantService::interrupt_waits() {
   }
   st_.routed_cv.notify_all();
   st_.stopping.cancel();  // a `host resume` inside its check
+  st_.events.interrupt();
 }
 
 // Saves the state and, when partitions are managed, partitions.conf for it: both or neither.

@@ -1,0 +1,96 @@
+# Debian's Slurm 22.05 standalone in a test's network namespace (shared/DESIGN.md): munged with
+# a fresh key and its own socket, slurmctld -D -i with one node per fabric host, no slurmd, no
+# slurmdbd (accounting_storage/none: accounts are plain strings Slurm still checks). Sourced
+# after lib.sh by slurm_flow.sh and slurm_follow.sh.
+
+# slurm_prepare: Slurm's and munge's files where every user can traverse (the work directory
+# may sit under a private mktemp directory: a job submitted as uid 65534 must read slurm.conf
+# and reach munge), linked as $WORK/munge and $WORK/slurm; teardown stops Slurm first.
+slurm_prepare() {
+  for tool in slurmctld scontrol sbatch munged setpriv; do
+    command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed (scripts/deps.sh)"; exit 77; }
+  done
+  SD=$(mktemp -d /tmp/laas-slurm.XXXXXX)
+  chmod 0755 "$SD"
+  MUNGE_PID="" SLURM_PID=""
+  export SLURM_CONF="$SD/slurm/slurm.conf"
+  trap slurm_teardown EXIT
+}
+
+stop_slurmctld() {
+  for pid in "$SLURM_PID" "$@"; do
+    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then continue; fi
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$pid" 2>/dev/null || break; sleep 0.3; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+}
+stop_slurm() { stop_slurmctld "$MUNGE_PID"; }
+slurm_teardown() {
+  local rc=$?
+  stop_slurm
+  if [ $rc -ne 0 ] && [ -f "$SD/slurm/slurmctld.log" ]; then
+    echo "---- tail of slurmctld.log ----" >&2
+    tail -15 "$SD/slurm/slurmctld.log" >&2
+  fi
+  rm -rf "$SD" 2>/dev/null || true
+  (exit $rc)
+  laas_teardown
+}
+
+# slurm_start_munge: munged on its own socket, and lo with the extra address slurmctld needs.
+slurm_start_munge() {
+  mkdir -p "$SD/munge" "$SD/slurm/state" "$SD/slurm/spool"
+  chmod 0755 "$SD/slurm"
+  ln -s "$SD/munge" munge
+  ln -s "$SD/slurm" slurm
+  chmod 0711 munge
+  dd if=/dev/urandom of=munge/munge.key bs=1024 count=1 status=none
+  chmod 0400 munge/munge.key
+  munged -F --force --socket="$SD/munge/munge.sock" --key-file="$SD/munge/munge.key" \
+    --pid-file="$SD/munge/munged.pid" --log-file="$SD/munge/munged.log" \
+    --seed-file="$SD/munge/munged.seed" </dev/null >munge/out 2>&1 &
+  MUNGE_PID=$!
+  ip link set lo up
+  ip addr add 10.254.0.1/32 dev lo 2>/dev/null || true # slurmctld needs more than 127.0.0.1
+}
+
+# slurm_write_conf "HOSTS" [LINE...]: slurm.conf with a node per host and the partition "all",
+# then the extra lines.
+slurm_write_conf() {
+  local hosts=$1 h line
+  shift
+  {
+    echo "ClusterName=laas"
+    echo "SlurmctldHost=localhost"
+    echo "SlurmUser=root"
+    echo "AuthType=auth/munge"
+    echo "AuthInfo=socket=$SD/munge/munge.sock"
+    echo "StateSaveLocation=$SD/slurm/state"
+    echo "SlurmdSpoolDir=$SD/slurm/spool"
+    echo "SlurmctldPidFile=$SD/slurm/slurmctld.pid"
+    echo "SlurmctldLogFile=$SD/slurm/slurmctld.log"
+    echo "SelectType=select/linear"
+    echo "AccountingStorageType=accounting_storage/none"
+    echo "JobCompType=jobcomp/none"
+    echo "ProctrackType=proctrack/linuxproc"
+    echo "TaskPlugin=task/none"
+    echo "MpiDefault=none"
+    echo "TopologyPlugin=topology/tree"
+    for h in $hosts; do echo "NodeName=$h NodeAddr=127.0.0.1 CPUs=1 State=IDLE"; done
+    echo "PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+    for line in "$@"; do echo "$line"; done
+  } >"$SLURM_CONF"
+}
+
+# slurm_start_ctld: slurmctld (its topology.conf written beforehand), once munged answers;
+# waits until `scontrol ping` says it is up.
+slurm_start_ctld() {
+  for _ in $(seq 1 50); do [ -S munge/munge.sock ] && break; sleep 0.1; done
+  [ -S munge/munge.sock ] || die "munged did not start: $(cat munge/out munge/munged.log 2>/dev/null)"
+  slurmctld -D -i -f "$SLURM_CONF" </dev/null >slurm/out 2>&1 &
+  SLURM_PID=$!
+  for _ in $(seq 1 100); do scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.2; done
+  scontrol ping | grep -q 'is UP' || die "slurmctld is not up: $(tail -5 slurm/out slurm/slurmctld.log 2>/dev/null)"
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# slurm_follow.sh: laas-slurm, the Slurm follower, against the plugin in a real OpenSM on ibsim
+# and Debian's slurmctld (lib_slurm.sh). No manual step after the start:
+#  1. tenant T1 added with laasctl: within 10 s slurmctld has partition laas-T1 on exactly T1's
+#     hosts (`scontrol show partition`), and `scontrol show topology` has each of T1's hosts
+#     under the leaf switch its record names (topology.conf rewritten by the follower);
+#  2. T1 removed: within 10 s the partition is gone;
+#  3. OpenSM (and the service in it) restarted: the follower waits, resumes, and T2 added after
+#     the restart appears within 10 s; `laasctl events` shows the add and the remove in order.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_slurm.sh"
+laas_enter_namespace "$@"
+laas_setup "${1:-slurm_follow}"
+export SIM_HOST=SW_L2_0
+slurm_prepare
+[ -x "${LAAS_SLURM:-}" ] || die "LAAS_SLURM is not set to the laas-slurm binary"
+"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+: >state/tenants.yaml
+ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
+FOLLOWER_PID=""
+
+start_fabric fabric.net
+start_opensm
+wait_log 'SUBNET UP' 1 45
+hosts=$(sed -n 's/^Hca[[:space:]].*"\([^" ]*\)[^"]*".*/\1/p' fabric.net | sort -V | uniq)
+
+# slurm.conf includes the follower's partitions file; both its files exist before slurmctld
+# starts (--once, no reconfigure), as an administrator's first run makes them.
+slurm_start_munge
+slurm_write_conf "$hosts" "Include $SD/slurm/laas-partitions.conf"
+follow() { "$LAAS_SLURM" -s "$WORK/laas.sock" --topology slurm/topology.conf \
+  --partitions slurm/laas-partitions.conf --timeout 30 "$@"; }
+follow --once --reconfigure "" || die "laas-slurm --once failed"
+slurm_start_ctld
+log "slurmctld up ($(slurmctld -V)); topology.conf and laas-partitions.conf from laas-slurm --once"
+follow >follower.log 2>&1 &
+FOLLOWER_PID=$!
+LAAS_EXTRA_PIDS="$FOLLOWER_PID"
+since=$(ctl --json events | jq -r .next)
+partition_hosts() {
+  scontrol -o show partition "$1" 2>/dev/null | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' |
+    xargs -r scontrol show hostnames | sort -V
+}
+tenant_hosts() { jq -r '.hosts[].name' "show.$1.json" | awk '{print $1}' | sort -V | uniq; }
+# wait_for WHAT CONDITION...: until CONDITION holds (10 s at most); prints the seconds it took.
+wait_for() {
+  local what=$1 start=$SECONDS
+  shift
+  for _ in $(seq 1 100); do
+    if "$@"; then
+      echo $((SECONDS - start))
+      return 0
+    fi
+    kill -0 "$FOLLOWER_PID" 2>/dev/null || die "laas-slurm exited: $(tail -5 follower.log)"
+    sleep 0.1
+  done
+  die "$what not within 10 s; follower: $(tail -5 follower.log)"
+}
+has_partition() { [ "$(partition_hosts "laas-$1")" = "$(tenant_hosts "$1")" ]; }
+no_partition() { ! scontrol -o show partition "laas-$1" 2>/dev/null | grep -q "^PartitionName=laas-$1 "; }
+# Each host of the tenant under the leaf its record names, in slurmctld's topology.
+in_topology() {
+  scontrol show topology >topology.shown || return 1
+  local guid leaf name
+  while read -r name guid; do
+    leaf="ibsw-${guid#0x}"
+    grep "^SwitchName=$leaf " topology.shown | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p' |
+      xargs -r scontrol show hostnames | grep -qx "$name" || return 1
+  done < <(jq -r '.hosts[] | "\(.name) \(.leaf.guid)"' "show.$1.json")
+}
+
+# 1. Added: partition and topology within 10 s.
+ctl tenant add T1 --hosts 4 --slurm-account acct_1 >add.T1 2>&1 || die "tenant add T1: $(cat add.T1)"
+ctl --json tenant show T1 >show.T1.json
+took=$(wait_for "partition laas-T1" has_partition T1)
+in_topology T1 || die "T1's hosts are not under their leaves in scontrol show topology"
+scontrol -o show partition laas-T1 | grep -q 'AllowAccounts=acct_1' || die "laas-T1 lacks AllowAccounts=acct_1"
+log "T1 added: partition laas-T1 on $(tenant_hosts T1 | tr '\n' ' ')within ${took} s, in scontrol show topology"
+
+# 2. Removed: gone within 10 s.
+ctl tenant remove T1 >/dev/null || die "tenant remove T1 failed"
+took=$(wait_for "partition laas-T1 removed" no_partition T1)
+log "T1 removed: partition laas-T1 gone within ${took} s"
+ctl --json events --since "$since" >events.json
+jq -r '.events[] | select(.tenant == "T1") | .type' events.json | tr '\n' ' ' >events.T1
+[ "$(cat events.T1)" = "tenant.added tenant.removed " ] || die "events for T1: $(cat events.T1)"
+# 3. The service restarts under the follower (OpenSM killed and started again).
+applied=$(count_log 'laas: forwarding tables applied')
+kill -KILL "$OSM_PID"
+wait "$OSM_PID" 2>/dev/null || true
+sleep 2 # the follower finds no socket and waits
+start_opensm
+wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
+ctl tenant add T2 --hosts 6 >add.T2 2>&1 || die "tenant add T2 after the restart: $(cat add.T2)"
+ctl --json tenant show T2 >show.T2.json
+took=$(wait_for "partition laas-T2 after the restart" has_partition T2)
+kill -0 "$FOLLOWER_PID" || die "laas-slurm exited"
+
+reconfigures=$(grep -c 'scontrol reconfigure: slurmctld re-read' follower.log || true)
+log "after OpenSM's restart: T2 in partition laas-T2 within ${took} s; the follower: $(grep -c 'laas-slurm' follower.log) log lines, $reconfigures reconfigures"
+grep -E 'lost|connect|closed|answer' follower.log | head -3 || true
+log "PASS slurm_follow"
