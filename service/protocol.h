@@ -42,6 +42,7 @@ constexpr const char* kSmForget = "sm.forget";
 constexpr const char* kMetrics = "metrics";
 constexpr const char* kAudit = "audit";
 constexpr const char* kExport = "export";
+constexpr const char* kReroute = "reroute";
 }  // namespace method
 
 // sysexits-style codes laasctl returns: one code per condition, whichever side notices it.
