@@ -54,6 +54,71 @@ void read_guids(const std::string& path, const YAML::Node& v, std::vector<std::u
   }
 }
 
+std::string absolute_path(const YAML::Node& v) {
+  std::string text = absolute_path_or_empty(v);
+  if (text.empty()) throw std::invalid_argument("must be an absolute path");
+  return text;
+}
+
+// reload: a list of words (the argv), never one string a shell would split.
+std::vector<std::string> argv_list(const YAML::Node& v) {
+  if (!v.IsSequence() || v.size() == 0)
+    throw std::invalid_argument(
+        "expected a non-empty list of words (an argv, run without a shell), e.g. [kill, -HUP, "
+        "'1234']");
+  std::vector<std::string> argv;
+  for (const auto& w : v) {
+    if (!w.IsScalar()) throw std::invalid_argument("every word must be a plain string");
+    argv.push_back(w.as<std::string>());
+  }
+  if (argv[0].empty()) throw std::invalid_argument("the program (first word) is empty");
+  return argv;
+}
+
+void apply_sdn_key(const std::string& key, const YAML::Node& v, SdnConfig& s) {
+  if (key == "lfts_file") {
+    s.lfts_file = absolute_path(v);
+  } else if (key == "partitions_file") {
+    s.partitions_file = absolute_path(v);
+  } else if (key == "reload") {
+    s.reload = argv_list(v);
+  } else if (key == "reload_timeout") {
+    s.reload_timeout_s = int_between(v, 1, 600, "between 1 and 600 seconds");
+  } else if (key == "discover_interval") {
+    s.discover_interval_s = int_between(v, 0, 86400, "between 0 (on changes only) and 86400 s");
+  } else if (key == "readback_timeout") {
+    s.readback_timeout_s = int_between(v, 0, 600, "between 0 (no read-back) and 600 seconds");
+  } else if (key == "ca") {
+    s.ca = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "port") {
+    s.port = int_between(v, 0, 254, "between 0 (the first active) and 254");
+  } else {
+    throw std::invalid_argument(
+        "unknown key (lfts_file, partitions_file, reload, reload_timeout, discover_interval, "
+        "readback_timeout, ca, port)");
+  }
+}
+
+// Each sub-key is its own problem ("key 'sdn.reload': ..."), the others still read.
+void read_sdn(const std::string& path, const YAML::Node& v, SdnConfig& s,
+              std::vector<std::string>& problems) {
+  if (!v.IsMap()) throw std::invalid_argument("expected a mapping (lfts_file, reload, ...)");
+  s.present = true;
+  for (const auto& kv : v) {
+    const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "?";
+    const SdnConfig before = s;
+    try {
+      apply_sdn_key(key, kv.second, s);
+    } catch (const YAML::Exception& e) {
+      s = before;
+      problems.push_back(where(path, kv.first) + ": key 'sdn." + key + "': " + e.msg);
+    } catch (const std::invalid_argument& e) {
+      s = before;
+      problems.push_back(where(path, kv.first) + ": key 'sdn." + key + "': " + e.what());
+    }
+  }
+}
+
 void apply_key(const std::string& path, const std::string& key, const YAML::Node& v, Config& c,
                std::vector<std::string>& problems) {
   if (key == "socket") {
@@ -122,6 +187,10 @@ void apply_key(const std::string& path, const std::string& key, const YAML::Node
     c.free_pool_open = mode == "open";
   } else if (key == "fail_open") {
     c.fail_open = v.as<bool>();
+  } else if (key == "whole_leaves") {
+    c.whole_leaves = v.as<bool>();
+  } else if (key == "sdn") {
+    read_sdn(path, v, c.sdn, problems);
   } else {
     throw std::invalid_argument("unknown key");
   }
@@ -252,6 +321,23 @@ Config check_config(const std::string& path) {
     }
   }
   return c;
+}
+
+std::vector<std::string> sdn_problems(const Config& c) {
+  std::vector<std::string> out;
+  if (!c.sdn.present) {
+    out.push_back("sdn: laas-sdn needs an 'sdn:' section (lfts_file, partitions_file, reload)");
+    return out;
+  }
+  if (c.sdn.lfts_file.empty())
+    out.push_back("sdn.lfts_file: required (the SM's lfts_file, routing_engine file)");
+  if (c.sdn.partitions_file.empty())
+    out.push_back("sdn.partitions_file: required (the SM's partition_config_file)");
+  if (c.sdn.reload.empty())
+    out.push_back("sdn.reload: required (an argv telling the SM to re-read its files)");
+  if (!c.sdn.lfts_file.empty() && c.sdn.lfts_file == c.sdn.partitions_file)
+    out.push_back("sdn.partitions_file: the same file as sdn.lfts_file");
+  return out;
 }
 
 Config load_config(const std::string& path) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,24 @@ struct ApiConfig {
   std::vector<std::string> writers, readers;  // certificate CNs
   int threads = 0;                            // 0: laas-api's default
   int max_connections = 0;                    // 0: laas-api's default
+};
+
+// laas-sdn's fabric side (`sdn:` in laas.yaml): the files an OpenSM-family SM without the
+// plugin reads (`routing_engine file` with `lfts_file`, `partition_config_file`) and how it is
+// told to read them again. The plugin ignores the section.
+struct SdnConfig {
+  bool present = false;         // laas.yaml has an `sdn:` mapping
+  std::string lfts_file;        // the SM's lfts_file (absolute; required by laas-sdn)
+  std::string partitions_file;  // the SM's partition_config_file (absolute; required)
+  // An argv run without a shell after a file changed: `kill -HUP PID`, `systemctl reload opensm`.
+  std::vector<std::string> reload;
+  int reload_timeout_s = 30;
+  // Seconds between two discoveries of the fabric (0: only on `laasctl reroute` and changes).
+  int discover_interval_s = 60;
+  // Seconds to wait after a reload for the switches to hold the tables written (the read-back).
+  int readback_timeout_s = 30;
+  std::string ca;  // the local adapter to discover through ("": the first with an active port)
+  int port = 0;    // its port (0: the first active)
 };
 
 struct Config {
@@ -92,6 +111,10 @@ struct Config {
   std::map<std::string, std::string> slurm_node_names;
   std::map<std::string, std::string> openstack_hosts;
   std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
+  // No two owners share a leaf (allocator::whole_leaves): unset, the adapter decides (laas-sdn,
+  // whose SM sets no SL2VL first-hop drop: true; the plugin: false).
+  std::optional<bool> whole_leaves;
+  SdnConfig sdn;
   // Filled by the plugin from OpenSM's options, not from laas.yaml.
   std::string managed_partitions_file;
   ApiConfig api;
@@ -119,6 +142,8 @@ struct Config {
 Config check_config(const std::string& path);
 // As check_config, but throws std::runtime_error with the problems when there are any.
 Config load_config(const std::string& path);
+// What laas-sdn cannot run without ("sdn.KEY: why"), empty when the section is complete.
+std::vector<std::string> sdn_problems(const Config& c);
 
 // The GUID grammar of util/guid.h; throws std::invalid_argument naming the text.
 std::uint64_t parse_guid(const std::string& text);

@@ -146,6 +146,9 @@ const std::vector<TenantService::Method>& TenantService::methods() {
        },
        false, OnStandby::kAnswer},
       {method::kAudit, [](S& s, P p, C c) { return s.run_audit(p, c); }, false, OnStandby::kAnswer},
+      // Not counted as a change: it changes no tenant, and a run while failing closed is how
+      // the fabric is looked at again.
+      {method::kReroute, [](S& s, P, C c) { return s.reroute_now(c); }, false, OnStandby::kRefuse},
       {method::kExport,
        [](S& s, P p, C) {
          if (s.st_.export_hook) return s.st_.export_hook(p);

@@ -1513,3 +1513,47 @@ TEST(PluginEngine, EveryFileItCreatesIs0640AndEveryDirectory0750) {
     EXPECT_TRUE(seen.count(f)) << f;
   EXPECT_EQ(mode(root.path() + "/partitions.conf"), 0640u);
 }
+
+// laas-sdn's section: every key read, each wrong one a problem naming `sdn.KEY` and its line,
+// the others kept; sdn_problems says what laas-sdn cannot run without.
+TEST(PluginConfig, SdnSection) {
+  TempDir dir;
+  EXPECT_FALSE(load_config("").sdn.present);
+  EXPECT_FALSE(load_config("").whole_leaves.has_value());
+  EXPECT_EQ(sdn_problems(load_config("")).size(), 1u);
+  dir.write("sdn.yaml",
+            "state_dir: /x\nwhole_leaves: false\nsdn:\n  lfts_file: /run/laas/lfts\n"
+            "  partitions_file: /run/laas/partitions.conf\n  reload: [kill, -HUP, '42']\n"
+            "  discover_interval: 30\n");
+  const Config c = load_config(dir.path() + "/sdn.yaml");
+  EXPECT_TRUE(c.sdn.present);
+  EXPECT_EQ(c.sdn.lfts_file, "/run/laas/lfts");
+  EXPECT_EQ(c.sdn.partitions_file, "/run/laas/partitions.conf");
+  EXPECT_EQ(c.sdn.reload, (std::vector<std::string>{"kill", "-HUP", "42"}));
+  EXPECT_EQ(c.sdn.discover_interval_s, 30);
+  EXPECT_EQ(c.whole_leaves, std::optional<bool>(false));
+  EXPECT_TRUE(sdn_problems(c).empty());
+  dir.write("bad.yaml",
+            "sdn:\n  lfts_file: lfts\n  reload: kill -HUP 42\n  discover_interval: -1\n"
+            "  relaod: [x]\n  partitions_file: /p\n");
+  const Config b = check_config(dir.path() + "/bad.yaml");
+  ASSERT_EQ(b.problems.size(), 4u);
+  EXPECT_NE(b.problems[0].find("bad.yaml:2: key 'sdn.lfts_file': must be an absolute path"),
+            std::string::npos)
+      << b.problems[0];
+  EXPECT_NE(b.problems[1].find("bad.yaml:3: key 'sdn.reload': expected a non-empty list"),
+            std::string::npos)
+      << b.problems[1];
+  EXPECT_NE(b.problems[2].find("key 'sdn.discover_interval'"), std::string::npos);
+  EXPECT_NE(b.problems[3].find("key 'sdn.relaod': unknown key"), std::string::npos);
+  EXPECT_EQ(b.sdn.partitions_file, "/p");  // the good key is read
+  EXPECT_EQ(b.sdn.discover_interval_s, 60);
+  const auto missing = sdn_problems(b);
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].rfind("sdn.lfts_file: required", 0), 0u) << missing[0];
+  EXPECT_EQ(missing[1].rfind("sdn.reload: required", 0), 0u) << missing[1];
+  dir.write("notmap.yaml", "sdn: [a]\n");
+  const Config n = check_config(dir.path() + "/notmap.yaml");
+  ASSERT_EQ(n.problems.size(), 1u);
+  EXPECT_NE(n.problems[0].find("key 'sdn': expected a mapping"), std::string::npos);
+}
