@@ -58,4 +58,12 @@ std::unique_ptr<Placer> make_server_placer(const std::string& algorithm,
 // Throws std::invalid_argument naming the known algorithms.
 std::unique_ptr<Placer> make_placer(const std::string& name);
 
+// `inner`, offered only leaves no tenant holds a host of: no two owners share a leaf
+// (management hosts are no owner). For an SM that sets no SL2VL first-hop drop, where tenants on
+// one leaf would be separated by P_Keys only. Explicit host lists (place_on_hosts) are the
+// administrator's and not constrained.
+std::unique_ptr<Placer> whole_leaves(std::unique_ptr<Placer> inner);
+// make_placer(name), wrapped by whole_leaves when `whole`.
+std::unique_ptr<Placer> make_placer(const std::string& name, bool whole);
+
 }  // namespace laas::allocator

@@ -20,6 +20,7 @@
 
 #include "routing/saved_tables.h"
 #include "routing/sl2vl.h"
+#include "service/metrics.h"
 #include "service/sm_role.h"
 #include "service/switch_check.h"
 #include "topology/fabric.h"
@@ -88,6 +89,11 @@ struct AdapterHooks {
   // What reading the switches back found (service/switch_check.h): status and the metrics.
   std::shared_ptr<service::SwitchCheck>
       switch_check;  // not const: audit --from-switches asks for a pass
+  // The adapter's own section of `laasctl status` ("adapter") and its metric families (laas-sdn:
+  // its role, files, reloads and read-backs). Called with the service's lock held: they must
+  // not call the service.
+  std::function<nlohmann::json()> status;
+  std::function<std::vector<service::MetricFamily>()> metrics;
 };
 
 }  // namespace laas::core

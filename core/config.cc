@@ -54,6 +54,71 @@ void read_guids(const std::string& path, const YAML::Node& v, std::vector<std::u
   }
 }
 
+std::string absolute_path(const YAML::Node& v) {
+  std::string text = absolute_path_or_empty(v);
+  if (text.empty()) throw std::invalid_argument("must be an absolute path");
+  return text;
+}
+
+// reload: a list of words (the argv), never one string a shell would split.
+std::vector<std::string> argv_list(const YAML::Node& v) {
+  if (!v.IsSequence() || v.size() == 0)
+    throw std::invalid_argument(
+        "expected a non-empty list of words (an argv, run without a shell), e.g. [kill, -HUP, "
+        "'1234']");
+  std::vector<std::string> argv;
+  for (const auto& w : v) {
+    if (!w.IsScalar()) throw std::invalid_argument("every word must be a plain string");
+    argv.push_back(w.as<std::string>());
+  }
+  if (argv[0].empty()) throw std::invalid_argument("the program (first word) is empty");
+  return argv;
+}
+
+void apply_sdn_key(const std::string& key, const YAML::Node& v, SdnConfig& s) {
+  if (key == "lfts_file") {
+    s.lfts_file = absolute_path(v);
+  } else if (key == "partitions_file") {
+    s.partitions_file = absolute_path(v);
+  } else if (key == "reload") {
+    s.reload = argv_list(v);
+  } else if (key == "reload_timeout") {
+    s.reload_timeout_s = int_between(v, 1, 600, "between 1 and 600 seconds");
+  } else if (key == "discover_interval") {
+    s.discover_interval_s = int_between(v, 0, 86400, "between 0 (on changes only) and 86400 s");
+  } else if (key == "readback_timeout") {
+    s.readback_timeout_s = int_between(v, 0, 600, "between 0 (no read-back) and 600 seconds");
+  } else if (key == "ca") {
+    s.ca = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "port") {
+    s.port = int_between(v, 0, 254, "between 0 (the first active) and 254");
+  } else {
+    throw std::invalid_argument(
+        "unknown key (lfts_file, partitions_file, reload, reload_timeout, discover_interval, "
+        "readback_timeout, ca, port)");
+  }
+}
+
+// Each sub-key is its own problem ("key 'sdn.reload': ..."), the others still read.
+void read_sdn(const std::string& path, const YAML::Node& v, SdnConfig& s,
+              std::vector<std::string>& problems) {
+  if (!v.IsMap()) throw std::invalid_argument("expected a mapping (lfts_file, reload, ...)");
+  s.present = true;
+  for (const auto& kv : v) {
+    const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "?";
+    const SdnConfig before = s;
+    try {
+      apply_sdn_key(key, kv.second, s);
+    } catch (const YAML::Exception& e) {
+      s = before;
+      problems.push_back(where(path, kv.first) + ": key 'sdn." + key + "': " + e.msg);
+    } catch (const std::invalid_argument& e) {
+      s = before;
+      problems.push_back(where(path, kv.first) + ": key 'sdn." + key + "': " + e.what());
+    }
+  }
+}
+
 void apply_key(const std::string& path, const std::string& key, const YAML::Node& v, Config& c,
                std::vector<std::string>& problems) {
   if (key == "socket") {
@@ -122,8 +187,73 @@ void apply_key(const std::string& path, const std::string& key, const YAML::Node
     c.free_pool_open = mode == "open";
   } else if (key == "fail_open") {
     c.fail_open = v.as<bool>();
+  } else if (key == "whole_leaves") {
+    c.whole_leaves = v.as<bool>();
+  } else if (key == "sdn") {
+    read_sdn(path, v, c.sdn, problems);
   } else {
     throw std::invalid_argument("unknown key");
+  }
+}
+
+// "ADDR:PORT" (an IPv6 address in brackets): laas-api listens there.
+void check_listen(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    throw std::invalid_argument("'" + text + "' is not ADDR:PORT");
+  const std::string port = text.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) < 1 ||
+      std::stoi(port) > 65535)
+    throw std::invalid_argument("'" + text + "': the port must be 1-65535");
+}
+
+std::vector<std::string> read_names(const YAML::Node& v) {
+  if (v.IsNull()) return {};
+  if (!v.IsSequence()) throw std::invalid_argument("expected a list of certificate CNs");
+  std::vector<std::string> names;
+  for (const auto& n : v) {
+    if (!n.IsScalar() || n.as<std::string>().empty())
+      throw std::invalid_argument("expected a list of certificate CNs (non-empty strings)");
+    names.push_back(n.as<std::string>());
+  }
+  return names;
+}
+
+void apply_api_key(const std::string& key, const YAML::Node& v, ApiConfig& a) {
+  if (key == "listen") {
+    a.listen = v.as<std::string>();
+    check_listen(a.listen);
+  } else if (key == "cert" || key == "key" || key == "client_ca") {
+    (key == "cert" ? a.cert : key == "key" ? a.key : a.client_ca) = absolute_path_or_empty(v);
+  } else if (key == "writers" || key == "readers") {
+    (key == "writers" ? a.writers : a.readers) = read_names(v);
+  } else if (key == "threads") {
+    a.threads = int_between(v, 1, 256, "between 1 and 256");
+  } else if (key == "max_connections") {
+    a.max_connections = int_between(v, 1, 65536, "between 1 and 65536");
+  } else {
+    throw std::invalid_argument("unknown key");
+  }
+}
+
+// The `api:` section, each problem in `problems` (file, line, api.KEY, why).
+void read_api(const std::string& path, const YAML::Node& v, ApiConfig& a,
+              std::vector<std::string>& problems) {
+  if (v.IsNull()) return;
+  if (!v.IsMap()) {
+    problems.push_back(where(path, v) + ": key 'api': expected a mapping of laas-api settings");
+    return;
+  }
+  for (const auto& kv : v) {
+    const std::string key = kv.first.IsScalar() ? kv.first.as<std::string>() : "?";
+    try {
+      apply_api_key(key, kv.second, a);
+    } catch (const YAML::Exception& e) {
+      problems.push_back(where(path, kv.first) + ": key 'api." + key + "': " + e.msg);
+    } catch (const std::invalid_argument& e) {
+      problems.push_back(where(path, kv.first) + ": key 'api." + key + "': " + e.what());
+    }
   }
 }
 
@@ -171,6 +301,10 @@ Config check_config(const std::string& path) {
       continue;
     }
     const std::string key = kv.first.as<std::string>();
+    if (key == "api") {
+      read_api(path, kv.second, c.api, c.api_problems);
+      continue;
+    }
     // A key that cannot be read keeps its default, but only to fill the struct: the problem
     // makes the plugin route closed.
     Config before = c;
@@ -187,6 +321,23 @@ Config check_config(const std::string& path) {
     }
   }
   return c;
+}
+
+std::vector<std::string> sdn_problems(const Config& c) {
+  std::vector<std::string> out;
+  if (!c.sdn.present) {
+    out.push_back("sdn: laas-sdn needs an 'sdn:' section (lfts_file, partitions_file, reload)");
+    return out;
+  }
+  if (c.sdn.lfts_file.empty())
+    out.push_back("sdn.lfts_file: required (the SM's lfts_file, routing_engine file)");
+  if (c.sdn.partitions_file.empty())
+    out.push_back("sdn.partitions_file: required (the SM's partition_config_file)");
+  if (c.sdn.reload.empty())
+    out.push_back("sdn.reload: required (an argv telling the SM to re-read its files)");
+  if (!c.sdn.lfts_file.empty() && c.sdn.lfts_file == c.sdn.partitions_file)
+    out.push_back("sdn.partitions_file: the same file as sdn.lfts_file");
+  return out;
 }
 
 Config load_config(const std::string& path) {

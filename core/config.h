@@ -7,12 +7,42 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "service/protocol.h"
 
 namespace laas::core {
+
+// laas.yaml's `api:` section: laas-api's settings (laas-api(8)); the plugin reads none of it.
+// Its command-line options override each of these.
+struct ApiConfig {
+  std::string listen;     // ADDR:PORT
+  std::string cert, key;  // the server's certificate chain and key (PEM)
+  std::string client_ca;  // the CA clients' certificates must be signed by (PEM)
+  std::vector<std::string> writers, readers;  // certificate CNs
+  int threads = 0;                            // 0: laas-api's default
+  int max_connections = 0;                    // 0: laas-api's default
+};
+
+// laas-sdn's fabric side (`sdn:` in laas.yaml): the files an OpenSM-family SM without the
+// plugin reads (`routing_engine file` with `lfts_file`, `partition_config_file`) and how it is
+// told to read them again. The plugin ignores the section.
+struct SdnConfig {
+  bool present = false;         // laas.yaml has an `sdn:` mapping
+  std::string lfts_file;        // the SM's lfts_file (absolute; required by laas-sdn)
+  std::string partitions_file;  // the SM's partition_config_file (absolute; required)
+  // An argv run without a shell after a file changed: `kill -HUP PID`, `systemctl reload opensm`.
+  std::vector<std::string> reload;
+  int reload_timeout_s = 30;
+  // Seconds between two discoveries of the fabric (0: only on `laasctl reroute` and changes).
+  int discover_interval_s = 60;
+  // Seconds to wait after a reload for the switches to hold the tables written (the read-back).
+  int readback_timeout_s = 30;
+  std::string ca;  // the local adapter to discover through ("": the first with an active port)
+  int port = 0;    // its port (0: the first active)
+};
 
 struct Config {
   std::string socket = service::kDefaultSocketPath;  // control socket; empty: not served
@@ -81,10 +111,18 @@ struct Config {
   std::map<std::string, std::string> slurm_node_names;
   std::map<std::string, std::string> openstack_hosts;
   std::map<std::string, std::string> openstack_projects;  // tenant -> project ID
+  // No two owners share a leaf (allocator::whole_leaves): unset, the adapter decides (laas-sdn,
+  // whose SM sets no SL2VL first-hop drop: true; the plugin: false).
+  std::optional<bool> whole_leaves;
+  SdnConfig sdn;
   // Filled by the plugin from OpenSM's options, not from laas.yaml.
   std::string managed_partitions_file;
+  ApiConfig api;
   // What is wrong in the file ("PATH:LINE: key 'K': why"), empty when nothing is.
   std::vector<std::string> problems;
+  // What is wrong in its `api:` section, apart: only laas-api reads it, so a mistake there must
+  // not make the plugin route closed. `laasctl config check` reports both.
+  std::vector<std::string> api_problems;
   // The file could not be read as a whole (unreadable, a YAML syntax error, empty or not a
   // mapping) or its state_dir is wrong: `state_dir` above is the built-in default, a guess.
   // Nothing is read from or written to it -- a file cut to zero by a full disk must not make
@@ -104,6 +142,8 @@ struct Config {
 Config check_config(const std::string& path);
 // As check_config, but throws std::runtime_error with the problems when there are any.
 Config load_config(const std::string& path);
+// What laas-sdn cannot run without ("sdn.KEY: why"), empty when the section is complete.
+std::vector<std::string> sdn_problems(const Config& c);
 
 // The GUID grammar of util/guid.h; throws std::invalid_argument naming the text.
 std::uint64_t parse_guid(const std::string& text);

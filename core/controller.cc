@@ -88,6 +88,7 @@ service::ServiceConfig service_config(const Config& c) {
   s.servers = c.servers;
   s.subnet_managers = c.subnet_managers;
   s.free_pool_open = c.free_pool_open;
+  s.whole_leaves = c.whole_leaves.value_or(false);
   for (const auto& p : c.problems) s.config_error += (s.config_error.empty() ? "" : "; ") + p;
   // An invalid laas.yaml rewrites nothing: OpenSM keeps reading the partitions.conf that holds
   // every tenant's P_Key.
@@ -178,6 +179,8 @@ void Controller::connect(AdapterHooks hooks) {
   if (hooks.partitions_changed) service_.set_partitions_hook(std::move(hooks.partitions_changed));
   if (hooks.audit_live) service_.set_audit_hook(std::move(hooks.audit_live));
   if (hooks.switch_check) service_.set_switch_check(std::move(hooks.switch_check));
+  if (hooks.status || hooks.metrics)
+    service_.set_adapter_report(std::move(hooks.status), std::move(hooks.metrics));
 }
 
 std::string Controller::state_error() const { return service_.snapshot().blocked; }

@@ -11,6 +11,7 @@ namespace laas::ctl {
 // service_cmds.cc: the service itself.
 void add_status_command(CLI::App& app, CommandTable& table);
 void add_metrics_command(CLI::App& app, CommandTable& table);
+void add_reroute_command(CLI::App& app, CommandTable& table);
 void add_sm_commands(CLI::App& app, CommandTable& table);
 void add_raw_command(CLI::App& app, CommandTable& table);
 // event_cmds.cc: the tenant state's changes.

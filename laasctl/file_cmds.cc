@@ -88,17 +88,27 @@ int validate(const std::string& file) {
   return 0;
 }
 
+// Prints each problem and what they mean together; true when there is any.
+bool report_problems(const std::vector<std::string>& problems, const std::string& meaning) {
+  for (const auto& problem : problems) std::cerr << problem << "\n";
+  if (!problems.empty())
+    std::cerr << "laasctl: " << problems.size() << " problem(s)" << meaning << "\n";
+  return !problems.empty();
+}
+
 // No service needed: the plugin's own reader. Any problem makes the plugin route closed at its
-// next start, so say so before the restart.
+// next start, so say so before the restart. The api: section is laas-api's alone: the plugin
+// routes as usual with a mistake there.
 int config_check(const std::string& file) {
   const auto checked = core::check_config(file);
-  for (const auto& problem : checked.problems) std::cerr << problem << "\n";
-  if (!checked.problems.empty()) {
-    std::cerr << "laasctl: " << checked.problems.size()
-              << " problem(s): with this file the plugin routes closed (the tenants last "
-                 "routed, nothing rewritten, changes refused) until it is fixed\n";
-    return kExitRefused;
-  }
+  const bool plugin = report_problems(
+      checked.problems,
+      ": with this file the plugin routes closed (the tenants last routed, nothing rewritten, "
+      "changes refused) until it is fixed");
+  const bool api = report_problems(checked.api_problems,
+                                   " in the api: section: laas-api refuses to start with this "
+                                   "file (the plugin is not affected)");
+  if (plugin || api) return kExitRefused;
   std::cout << file << ": no problems (state_dir " << checked.state_dir << ", placer "
             << checked.placer << ", free_pool " << (checked.free_pool_open ? "open" : "closed")
             << ", " << checked.subnet_managers.size() << " subnet manager(s), "

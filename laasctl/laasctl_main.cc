@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
   for (auto* add : {add_status_command, add_metrics_command, add_tenant_commands, add_host_commands,
                     add_link_commands, add_switch_commands, add_topology_commands,
                     add_audit_command, add_export_command, add_validate_command, add_sm_commands,
-                    add_config_commands, add_state_commands, add_events_command, add_raw_command})
+                    add_reroute_command, add_config_commands, add_state_commands, add_events_command,
+                    add_raw_command})
     add(app, table);
   return parse_and_run(app, table, options, argc, argv);
 }

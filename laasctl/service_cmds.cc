@@ -177,6 +177,16 @@ int metrics(const Context& c) {
   return 0;
 }
 
+// A routing run now: laas-sdn discovers the fabric again and rewrites what changed; the plugin
+// asks OpenSM for a re-route.
+int reroute(const Context& c) {
+  json result;
+  if (const int rc = c.request("reroute", json::object(), result)) return rc;
+  if (c.json_output()) return Context::print_json(result);
+  std::cout << "re-route requested\n";
+  return 0;
+}
+
 int sm_list(const Context& c) {
   json result;
   if (const int rc = c.request("sm.list", json::object(), result)) return rc;
@@ -212,6 +222,13 @@ int raw(const Context& c) {
 
 void add_status_command(CLI::App& app, CommandTable& table) {
   table.add(app.add_subcommand("status", "service, fabric and state summary"), status);
+}
+
+void add_reroute_command(CLI::App& app, CommandTable& table) {
+  table.add(app.add_subcommand("reroute",
+                               "a routing run now (laas-sdn: discover the fabric again, rewrite "
+                               "the files that changed, reload the SM)"),
+            reroute);
 }
 
 void add_metrics_command(CLI::App& app, CommandTable& table) {

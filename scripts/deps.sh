@@ -15,6 +15,8 @@ packages=(
   prometheus librsvg2-bin systemd
   gnuplot-nox glpk-utils universal-ctags
   debhelper dpkg-dev fakeroot lintian
+  libcpp-httplib-dev libssl-dev openssl curl
+  openapi-specification python3-jsonschema
 )
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets_all=(socket_protocol laas_yaml tenants_yaml state_json ibnetdiscover partitions
-  workload_swf workload_csv switch_dumps)
+  workload_swf workload_csv switch_dumps api_routes)
 if [ $# -ne 2 ]; then
   echo "usage: $0 TARGET|all SECONDS (targets: ${targets_all[*]})" >&2
   exit 2

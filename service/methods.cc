@@ -146,6 +146,9 @@ const std::vector<TenantService::Method>& TenantService::methods() {
        },
        false, OnStandby::kAnswer},
       {method::kAudit, [](S& s, P p, C c) { return s.run_audit(p, c); }, false, OnStandby::kAnswer},
+      // Not counted as a change: it changes no tenant, and a run while failing closed is how
+      // the fabric is looked at again.
+      {method::kReroute, [](S& s, P, C c) { return s.reroute_now(c); }, false, OnStandby::kRefuse},
       {method::kExport,
        [](S& s, P p, C) {
          if (s.st_.export_hook) return s.st_.export_hook(p);
@@ -245,14 +248,10 @@ json TenantService::read_back_now(const json& params) {
          "timeout_s " + std::to_string(timeout_s) + " is out of range (1-86400)");
   const auto start = SwitchCheck::Clock::now();
   const long pass = st_.switch_check->request_pass_now();
-  while (!st_.switch_check->pass_finished(pass)) {
-    if (SwitchCheck::Clock::now() - start >= std::chrono::seconds(timeout_s))
-      fail(error::kUnavailable, "the read-back pass did not finish in " +
-                                    std::to_string(timeout_s) +
-                                    " s (is this SM master? laasctl status); it goes on, and its "
-                                    "findings count in laasctl audit");
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  if (!st_.switch_check->wait_pass_finished(pass, std::chrono::seconds(timeout_s)))
+    fail(error::kUnavailable, "the read-back pass did not finish in " + std::to_string(timeout_s) +
+                                  " s (is this SM master? laasctl status); it goes on, and its "
+                                  "findings count in laasctl audit");
   const auto report = st_.switch_check->report(SwitchCheck::Clock::now());
   return {
       {"pass", pass},

@@ -44,6 +44,7 @@ constexpr const char* kAudit = "audit";
 constexpr const char* kExport = "export";
 // The tenant state's changes, long-polled: {"since": N, "wait_ms": T} (service/events.h).
 constexpr const char* kEvents = "events";
+constexpr const char* kReroute = "reroute";
 }  // namespace method
 
 // sysexits-style codes laasctl returns: one code per condition, whichever side notices it.

@@ -70,6 +70,8 @@ std::string ServiceMetrics::metrics_text() const {
   port_counter_families(f);
   if (st_.view && st_.cluster) fabric_families(f);
   activity_families(f);
+  if (st_.adapter_metrics)
+    for (auto& family : st_.adapter_metrics()) f.push_back(std::move(family));
   return exposition(f);
 }
 

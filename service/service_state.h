@@ -84,6 +84,9 @@ struct ServiceConfig {
   std::uint64_t link_error_threshold = 0;
   int link_error_consecutive_readings = 2;
   int link_error_clean_readings = 3;  // clean readings after which it returns
+  // No two owners share a leaf (allocator::whole_leaves): for an SM that sets no SL2VL
+  // first-hop drop, where tenants on one leaf would be separated by P_Keys only.
+  bool whole_leaves = false;
 };
 
 // A subnet manager OpenSM knows of (SMInfo), as the fabric names it.
@@ -128,6 +131,10 @@ struct ServiceState {
   // The change events (service/events.h): observed wherever `persisted` becomes a new state
   // (a change saved, the shared state re-read or taken over); its own lock.
   EventLog events;
+  // The adapter's own section of status ("adapter") and its metric families (laas-sdn: what
+  // it wrote, reloaded and read back). Called with mu held: they must not call the service.
+  std::function<nlohmann::json()> adapter_status;
+  std::function<std::vector<MetricFamily>()> adapter_metrics;
 
   mutable std::mutex mu;
   std::condition_variable routed_cv;

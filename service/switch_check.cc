@@ -43,9 +43,23 @@ long SwitchCheck::request_pass_now() {
   return started_ + 1;
 }
 
+bool SwitchCheck::pass_finished_locked(long pass) const {
+  return started_ > pass || (started_ == pass && pass_running_ && pass_done());
+}
+
 bool SwitchCheck::pass_finished(long pass) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return started_ > pass || (started_ == pass && pass_running_ && pass_done());
+  return pass_finished_locked(pass);
+}
+
+bool SwitchCheck::wait_pass_finished(long pass, Clock::duration timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return progress_.wait_for(lock, timeout, [&] { return pass_finished_locked(pass); });
+}
+
+void SwitchCheck::outstanding_changed() {
+  outstanding_n_.store(outstanding_.size(), std::memory_order_release);
+  progress_.notify_all();
 }
 
 bool SwitchCheck::pass_under_way() const {
@@ -93,6 +107,7 @@ void SwitchCheck::start_pass(std::vector<CheckedSwitch> switches, Clock::time_po
               ? limits_.max_reads_per_second
               : std::min(limits_.max_reads_per_second, static_cast<double>(pass_blocks_) / seconds);
   credit_ = 1;  // the first read goes now
+  outstanding_changed();
 }
 
 void SwitchCheck::expire(Clock::time_point now) {
@@ -104,6 +119,7 @@ void SwitchCheck::expire(Clock::time_point now) {
     } else {
       ++it;
     }
+  outstanding_changed();
 }
 
 std::vector<BlockRead> SwitchCheck::next_reads(std::uint64_t run, Clock::time_point now) {
@@ -134,6 +150,7 @@ std::vector<BlockRead> SwitchCheck::next_reads(std::uint64_t run, Clock::time_po
     ++reads_;
     ++pass_read_;
   }
+  outstanding_changed();
   return out;
 }
 
@@ -143,16 +160,20 @@ void SwitchCheck::forget(const BlockRead& read) {
     --reads_;
     --pass_read_;
   }
+  outstanding_changed();
 }
 
 ReadOutcome SwitchCheck::answer(const BlockRead& read, std::uint64_t run, bool matches,
                                 Clock::time_point now) {
+  // A read is counted before it is sent, so its answer always finds the count above zero.
+  if (outstanding_n_.load(std::memory_order_acquire) == 0) return ReadOutcome::kNotAsked;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = outstanding_.find(key_of(read));
   if (it == outstanding_.end()) return ReadOutcome::kNotAsked;
   pass_end_ = now;
   const bool stale = it->second.run != run;
   outstanding_.erase(it);
+  outstanding_changed();
   ++pass_answered_;
   if (stale) return ReadOutcome::kStale;
   auto known = found_.find(read.guid);

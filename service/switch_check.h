@@ -20,7 +20,9 @@
 // read on the wire.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -107,6 +109,9 @@ class SwitchCheck {
   // that pass, for pass_finished.
   long request_pass_now();
   bool pass_finished(long pass) const;
+  // Blocks until pass_finished(pass) or the timeout; false at the timeout. Woken by each answer,
+  // given-up read and pass start, so a waiting request costs no polling.
+  bool wait_pass_finished(long pass, Clock::duration timeout) const;
   bool pass_under_way() const;
   // Starts a pass over these switches (in this order; those with no blocks are skipped).
   void start_pass(std::vector<CheckedSwitch> switches, Clock::time_point now);
@@ -168,9 +173,15 @@ class SwitchCheck {
   std::string mismatch_line(const Found& f, const BlockRead& read) const;
   void expire(Clock::time_point now);  // mu_ held
   bool pass_done() const;              // mu_ held
+  bool pass_finished_locked(long pass) const;
+  void outstanding_changed();  // mu_ held: the count answer() reads without mu_, and the waiters
 
   const SwitchCheckLimits limits_;
   mutable std::mutex mu_;
+  mutable std::condition_variable progress_;  // a pass may have finished (wait_pass_finished)
+  // outstanding_.size(), read without mu_ by answer(): OpenSM reports every LFT block it gets,
+  // its own uploads of millions included, and all but the check's few are not asked for.
+  std::atomic<std::size_t> outstanding_n_{0};
   std::vector<CheckedSwitch> pass_;
   std::map<topology::Guid, std::string> names_;  // of the current pass
   std::size_t cursor_switch_ = 0;

@@ -106,6 +106,24 @@ TenantService::TenantService(ServiceConfig config, Logger log)
 
 void TenantService::set_reroute_hook(std::function<void()> hook) { st_.reroute = std::move(hook); }
 void TenantService::set_audit_hook(std::function<json()> hook) { st_.audit = std::move(hook); }
+void TenantService::set_adapter_report(std::function<json()> status,
+                                       std::function<std::vector<MetricFamily>()> metrics) {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  st_.adapter_status = std::move(status);
+  st_.adapter_metrics = std::move(metrics);
+}
+
+// `laasctl reroute`: a routing run now (laas-sdn: discover the fabric again, rewrite what
+// changed, reload the SM). Changes no tenant; only the writers may ask, since a run costs the SM
+// a sweep.
+json TenantService::reroute_now(const Caller& caller) {
+  if (!caller.may_write)
+    fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may not ask for a re-route");
+  if (!st_.reroute) fail(error::kUnavailable, "this process cannot start a routing run");
+  st_.reroute();
+  st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " asked for a re-route");
+  return {{"requested", true}};
+}
 void TenantService::set_switch_check(std::shared_ptr<SwitchCheck> check) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.switch_check = std::move(check);
@@ -190,8 +208,8 @@ void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
 // that does not fit this fabric at all is reported and kept on disk. Then repairs are undone
 // where their fault cleared and made where a free column allows, and the state is saved.
 void TenantService::rebuild_cluster() {
-  st_.cluster = std::make_unique<allocator::Cluster>(st_.view->tree,
-                                                     allocator::make_placer(st_.config.algorithm));
+  st_.cluster = std::make_unique<allocator::Cluster>(
+      st_.view->tree, allocator::make_placer(st_.config.algorithm, st_.config.whole_leaves));
   st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
                                           true, &st_.view->known());
   st_.cluster->set_link_namer([this](topology::LinkId l) { return st_.ids->link_name(l); });

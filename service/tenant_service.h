@@ -74,6 +74,10 @@ class TenantService final : private ChangeCommitter,
   // audit/exporter: produce a report / a file body from the live fabric (may be empty).
   void set_reroute_hook(std::function<void()> hook);
   void set_audit_hook(std::function<nlohmann::json()> hook);
+  // The adapter's section of status ("adapter") and its metric families; each called with the
+  // service's lock held, so neither may call back into the service. Either may be empty.
+  void set_adapter_report(std::function<nlohmann::json()> status,
+                          std::function<std::vector<MetricFamily>()> metrics);
   void set_export_hook(std::function<nlohmann::json(const nlohmann::json& params)> hook);
   // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
   void set_partitions_hook(std::function<void()> hook);
@@ -183,6 +187,7 @@ class TenantService final : private ChangeCommitter,
     OnStandby standby;
   };
   static const std::vector<Method>& methods();
+  nlohmann::json reroute_now(const Caller& caller);
   nlohmann::json dispatch(const std::string& name, const nlohmann::json& params,
                           const Caller& caller);
   nlohmann::json answer(const Method& m, bool change, const nlohmann::json& params,

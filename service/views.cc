@@ -85,6 +85,7 @@ json ServiceViews::status() const {
   s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
   if (st_.unaccepted_sms > 0) s["unaccepted_sms"] = st_.unaccepted_sms;
   if (!st_.weak_keys.empty()) s["weak_keys"] = st_.weak_keys;
+  if (st_.adapter_status) s["adapter"] = st_.adapter_status();
   if (st_.switch_check && st_.switch_check->enabled()) {
     auto check = st_.switch_check->report(SwitchCheck::Clock::now());
     check.erase("switches");  // per switch: laasctl audit

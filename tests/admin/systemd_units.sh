@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `systemd-analyze verify` of every unit and drop-in LaaS ships, laid out as on an SM host
 # beside Debian's own systemd and OpenSM units (copied into a scratch root, --root):
-#   plain  the packages' laas-audit.service and .timer (timer enabled), Debian's opensm.service
+#   plain  the packages' laas-audit.service and .timer (timer enabled), laas-api.service, Debian's opensm.service
 #          enabled as its package does, one instance opensm@GUID.service;
 #   ha     the same plus conf/systemd-ha (the instance unit and the opensm.service drop-in of
 #          docs/ha.md, in /etc/systemd/system) and the state share mounted by NFS from the fstab
@@ -53,13 +53,13 @@ make_root() {
       cp -a "$path" "$root$path"
     fi
   done
-  for exe in /bin/sh /usr/sbin/opensm /usr/bin/laasctl /usr/bin/laas-slurm; do
+  for exe in /bin/sh /usr/sbin/opensm /usr/bin/laasctl /usr/bin/laas-api /usr/bin/laas-slurm; do
     printf '#!/bin/sh\n' >"$root$exe"
     chmod 755 "$root$exe"
   done
   # As the packages install them (debian/rules, packaging/rpm/laas.spec).
   install -m 0644 "$src/conf/systemd/laas-audit.service" "$src/conf/systemd/laas-audit.timer" \
-    "$src/conf/systemd/laas-slurm.service" "$root$vendor/"
+    "$src/conf/systemd/laas-api.service" "$src/conf/systemd/laas-slurm.service" "$root$vendor/"
   # Enabled: Debian's opensm.service (its postinst), the timer (systemctl enable).
   mkdir -p "$root/etc/systemd/system/network-online.target.wants" \
     "$root/etc/systemd/system/timers.target.wants"
@@ -89,7 +89,7 @@ verify() {
   local root=$1
   shift
   systemd-analyze verify --root="$root" --man=no --generators=no \
-    opensm.service "opensm@$guid.service" laas-audit.service laas-audit.timer laas-slurm.service \
+    opensm.service "opensm@$guid.service" laas-audit.service laas-audit.timer laas-api.service laas-slurm.service \
     network.target network-online.target remote-fs.target timers.target "$@" 2>&1 || true
 }
 

@@ -1322,6 +1322,56 @@ TEST(PluginConfig, EveryProblemIsListedWithItsLine) {
   EXPECT_THROW(load_config(dir.path() + "/laas.yaml"), std::runtime_error);
 }
 
+// laas-api's api: section: read into Config::api; its problems are listed apart (file, line,
+// api.KEY) and never among the plugin's, which would make it route closed.
+TEST(PluginConfig, ApiSectionIsLaasApisAlone) {
+  TempDir dir;
+  dir.write("laas.yaml",
+            "socket: /run/x.sock\n"
+            "api:\n"
+            "  listen: 0.0.0.0:8443\n"
+            "  cert: /etc/laas/api/server.crt\n"
+            "  key: /etc/laas/api/server.key\n"
+            "  client_ca: /etc/laas/api/client-ca.crt\n"
+            "  writers: [ops, provisioning]\n"
+            "  readers: [monitor]\n"
+            "  threads: 4\n"
+            "  max_connections: 32\n");
+  const Config c = load_config(dir.path() + "/laas.yaml");
+  EXPECT_TRUE(c.api_problems.empty());
+  EXPECT_EQ(c.api.listen, "0.0.0.0:8443");
+  EXPECT_EQ(c.api.key, "/etc/laas/api/server.key");
+  EXPECT_EQ(c.api.writers, (std::vector<std::string>{"ops", "provisioning"}));
+  EXPECT_EQ(c.api.readers, std::vector<std::string>{"monitor"});
+  EXPECT_EQ(c.api.threads, 4);
+  EXPECT_EQ(c.api.max_connections, 32);
+  dir.write("bad.yaml",
+            "state_dir: /x\n"
+            "api:\n"
+            "  listen: 8443\n"
+            "  cert: server.crt\n"
+            "  writers: ops\n"
+            "  threads: 0\n"
+            "  colour: red\n");
+  const Config b = load_config(dir.path() + "/bad.yaml");  // the plugin's part is fine
+  ASSERT_EQ(b.api_problems.size(), 5u);
+  EXPECT_NE(b.api_problems[0].find("bad.yaml:3: key 'api.listen'"), std::string::npos)
+      << b.api_problems[0];
+  EXPECT_NE(b.api_problems[1].find("bad.yaml:4: key 'api.cert': must be an absolute path"),
+            std::string::npos)
+      << b.api_problems[1];
+  EXPECT_NE(b.api_problems[2].find("bad.yaml:5: key 'api.writers'"), std::string::npos);
+  EXPECT_NE(b.api_problems[3].find("bad.yaml:6: key 'api.threads'"), std::string::npos);
+  EXPECT_NE(b.api_problems[4].find("bad.yaml:7: key 'api.colour': unknown key"), std::string::npos);
+  dir.write("port.yaml", "api:\n  listen: \"[::]:99999\"\n");
+  const Config p = check_config(dir.path() + "/port.yaml");
+  ASSERT_EQ(p.api_problems.size(), 1u);
+  EXPECT_NE(p.api_problems[0].find("1-65535"), std::string::npos) << p.api_problems[0];
+  EXPECT_TRUE(p.problems.empty());
+  dir.write("notmap.yaml", "api: [1]\n");
+  EXPECT_EQ(check_config(dir.path() + "/notmap.yaml").api_problems.size(), 1u);
+}
+
 // A file that cannot be read as a whole -- cut to zero by a full disk, only comments, a YAML
 // syntax error, unreadable, not a mapping -- is no configuration at all: a problem, and its
 // state_dir (the built-in default) is a guess. So is a wrong state_dir key; other wrong keys
@@ -1462,4 +1512,48 @@ TEST(PluginEngine, EveryFileItCreatesIs0640AndEveryDirectory0750) {
        {"state.json", "state.lock", "allocations.json", "layout.json", "tenants.yaml.applied"})
     EXPECT_TRUE(seen.count(f)) << f;
   EXPECT_EQ(mode(root.path() + "/partitions.conf"), 0640u);
+}
+
+// laas-sdn's section: every key read, each wrong one a problem naming `sdn.KEY` and its line,
+// the others kept; sdn_problems says what laas-sdn cannot run without.
+TEST(PluginConfig, SdnSection) {
+  TempDir dir;
+  EXPECT_FALSE(load_config("").sdn.present);
+  EXPECT_FALSE(load_config("").whole_leaves.has_value());
+  EXPECT_EQ(sdn_problems(load_config("")).size(), 1u);
+  dir.write("sdn.yaml",
+            "state_dir: /x\nwhole_leaves: false\nsdn:\n  lfts_file: /run/laas/lfts\n"
+            "  partitions_file: /run/laas/partitions.conf\n  reload: [kill, -HUP, '42']\n"
+            "  discover_interval: 30\n");
+  const Config c = load_config(dir.path() + "/sdn.yaml");
+  EXPECT_TRUE(c.sdn.present);
+  EXPECT_EQ(c.sdn.lfts_file, "/run/laas/lfts");
+  EXPECT_EQ(c.sdn.partitions_file, "/run/laas/partitions.conf");
+  EXPECT_EQ(c.sdn.reload, (std::vector<std::string>{"kill", "-HUP", "42"}));
+  EXPECT_EQ(c.sdn.discover_interval_s, 30);
+  EXPECT_EQ(c.whole_leaves, std::optional<bool>(false));
+  EXPECT_TRUE(sdn_problems(c).empty());
+  dir.write("bad.yaml",
+            "sdn:\n  lfts_file: lfts\n  reload: kill -HUP 42\n  discover_interval: -1\n"
+            "  relaod: [x]\n  partitions_file: /p\n");
+  const Config b = check_config(dir.path() + "/bad.yaml");
+  ASSERT_EQ(b.problems.size(), 4u);
+  EXPECT_NE(b.problems[0].find("bad.yaml:2: key 'sdn.lfts_file': must be an absolute path"),
+            std::string::npos)
+      << b.problems[0];
+  EXPECT_NE(b.problems[1].find("bad.yaml:3: key 'sdn.reload': expected a non-empty list"),
+            std::string::npos)
+      << b.problems[1];
+  EXPECT_NE(b.problems[2].find("key 'sdn.discover_interval'"), std::string::npos);
+  EXPECT_NE(b.problems[3].find("key 'sdn.relaod': unknown key"), std::string::npos);
+  EXPECT_EQ(b.sdn.partitions_file, "/p");  // the good key is read
+  EXPECT_EQ(b.sdn.discover_interval_s, 60);
+  const auto missing = sdn_problems(b);
+  ASSERT_EQ(missing.size(), 2u);
+  EXPECT_EQ(missing[0].rfind("sdn.lfts_file: required", 0), 0u) << missing[0];
+  EXPECT_EQ(missing[1].rfind("sdn.reload: required", 0), 0u) << missing[1];
+  dir.write("notmap.yaml", "sdn: [a]\n");
+  const Config n = check_config(dir.path() + "/notmap.yaml");
+  ASSERT_EQ(n.problems.size(), 1u);
+  EXPECT_NE(n.problems[0].find("key 'sdn': expected a mapping"), std::string::npos);
 }

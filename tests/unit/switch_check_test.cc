@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 namespace laas::service {
 namespace {
@@ -287,6 +288,38 @@ TEST(SwitchCheck, APassAskedForStartsAPassUnderWayOver) {
   c.start_pass(two_switches(), now);
   EXPECT_FALSE(c.pass_finished(pass));
   EXPECT_EQ(c.report(now)["reads_per_second"], 2000);  // the cap, not 5 reads over 80 s
+}
+
+TEST(SwitchCheck, AWaitForAPassWakesOnItsLastAnswerAndTimesOutWithout) {
+  SwitchCheck c(limits(100));
+  const auto now = Clock::time_point{};
+  const long pass = c.request_pass_now();
+  EXPECT_FALSE(c.wait_pass_finished(pass, std::chrono::milliseconds(20)));  // not started
+  c.start_pass(two_switches(), now);
+  const auto reads = c.next_reads(1, now + seconds(1));
+  ASSERT_EQ(reads.size(), 5u);  // asked for: the cap, every read at once
+  std::thread answers([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (const auto& r : reads) c.answer(r, 1, true, now + seconds(1));
+  });
+  // Woken by the last answer, long before the timeout.
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(c.wait_pass_finished(pass, std::chrono::seconds(60)));
+  answers.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  EXPECT_TRUE(c.pass_finished(pass));
+}
+
+TEST(SwitchCheck, AnAnswerNobodyAskedForIsNotCountedWhileNothingIsOutstanding) {
+  SwitchCheck c(limits(100));
+  const auto now = Clock::time_point{};
+  EXPECT_EQ(c.answer(0xa, 0, 1, false, now), ReadOutcome::kNotAsked);
+  c.start_pass(two_switches(), now);
+  const auto reads = c.next_reads(1, now + seconds(1));
+  ASSERT_FALSE(reads.empty());
+  EXPECT_EQ(c.answer(reads[0], 1, false, now + seconds(1)), ReadOutcome::kMismatch);
+  EXPECT_EQ(c.answer(reads[0], 1, false, now + seconds(1)), ReadOutcome::kNotAsked);
+  EXPECT_EQ(c.mismatches_total(), 1);
 }
 
 }  // namespace
