@@ -1,6 +1,7 @@
 #include "api/routes.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "service/protocol.h"
 
@@ -101,6 +102,8 @@ const std::vector<Route>& routes() {
       {"GET", "/v1/sm", method::kSmList, false, false, 200, "", {}, {}},
       {"POST", "/v1/sm/accept", method::kSmAccept, true, true, 200, "", {"guid"}, {}},
       {"POST", "/v1/sm/forget", method::kSmForget, true, true, 200, "", {"guid"}, {}},
+      // Server-Sent Events (api/events.h): since, or the Last-Event-ID header, resumes.
+      {"GET", "/v1/events", method::kEvents, false, false, 200, "", {}, {"since"}},
   };
   return table;
 }
@@ -267,6 +270,17 @@ Mapped map_request(const std::string& http_method, const std::string& path,
   json body_params = json::object();
   if ((m.error = parse_body(*route, body, body_params))) return m;
   if ((m.error = take_query(*route, query, m.params))) return m;
+  if (m.params.contains("since")) {
+    // The socket takes a position as a number (a "next" or an event's seq).
+    const std::string since = m.params["since"].get<std::string>();
+    if (since.empty() || since.size() > 19 ||
+        since.find_first_not_of("0123456789") != std::string::npos) {
+      m.error = error_reply(400, error::kBadRequest,
+                            "since (or Last-Event-ID) '" + since + "' is not an event position");
+      return m;
+    }
+    m.params["since"] = std::stoull(since);
+  }
   for (const auto& item : body_params.items()) m.params[item.key()] = item.value();
   if (*route->path_param) m.params[route->path_param] = m.path_value;
   if (route->waits) {
@@ -314,6 +328,72 @@ HttpReply socket_failure(int exit_status, const std::string& message) {
   if (exit_status == service::kExitTimeout) return error_reply(504, "timeout", message);
   if (exit_status == service::kExitBusy) return error_reply(503, error::kBusy, message);
   return error_reply(503, error::kUnavailable, message);
+}
+
+namespace {
+
+std::string percent_encoded(const std::string& text) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+// A query value as text: laasctl sends strings ("state"); anything else as its JSON.
+std::string query_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+}  // namespace
+
+std::optional<HttpRequest> http_request_for(const std::string& socket_method, const json& params) {
+  const auto& table = routes();
+  const auto it = std::find_if(table.begin(), table.end(),
+                               [&](const Route& r) { return socket_method == r.socket_method; });
+  if (socket_method.empty() || it == table.end() || !params.is_object()) return std::nullopt;
+  HttpRequest req;
+  req.method = it->http_method;
+  std::string path = it->pattern;
+  if (*it->path_param) {
+    const json value = params.value(it->path_param, json(""));
+    path = path.substr(0, path.find('{')) + percent_encoded(query_text(value));
+  }
+  std::string query;
+  json body = json::object();
+  for (const auto& item : params.items()) {
+    if (listed(it->query_fields, item.key()))
+      query += (query.empty() ? "?" : "&") + percent_encoded(item.key()) + "=" +
+               percent_encoded(query_text(item.value()));
+    else if (listed(it->body_fields, item.key()))
+      body[item.key()] = item.value();
+  }
+  req.target = path + query;
+  if (!it->body_fields.empty() && !body.empty()) req.body = body.dump();
+  return req;
+}
+
+json socket_reply_for(int status, const std::string& body) {
+  const json parsed = json::parse(body, nullptr, false);
+  if (status >= 200 && status < 300)
+    return {{"v", 1}, {"ok", true}, {"result", parsed.is_discarded() ? json(body) : parsed}};
+  if (parsed.is_object() && parsed.contains("error") && parsed["error"].is_object())
+    return {{"v", 1}, {"ok", false}, {"error", parsed["error"]}};
+  // Not the API's own error (a proxy's page, a cut answer): say what came.
+  const std::string code = status == 403   ? error::kPermission
+                           : status == 404 ? error::kNotFound
+                           : status == 503 ? error::kBusy
+                           : status >= 500 ? error::kInternal
+                                           : error::kBadRequest;
+  return {
+      {"v", 1},
+      {"ok", false},
+      {"error", {{"code", code}, {"message", "HTTP " + std::to_string(status) + " from the API"}}}};
 }
 
 }  // namespace laas::api

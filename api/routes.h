@@ -81,4 +81,19 @@ int status_for_error(const std::string& code);
 // The answer when the socket could not be used (ctl::ClientError's exit status and message).
 HttpReply socket_failure(int exit_status, const std::string& message);
 
+// laasctl --server: the other way round. The HTTP request laas-api maps to a socket request,
+// or nullopt when no route serves that socket method (topology, audit, export, tenant.plan).
+// Parameters no route field takes are left out (timeout_ms: the API bounds the wait itself).
+struct HttpRequest {
+  std::string method;  // GET, POST, DELETE
+  std::string target;  // path and query, percent-encoded: "/v1/hosts?state=free"
+  std::string body;    // "" or a JSON object
+};
+std::optional<HttpRequest> http_request_for(const std::string& socket_method,
+                                            const nlohmann::json& params);
+
+// The socket reply laasctl expects for an HTTP answer: {"ok": true, "result": body} for 2xx,
+// {"ok": false, "error": {...}} otherwise (the API's error, or one made of the status).
+nlohmann::json socket_reply_for(int status, const std::string& body);
+
 }  // namespace laas::api

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "api/events.h"
 #include "api/routes.h"
 #include "laasctl/client.h"
 
@@ -144,14 +146,62 @@ void send(httplib::Response& res, const HttpReply& r) {
   res.set_content(r.body.dump(2) + "\n", "application/json");
 }
 
+// Set when laas-api stops: event streams end at their next long-poll.
+std::atomic<bool> g_stopping{false};
+// Event streams open: each holds a worker, so at most half of them stream.
+std::atomic<int> g_streams{0};
+
+// One SSE chunk: a long-poll of the socket's events from `since` (none: from now), written.
+bool stream_chunk(const ServerOptions& o, json& params, httplib::DataSink& sink) {
+  if (g_stopping) {
+    sink.done();
+    return true;
+  }
+  params["wait_ms"] = kEventsWaitMs;
+  std::string text;
+  try {
+    const json reply = ctl::call(o.socket, service::method::kEvents, params, kEventsWaitMs + 5000);
+    if (!reply.value("ok", false)) {
+      text = "event: error\ndata: " + map_reply({}, reply).body.dump() + "\n\n";
+    } else {
+      text = sse_frames(reply["result"]);
+      if (const auto next = next_position(reply["result"])) params["since"] = *next;
+    }
+  } catch (const ctl::ClientError& e) {
+    text = "event: error\ndata: " + socket_failure(e.exit_code(), e.what()).body.dump() + "\n\n";
+  }
+  if (!sink.write(text.data(), text.size())) return false;  // the client is gone
+  if (text.rfind("event: error", 0) == 0) sink.done();      // it reconnects (Last-Event-ID)
+  return true;
+}
+
+void stream_events(const ServerOptions& o, const Mapped& m, httplib::Response& res) {
+  if (++g_streams > std::max(1, o.threads / 2)) {
+    --g_streams;
+    return send(res, error_reply(503, service::error::kBusy,
+                                 "too many event streams open: try again later"));
+  }
+  auto params = std::make_shared<json>(m.params);
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [&o, params](size_t, httplib::DataSink& sink) { return stream_chunk(o, *params, sink); },
+      [](bool) { --g_streams; });
+}
+
 // One request: mapped, asked of the control socket, answered.
 void handle(const ServerOptions& o, const httplib::Request& req, httplib::Response& res) {
   const Role role = role_for(peer_cn(req.ssl), o.writers, o.readers);
   MapOptions mo;
   mo.wait_ms = o.wait_ms;
-  const Mapped m = map_request(req.method, req.path, req.params, req.body, role, mo);
+  auto query = req.params;
+  // An SSE client reconnecting says where it was.
+  if (req.path == "/v1/events" && req.has_header("Last-Event-ID") && !query.count("since"))
+    query.emplace("since", req.get_header_value("Last-Event-ID"));
+  const Mapped m = map_request(req.method, req.path, query, req.body, role, mo);
   if (m.error) return send(res, *m.error);
   if (m.method.empty()) return res.set_content(o.openapi, "application/json");
+  if (m.method == service::method::kEvents) return stream_events(o, m, res);
   try {
     // The socket's own wait plus a margin for its reply.
     const json reply = ctl::call(o.socket, m.method, m.params, o.wait_ms + 5000);
@@ -184,7 +234,9 @@ void configure(httplib::SSLServer& svr, const ServerOptions& o) {
   svr.new_task_queue = [&o] { return new BoundedQueue(o.threads, o.max_connections); };
   svr.set_read_timeout(o.read_timeout_s, 0);
   svr.set_write_timeout(o.write_timeout_s, 0);
-  svr.set_keep_alive_timeout(o.read_timeout_s);
+  // A kept-alive connection holds its worker while idle: give it back soon, so that idle
+  // clients do not starve the connections waiting for a worker.
+  svr.set_keep_alive_timeout(std::min(o.read_timeout_s, 1));
   svr.set_keep_alive_max_count(100);
   svr.set_payload_max_length(kMaxBodyBytes);
   const auto h = [&o](const httplib::Request& req, httplib::Response& res) { handle(o, req, res); };
@@ -229,6 +281,7 @@ int serve(const ServerOptions& o) {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     signalled = true;
+    g_stopping = true;
     svr.stop();
   });
   std::cerr << "laas-api: listening on " << o.host << ":" << o.port << " (socket " << o.socket

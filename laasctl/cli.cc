@@ -4,6 +4,9 @@
 #include <iostream>
 
 #include "laasctl/client.h"
+#ifdef LAAS_HAVE_API_CLIENT
+#include "api/client.h"
+#endif
 
 namespace laas::ctl {
 
@@ -11,8 +14,19 @@ using nlohmann::json;
 
 int Context::wait_ms() const { return server_wait_ms(o_.timeout_s * 1000); }
 
+json Context::call_server(const std::string& method, const json& params) const {
+#ifdef LAAS_HAVE_API_CLIENT
+  return api::call_api(o_.server, {o_.cert, o_.key, o_.ca}, method, params, o_.timeout_s * 1000);
+#else
+  (void)method;
+  (void)params;
+  throw ClientError(kExitUsage, "this laasctl is built without the API client (cpp-httplib)");
+#endif
+}
+
 int Context::request(const std::string& method, const json& params, json& result) const {
-  const json reply = call(o_.socket, method, params, o_.timeout_s * 1000);
+  const json reply = o_.server.empty() ? call(o_.socket, method, params, o_.timeout_s * 1000)
+                                       : call_server(method, params);
   if (reply.value("ok", false)) {
     result = reply.value("result", json());
     // A change made, with what makes it fragile (weak keys, an untrusted master).
@@ -62,6 +76,12 @@ void add_global_options(CLI::App& app, GlobalOptions& o) {
                  "re-routing a second less")
       ->capture_default_str()
       ->check(CLI::Range(1, 86400));
+  app.add_option("--server", o.server,
+                 "send the request to laas-api at https://HOST:PORT instead of the socket (with "
+                 "--cert, --key, --ca)");
+  app.add_option("--cert", o.cert, "with --server: the client certificate (PEM)");
+  app.add_option("--key", o.key, "with --server: the client certificate's key (PEM)");
+  app.add_option("--ca", o.ca, "with --server: the CA of the server's certificate (PEM)");
   app.require_subcommand(1);
   // The global options are taken after a subcommand too (`laasctl tenant show bank --json`, as
   // the tools administrators use every day): every subcommand, added after this, inherits

@@ -21,6 +21,8 @@ struct GlobalOptions {
   std::string socket = laas::service::kDefaultSocketPath;
   bool json_output = false;
   int timeout_s = 60;
+  // laas-api instead of the socket (--server https://HOST:PORT), with a client certificate.
+  std::string server, cert, key, ca;
 };
 
 // What a subcommand's handler talks to the service through.
@@ -40,6 +42,9 @@ class Context {
   static int print_json(const nlohmann::json& result);
 
  private:
+  // The request through laas-api (--server): the reply as the socket gives it.
+  nlohmann::json call_server(const std::string& method, const nlohmann::json& params) const;
+
   const GlobalOptions& o_;
 };
 

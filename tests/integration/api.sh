@@ -6,8 +6,9 @@
 # reads (200) and may not change (403); a writer adds a tenant (201) that is the tenant
 # `laasctl tenant show` shows, and removes it; a cut body 400, a 2 MB body 413; a client that
 # never speaks is dropped after --client-timeout; /v1/openapi.json is the installed document and
-# valid OpenAPI 3 (Debian's openapi-specification schema, when installed); every curl example
-# of docs/api.md runs and answers the status its comment gives.
+# valid OpenAPI 3 (Debian's openapi-specification schema, when installed); laasctl --server
+# works over the API as over the socket; every curl example of docs/api.md runs and answers the
+# status its comment gives.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_api.sh"
 laas_enter_namespace "$@"
@@ -113,6 +114,56 @@ if [ -f "$schema" ]; then
 else
   log "NOTE: $schema missing (package openapi-specification): the served document was not validated here"
 fi
+
+# --- laasctl --server: laasctl over the API ------------------------------------------------
+remote() { # WHO laasctl-arguments...
+  local who=$1
+  shift
+  "$LAASCTL" --server "$url" --cert "$who.crt" --key "$who.key" --ca ca.crt --timeout 30 "$@"
+}
+remote ops tenant add viaapi --hosts 2 >remote-add.out 2>&1 ||
+  die "laasctl --server tenant add failed: $(cat remote-add.out)"
+ctl --json tenant show viaapi | jq -S . >socket-show.json || die "viaapi is not on the socket"
+remote monitor --json tenant show viaapi | jq -S . | cmp -s - socket-show.json ||
+  die "laasctl --server --json tenant show differs from the socket's"
+rc=0
+remote monitor tenant remove viaapi >remote-rm.out 2>&1 || rc=$?
+[ $rc = 77 ] || die "a reader's laasctl --server tenant remove: exit $rc, expected 77 (permission)"
+rc=0
+remote monitor audit >/dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || die "laasctl --server audit (not served by the API): exit $rc, expected 2"
+rc=0
+"$LAASCTL" --server "$url" --ca ca.crt tenant list >/dev/null 2>&1 || rc=$?
+[ $rc = 69 ] || die "laasctl --server without a client certificate: exit $rc, expected 69"
+remote ops tenant remove viaapi >/dev/null 2>&1 || die "laasctl --server tenant remove failed"
+rc=0
+ctl tenant show viaapi >/dev/null 2>&1 || rc=$?
+[ $rc = 1 ] || die "viaapi is still there after laasctl --server tenant remove"
+log "ok: laasctl --server: add, show (= the socket's), a reader's remove 77, audit 2, no certificate 69, remove"
+
+# --- the event stream: a tenant's add and remove, in order ---------------------------------
+curl -sN --cacert ca.crt --cert monitor.crt --key monitor.key --max-time 40 "$url/v1/events" \
+  >events.txt 2>/dev/null &
+EVENTS_PID=$!
+LAAS_EXTRA_PIDS="${LAAS_EXTRA_PIDS:-} $EVENTS_PID"
+sleep 1
+expect 201 "writer POST /v1/tenants (evt)" ops POST /v1/tenants '{"name":"evt","hosts":2}'
+expect 200 "writer DELETE /v1/tenants/evt" ops DELETE /v1/tenants/evt
+for _ in $(seq 1 60); do
+  grep -q '"tenant":"evt"' events.txt && [ "$(grep -c '^event: tenant\.' events.txt)" -ge 2 ] && break
+  sleep 0.25
+done
+kill "$EVENTS_PID" 2>/dev/null || true
+order=$(grep -E '^event: tenant\.(added|removed)' events.txt | tr '\n' ' ')
+[ "$order" = "event: tenant.added event: tenant.removed " ] ||
+  die "the event stream did not show evt's add then its remove: $(head -c 600 events.txt)"
+first_id=$(sed -n 's/^id: //p' events.txt | head -1)
+# Resumed after the first (Last-Event-ID), the stream starts with the remove.
+curl -sN --cacert ca.crt --cert monitor.crt --key monitor.key --max-time 3 \
+  -H "Last-Event-ID: $first_id" "$url/v1/events" >events2.txt 2>/dev/null || true
+[ "$(grep -m1 '^event: ' events2.txt)" = "event: tenant.removed" ] ||
+  die "resuming after id $first_id does not start with the remove: $(head -c 400 events2.txt)"
+log "ok: /v1/events showed evt's add then its remove; Last-Event-ID $first_id resumes with the remove"
 
 # --- docs/api.md's examples ---------------------------------------------------------------
 # Each `curl` line of the page, with its host replaced by this test's; its comment gives the

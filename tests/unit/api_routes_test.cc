@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "api/events.h"
 #include "api/routes.h"
 #include "service/protocol.h"
 
@@ -285,6 +286,113 @@ TEST(ApiReply, SocketFailures) {
   const auto r = socket_failure(service::kExitUnreachable, "no socket");
   EXPECT_EQ(r.status, 503);
   EXPECT_EQ(r.body, json({{"error", {{"code", "unavailable"}, {"message", "no socket"}}}}));
+}
+
+// laasctl --server: a socket request back to the HTTP request laas-api maps to it.
+TEST(ApiClient, SocketRequestsBecomeTheirHttpRequests) {
+  auto r = http_request_for(
+      "tenant.add",
+      {{"name", "bank"}, {"hosts", 4}, {"dry_run", false}, {"wait", true}, {"timeout_ms", 59000}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->method, "POST");
+  EXPECT_EQ(r->target, "/v1/tenants");
+  // timeout_ms is the API's to decide.
+  EXPECT_EQ(json::parse(r->body),
+            json({{"name", "bank"}, {"hosts", 4}, {"dry_run", false}, {"wait", true}}));
+  r = http_request_for("tenant.get", {{"name", "a b/c"}});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->method, "GET");
+  EXPECT_EQ(r->target, "/v1/tenants/a%20b%2Fc");
+  EXPECT_EQ(r->body, "");
+  r = http_request_for("host.list", {{"state", "free"}});
+  EXPECT_EQ(r->target, "/v1/hosts?state=free");
+  r = http_request_for("tenant.remove", {{"name", "bank"}, {"wait", true}, {"timeout_ms", 1}});
+  EXPECT_EQ(r->method, "DELETE");
+  EXPECT_EQ(r->target, "/v1/tenants/bank");
+  EXPECT_EQ(json::parse(r->body), json({{"wait", true}}));
+  for (const char* local : {"topology", "audit", "export", "tenant.plan", "", "nonsense"})
+    EXPECT_FALSE(http_request_for(local, json::object())) << local;
+}
+
+// Every route both ways: the HTTP request made for a socket request maps back to it.
+TEST(ApiClient, EveryRouteRoundTrips) {
+  for (const auto& route : routes()) {
+    if (!*route.socket_method) continue;
+    json params = json::object();
+    if (*route.path_param) params[route.path_param] = "x1";
+    for (const char* f : route.body_fields)
+      params[f] = std::string(f) == "wait" ? json(true) : json("v");
+    for (const char* q : route.query_fields)
+      params[q] = std::string(q) == "since" ? json(7) : json("free");
+    const auto r = http_request_for(route.socket_method, params);
+    ASSERT_TRUE(r) << route.socket_method;
+    const size_t question = r->target.find('?');
+    Query query;
+    if (question != std::string::npos) {
+      const std::string q = r->target.substr(question + 1);
+      query.emplace(q.substr(0, q.find('=')), q.substr(q.find('=') + 1));
+    }
+    const auto m = map(r->method, r->target.substr(0, question), r->body, Role::kWriter, query);
+    ASSERT_FALSE(m.error) << route.pattern << ": " << m.error->body;
+    EXPECT_EQ(m.method, route.socket_method);
+    json want = params;
+    if (route.waits) {
+      want["wait"] = true;
+      want["timeout_ms"] = 12000;
+    }
+    EXPECT_EQ(m.params, want) << route.pattern;
+  }
+}
+
+TEST(ApiClient, HttpAnswersBecomeSocketReplies) {
+  EXPECT_EQ(socket_reply_for(201, R"({"name":"bank"})"),
+            json({{"v", 1}, {"ok", true}, {"result", {{"name", "bank"}}}}));
+  EXPECT_EQ(socket_reply_for(409, R"({"error":{"code":"duplicate","message":"exists"}})")["error"],
+            json({{"code", "duplicate"}, {"message", "exists"}}));
+  const json proxy = socket_reply_for(502, "<html>bad gateway</html>");
+  EXPECT_EQ(proxy["ok"], false);
+  EXPECT_EQ(proxy["error"]["code"], "internal");
+  EXPECT_EQ(socket_reply_for(503, "")["error"]["code"], "busy");  // try again
+  EXPECT_EQ(socket_reply_for(403, "")["error"]["code"], "permission_denied");
+}
+
+// GET /v1/events: a position from the query (or Last-Event-ID, which laas-api passes as since)
+// goes to the socket as a number; anything else is a 400.
+TEST(ApiEvents, SinceIsAPosition) {
+  auto m = map("GET", "/v1/events", "", Role::kReader);
+  ASSERT_FALSE(m.error);
+  EXPECT_EQ(m.method, "events");
+  EXPECT_EQ(m.params, json::object());  // from now on
+  m = map("GET", "/v1/events", "", Role::kReader, {{"since", "12000"}});
+  ASSERT_FALSE(m.error);
+  EXPECT_EQ(m.params, json({{"since", 12000}}));
+  for (const char* bad : {"", "x", "-1", "1e3", "12 ", "99999999999999999999"})
+    EXPECT_EQ(status_of(map("GET", "/v1/events", "", Role::kReader, {{"since", bad}})), 400) << bad;
+  EXPECT_EQ(status_of(map("GET", "/v1/events", "", Role::kNone)), 403);
+}
+
+TEST(ApiEvents, FramesAreOneEventEachWithItsSeqAsId) {
+  const json result = {{"events",
+                        {{{"seq", 5000}, {"type", "tenant.added"}, {"tenant", "bank"}},
+                         {{"seq", 5001}, {"type", "tenant.removed"}, {"tenant", "multi\nline"}}}},
+                       {"next", 5001},
+                       {"lost", false}};
+  EXPECT_EQ(sse_frames(result),
+            "id: 5000\nevent: tenant.added\ndata: "
+            "{\"seq\":5000,\"tenant\":\"bank\",\"type\":\"tenant.added\"}\n\n"
+            "id: 5001\nevent: tenant.removed\ndata: "
+            "{\"seq\":5001,\"tenant\":\"multi\\nline\",\"type\":\"tenant.removed\"}\n\n");
+  EXPECT_EQ(next_position(result), 5001u);
+  // Nothing new: a comment, which is also how a gone client is noticed.
+  EXPECT_EQ(sse_frames({{"events", json::array()}, {"next", 7}, {"lost", false}}), ": waiting\n\n");
+  // Lost: said first, with where to go on from.
+  EXPECT_EQ(sse_frames({{"events", json::array()}, {"next", 9}, {"lost", true}}),
+            "event: lost\ndata: {\"next\":9}\n\n");
+  // A type that would break the frame is not written as the event name.
+  EXPECT_NE(sse_frames({{"events", {{{"seq", 1}, {"type", "a\nevent: forged"}}}}})
+                .find("event: change\n"),
+            std::string::npos);
+  EXPECT_FALSE(next_position(json::array()));
 }
 
 json openapi() {
