@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "allocator/management_way.h"
+#include "allocator/placers.h"
 #include "check/checker.h"
 
 namespace laas::allocator {
@@ -40,7 +42,7 @@ Outcome Cluster::plan(const std::string& name, int hosts, Placement* out) const 
   auto result = placer_->place(state_, hosts);
   if (!result.placement)
     return {Status::kRefused, "tenant '" + name + "' of " + std::to_string(hosts) +
-                                  " hosts refused: " + result.reason};
+                                  " hosts refused: " + result.reason + management_way_note(hosts)};
   if (out) *out = std::move(*result.placement);
   return {};
 }
@@ -107,12 +109,28 @@ Outcome Cluster::check_explicit(const std::string& name, int requested,
   return {};
 }
 
+Outcome Cluster::check_new_placement(const std::string& name, int requested,
+                                     const Placement& placement) const {
+  if (auto v = check_explicit(name, requested, placement); !v.ok()) return v;
+  if (!placer_->keeps_management_way()) return {};
+  if (const int leaf = leaf_without_management_way(state_, placement); leaf >= 0)
+    return {Status::kRefused,
+            "tenant '" + name + "' refused: " + management_way_reason(leaf_text(leaf))};
+  return {};
+}
+
 Outcome Cluster::add_on_hosts(const std::string& name, const std::vector<HostId>& hosts,
                               bool dry_run, Placement* out) {
   if (auto v = validate_new(name, static_cast<int>(hosts.size())); !v.ok()) return v;
   auto result = place_on_hosts(state_, hosts);
   if (!result.placement)
     return {Status::kRefused, "tenant '" + name + "' on the given hosts refused: " + result.reason};
+  if (const int leaf = placer_->keeps_management_way()
+                           ? leaf_without_management_way(state_, *result.placement)
+                           : -1;
+      leaf >= 0)
+    return {Status::kRefused, "tenant '" + name + "' on the given hosts refused: " +
+                                  management_way_reason(leaf_text(leaf))};
   if (out) *out = *result.placement;
   if (dry_run) return {};
   return add_explicit(name, static_cast<int>(hosts.size()), *result.placement);
@@ -202,6 +220,23 @@ std::vector<LinkId> Tenant::intended_links() const {
   }
   sort_unique(links);
   return links;
+}
+
+std::string Cluster::leaf_text(int leaf) const {
+  return switch_namer_ ? switch_namer_(1, leaf) : tree().switch_name(1, leaf);
+}
+
+std::string Cluster::management_way_note(int hosts) const {
+  if (placer_->name() != "laas" || !placer_->keeps_management_way()) return "";
+  LaasPlacer::Options options;
+  options.management_way = false;
+  options.remember = false;
+  const auto without = LaasPlacer(options).place(state_, hosts);
+  if (!without.placement) return "";
+  const int leaf = leaf_without_management_way(state_, *without.placement);
+  if (leaf < 0) return "";  // the rule did not decide it (a search bound did)
+  return "; the placement that exists, " + without.placement->shape.text() +
+         ", is not made: " + management_way_reason(leaf_text(leaf));
 }
 
 std::string Cluster::link_text(LinkId l) const {
@@ -418,6 +453,12 @@ bool Cluster::try_repair(Tenant& t, LinkId broken, std::vector<std::string>& log
       if (c / tr.p(2) != column / tr.p(2)) free.reset(c);
   for (int c = 0; c < tr.up_columns(level); ++c) {
     if (!free[c]) continue;
+    // A repair is a re-placement: it obeys the management-way rule like a new placement.
+    bool keeps_way = true;
+    for (int s : group)
+      keeps_way = keeps_way && (level != 1 || !placer_->keeps_management_way() ||
+                                keeps_management_way(state_, s, 0, 1, t.index));
+    if (!keeps_way) continue;
     Repair r;
     for (int s : group) {
       r.retired.push_back(level == 1 ? tr.l1_link(s, column) : tr.l2_link(s, column));

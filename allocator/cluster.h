@@ -75,6 +75,8 @@ class Cluster {
   const FatTree& tree() const { return state_.tree(); }
   const LinkState& state() const { return state_; }
   const Placer& placer() const { return *placer_; }
+  // Another placer for the next placements (tenants stay as they are).
+  void set_placer(std::unique_ptr<Placer> placer) { placer_ = std::move(placer); }
 
   Outcome add(const std::string& name, int hosts);
   // What add() would do, without doing it.
@@ -84,8 +86,14 @@ class Cluster {
   Outcome add_explicit(const std::string& name, int requested, const Placement& placement);
   // What add_explicit() would say, without doing it.
   Outcome check_explicit(const std::string& name, int requested, const Placement& placement) const;
+  // A placement chosen for a new tenant (not a saved one): check_explicit, and where the
+  // placer keeps the management-way rule (management_way.h) that too, the refusal naming the
+  // leaf.
+  Outcome check_new_placement(const std::string& name, int requested,
+                              const Placement& placement) const;
   // Places a tenant on the hosts an administrator chose; links are chosen to satisfy the LaaS
-  // conditions, or the request is refused saying which condition fails.
+  // conditions (and the management-way rule where the placer keeps it), or the request is
+  // refused saying which condition fails.
   Outcome add_on_hosts(const std::string& name, const std::vector<HostId>& hosts, bool dry_run,
                        Placement* out);
   // Re-installs a saved tenant on a fabric that may have faults: its hosts and links (down or
@@ -110,6 +118,10 @@ class Cluster {
   Health health(const Tenant& t) const;
   // How reconcile() names links in its log lines (default: model switch names and ports).
   void set_link_namer(std::function<std::string(LinkId)> namer) { namer_ = std::move(namer); }
+  // How refusals name a leaf, (level 1, index) (default: the model switch name).
+  void set_switch_namer(std::function<std::string(int, int)> namer) {
+    switch_namer_ = std::move(namer);
+  }
   // Keeps hosts out of every placement (the SM's host, configured management ports). Hosts
   // already held by a tenant are skipped and returned.
   std::vector<HostId> reserve(const std::vector<HostId>& hosts);
@@ -137,6 +149,10 @@ class Cluster {
   bool undo_cleared(Tenant& t, std::vector<std::string>& log);
   bool try_repair(Tenant& t, LinkId broken, std::vector<std::string>& log);
   std::string link_text(LinkId l) const;
+  std::string leaf_text(int leaf) const;
+  // Why no placement of `hosts` exists when only the management-way rule stands in the way
+  // (management_way.h): the leaf it would cut off, else "".
+  std::string management_way_note(int hosts) const;
   Outcome commit(Tenant t);  // assigns a validated placement
   TenantIndex next_index();
 
@@ -147,6 +163,7 @@ class Cluster {
   Faults faults_;
   std::vector<char> drained_;  // [link]: drained and not faulty
   std::function<std::string(LinkId)> namer_;
+  std::function<std::string(int, int)> switch_namer_;
   std::vector<TenantIndex> free_indices_;
   TenantIndex next_index_ = 0;
   std::vector<int> leaf_rail_;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "allocator/management_way.h"
 #include "allocator/placers.h"
 #include "allocator/search.h"
 
@@ -248,7 +249,7 @@ class LaasSearch {
   // `dirty[pod]`: the pod saw a release since this size last failed; placements that touch no
   // dirty pod are known not to exist and are not searched.
   LaasSearch(const LinkState& state, int hosts, const std::vector<char>& dirty, Budget& budget,
-             long pod_budget, bool shallow_pass)
+             long pod_budget, bool shallow_pass, bool management_way)
       : state_(state),
         tree_(state.tree()),
         n_(hosts),
@@ -261,6 +262,7 @@ class LaasSearch {
         budget_(budget),
         pod_budget_(pod_budget),
         shallow_pass_(shallow_pass),
+        management_way_(management_way),
         leaf_order_(npods_) {
     pods_best_fit_.resize(npods_);
     for (int pod = 0; pod < npods_; ++pod) pods_best_fit_[pod] = pod;
@@ -275,7 +277,9 @@ class LaasSearch {
       if (!dirty_[pod] || state_.free_hosts_in_pod(pod) < n_) continue;
       for (int leaf = pod * lpp_; leaf < (pod + 1) * lpp_; ++leaf) {
         const int free = state_.free_hosts_on_leaf(leaf);
-        if (free >= n_ && (best < 0 || free < state_.free_hosts_on_leaf(best))) best = leaf;
+        if (free >= n_ && (best < 0 || free < state_.free_hosts_on_leaf(best)) &&
+            keeps_way(leaf, n_, 0))
+          best = leaf;
       }
     }
     if (best < 0) return std::nullopt;
@@ -302,8 +306,9 @@ class LaasSearch {
         for (int leaf : leaves_of(pod)) {
           const int free = state_.free_hosts_on_leaf(leaf);
           const int ncols = state_.free_column_count(1, leaf);
-          units.push_back({leaf, state_.free_columns(1, leaf), free >= d && ncols >= need_d,
-                           r > 0 && free >= r && ncols >= need_r});
+          units.push_back({leaf, state_.free_columns(1, leaf),
+                           free >= d && ncols >= need_d && keeps_way(leaf, d, need_d),
+                           r > 0 && free >= r && ncols >= need_r && keeps_way(leaf, r, need_r)});
         }
         FlapResult found;
         Budget flap_budget{pod_budget_};
@@ -376,6 +381,8 @@ class LaasSearch {
       int hosts_left = n_;
       for (int k : found.d_units) take_pod(units[k].pod, d, d2, hosts_left, p);
       if (r > 0) take_pod(units[found.r_unit].pod, r, r2, hosts_left, p);
+      // The last leaf, partly used, takes every up-link: its free hosts would have none.
+      if (management_way_ && leaf_without_management_way(state_, p) >= 0) continue;
       p.shape.leaves = {n_ / m1_, m1_, n_ % m1_};
       p.shape.pods = {q, d, r};
       detail::finish(p);
@@ -426,7 +433,8 @@ class LaasSearch {
       for (int pod : pods_best_fit_) {
         if (leaves_fitting(pod, d) == 0) continue;
         for (int leaf : leaves_of(pod))
-          if (state_.free_hosts_on_leaf(leaf) >= d && state_.free_column_count(1, leaf) >= need1)
+          if (state_.free_hosts_on_leaf(leaf) >= d && state_.free_column_count(1, leaf) >= need1 &&
+              keeps_way(leaf, d, need1))
             candidates_[pod].push_back(leaf);
       }
       touch_.clear();
@@ -466,6 +474,12 @@ class LaasSearch {
   }
 
  private:
+  // Whether taking `hosts` hosts and `columns` up-links of `leaf` keeps the management way
+  // (management_way.h) -- or the rule is off.
+  bool keeps_way(int leaf, int hosts, int columns) const {
+    return !management_way_ || keeps_management_way(state_, leaf, hosts, columns);
+  }
+
   // Leaves of `pod` that can hold `hosts` hosts with their up-links (kept by the state).
   int leaves_fitting(int pod, int hosts) const { return state_.leaves_with_capacity(pod, hosts); }
 
@@ -584,7 +598,8 @@ class LaasSearch {
         for (int leaf : leaves_of(pod)) {
           if (std::find(used_begin, used_end, leaf) != used_end) continue;
           if (state_.free_hosts_on_leaf(leaf) >= r &&
-              has_at_least(state_.free_columns(1, leaf) & sd, need1_r)) {
+              has_at_least(state_.free_columns(1, leaf) & sd, need1_r) &&
+              keeps_way(leaf, r, need1_r)) {
             pick.r_leaf = leaf;
             break;
           }
@@ -669,6 +684,7 @@ class LaasSearch {
   Budget& budget_;
   const long pod_budget_;
   const bool shallow_pass_;
+  const bool management_way_;
   std::vector<int> pods_best_fit_;
   std::vector<std::vector<int>> leaf_order_;
   std::vector<std::vector<int>> candidates_;    // per pod, for the current D
@@ -717,7 +733,8 @@ PlaceResult LaasPlacer::place(const LinkState& state, int hosts) const {
   }
   const bool small = hosts <= options_.small_leaves * tree.hosts_per_leaf();
   Budget budget{small ? options_.small_across_budget : options_.across_budget};
-  LaasSearch search(state, hosts, dirty, budget, options_.pod_budget, options_.shallow_pass);
+  LaasSearch search(state, hosts, dirty, budget, options_.pod_budget, options_.shallow_pass,
+                    options_.management_way);
   std::optional<Placement> found;
   if (options_.one_leaf && hosts <= tree.hosts_per_leaf()) found = search.one_leaf();
   if (!found && hosts <= tree.hosts_per_leaf() * tree.leaves_per_pod()) found = search.one_pod();

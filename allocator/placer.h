@@ -22,6 +22,10 @@ class Placer {
   virtual std::string name() const = 0;
   // Whether tenants placed by this algorithm get dedicated links (false: bare-metal only).
   virtual bool isolates() const = 0;
+  // Whether it never leaves a leaf shared by two or more owners without a free up-link
+  // (management_way.h). Then the Cluster holds host lists, whole servers and repairs to the
+  // same rule.
+  virtual bool keeps_management_way() const { return false; }
   // Precondition: 0 < hosts <= tree size.
   virtual PlaceResult place(const LinkState& state, int hosts) const = 0;
   // Refused calls in which a search bound (node budget) stopped a search that might still
@@ -55,15 +59,17 @@ std::unique_ptr<Placer> make_server_placer(const std::string& algorithm,
                                            std::vector<std::vector<HostId>> servers);
 
 // "laas" (paper Algorithms 1-2), "simple" (whole sub-trees), "unconstrained" (bare metal).
-// Throws std::invalid_argument naming the known algorithms.
-std::unique_ptr<Placer> make_placer(const std::string& name);
+// Throws std::invalid_argument naming the known algorithms. `management_way`: "laas" keeps
+// the management-way rule (management_way.h); "simple" and "unconstrained" never break it
+// (whole leaves, or no links).
+std::unique_ptr<Placer> make_placer(const std::string& name, bool management_way = false);
 
 // `inner`, offered only leaves no tenant holds a host of: no two owners share a leaf
 // (management hosts are no owner). For an SM that sets no SL2VL first-hop drop, where tenants on
 // one leaf would be separated by P_Keys only. Explicit host lists (place_on_hosts) are the
 // administrator's and not constrained.
 std::unique_ptr<Placer> whole_leaves(std::unique_ptr<Placer> inner);
-// make_placer(name), wrapped by whole_leaves when `whole`.
-std::unique_ptr<Placer> make_placer(const std::string& name, bool whole);
+// make_placer(name, management_way), wrapped by whole_leaves when `whole`.
+std::unique_ptr<Placer> make_placer(const std::string& name, bool management_way, bool whole);
 
 }  // namespace laas::allocator

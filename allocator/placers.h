@@ -44,15 +44,19 @@ class LaasPlacer : public Placer {
   // measurement on the issue-15 workloads (9 classes, 3 seeds, FIFO; bench/allocator_results.md):
   // 20,000 nodes instead of 500 cost 1.3-10 times the CPU for -0.2 to +0.2 point on the large
   // classes; for tenants of at most 4 leaves, 2,000 nodes lift exp 8 (+0.16 point, the only
-  // class otherwise below the allocator before the search rework) and N(16) (+0.6) but cost exp 32 and
-  // U[4,36] 0.5 point (still 1-2 points above that allocator).
+  // class otherwise below the allocator before the search rework) and N(16) (+0.6) but cost exp 32
+  // and U[4,36] 0.5 point (still 1-2 points above that allocator).
   struct Options {
     long across_budget = 500;         // the whole across-pods search of one call
     long small_across_budget = 2000;  // the same, for tenants of at most small_leaves leaves
     int small_leaves = 4;
     long pod_budget = 20000;   // one within-pod FLAP (never reached on the benchmarks)
     bool shallow_pass = true;  // across pods, a shallow pass before the exhaustive one
-    bool remember = true;      // remember refusals until a release (see above)
+    // Never leave a leaf shared by two or more owners without a free up-link
+    // (management_way.h): where the switches drop packets between owners (OpenSM's qos TRUE).
+    // false: the paper's placements as they are.
+    bool management_way = false;
+    bool remember = true;  // remember refusals until a release (see above)
     // false: never a tenant on one leaf without up-links (the rail projection places those
     // itself, with the up-links its other rails need).
     bool one_leaf = true;
@@ -61,6 +65,7 @@ class LaasPlacer : public Placer {
   explicit LaasPlacer(Options options) : options_(options) {}
   std::string name() const override { return "laas"; }
   bool isolates() const override { return true; }
+  bool keeps_management_way() const override { return options_.management_way; }
   PlaceResult place(const LinkState& state, int hosts) const override;
   long budget_cuts() const override { return budget_cuts_; }
   // Backfill candidates: 500 nodes for every size and no shallow pass. Measured on the issue-15

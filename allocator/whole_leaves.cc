@@ -58,8 +58,8 @@ std::unique_ptr<Placer> whole_leaves(std::unique_ptr<Placer> inner) {
   return std::make_unique<WholeLeafPlacer>(std::move(inner));
 }
 
-std::unique_ptr<Placer> make_placer(const std::string& name, bool whole) {
-  auto p = make_placer(name);
+std::unique_ptr<Placer> make_placer(const std::string& name, bool management_way, bool whole) {
+  auto p = make_placer(name, management_way);
   return whole ? whole_leaves(std::move(p)) : std::move(p);
 }
 

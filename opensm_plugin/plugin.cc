@@ -131,6 +131,7 @@ void check_keys(Plugin* plugin) {
 void check_qos(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
   check_keys(plugin);
+  plugin->engine->service().set_first_hop_drop(osm->subn.opt.qos);
   if (osm->subn.opt.qos) return;
   osm_log(&osm->log, OSM_LOG_ERROR,
           "laas: WARNING: 'qos' is FALSE in OpenSM's options: SL2VL tables are not programmed, "

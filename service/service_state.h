@@ -195,6 +195,9 @@ struct ServiceState {
   // What OpenSM's keys leave open ("" when m_key, protection level 2, sm_key and sa_key are
   // set): said in status, every change's reply and the metrics. Set once at start.
   std::string weak_keys;
+  // The switches drop packets between owners (OpenSM's qos TRUE): placements then keep the
+  // management-way rule (allocator/management_way.h). Set by the SM at start and every run.
+  bool first_hop_drop = false;
   // Why persisted holds placements not written yet (empty: none): changed off the routing
   // thread (repairs around an isolated link), or the directory did not answer; written by the
   // next routing run.

@@ -209,10 +209,13 @@ void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
 // where their fault cleared and made where a free column allows, and the state is saved.
 void TenantService::rebuild_cluster() {
   st_.cluster = std::make_unique<allocator::Cluster>(
-      st_.view->tree, allocator::make_placer(st_.config.algorithm, st_.config.whole_leaves));
+      st_.view->tree,
+      allocator::make_placer(st_.config.algorithm, st_.first_hop_drop, st_.config.whole_leaves));
   st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
                                           true, &st_.view->known());
   st_.cluster->set_link_namer([this](topology::LinkId l) { return st_.ids->link_name(l); });
+  st_.cluster->set_switch_namer(
+      [this](int level, int index) { return st_.ids->switch_name(level, index); });
   group_servers();
   st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
   log_fabric_faults();
@@ -603,7 +606,7 @@ TenantService::AddPlan TenantService::plan_on_host_list(const AddRequest& r) {
   }
   if (on_rails) {
     plan.placement = *on_rails;
-    plan.outcome = st_.cluster->check_explicit(
+    plan.outcome = st_.cluster->check_new_placement(
         r.name, static_cast<int>(plan.placement.hosts.size()), plan.placement);
   } else {
     plan.outcome = st_.cluster->add_on_hosts(r.name, chosen, true, &plan.placement);
@@ -626,8 +629,8 @@ TenantService::AddPlan TenantService::plan_by_count(const AddRequest& r) {
     fail(error::kRefused, "tenant '" + r.name + "' of " + std::to_string(r.count) +
                               " servers refused: " + placed.reason + hosts_.drained_note());
   plan.placement = *placed.placement;
-  plan.outcome = st_.cluster->check_explicit(r.name, static_cast<int>(plan.placement.hosts.size()),
-                                             plan.placement);
+  plan.outcome = st_.cluster->check_new_placement(
+      r.name, static_cast<int>(plan.placement.hosts.size()), plan.placement);
   return plan;
 }
 
@@ -911,6 +914,17 @@ SmRole TenantService::role() const { return shared_.role(); }
 void TenantService::set_weak_keys(const std::string& what) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.weak_keys = what;
+}
+
+void TenantService::set_first_hop_drop(bool on) {
+  std::lock_guard<std::mutex> lock(st_.mu);
+  if (st_.first_hop_drop == on) return;
+  st_.first_hop_drop = on;
+  if (st_.cluster) st_.cluster->set_placer(allocator::make_placer(st_.config.algorithm, on));
+  st_.log(LogLevel::kInfo,
+          on ? "laas: the switches drop packets between owners (qos TRUE): placements keep an "
+               "open up-link on every shared leaf for management traffic"
+             : "laas: no first-hop drop (qos FALSE): placements as the paper makes them");
 }
 
 std::uint64_t TenantService::state_term(bool* held) const {

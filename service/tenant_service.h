@@ -114,6 +114,10 @@ class TenantService final : private ChangeCommitter,
   void note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen);
   // What OpenSM's keys leave open ("" when all are set): status, replies, metrics.
   void set_weak_keys(const std::string& what);
+  // Whether the SM programs the first-hop drop (OpenSM's qos TRUE): from then on placements
+  // never leave a leaf shared by two or more owners without a free up-link, whose owners'
+  // management traffic the drop would otherwise cut (allocator/management_way.h).
+  void set_first_hop_drop(bool on);
 
   // Routing side (the SM's sweeper thread).
   void on_topology(std::shared_ptr<const TopologyView> view);

@@ -123,6 +123,7 @@ struct RunOptions {
   std::string log_path, csv_path, timeline_path, summary_path, label;
   std::uint64_t seed = 0;
   bool json = false, check = false, exhaustive = false, against_bound = false;
+  bool management_way = false;
   int check_every = 1, depth = 200;
 };
 
@@ -140,6 +141,9 @@ void add_run_options(CLI::App& app, RunOptions& o) {
       ->capture_default_str();
   app.add_option("--seed", o.seed, "accepted for symmetry with gen; runs are deterministic");
   app.add_flag("--json", o.json, "print one JSON object");
+  app.add_flag("--management-way", o.management_way,
+               "laas: never leave a leaf shared by two or more owners without a free up-link, as "
+               "the plugin places where the switches drop packets between owners (qos TRUE)");
   app.add_option("--log", o.log_path, "write every ADD/REM with hosts and links");
   app.add_option("--csv", o.csv_path, "write one line per tenant");
   app.add_option("--timeline", o.timeline_path, "write the occupancy at every event time");
@@ -363,7 +367,7 @@ int cmd_run(const RunOptions& o) {
   if (!is_repacking(o.algorithm))
     placer = rails > 1 ? allocator::make_server_placer(o.algorithm,
                                                        topology::rail_servers(tree, rails).ports)
-                       : allocator::make_placer(o.algorithm);
+                       : allocator::make_placer(o.algorithm, o.management_way);
   make_policy(o.policy);
   int skipped = 0;
   Workload w = load_workload(o.workload, &skipped);

@@ -520,6 +520,30 @@ TEST_F(ServiceFaults, DegradedTenantNamesPairsAndKeepsItsLinks) {
   EXPECT_EQ(call(*s, "status")["result"]["tenants_degraded"], 1);
 }
 
+// With the first-hop drop on (qos TRUE) the service keeps a shared leaf's last free up-link:
+// the host list of the test above is refused naming the leaf, and so is a count that fits
+// only there.
+TEST_F(ServiceFaults, FirstHopDropKeepsAManagementWay) {
+  tree = FatTree::parse("xgft(2;2,4;1,2)");
+  auto s = make();
+  s->set_first_hop_drop(true);
+  s->on_topology(view());
+  EXPECT_TRUE(logged("placements keep an open up-link on every shared leaf"));
+  ASSERT_TRUE(call(*s, "tenant.add", {{"name", "a"}, {"host_list", {"comp-1", "comp-3"}}})["ok"]);
+  const auto b = call(*s, "tenant.add", {{"name", "b"}, {"host_list", {"comp-2", "comp-4"}}});
+  ASSERT_FALSE(b["ok"]) << b.dump();
+  EXPECT_NE(b.dump().find("would be shared by two or more owners with no free up-link"),
+            std::string::npos)
+      << b.dump();
+  // Leaves 2 and 3 whole; then the only 2-host placement is comp-2 and comp-4 again.
+  ASSERT_TRUE(call(*s, "tenant.add", {{"name", "d"}, {"hosts", 4}})["ok"]);
+  const auto c = call(*s, "tenant.add", {{"name", "c"}, {"hosts", 2}});
+  ASSERT_FALSE(c["ok"]) << c.dump();
+  EXPECT_NE(c.dump().find("the placement that exists, 2x1 hosts per leaf, is not made: leaf "),
+            std::string::npos)
+      << c.dump();
+}
+
 TEST_F(ServiceFaults, NoFatTreeStillListsEveryTenant) {
   auto s = make();
   s->on_topology(view());

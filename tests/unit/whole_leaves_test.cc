@@ -35,8 +35,8 @@ int shared_leaves(const Cluster& c) {
 // packs them); with it each takes a leaf of its own, and a fifth tenant finds no leaf.
 TEST(WholeLeaves, NoTwoOwnersShareALeaf) {
   const auto tree = FatTree::parse("xgft(2;8,4;1,4)");
-  Cluster packed(tree, make_placer("laas", false));
-  Cluster whole(tree, make_placer("laas", true));
+  Cluster packed(tree, make_placer("laas", false, false));
+  Cluster whole(tree, make_placer("laas", false, true));
   for (auto* c : {&packed, &whole})
     for (auto [name, n] : {std::pair{"a", 3}, {"b", 3}, {"c", 2}})
       ASSERT_TRUE(c->add(name, n).ok()) << name;
@@ -55,7 +55,7 @@ TEST(WholeLeaves, NoTwoOwnersShareALeaf) {
 // the leaf. Management hosts (reserved) are no owner: a tenant may take their leaf.
 TEST(WholeLeaves, ReleasedLeavesReturnAndManagementIsNoOwner) {
   const auto tree = FatTree::parse("xgft(2;8,4;1,4)");
-  Cluster c(tree, make_placer("laas", true));
+  Cluster c(tree, make_placer("laas", false, true));
   c.reserve({0});
   ASSERT_TRUE(c.add("a", 7).ok());  // on leaf 0 beside the management host
   EXPECT_EQ(tree.leaf_of_host(c.find("a")->placement.hosts.front()), 0);
