@@ -15,7 +15,7 @@ laas_enter_namespace "$@"
 command -v etcd >/dev/null || { echo "SKIP: no etcd"; exit 77; }
 ha_setup "${1:-etcd_failover}"
 # ha_teardown, then the etcd members (lib_ha's trap replaced by one that does both).
-trap 'rc=$?; etcd_stop_cluster; (exit $rc); ha_teardown' EXIT
+trap 'rc=$?; set +e; etcd_stop_cluster; (exit $rc); ha_teardown' EXIT
 etcd_start_cluster "$WORK/etcd"
 export HA_OWN_STATE_DIR=1
 export LAAS_YAML_EXTRA="state_store: etcd

@@ -27,7 +27,7 @@ ha_setup "$NAME"
 RANDOM=$SEED
 if [ "${ETCD:-0}" = 1 ]; then
   command -v etcd >/dev/null || { echo "SKIP: no etcd"; exit 77; }
-  trap 'rc=$?; etcd_stop_cluster; (exit $rc); ha_teardown' EXIT
+  trap 'rc=$?; set +e; etcd_stop_cluster; (exit $rc); ha_teardown' EXIT
   etcd_start_cluster "$WORK/etcd"
   export HA_OWN_STATE_DIR=1
   export LAAS_YAML_EXTRA="state_store: etcd
