@@ -9,6 +9,7 @@
 
 #include "allocator/placer.h"
 #include "routing/routing.h"
+#include "service/etcd_client.h"
 #include "util/guid.h"
 #include "util/text.h"
 
@@ -119,9 +120,64 @@ void read_sdn(const std::string& path, const YAML::Node& v, SdnConfig& s,
   }
 }
 
+// The `etcd:` mapping; a wrong entry throws std::invalid_argument naming it ("etcd.KEY: why").
+void read_etcd(const YAML::Node& v, Config::Etcd& e) {
+  if (!v.IsMap()) throw std::invalid_argument("expected a mapping (endpoints, prefix, ...)");
+  for (const auto& kv : v) {
+    const std::string key = kv.first.as<std::string>();
+    const YAML::Node& value = kv.second;
+    const auto bad = [&](const std::string& why) {
+      return std::invalid_argument("'etcd." + key + "' (line " +
+                                   std::to_string(value.Mark().line + 1) + "): " + why);
+    };
+    try {
+      if (key == "endpoints") {
+        if (!value.IsSequence() || value.size() == 0)
+          throw bad("expected a list of host:port or http(s)://host:port");
+        e.endpoints.clear();
+        for (const auto& one : value) {
+          const std::string text = one.as<std::string>();
+          try {
+            service::etcd::endpoint_url(text);
+          } catch (const std::invalid_argument& why) {
+            throw bad(why.what());
+          }
+          e.endpoints.push_back(text);
+        }
+      } else if (key == "prefix") {
+        e.prefix = value.as<std::string>();
+        if (e.prefix.empty() || e.prefix.front() != '/' || e.prefix.back() != '/')
+          throw bad("must start and end with '/' (e.g. /laas/)");
+      } else if (key == "cacert" || key == "cert" || key == "key") {
+        std::string& file = key == "cacert" ? e.cacert : key == "cert" ? e.cert : e.key;
+        file = absolute_path_or_empty(value);
+      } else if (key == "timeout_ms") {
+        e.timeout_ms = int_between(value, 100, 60000, "between 100 and 60000");
+      } else {
+        throw bad("unknown key (endpoints, prefix, cacert, cert, key, timeout_ms)");
+      }
+    } catch (const YAML::Exception& why) {
+      throw bad(why.msg);
+    } catch (const std::invalid_argument& why) {
+      const std::string text = why.what();
+      if (text.rfind("'etcd.", 0) == 0) throw;
+      throw bad(text);
+    }
+  }
+  if (e.cert.empty() != e.key.empty())
+    throw std::invalid_argument("'etcd.cert' and 'etcd.key' go together");
+}
+
 void apply_key(const std::string& path, const std::string& key, const YAML::Node& v, Config& c,
                std::vector<std::string>& problems) {
-  if (key == "socket") {
+  if (key == "state_store") {
+    const std::string kind = v.as<std::string>();
+    if (kind != "dir" && kind != "etcd")
+      throw std::invalid_argument("must be 'dir' or 'etcd', not '" + kind + "'");
+    c.state_store = kind;
+  } else if (key == "etcd") {
+    read_etcd(v, c.etcd);
+  } else if (key == "socket") {
     c.socket = v.IsNull() ? "" : v.as<std::string>();
   } else if (key == "socket_group") {
     c.socket_group = v.IsNull() ? "" : v.as<std::string>();
@@ -320,6 +376,15 @@ Config check_config(const std::string& path) {
       c.state_dir_unknown |= key == "state_dir";
     }
   }
+  // The store is as unknown as a wrong state_dir: nothing is read from a guessed one.
+  if (c.state_store == "etcd" && c.etcd.endpoints.empty()) {
+    c.problems.push_back(path + ": key 'state_store': 'etcd' needs 'etcd: {endpoints: [...]}'");
+    c.state_dir_unknown = true;
+  }
+  for (const auto& p : c.problems)
+    if (p.find("key 'state_store'") != std::string::npos ||
+        p.find("key 'etcd'") != std::string::npos)
+      c.state_dir_unknown = true;
   return c;
 }
 

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/store_config.h"
 #include "routing/audit.h"
 #include "routing/multicast.h"
 #include "routing/routing.h"
@@ -73,6 +74,7 @@ service::SmIdentity sm_identity(const topology::Fabric& fabric, Guid sm_port_gui
 service::ServiceConfig service_config(const Config& c) {
   service::ServiceConfig s;
   s.state_dir = c.state_dir;
+  s.etcd = etcd_settings(c);
   s.algorithm = c.placer;
   s.state_must_exist = c.state_must_exist;
   s.state_dir_unknown = c.state_dir_unknown;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/config.h"
+#include "core/store_config.h"
 #include "export/formats.h"
 #include "export/output.h"
 #include "export/partitions.h"
@@ -127,10 +128,42 @@ int state_init(const std::string& file) {
     return kExitRefused;
   }
   try {
-    std::cout << service::StateStore(checked.state_dir).init(checked.socket_group) << "\n";
+    std::cout << core::offline_state_store(checked).init(checked.socket_group) << "\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "laasctl: state init: " << e.what() << "\n";
+    return kExitRefused;
+  }
+}
+
+// No service needed: the shared state copied between laas.yaml's state_dir and its etcd, for
+// an installation moving from one to the other (docs/ha.md, "Moving to etcd and back").
+int state_migrate(const std::string& file, const std::string& to) {
+  const auto checked = core::check_config(file);
+  if (!checked.problems.empty()) {
+    for (const auto& problem : checked.problems) std::cerr << problem << "\n";
+    std::cerr << "laasctl: " << file << " has problems: fix it first (laasctl config check)\n";
+    return kExitRefused;
+  }
+  if (checked.etcd.endpoints.empty()) {
+    std::cerr << "laasctl: state migrate: " << file
+              << " has no 'etcd: {endpoints: [...]}': it names where the state goes or comes "
+                 "from\n";
+    return kExitRefused;
+  }
+  try {
+    auto with_etcd = checked;
+    with_etcd.state_store = "etcd";
+    const service::StateStore dir(checked.state_dir);
+    const service::StateStore etcd = core::offline_state_store(with_etcd);
+    const bool into_etcd = to == "etcd";
+    std::cout << service::migrate_state(into_etcd ? dir : etcd, into_etcd ? etcd : dir) << "\n"
+              << "next: 'state_store: " << (into_etcd ? "etcd" : "dir")
+              << "' in laas.yaml on every SM host, then restart their OpenSMs (the master "
+                 "takes the state over at its first routing run)\n";
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "laasctl: state migrate: " << e.what() << "\n";
     return kExitRefused;
   }
 }
@@ -177,13 +210,24 @@ void add_config_commands(CLI::App& app, CommandTable& table) {
 
 void add_state_commands(CLI::App& app, CommandTable& table) {
   auto file = std::make_shared<std::string>("/etc/laas/laas.yaml");
-  auto* state = add_group(app, "state", "offline: the state directory");
+  auto* state = add_group(app, "state", "offline: the shared state (directory or etcd)");
   auto* init = state->add_subcommand(
       "init",
       "create the first, empty tenant state in laas.yaml's state_dir (a new HA share with "
       "state_must_exist: true); refused when a state is there");
   init->add_option("--config", *file, "laas.yaml naming state_dir")->capture_default_str();
   table.add(init, [file](const Context&) { return state_init(*file); });
+  auto to = std::make_shared<std::string>();
+  auto* migrate = state->add_subcommand(
+      "migrate",
+      "copy the shared tenant state from laas.yaml's state_dir to its etcd (--to etcd) or back "
+      "(--to dir), with every OpenSM stopped; refused when the target holds another state");
+  migrate->add_option("--to", *to, "where the state goes")
+      ->required()
+      ->check(CLI::IsMember({"etcd", "dir"}));
+  migrate->add_option("--config", *file, "laas.yaml naming state_dir and etcd")
+      ->capture_default_str();
+  table.add(migrate, [file, to](const Context&) { return state_migrate(*file, *to); });
 }
 
 }  // namespace laas::ctl

@@ -95,6 +95,10 @@ void print_state(const json& s) {
   if (s.contains("state_dir_not_answering"))
     std::cout << "STATE DIRECTORY: " << s["state_dir_not_answering"].get<std::string>()
               << "; routing from the last state it gave, changes refused\n";
+  if (s.contains("state_store_not_answering"))
+    std::cout << "STATE STORE: " << s["state_store_not_answering"].get<std::string>()
+              << "; routing from the last state it gave, changes refused (busy) until a quorum "
+                 "answers\n";
   if (s.contains("tables_file_error"))
     std::cout << "TABLES FILE: " << s["tables_file_error"].get<std::string>() << " ("
               << s.value("tables_file_write_failures", 0)

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopensm-dev libibumad-dev libibmad-dev libibnetdisc-dev
   opensm ibsim-utils infiniband-diags
+  etcd-server etcd-client libcurl4-openssl-dev
   python3-fusepy
   slurmctld slurm-client munge python3-openstackclient jq iproute2
   prometheus librsvg2-bin systemd

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "allocator/placer.h"
+#include "service/etcd_state.h"
 #include "service/fabric_drains.h"
 #include "service/host_states.h"
 #include "service/switch_check.h"
@@ -93,6 +94,11 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
                     "Seconds the state directory has not answered (0: it answers); meanwhile "
                     "routing uses the last state it gave and changes are refused",
                     st_.io->not_answering_seconds()));
+  f.push_back(gauge("laas_state_store_not_answering_seconds",
+                    "Seconds etcd (state_store: etcd) has not answered with a quorum (0: it "
+                    "answers, or the state is a directory); meanwhile routing uses the last "
+                    "state it gave and changes are refused",
+                    st_.store.etcd() ? st_.store.etcd()->unavailable_seconds() : 0.0));
   f.push_back(gauge("laas_state_blocked",
                     "1 while the tenant state cannot be read or taken over (laasctl status says "
                     "why): routing keeps the tenants last routed, a standby its partitions.conf",

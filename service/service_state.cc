@@ -11,9 +11,18 @@ namespace laas::service {
 ServiceState::ServiceState(ServiceConfig config_in, Logger log_in)
     : config(std::move(config_in)),
       log(std::move(log_in)),
-      store(config.state_dir),
+      store(config.state_dir, config.etcd && !config.state_dir_unknown
+                                  ? std::make_shared<EtcdState>(*config.etcd, /*follow=*/true)
+                                  : nullptr),
       health(config.link_error_threshold, config.link_error_clean_readings,
              config.link_error_consecutive_readings) {}
+
+ServiceState::~ServiceState() {
+  if (const auto& etcd = store.etcd()) {
+    etcd->set_recovery_hook(nullptr);
+    etcd->stop();
+  }
+}
 
 std::string unknown_state_dir_text(const ServiceConfig& config) {
   return "laas.yaml could not be read, so the state directory is not known: nothing is read "

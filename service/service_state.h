@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "allocator/cluster.h"
+#include "service/etcd_state.h"
 #include "service/events.h"
 #include "service/host_identity.h"
 #include "service/link_health.h"
@@ -51,6 +52,8 @@ struct ExportConfig {
 
 struct ServiceConfig {
   std::string state_dir = "/var/lib/laas";
+  // `state_store: etcd`: the shared state in etcd (service/etcd_state.h), not state_dir.
+  std::optional<EtcdSettings> etcd;
   std::string algorithm = "laas";
   // Taking the state over as master needs an existing state.json (shared storage: an
   // unmounted share must not pass for an empty state).
@@ -114,6 +117,8 @@ class SwitchCheck;  // service/switch_check.h
 
 struct ServiceState {
   ServiceState(ServiceConfig config, Logger log);
+  // Stops etcd's threads before anything they report to goes.
+  ~ServiceState();
   ServiceState(const ServiceState&) = delete;
   ServiceState& operator=(const ServiceState&) = delete;
 

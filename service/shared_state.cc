@@ -46,10 +46,10 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
   FileStamp seen = st_.polled->get();
-  if (st_.term_held && st_.io->not_answering().empty()) try {
+  if (st_.term_held && st_.io->not_answering().empty() && st_.store.unavailable().empty()) try {
       seen = st_.io->call(
-          [path = st_.store.path(), polled = st_.polled] {
-            const FileStamp stamp = stamp_of(path);
+          [store = st_.store, polled = st_.polled] {
+            const FileStamp stamp = store.stamp();
             polled->set(stamp);
             return stamp;
           },
@@ -148,7 +148,7 @@ bool SharedState::reload() {
     read = st_.io->call(
         [store = st_.store, polled = st_.polled, known = st_.state_stamp] {
           Read r;
-          r.stamp = stamp_of(store.path());
+          r.stamp = store.stamp();
           polled->set(r.stamp);
           if (r.stamp == known) return r;
           r.changed = true;
@@ -276,6 +276,8 @@ json SharedState::answer(const std::string& asked, const json& params, const SmR
     if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
     if (const std::string hung = st_.io->not_answering(); !hung.empty())
       s["state_dir_not_answering"] = hung;
+    if (const std::string lost = st_.store.unavailable(); !lost.empty())
+      s["state_store_not_answering"] = lost;
     s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
     return s;
   }

@@ -25,6 +25,14 @@ class NotAnsweringError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The shared store (etcd, service/etcd_state.h) did not answer within its deadline: no quorum,
+// or no member reachable. Handled as a state directory that does not answer, except that a
+// change meeting it is refused busy (try again) at once.
+class StoreUnavailableError : public NotAnsweringError {
+ public:
+  using NotAnsweringError::NotAnsweringError;
+};
+
 class StateIo {
  public:
   using Ms = std::chrono::milliseconds;

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "service/etcd_state.h"
 #include "util/guid.h"
 
 namespace laas::service {
@@ -135,10 +136,15 @@ void replace_file(const std::string& path, const std::string& text, unsigned mod
   publish_from(stage_to(path, "", text, mode, false), path, false);
 }
 
-StateStore::StateStore(std::string directory)
+StateStore::StateStore(std::string directory, std::shared_ptr<EtcdState> etcd)
     : directory_(std::move(directory)),
-      path_(directory_ + "/state.json"),
-      lock_path_(directory_ + "/state.lock") {}
+      path_(etcd ? etcd->where() : directory_ + "/state.json"),
+      lock_path_(directory_ + "/state.lock"),
+      etcd_(std::move(etcd)) {}
+
+FileStamp StateStore::stamp() const { return etcd_ ? etcd_->stamp() : stamp_of(path_); }
+
+std::string StateStore::unavailable() const { return etcd_ ? etcd_->unavailable() : ""; }
 
 namespace {
 
@@ -355,6 +361,10 @@ std::string serialize_state(const PersistedState& state) {
 }
 
 PersistedState StateStore::load() const {
+  if (etcd_) {
+    const EtcdState::Doc doc = etcd_->read();
+    return doc.exists ? parse_state(doc.text, path_) : PersistedState{};
+  }
   std::ifstream in(path_);
   if (!in) {
     if (errno == ENOENT) return PersistedState{};
@@ -414,6 +424,9 @@ FileStamp stamp_of(const std::string& path) {
 
 FileStamp StateStore::save(const PersistedState& state) const {
   const std::string text = serialize_state(state);
+  // Fenced by etcd itself: the transaction compares the leader key (FencedError when another
+  // SM took the state over since this one did).
+  if (etcd_) return etcd_->write(text);
   make_directory(directory_);
   DirectoryLock lock(lock_path_);
   const PersistedState disk = load();
@@ -431,13 +444,10 @@ FileStamp StateStore::save(const PersistedState& state) const {
   return stamp_of(path_);
 }
 
-PersistedState StateStore::take_over(const std::string& master, topology::Guid sm_port,
-                                     FileStamp* written, const std::string& missing_refusal) const {
-  make_directory(directory_);
-  DirectoryLock lock(lock_path_);
-  if (!missing_refusal.empty() && !stamp_of(path_).exists)
-    throw std::runtime_error(missing_refusal);
-  PersistedState state = load();
+namespace {
+
+// The state an SM taking over writes: the term raised, itself its master and among sm_ports.
+void raise_term(PersistedState& state, const std::string& master, topology::Guid sm_port) {
   ++state.term;
   state.master = master;
   if (sm_port &&
@@ -445,6 +455,33 @@ PersistedState StateStore::take_over(const std::string& master, topology::Guid s
     state.sm_ports.push_back(sm_port);
     std::sort(state.sm_ports.begin(), state.sm_ports.end());
   }
+}
+
+}  // namespace
+
+PersistedState StateStore::take_over(const std::string& master, topology::Guid sm_port,
+                                     FileStamp* written, const std::string& missing_refusal) const {
+  if (etcd_) {
+    PersistedState state;
+    const EtcdState::Doc doc =
+        etcd_->take_over(master, [&](const std::optional<std::string>& text) {
+          if (!text && !missing_refusal.empty()) throw std::runtime_error(missing_refusal);
+          state = text ? parse_state(*text, path_) : PersistedState{};
+          raise_term(state, master, sm_port);
+          return serialize_state(state);
+        });
+    if (written)
+      *written = FileStamp{true, 0, static_cast<long long>(doc.text.size()), 0,
+                           static_cast<long long>(doc.revision)};
+    state.loaded_version = kStateVersion;
+    return state;
+  }
+  make_directory(directory_);
+  DirectoryLock lock(lock_path_);
+  if (!missing_refusal.empty() && !stamp_of(path_).exists)
+    throw std::runtime_error(missing_refusal);
+  PersistedState state = load();
+  raise_term(state, master, sm_port);
   try {
     write_file_atomically(path_, serialize_state(state), kFileMode);
   } catch (const NotDurableError&) {
@@ -456,6 +493,12 @@ PersistedState StateStore::take_over(const std::string& master, topology::Guid s
 }
 
 std::string StateStore::init(const std::string& group) const {
+  if (etcd_) {
+    if (!etcd_->create(serialize_state(PersistedState{})))
+      throw std::runtime_error(path_ + " exists: the state is there already; nothing was written");
+    return "wrote " + path_ +
+           " (an empty tenant state, term 0): an SM becoming master takes it over";
+  }
   std::optional<gid_t> gid;
   if (!group.empty())
     if (const struct group* g = ::getgrnam(group.c_str())) gid = g->gr_gid;
@@ -490,6 +533,38 @@ std::string StateStore::init(const std::string& group) const {
     }
   return created + "wrote " + path_ + " (an empty tenant state, term 0): an SM becoming master " +
          "takes it over";
+}
+
+void StateStore::create(const PersistedState& state) const {
+  const std::string text = serialize_state(state);
+  if (etcd_) {
+    if (!etcd_->create(text)) throw std::runtime_error(path_ + " exists: nothing was written");
+    return;
+  }
+  make_directory(directory_);
+  DirectoryLock lock(lock_path_);
+  if (stamp_of(path_).exists) throw std::runtime_error(path_ + " exists: nothing was written");
+  write_file_atomically(path_, text, kFileMode);
+}
+
+std::string migrate_state(const StateStore& from, const StateStore& to) {
+  if (!from.stamp().exists)
+    throw std::runtime_error(from.path() + " holds no state: nothing to migrate");
+  const PersistedState state = from.load();  // refused when it cannot be trusted
+  const std::string what = std::to_string(state.tenants.size()) + " tenant(s), term " +
+                           std::to_string(state.term) + ", generation " +
+                           std::to_string(state.generation);
+  if (to.stamp().exists) {
+    PersistedState there = to.load();
+    there.loaded_version = state.loaded_version;
+    if (there == state) return to.path() + " holds the same state already (" + what + ")";
+    throw std::runtime_error(
+        to.path() + " holds another state (term " + std::to_string(there.term) + ", generation " +
+        std::to_string(there.generation) + ", " + std::to_string(there.tenants.size()) +
+        " tenant(s)): nothing was written; move it away first if it is stale");
+  }
+  to.create(state);
+  return "copied " + what + " from " + from.path() + " to " + to.path();
 }
 
 std::string read_text(const std::string& path, bool* exists) {

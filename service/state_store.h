@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -150,13 +151,16 @@ std::string serialize_state(const PersistedState& state);
 PersistedState parse_state(const std::string& text, const std::string& where);
 
 // A file's identity and version as stat(2) sees it: a file replaced by rename gets a new one.
+// In etcd (service/etcd_state.h), the key's mod_revision is its version (`revision`).
 struct FileStamp {
   bool exists = false;
   long long mtime_ns = 0;
   long long size = 0;
   unsigned long long inode = 0;
+  long long revision = 0;
   bool operator==(const FileStamp& o) const {
-    return exists == o.exists && mtime_ns == o.mtime_ns && size == o.size && inode == o.inode;
+    return exists == o.exists && mtime_ns == o.mtime_ns && size == o.size && inode == o.inode &&
+           revision == o.revision;
   }
   bool operator!=(const FileStamp& o) const { return !(*this == o); }
 };
@@ -176,14 +180,23 @@ class FencedError : public std::runtime_error {
 constexpr unsigned kDirMode = 0750;
 constexpr unsigned kFileMode = 0640;
 
+class EtcdState;  // service/etcd_state.h
+
 // The state directory may be shared by several SM hosts (NFS, DRBD: docs/ha.md). Writers take
 // an exclusive lock on state.lock for each read-check-write, so two plugins that both believe
 // they are master never interleave, and a state never goes back to an older term or generation.
+// With `etcd` the document lives in etcd instead (`state_store: etcd`): the same calls, fenced
+// by the leader key (EtcdState), and path() names the key.
 class StateStore {
  public:
-  explicit StateStore(std::string directory);
+  explicit StateStore(std::string directory, std::shared_ptr<EtcdState> etcd = nullptr);
 
   const std::string& path() const { return path_; }
+  // The state's version now: stamp_of(path()), or the etcd key's revision.
+  FileStamp stamp() const;
+  // The etcd store ("": a directory): why etcd does not answer now ("" when it does).
+  std::string unavailable() const;
+  const std::shared_ptr<EtcdState>& etcd() const { return etcd_; }
   const std::string& lock_path() const { return lock_path_; }
   // A missing file is an empty state. Throws std::runtime_error naming the file and what is
   // wrong when it exists but cannot be trusted.
@@ -209,12 +222,21 @@ class StateStore {
   // routed from this directory (then state.json is lost, not new: restore it). Returns what
   // it did, one line.
   std::string init(const std::string& group) const;
+  // `laasctl state migrate`: writes `state` as it is (its term and generation kept) where this
+  // store holds none. Throws std::runtime_error, writing nothing, when it holds one.
+  void create(const PersistedState& state) const;
 
  private:
   std::string directory_;
   std::string path_;
   std::string lock_path_;
+  std::shared_ptr<EtcdState> etcd_;
 };
+
+// `laasctl state migrate`: copies the state `from` holds into `to`, which must hold none (or
+// the same state: nothing to do). Returns what it did, one line; throws std::runtime_error
+// naming both, writing nothing, otherwise.
+std::string migrate_state(const StateStore& from, const StateStore& to);
 
 // The new content is in place (the rename happened) but the directory could not be synced:
 // readers see the new file, a crash may bring back the old one.

@@ -77,6 +77,16 @@ TenantService::TenantService(ServiceConfig config, Logger log)
                                  "written at the next routing run");
     if (st_.reroute) st_.reroute();
   });
+  if (const auto& etcd = st_.store.etcd())
+    etcd->set_recovery_hook([this](double seconds) {
+      st_.hang_logged->store(false);
+      char line[64];
+      std::snprintf(line, sizeof line, " after %.1f s", seconds);
+      st_.log(LogLevel::kInfo, "laas: " + st_.store.path() + " answers again" + line +
+                                   "; changes are accepted again, and what was not written is "
+                                   "written at the next routing run");
+      if (st_.reroute) st_.reroute();
+    });
   if (st_.config.state_dir_unknown) {
     st_.blocked = unknown_state_dir_text(st_.config);
     st_.log(LogLevel::kError, "laas: " + st_.blocked);
@@ -86,7 +96,7 @@ TenantService::TenantService(ServiceConfig config, Logger log)
     const StateStore store = st_.store;
     auto loaded = st_.io->call(
         [store] {
-          const FileStamp stamp = stamp_of(store.path());
+          const FileStamp stamp = store.stamp();
           return std::make_pair(stamp, store.load());
         },
         std::chrono::seconds(10));
@@ -476,6 +486,10 @@ PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
 
 void TenantService::store_save() {
   if (st_.config.state_dir_unknown) throw std::runtime_error(unknown_state_dir_text(st_.config));
+  // etcd without a quorum: refused at once, not after a deadline on every routing run (the
+  // keeper's probe ends it, and its hook re-routes to write what was kept).
+  if (const std::string lost = st_.store.unavailable(); !lost.empty())
+    throw StoreUnavailableError(st_.store.path() + ": " + lost);
   // On the worker, with copies: after the deadline the write may still land (the reply then
   // says it is not confirmed), and it must not touch this service's memory meanwhile.
   struct Saved {
@@ -490,7 +504,7 @@ void TenantService::store_save() {
         try {
           out.stamp = store.save(state);
         } catch (const NotDurableError& e) {
-          out.stamp = stamp_of(store.path());  // in place: what readers see is ours
+          out.stamp = store.stamp();  // in place: what readers see is ours
           out.not_durable = e.what();
         }
         polled->set(out.stamp);
@@ -508,12 +522,12 @@ FileStamp TenantService::polled_stamp() const { return st_.polled->get(); }
 void TenantService::probe_state_dir() {
   if (st_.config.state_dir_unknown) return;
   auto polled = st_.polled;
-  st_.io->post("probe state.json",
-               [polled, path = st_.store.path()] { polled->set(stamp_of(path)); });
+  st_.io->post("probe state.json", [polled, store = st_.store] { polled->set(store.stamp()); });
 }
 
 void TenantService::refuse_changes_while_not_answering() const {
-  const std::string why = st_.io->not_answering();
+  std::string why = st_.io->not_answering();
+  if (why.empty()) why = st_.store.unavailable();  // etcd without a quorum
   if (!why.empty())
     fail(error::kBusy, why +
                            ": changes are refused until it answers (the fabric is routed from "
@@ -878,6 +892,11 @@ bool TenantService::commit(std::string* not_durable) {
       st_.fenced = e.what();
       fail(error::kNotMaster, std::string("this SM no longer holds the tenant state: ") + e.what());
     }
+    if (dynamic_cast<const StoreUnavailableError*>(&e))
+      fail(error::kBusy, std::string(e.what()) +
+                             ": changes are refused until etcd answers with a quorum (the fabric "
+                             "is routed from the last state it gave); this one is not confirmed "
+                             "(check `laasctl tenant list` once etcd answers) -- try again");
     if (dynamic_cast<const NotAnsweringError*>(&e))
       fail(error::kUnavailable, std::string(e.what()) +
                                     ": the change is not confirmed and is not made here; the "

@@ -77,6 +77,8 @@ json ServiceViews::status() const {
   if (!st_.tenants_file_note.empty()) s["tenants_file"] = st_.tenants_file_note;
   if (const std::string hung = st_.io->not_answering(); !hung.empty())
     s["state_dir_not_answering"] = hung;
+  if (const std::string lost = st_.store.unavailable(); !lost.empty())
+    s["state_store_not_answering"] = lost;
   s["tables_file_write_failures"] = st_.tables_file->write_failures.load();
   {
     std::lock_guard<std::mutex> tables_lock(st_.tables_file->mu);

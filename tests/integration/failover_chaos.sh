@@ -12,14 +12,29 @@
 # Prints the time from each kill -9 to the new master's "forwarding tables applied" line
 # (OpenSM's log timestamps) and from each handover request to it, then min/median/max.
 # SEED fixes the random choices. QOS=1: qos TRUE on both, SL2VL read back and audited too.
+# ETCD=1: the SMs share their state through a three-member etcd (`state_store: etcd`) and
+# nothing else (each its own state directory), and before every failover an etcd member chosen
+# at random is killed (-9) too, tenants changed without it, then it is restarted: FAILOVERS
+# kill -9s of masters and as many of etcd members.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_ha.sh"
+source "$(dirname "$0")/lib_etcd.sh"
 laas_enter_namespace "$@"
 NAME=${1:-failover_chaos}
 FAILOVERS=${FAILOVERS:-6}
 SEED=${SEED:-$((RANDOM * 32768 + RANDOM))}
 ha_setup "$NAME"
 RANDOM=$SEED
+if [ "${ETCD:-0}" = 1 ]; then
+  command -v etcd >/dev/null || { echo "SKIP: no etcd"; exit 77; }
+  trap 'rc=$?; set +e; etcd_stop_cluster; (exit $rc); ha_teardown' EXIT
+  etcd_start_cluster "$WORK/etcd"
+  export HA_OWN_STATE_DIR=1
+  export LAAS_YAML_EXTRA="state_store: etcd
+etcd: {endpoints: [127.0.0.1:23791, 127.0.0.1:23792, 127.0.0.1:23793], timeout_ms: 1000}"
+  rm -rf state && ln -sfn state1 state # audit_layout reads the master's own directory
+fi
+ETCD_KILLS=0
 NODE_1=SW_L2_0 NODE_2=SW_L2_1
 HA_NODES="$NODE_1 $NODE_2"
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
@@ -41,7 +56,13 @@ acked_names() {
   [ ${#ACKED[@]} -gt 0 ] || return 0
   printf '%s\n' "${!ACKED[@]}" | sort | tr '\n' ' '
 }
-tenants_in_state() { jq -r '.tenants[].name' state/state.json | sort | tr '\n' ' '; }
+tenants_in_state() {
+  if [ "${ETCD:-0}" = 1 ]; then
+    ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" get --print-value-only /laas/state
+  else
+    cat state/state.json
+  fi | jq -r '.tenants[].name' | sort | tr '\n' ' '
+}
 
 # tenant_ops: one to three random adds and removes at the current master.
 tenant_ops() {
@@ -71,6 +92,7 @@ tenant_ops() {
 # run took the acknowledged tenants over, they are listed, saved and routed, the audit passes.
 check_master() {
   local m=$1 tag=$2 took routed want n
+  [ "${ETCD:-0}" = 1 ] && rm -f state && ln -sfn "state$m" state
   wait_sm_log "$m" 'laas: routed' 1 30 "$MASTER_LINE"
   if [ -n "$PENDING" ]; then
     # The in-flight add: wholly there (listed and in state.json) or wholly absent.
@@ -101,6 +123,17 @@ same_tables() {
 }
 
 for i in $(seq 1 "$FAILOVERS"); do
+  if [ "${ETCD:-0}" = 1 ]; then
+    member=$((1 + RANDOM % 3))
+    etcd_stop_member "$member"
+    ETCD_KILLS=$((ETCD_KILLS + 1))
+    # If it was etcd's leader, the other two elect another first (changes meanwhile: busy).
+    etcd_wait_healthy 10 || die "etcd has no quorum with member $member down"
+    tenant_ops
+    [ "$(tenants_in_state)" = "$(acked_names)" ] || die "etcd member $member down: etcd holds '$(tenants_in_state)'"
+    etcd_start_member "$member"
+    log "etcd member $member killed (-9), tenants changed without it, restarted"
+  fi
   tenant_ops
   other=$((3 - CUR))
   sim dump_fts >"lfts.pre$i" 2>"lfts.pre$i.err" || die "dump_fts failed"
@@ -164,4 +197,10 @@ stats() {
   stats "handover request to the new master's tables applied" "${HANDOVER_TIMES[@]}"
   echo "tenants at the end: $(acked_names)"
 } | tee failover_chaos.summary
-log "PASS failover_chaos ($FAILOVERS failovers, ${#HANDOVER_TIMES[@]} handovers, seed $SEED)"
+if [ "${ETCD:-0}" = 1 ]; then
+  # Both SMs hold the same state: the standby's list is the master's (what its watch brought).
+  for _ in $(seq 50); do [ "$(tenant_names 1)" = "$(tenant_names 2)" ] && break; sleep 0.1; done
+  [ "$(tenant_names 1)" = "$(tenant_names 2)" ] ||
+    die "the SMs differ at the end: SM 1 '$(tenant_names 1)', SM 2 '$(tenant_names 2)'"
+fi
+log "PASS failover_chaos ($FAILOVERS failovers, ${#HANDOVER_TIMES[@]} handovers, $ETCD_KILLS etcd member kills, seed $SEED)"

@@ -6,7 +6,8 @@
 # DIAG_HOST (default SW_L2_0; any node works, whether an SM runs there or not).
 # Environment: HA_SWEEP (sweep_interval of both SMs, default 0), HA_POLL_MS (sminfo_polling_timeout,
 # default 1000), HA_RETRIES (polling_retry_number, default 2), QOS=1 (qos TRUE on both),
-# LAAS_YAML_EXTRA (lines added to both laasN.yaml), POLL_MS (tenants_poll_ms, default 300).
+# LAAS_YAML_EXTRA (lines added to both laasN.yaml), POLL_MS (tenants_poll_ms, default 300),
+# HA_OWN_STATE_DIR=1 (each SM its own state_dir, $WORK/stateN: shared through etcd).
 # Per SM N (read through eval): OSM_PID_N, SM_FROM_N (osmN.log's line count when SM N was last
 # started: OpenSM appends to its log across restarts), SM_NODE_N, SM_PRIO_N (its sm_priority).
 # shellcheck disable=SC2034
@@ -60,8 +61,12 @@ start_sm() {
     [ -n "$node_guid" ] || die "no port GUID for SM node $node_name"
     trusted+="${trusted:+, }\"$node_guid\""
   done
+  # HA_OWN_STATE_DIR=1: each SM its own state directory (stateN/: `state_store: etcd` shares
+  # the state through etcd, nothing else).
+  local state_dir="$WORK/state"
+  [ "${HA_OWN_STATE_DIR:-0}" = 1 ] && state_dir="$WORK/state$n" && mkdir -p "$state_dir"
   cat >"$WORK/laas$n.yaml" <<EOC
-state_dir: $WORK/state
+state_dir: $state_dir
 socket: $WORK/sm$n.sock
 socket_group: ""
 socket_read_group: ""

@@ -140,6 +140,44 @@ TEST(PluginConfig, DefaultsAndKeys) {
   EXPECT_THROW(load_config(dir.path() + "/absent.yaml"), std::runtime_error);
 }
 
+TEST(PluginConfig, EtcdStateStoreAndItsErrorsNamingTheField) {
+  EXPECT_EQ(load_config("").state_store, "dir");
+  TempDir dir;
+  dir.write("etcd.yaml",
+            "state_store: etcd\netcd:\n  endpoints: [127.0.0.1:2379, 'https://sm-b:2379']\n"
+            "  cacert: /etc/laas/ca.pem\n  timeout_ms: 800\n");
+  const Config c = load_config(dir.path() + "/etcd.yaml");
+  EXPECT_EQ(c.state_store, "etcd");
+  EXPECT_EQ(c.etcd.endpoints, (std::vector<std::string>{"127.0.0.1:2379", "https://sm-b:2379"}));
+  EXPECT_EQ(c.etcd.prefix, "/laas/");  // the default
+  EXPECT_EQ(c.etcd.cacert, "/etc/laas/ca.pem");
+  EXPECT_EQ(c.etcd.timeout_ms, 800);
+  const std::pair<const char*, const char*> bad[] = {
+      {"state_store: zookeeper\n", "key 'state_store': must be 'dir' or 'etcd'"},
+      {"state_store: etcd\n", "key 'state_store': 'etcd' needs 'etcd: {endpoints"},
+      {"state_store: etcd\netcd:\n  endpoints: []\n", "'etcd.endpoints' (line 3)"},
+      {"state_store: etcd\netcd:\n  endpoints: ['unix:///x']\n", "'etcd.endpoints' (line 3)"},
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  prefix: laas\n",
+       "'etcd.prefix' (line 4): must start and end with '/'"},
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  timeout_ms: 5\n",
+       "'etcd.timeout_ms' (line 4): must be between 100 and 60000"},
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  cacert: ca.pem\n",
+       "'etcd.cacert' (line 4): must be an absolute path"},
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  cert: /c.pem\n",
+       "'etcd.cert' and 'etcd.key' go together"},
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  endpoint: [a:1]\n",
+       "'etcd.endpoint' (line 4): unknown key"},
+  };
+  for (const auto& [text, expected] : bad) {
+    dir.write("bad.yaml", text);
+    const Config b = check_config(dir.path() + "/bad.yaml");
+    ASSERT_FALSE(b.problems.empty()) << text;
+    EXPECT_NE(b.problems[0].find(expected), std::string::npos) << b.problems[0];
+    // Never the default directory instead: the state is not read from a guess.
+    EXPECT_TRUE(b.state_dir_unknown) << text;
+  }
+}
+
 TEST(PluginConfig, LinkErrorConsecutiveReadings) {
   EXPECT_EQ(load_config("").link_error_consecutive_readings, 2);
   TempDir dir;

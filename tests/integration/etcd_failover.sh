@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# etcd_failover.sh: two OpenSMs with the plugin on one ibsim fabric (the demo tree) sharing their
+# tenant state through a three-member etcd (`state_store: etcd`) and nothing else: each SM has
+# its own state directory. SM 1 (priority 15, SW_L2_0) master, SM 2 (8, SW_L2_1) standby.
+#  1. Tenants a, b at the master; the standby lists them (from what its watch follows).
+#  2. One etcd member down: tenant c is added as before.
+#  3. kill -9 of the master: SM 2 takes over with a, b, c; the LFTs read back are identical.
+#  4. No quorum (two members down): a change is refused busy (exit 75) within 30 s, status and
+#     the metrics say so, OpenSM lives and the LFTs stay as they were (isolation holds).
+#  5. The quorum back: the same change succeeds without a restart.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_ha.sh"
+source "$(dirname "$0")/lib_etcd.sh"
+laas_enter_namespace "$@"
+command -v etcd >/dev/null || { echo "SKIP: no etcd"; exit 77; }
+ha_setup "${1:-etcd_failover}"
+# ha_teardown, then the etcd members (lib_ha's trap replaced by one that does both).
+trap 'rc=$?; set +e; etcd_stop_cluster; (exit $rc); ha_teardown' EXIT
+etcd_start_cluster "$WORK/etcd"
+export HA_OWN_STATE_DIR=1
+export LAAS_YAML_EXTRA="state_store: etcd
+etcd: {endpoints: [127.0.0.1:23791, 127.0.0.1:23792, 127.0.0.1:23793], timeout_ms: 1000}"
+# shellcheck disable=SC2034 # read by start_sm
+HA_NODES="SW_L2_0 SW_L2_1"
+"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+start_fabric fabric.net
+start_sm 1 15 SW_L2_0
+wait_master 1 60
+start_sm 2 8 SW_L2_1
+wait_standby 2 60
+# audit_layout reads state/: the master's own directory.
+use_state_of() { rm -rf state && ln -sfn "state$1" state; }
+use_state_of 1
+etcd_doc() { ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" get --print-value-only /laas/state; }
+
+# --- 1. -------------------------------------------------------------------------------------
+ctl 1 tenant add a --hosts 8 >add.out 2>&1 || die "tenant add a failed: $(cat add.out)"
+ctl 1 tenant add b --hosts 10 >add.out 2>&1 || die "tenant add b failed: $(cat add.out)"
+[ "$(etcd_doc | jq -r '.tenants[].name' | sort | tr '\n' ' ')" = "a b " ] ||
+  die "etcd's /laas/state holds '$(etcd_doc | head -c 300)'"
+[ ! -e state1/state.json ] && [ ! -e state2/state.json ] || die "a state.json was written locally"
+for _ in $(seq 50); do [ "$(tenant_names 2)" = "a b " ] && break; sleep 0.1; done
+[ "$(tenant_names 2)" = "a b " ] || die "the standby lists '$(tenant_names 2)'"
+log "1: a, b in etcd (term $(etcd_doc | jq .term)); the standby lists them"
+
+# --- 2. -------------------------------------------------------------------------------------
+etcd_stop_member 3
+etcd_wait_healthy 10 || die "etcd has no quorum with member 3 down" # an election if it led
+ctl 1 tenant add c --hosts 5 >add.out 2>&1 || die "tenant add c with one member down failed: $(cat add.out)"
+ctl 1 --json status | jq -e 'has("state_store_not_answering") | not' >/dev/null ||
+  die "status says etcd is not answering with one member down"
+etcd_start_member 3
+log "2: one member down: c added, status clean"
+
+# --- 3. -------------------------------------------------------------------------------------
+audit_layout before
+from2=$(log_lines 2)
+kill_sm 1
+wait_master 2 60 "$from2"
+wait_sm_log 2 'laas: routed' 1 30 "$MASTER_LINE"
+took=$(tail -n +"$MASTER_LINE" osm2.log | grep -m1 'laas: took over as master' || true)
+grep -q ' 3 tenant(s) from etcd:/laas/state' <<<"$took" || die "SM 2 took over: '$took'"
+use_state_of 2
+sleep 1
+audit_layout after
+cmp -s lfts.before lfts.after || die "the LFTs differ after the failover: $(diff lfts.before lfts.after | head -5)"
+[ "$(tenant_names 2)" = "a b c " ] || die "SM 2 lists '$(tenant_names 2)'"
+[ "$(etcd_doc | jq -r .master)" != "$(ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" get --print-value-only /laas/leader)" ] &&
+  die "the leader key does not name the state's master"
+log "3: kill -9 -> SM 2 master after $(elapsed "$KILL_AT" "$(log_time 2 "$MASTER_LINE")") s, tables applied after" \
+  "$(elapsed "$KILL_AT" "$(log_time 2 "$APPLIED_LINE")") s; $(grep -c '^0x' lfts.after) LFT entries identical"
+
+# --- 4. -------------------------------------------------------------------------------------
+etcd_stop_member 1
+etcd_stop_member 2
+t0=$(date +%s.%N)
+rc=0
+ctl 2 tenant add d --hosts 2 >refused.out 2>refused.err || rc=$?
+took_s=$(elapsed "$t0" "$(date +%s.%N)")
+[ $rc -eq 75 ] || die "tenant add without a quorum: exit $rc, expected 75: $(cat refused.out refused.err)"
+awk -v t="$took_s" 'BEGIN { exit !(t < 30) }' || die "the refusal took $took_s s"
+grep -q 'etcd' refused.err || die "the refusal does not name etcd: $(cat refused.err)"
+ctl 2 status >status.out || die "status failed without a quorum"
+grep -q '^STATE STORE: etcd not answering' status.out || die "status: $(cat status.out)"
+ctl 2 metrics | grep -Eq '^laas_state_store_not_answering_seconds [1-9.]' ||
+  ctl 2 metrics | grep -q '^laas_state_store_not_answering_seconds 0\.[0-9]*[1-9]' ||
+  die "metric: $(ctl 2 metrics | grep not_answering)"
+rc=0
+ctl 2 tenant remove a >refused2.out 2>refused2.err || rc=$?
+[ $rc -eq 75 ] || die "tenant remove without a quorum: exit $rc: $(cat refused2.err)"
+kill -0 "$(sm_pid 2)" || die "OpenSM died without a quorum"
+# A heavy sweep meanwhile: routing keeps the tenants (tables as last sent).
+from2=$(log_lines 2)
+kill -HUP "$(sm_pid 2)"
+wait_sm_log 2 'laas: forwarding tables applied' 1 30 "$from2"
+audit_layout noquorum
+cmp -s lfts.after lfts.noquorum || die "the LFTs changed without a quorum: $(diff lfts.after lfts.noquorum | head -5)"
+log "4: no quorum: add refused (exit 75) in $took_s s: $(head -c 160 refused.err)"
+log "   status: $(grep '^STATE STORE' status.out | head -c 160); OpenSM up, LFTs unchanged after a heavy sweep"
+
+# --- 5. -------------------------------------------------------------------------------------
+etcd_start_member 1
+etcd_start_member 2
+etcd_wait_healthy 30 || die "etcd did not come back"
+t0=$(date +%s.%N)
+ok=0
+for _ in $(seq 30); do
+  if ctl 2 tenant add d --hosts 2 >add.out 2>&1; then ok=1; break; fi
+  sleep 0.5
+done
+[ $ok = 1 ] || die "tenant add d after the quorum came back: $(cat add.out)"
+[ "$(tenant_names 2)" = "a b c d " ] || die "SM 2 lists '$(tenant_names 2)'"
+[ "$(etcd_doc | jq -r '.tenants[].name' | sort | tr '\n' ' ')" = "a b c d " ] || die "etcd does not hold d"
+log "5: quorum back: d added $(elapsed "$t0" "$(date +%s.%N)") s after etcd answered, no restart"
+log "PASS etcd_failover"

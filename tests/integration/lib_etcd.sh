@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# A three-member etcd cluster on 127.0.0.1 for the tests of `state_store: etcd`: started inside
+# the test's own network namespace (laas_enter_namespace), data in the test's work directory,
+# never the machine's own etcd. Members 1-3 listen on clients 127.0.0.1:2379N, peers 2380N.
+# etcd_start_cluster DIR; etcd_stop_member N (kill -9); etcd_start_member N; etcd_endpoints;
+# etcd_wait_healthy; etcd_stop_cluster.
+
+ETCD_DIR=""
+ETCD_CLUSTER="m1=http://127.0.0.1:23801,m2=http://127.0.0.1:23802,m3=http://127.0.0.1:23803"
+
+etcd_endpoints() { echo "127.0.0.1:23791,127.0.0.1:23792,127.0.0.1:23793"; }
+
+etcd_start_member() {
+  local n=$1 state=${2:-existing}
+  # Short timeouts: a loopback cluster elects in well under a second.
+  etcd --name "m$n" --data-dir "$ETCD_DIR/m$n" \
+    --listen-client-urls "http://127.0.0.1:2379$n" --advertise-client-urls "http://127.0.0.1:2379$n" \
+    --listen-peer-urls "http://127.0.0.1:2380$n" --initial-advertise-peer-urls "http://127.0.0.1:2380$n" \
+    --initial-cluster "$ETCD_CLUSTER" --initial-cluster-state "$state" \
+    --initial-cluster-token laas-test --heartbeat-interval 50 --election-timeout 500 \
+    --logger zap --log-outputs "$ETCD_DIR/m$n.log" &
+  echo $! >"$ETCD_DIR/m$n.pid"  # a file: subshells stop and start members too
+}
+
+etcd_stop_member() {
+  local n=$1 pid
+  [ -s "$ETCD_DIR/m$n.pid" ] || return 0
+  pid=$(cat "$ETCD_DIR/m$n.pid")
+  kill -9 "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  # Gone, or a zombie of another shell of the test (dead: its ports are free).
+  while [ -n "$(ps -o stat= -p "$pid" 2>/dev/null | grep -v '^Z')" ]; do sleep 0.05; done
+  : >"$ETCD_DIR/m$n.pid"
+}
+
+# etcd_wait_healthy [SECONDS]: a quorum answers a linearizable read.
+etcd_wait_healthy() {
+  local until=$((SECONDS + ${1:-20}))
+  while [ $SECONDS -lt $until ]; do
+    if ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" --command-timeout=1s \
+      get /laas-probe >/dev/null 2>&1; then
+      return 0
+    fi
+    sleep 0.2
+  done
+  return 1
+}
+
+etcd_start_cluster() {
+  ETCD_DIR=$1
+  mkdir -p "$ETCD_DIR"
+  ip link set lo up 2>/dev/null || true
+  local n
+  for n in 1 2 3; do etcd_start_member "$n" new; done
+  etcd_wait_healthy 30 || {
+    tail -5 "$ETCD_DIR"/m*.log >&2
+    echo "etcd cluster did not come up" >&2
+    return 1
+  }
+}
+
+etcd_stop_cluster() {
+  local n
+  for n in 1 2 3; do etcd_stop_member "$n"; done
+}
