@@ -123,6 +123,7 @@ struct RunOptions {
   std::string log_path, csv_path, timeline_path, summary_path, label;
   std::uint64_t seed = 0;
   bool json = false, check = false, exhaustive = false, against_bound = false;
+  bool whole_leaves = false;
   int check_every = 1, depth = 200;
 };
 
@@ -139,6 +140,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--policy", o.policy, "fifo | backfill | firstfit (analysis only: no reservation)")
       ->capture_default_str();
   app.add_option("--seed", o.seed, "accepted for symmetry with gen; runs are deterministic");
+  app.add_flag("--whole-leaves", o.whole_leaves,
+               "no two tenants share a leaf (laas-sdn's default: its SM sets no SL2VL drop)");
   app.add_flag("--json", o.json, "print one JSON object");
   app.add_option("--log", o.log_path, "write every ADD/REM with hosts and links");
   app.add_option("--csv", o.csv_path, "write one line per tenant");
@@ -363,7 +366,10 @@ int cmd_run(const RunOptions& o) {
   if (!is_repacking(o.algorithm))
     placer = rails > 1 ? allocator::make_server_placer(o.algorithm,
                                                        topology::rail_servers(tree, rails).ports)
-                       : allocator::make_placer(o.algorithm);
+                       : allocator::make_placer(o.algorithm, o.whole_leaves);
+  if (o.whole_leaves && (rails > 1 || is_repacking(o.algorithm)))
+    throw std::invalid_argument(
+        "--whole-leaves: only with laas, simple or unconstrained and one rail");
   make_policy(o.policy);
   int skipped = 0;
   Workload w = load_workload(o.workload, &skipped);
