@@ -56,7 +56,7 @@ wait_sdn() {
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 60 "$@"; }
 
 wait_sdn 1
-wait_log 'file tables configured on all switches' 1 45
+[ "${SDN_RELOAD:-}" = true ] || wait_log 'file tables configured on all switches' 1 45
 ctl --json status >status.0.json || die "status failed"
 jq -e '.adapter.role | test("master of its own state directory")' status.0.json >/dev/null ||
   die "status does not say laas-sdn is master of its own state: $(jq -c .adapter status.0.json)"
@@ -101,8 +101,10 @@ check() {
     sleep 1
   done
   ctl --json status >"status.$tag.json" || die "status failed ($tag)"
-  jq -e '.adapter.readback.applied == true and .adapter.readback.blocks > 0 and
-         .adapter.readback.blocks_differing == 0' "status.$tag.json" >/dev/null ||
+  # (A change may leave every LFT as it was -- a one-leaf tenant's hosts are reached from their
+  # own leaf before and after -- and change only the P_Keys: nothing to read back then.)
+  jq -e '.adapter.readback.applied == true and .adapter.readback.blocks_differing == 0' \
+    "status.$tag.json" >/dev/null ||
     die "laas-sdn's read-back ($tag): $(jq -c .adapter.readback "status.$tag.json")"
   log "$tag: 0 violations, P_Keys held, read back $(jq -c '.adapter.readback | {switches, blocks}' "status.$tag.json")"
 }
@@ -131,6 +133,7 @@ log "tenants a (8 hosts) and b (6) through laas-sdn's socket"
 change tenant add a --hosts 8
 change tenant add b --hosts 6
 check two
+jq -e '.adapter.readback.blocks > 0' status.two.json >/dev/null || die "nothing read back (two)"
 # whole_leaves: no leaf holds hosts of two tenants.
 shared=$(jq -r '.tenants[] | .name as $t | .hosts[] | "\(.slot.switch) \($t)"' \
   state/allocations.json | sort -u | awk '{print $1}' | uniq -d | grep -c . || true)
