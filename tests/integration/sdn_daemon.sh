@@ -146,8 +146,10 @@ ctl metrics >metrics.txt
 grep -x 'laas_sdn_tables_applied 1' metrics.txt || die "metrics: $(grep laas_sdn metrics.txt)"
 
 # A cable of a tenant's leaf pulled, then returned: laas-sdn discovers it on laasctl reroute.
-a_leaf=$(jq -r '.tenants[] | select(.name == "a") | .links[0].switch.name' state/allocations.json)
-a_port=$(jq -r '.tenants[] | select(.name == "a") | .links[0].switch.port' state/allocations.json)
+# Not an up-link to SW_L2_0: the diagnostics run there and reach the hosts through it.
+a_link=$(jq -c '[.tenants[] | select(.name == "a") | .links[] | select(.peer.name != "SW_L2_0")][0]' state/allocations.json)
+a_leaf=$(echo "$a_link" | jq -r '.switch.name')
+a_port=$(echo "$a_link" | jq -r '.switch.port')
 [ -n "$a_leaf" ] && [ "$a_leaf" != null ] || die "tenant a holds no up-link"
 log "pull $a_leaf[$a_port] (tenant a's up-link) and reroute"
 console "Unlink \"$a_leaf\"[$a_port]"
