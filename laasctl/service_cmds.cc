@@ -117,7 +117,22 @@ void print_state(const json& s) {
 }
 
 // status: what the administrator should look at.
+// laas-sdn's own lines (status's "adapter" section): its role, and what it could not do.
+void print_adapter(const json& s) {
+  if (!s.contains("adapter") || !s["adapter"].is_object()) return;
+  const json& a = s["adapter"];
+  std::cout << "ADAPTER:    " << a.value("adapter", "?") << ", " << a.value("role", "") << "\n";
+  if (a.contains("warning"))
+    std::cout << "SHARED LEAVES: " << a["warning"].get<std::string>() << "\n";
+  if (a.contains("error")) std::cout << "SDN RUN:    " << a["error"].get<std::string>() << "\n";
+  if (a.contains("readback") && !a["readback"].value("applied", true))
+    std::cout << "NOT APPLIED: " << a["readback"].value("blocks_differing", 0L) << " of "
+              << a["readback"].value("blocks", 0L)
+              << " LFT block(s) read back after the last reload differ from the lfts_file\n";
+}
+
 void print_warnings(const json& s) {
+  print_adapter(s);
   if (s.value("unaccepted_sms", 0) > 0)
     std::cout << "WARNING:    " << s["unaccepted_sms"]
               << " subnet manager(s) nobody trusts are on the fabric (laasctl sm list)\n";

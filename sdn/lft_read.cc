@@ -39,4 +39,18 @@ routing::LidTable LftReader::read(const std::string& path, std::size_t top) {
   return table;
 }
 
+unsigned LftReader::master_sm_lid(int* lmc) {
+  ib_portid_t id{};
+  std::string local = "0";
+  str2drpath(&id.drpath, local.data(), 0, 0);
+  std::uint8_t data[IB_SMP_DATA_SIZE] = {0};
+  bool ok = false;
+  for (int attempt = 0; attempt < options_.attempts && !ok; ++attempt)
+    ok = smp_query_via(data, &id, IB_ATTR_PORT_INFO, static_cast<unsigned>(options_.port),
+                       options_.timeout_ms, port_) != nullptr;
+  if (!ok) throw std::runtime_error("the local port did not answer its PortInfo");
+  if (lmc) *lmc = static_cast<int>(mad_get_field(data, 0, IB_PORT_LMC_F));
+  return mad_get_field(data, 0, IB_PORT_SMLID_F);
+}
+
 }  // namespace laas::sdn

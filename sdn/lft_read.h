@@ -33,6 +33,10 @@ class LftReader {
   // DiscoveredNode::path); throws std::runtime_error naming the path and block that did not
   // answer.
   routing::LidTable read(const std::string& path, std::size_t top);
+  // The master SM's LID as the local port's PortInfo says it (0: none known): the SM whose LIDs
+  // laas-sdn takes and whose port is management; `lmc` gets the port's LMC. Throws
+  // std::runtime_error.
+  unsigned master_sm_lid(int* lmc = nullptr);
 
  private:
   LftReadOptions options_;

@@ -36,6 +36,37 @@ void compare_one(const routing::DumpedTable& w, const routing::DumpedTable& r,
 
 }  // namespace
 
+void compare_blocks(const std::string& name, const routing::LidTable& wrote,
+                    const routing::LidTable& read, BlockCheck& out, std::size_t max_lines) {
+  constexpr std::size_t kBlock = 64;
+  ++out.switches;
+  long differing = 0;
+  for (std::size_t first = 0; first < wrote.size(); first += kBlock) {
+    ++out.blocks;
+    std::size_t lid = first;
+    while (lid < first + kBlock && entry(wrote, lid) == entry(read, lid)) ++lid;
+    if (lid == first + kBlock) continue;
+    ++differing;
+    if (out.lines.size() < max_lines)
+      out.lines.push_back(name + ": block " + std::to_string(first / kBlock) + ", LID " +
+                          std::to_string(lid) + " written " + std::to_string(entry(wrote, lid)) +
+                          ", read back " + std::to_string(entry(read, lid)));
+  }
+  out.blocks_differing += differing;
+  out.switches_differing += differing > 0;
+}
+
+std::vector<int> changed_switches(const topology::Fabric& fabric, const routing::LidTables& now,
+                                  const std::map<topology::Guid, routing::LidTable>& before) {
+  std::vector<int> out;
+  for (std::size_t n = 0; n < now.size() && n < fabric.nodes.size(); ++n) {
+    if (now[n].empty() || !fabric.nodes[n].is_switch) continue;
+    const auto it = before.find(fabric.nodes[n].guid);
+    if (it == before.end() || it->second != now[n]) out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
+
 Readback compare_readback(const std::vector<routing::DumpedTable>& wrote,
                           const std::vector<routing::DumpedTable>& read, std::size_t max_lines) {
   std::unordered_map<topology::Guid, const routing::DumpedTable*> by_guid;

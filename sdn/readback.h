@@ -3,10 +3,13 @@
 // routing::parse_ibroute reads, switches matched by GUID.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "routing/ibroute.h"
+#include "routing/routing.h"
+#include "topology/fabric.h"
 
 namespace laas::sdn {
 
@@ -26,5 +29,25 @@ struct Readback {
 Readback compare_readback(const std::vector<routing::DumpedTable>& wrote,
                           const std::vector<routing::DumpedTable>& read,
                           std::size_t max_lines = 20);
+
+// laas-sdn's check after a reload, in the unit the SM sends: LFT blocks of 64 LIDs.
+struct BlockCheck {
+  int switches = 0;            // switches read back
+  int switches_differing = 0;  // of those, holding a block other than written (or not answering)
+  long blocks = 0;             // blocks compared
+  long blocks_differing = 0;
+  std::vector<std::string> lines;  // the first differences, one a line
+  bool applied() const { return switches_differing == 0; }
+};
+
+// One switch: every block of `wrote` (LIDs 0..size-1) against `read`; an entry past the end of
+// either is unrouted (0xFF), as the file engine leaves what its file does not list.
+void compare_blocks(const std::string& name, const routing::LidTable& wrote,
+                    const routing::LidTable& read, BlockCheck& out, std::size_t max_lines = 20);
+
+// The switches (fabric node indexes) whose table in `now` differs from `before` (by node GUID),
+// a switch not in `before` included: those a reload changes, and those worth reading back.
+std::vector<int> changed_switches(const topology::Fabric& fabric, const routing::LidTables& now,
+                                  const std::map<topology::Guid, routing::LidTable>& before);
 
 }  // namespace laas::sdn

@@ -124,6 +124,7 @@ struct RunOptions {
   std::uint64_t seed = 0;
   bool json = false, check = false, exhaustive = false, against_bound = false;
   bool management_way = false;
+  bool whole_leaves = false;
   int check_every = 1, depth = 200;
 };
 
@@ -140,6 +141,8 @@ void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--policy", o.policy, "fifo | backfill | firstfit (analysis only: no reservation)")
       ->capture_default_str();
   app.add_option("--seed", o.seed, "accepted for symmetry with gen; runs are deterministic");
+  app.add_flag("--whole-leaves", o.whole_leaves,
+               "no two tenants share a leaf (laas-sdn's default: its SM sets no SL2VL drop)");
   app.add_flag("--json", o.json, "print one JSON object");
   app.add_flag("--management-way", o.management_way,
                "laas: never leave a leaf shared by two or more owners without a free up-link, as "
@@ -367,7 +370,10 @@ int cmd_run(const RunOptions& o) {
   if (!is_repacking(o.algorithm))
     placer = rails > 1 ? allocator::make_server_placer(o.algorithm,
                                                        topology::rail_servers(tree, rails).ports)
-                       : allocator::make_placer(o.algorithm, o.management_way);
+                       : allocator::make_placer(o.algorithm, o.management_way, o.whole_leaves);
+  if (o.whole_leaves && (rails > 1 || is_repacking(o.algorithm)))
+    throw std::invalid_argument(
+        "--whole-leaves: only with laas, simple or unconstrained and one rail");
   make_policy(o.policy);
   int skipped = 0;
   Workload w = load_workload(o.workload, &skipped);

@@ -53,13 +53,15 @@ make_root() {
       cp -a "$path" "$root$path"
     fi
   done
-  for exe in /bin/sh /usr/sbin/opensm /usr/bin/laasctl /usr/bin/laas-api /usr/bin/laas-slurm; do
+  for exe in /bin/sh /bin/kill /usr/sbin/opensm /usr/bin/laasctl /usr/bin/laas-api /usr/bin/laas-slurm \
+    /usr/bin/laas-sdn; do
     printf '#!/bin/sh\n' >"$root$exe"
     chmod 755 "$root$exe"
   done
   # As the packages install them (debian/rules, packaging/rpm/laas.spec).
   install -m 0644 "$src/conf/systemd/laas-audit.service" "$src/conf/systemd/laas-audit.timer" \
-    "$src/conf/systemd/laas-api.service" "$src/conf/systemd/laas-slurm.service" "$root$vendor/"
+    "$src/conf/systemd/laas-api.service" "$src/conf/systemd/laas-slurm.service" "$src/conf/systemd/laas-sdn.service" \
+    "$root$vendor/"
   # Enabled: Debian's opensm.service (its postinst), the timer (systemctl enable).
   mkdir -p "$root/etc/systemd/system/network-online.target.wants" \
     "$root/etc/systemd/system/timers.target.wants"
@@ -90,6 +92,7 @@ verify() {
   shift
   systemd-analyze verify --root="$root" --man=no --generators=no \
     opensm.service "opensm@$guid.service" laas-audit.service laas-audit.timer laas-api.service laas-slurm.service \
+    laas-sdn.service \
     network.target network-online.target remote-fs.target timers.target "$@" 2>&1 || true
 }
 

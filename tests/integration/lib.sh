@@ -140,6 +140,26 @@ EOC
   OSM_PID=$!
 }
 
+# start_file_sm: a plain upstream OpenSM, no plugin, routing with its `file` engine what
+# laas-sdn (or laas-sdn-plan) writes: lfts_file $WORK/sdn.lfts, partition_config_file
+# $WORK/sdn.partitions (named sdn.*: the teardown drops lfts.* of passing runs). no_fallback:
+# when the file is missing or rejected, no other engine routes (minhop would route every host
+# to every other); the switches keep the tables they have. Its pid in OSM_PID and osm.pid.
+start_file_sm() {
+  {
+    echo "routing_engine file,no_fallback"
+    echo "lfts_file $WORK/sdn.lfts"
+    echo "partition_config_file $WORK/sdn.partitions"
+    echo "force_log_flush TRUE"
+    echo "sweep_interval 0"
+  } >opensm.conf
+  mkdir -p osm.cache osm.tmp
+  OSM_CACHE_DIR="$WORK/osm.cache" OSM_TMP_DIR="$WORK/osm.tmp" LD_PRELOAD="$UMAD2SIM" \
+    opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >>opensm.out 2>&1 &
+  OSM_PID=$!
+  echo "$OSM_PID" >osm.pid
+}
+
 # start_tenant_sm NAME HOST [opensm.conf lines...]: a tenant's root runs its own OpenSM (no
 # plugin, sweep_interval 0) on HOST's port, with its own cache, tmp directory and log
 # ($WORK/NAME.log); its pid in TENANT_SM_PID, killed at teardown too.

@@ -17,20 +17,7 @@ export SIM_HOST=SW_L2_0
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 start_fabric fabric.net
 
-# The generated files are named sdn.* (the teardown drops lfts.* of passing runs).
-{
-  # no_fallback: when the file is missing or rejected, no other engine routes (minhop would
-  # route every host to every other); the switches keep the tables they have.
-  echo "routing_engine file,no_fallback"
-  echo "lfts_file $WORK/sdn.lfts"
-  echo "partition_config_file $WORK/sdn.partitions"
-  echo "force_log_flush TRUE"
-  echo "sweep_interval 0"
-} >opensm.conf
-mkdir -p osm.cache osm.tmp
-OSM_CACHE_DIR="$WORK/osm.cache" OSM_TMP_DIR="$WORK/osm.tmp" LD_PRELOAD="$UMAD2SIM" \
-  opensm -F "$WORK/opensm.conf" -f "$WORK/osm.log" </dev/null >opensm.out 2>&1 &
-OSM_PID=$!
+start_file_sm
 # No lfts_file yet: the file engine fails and nothing routes, but the LIDs are assigned.
 wait_log 'No routing engine able to successfully configure' 1 45
 grep -q "Can't open ucast dump file" osm.log || die "the file engine did not look for the file"

@@ -478,3 +478,27 @@ TEST_F(ServiceTest, ManagementHostsAreFullMembersOfEveryTenantPartition) {
         << text;
   }
 }
+
+// `laasctl reroute`: the adapter is asked for a routing run, by root and the socket group only;
+// an adapter's own report is status's "adapter" section and part of the metrics.
+TEST_F(ServiceTest, RerouteAndTheAdapterReport) {
+  int asked = 0;
+  service->set_reroute_hook([&asked] { ++asked; });
+  auto r = call("reroute");
+  ASSERT_TRUE(r["ok"]) << r.dump();
+  EXPECT_EQ(asked, 1);
+  r = call("reroute", json::object(), kReader);
+  EXPECT_EQ(r["error"]["code"], "permission_denied") << r.dump();
+  EXPECT_EQ(asked, 1);
+  EXPECT_FALSE(call("status")["result"].contains("adapter"));
+  service->set_adapter_report(
+      [] {
+        return json{{"adapter", "laas-sdn"}};
+      },
+      [] {
+        return std::vector<MetricFamily>{{"laas_sdn_runs_total", "runs", "counter", {{{}, 3}}}};
+      });
+  EXPECT_EQ(call("status")["result"]["adapter"]["adapter"], "laas-sdn");
+  const std::string text = call("metrics")["result"]["text"];
+  EXPECT_NE(text.find("laas_sdn_runs_total 3"), std::string::npos) << text;
+}

@@ -1,0 +1,76 @@
+// laas-sdn: the second adapter over core::Controller, for an OpenSM-family SM that does not load
+// the plugin (NVIDIA's OpenSM, UFM, a plain upstream OpenSM with `routing_engine file`). It
+// serves the same control socket as the plugin; each routing run discovers the fabric itself
+// (libibnetdisc), takes the LIDs the SM assigned, routes with the core, writes the lfts_file
+// (and the service keeps the partitions file), reloads the SM when a file changed, and reads the
+// changed switches' tables back to say whether the SM applied them.
+//
+// Runs come from a worker thread of its own: every sdn.discover_interval, on `laasctl
+// reroute`, on a tenant change (AdapterHooks::reroute, partitions_changed) and when tenants.yaml
+// changed. laas-sdn is the master of its own state directory: there is no SM election for it to
+// follow, so one laas-sdn serves a fabric.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/controller.h"
+#include "sdn/readback.h"
+#include "sdn/reload.h"
+#include "sdn/report.h"
+#include "service/metrics.h"
+
+namespace laas::sdn {
+
+class SdnDaemon {
+ public:
+  // `config` must have passed core::sdn_problems; whole_leaves unset means true here.
+  SdnDaemon(core::Config config, service::Logger log);
+  ~SdnDaemon();
+
+  core::Controller& controller() { return *controller_; }
+  void start();  // the worker thread; the first run at once
+  void stop();
+  void request_run(const std::string& why);
+
+ private:
+  struct Run;
+  void loop();
+  void run_once();
+  std::string apply(const core::RouteOutcome& out, Run& run);
+  std::string check_applied(const routing::LidTables& tables, const std::vector<int>& changed,
+                            Run& run);
+  void note(const Run& run);
+  // The pieces of one run, in order.
+  core::FabricSnapshot discover(std::map<topology::Guid, std::string>* paths);
+  bool write_files(const topology::Fabric& fabric, const core::RouteOutcome& out,
+                   std::string* lfts_text, bool* partitions_changed);
+  std::string reload();
+  BlockCheck read_back(const topology::Fabric& fabric, const routing::LidTables& tables,
+                       const std::vector<int>& changed,
+                       const std::map<topology::Guid, std::string>& paths, std::string* error);
+
+  core::Config config_;
+  service::Logger log_;
+  std::unique_ptr<core::Controller> controller_;
+  std::thread worker_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  bool wanted_ = true;  // a run is due (the first one at start)
+  std::string why_ = "start";
+  SdnReport report_;
+  // Worker thread only: what the SM was last told to read.
+  std::optional<std::string> reloaded_lfts_, reloaded_partitions_;
+  std::map<topology::Guid, routing::LidTable> sent_;  // switch GUID -> table in the file
+};
+
+}  // namespace laas::sdn
