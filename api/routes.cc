@@ -111,7 +111,12 @@ const std::vector<Route>& routes() {
 HttpReply error_reply(int status, const std::string& code, const std::string& message) {
   HttpReply r;
   r.status = status;
-  r.body = {{"error", {{"code", code}, {"message", message}}}};
+  // A message may quote the request's own bytes (a JSON parser's error names the token it
+  // stopped at): bytes that are not UTF-8 become U+FFFD, or no reply could be written at all.
+  const std::string text =
+      json::parse(json(message).dump(-1, ' ', false, json::error_handler_t::replace))
+          .get<std::string>();
+  r.body = {{"error", {{"code", code}, {"message", text}}}};
   return r;
 }
 
