@@ -185,7 +185,7 @@ std::optional<HttpReply> parse_body(const Route& route, const std::string& body,
       if (depth > kMaxDepth) throw TooDeep{};
       return true;
     });
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a parse error, or a number too large (out_of_range)
     return error_reply(400, error::kBadRequest, std::string("the body is not JSON: ") + e.what());
   } catch (const TooDeep&) {
     return error_reply(400, error::kBadRequest,
