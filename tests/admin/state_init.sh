@@ -36,6 +36,6 @@ rc=0
 rc=0
 "$laasctl" state init --config "$work/empty.yaml" >"$work/out" 2>&1 || rc=$?
 [ $rc = 1 ] || fail "state init with an empty laas.yaml exits $rc"
-"$laasctl" --help | grep -q '^  state' || fail "laasctl --help does not list state"
-"$laasctl" state init --help | grep -q -- '--config' || fail "state init --help has no --config"
+"$laasctl" --help | grep >/dev/null '^  state' || fail "laasctl --help does not list state"
+"$laasctl" state init --help | grep >/dev/null -- '--config' || fail "state init --help has no --config"
 echo "PASS: state init writes the first state once, refuses a second time and over a lost one"

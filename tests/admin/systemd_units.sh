@@ -116,7 +116,7 @@ mkdir -p "$control/etc/systemd/system/opensm@.service.d"
 printf '[Unit]\nRequiresMountsFor=/var/lib/laas\n' \
   >"$control/etc/systemd/system/opensm@.service.d/laas-ha.conf"
 out=$(verify "$control" var-lib-laas.mount)
-if ! printf '%s\n' "$out" | grep -q 'ordering cycle'; then
+if ! printf '%s\n' "$out" | grep >/dev/null 'ordering cycle'; then
   echo "FAIL: the harness does not see the known ordering cycle (OpenSM's Before=network.target"
   echo "      against a drop-in's RequiresMountsFor= on an NFS share); verify said:"
   printf '%s\n' "$out" | sed 's/^/  /'

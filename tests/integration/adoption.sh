@@ -34,7 +34,7 @@ reach() {
 full_members() {
   local lid n=0
   for lid in $(awk '/^Ca/ { ca = 1; next } ca && /# lid / { for (i = 1; i < NF; i++) if ($i == "lid") { print $(i + 1); break }; ca = 0 }' disc.before); do
-    sim smpquery pkeys "$lid" 0 2>/dev/null | grep -qi '0xffff' && n=$((n + 1))
+    sim smpquery pkeys "$lid" 0 2>/dev/null | grep >/dev/null -i '0xffff' && n=$((n + 1))
   done
   echo $n
 }

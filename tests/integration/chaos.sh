@@ -105,7 +105,7 @@ for ((e = 1; e <= EVENTS; e++)); do
       if ctl --json tenant add "$name" --hosts $((1 + RANDOM % 5)) >add.json 2>add.err; then
         names_of add.json >add.hosts
         [ -s add.hosts ] || die "event $e: the reply for $name names no host"
-        if comm -12 held.before add.hosts | grep -q .; then
+        if comm -12 held.before add.hosts | grep >/dev/null .; then
           die "event $e: $name received held host(s) $(comm -12 held.before add.hosts | tr '\n' ' ')"
         fi
         TENANTS+=("$name")

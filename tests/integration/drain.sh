@@ -77,7 +77,7 @@ cmp -s state.before state/state.json || die "a refused request changed state.jso
 ctl tenant add b --hosts 16 >/dev/null || die "tenant add b failed"
 ctl tenant add c --hosts 8 >/dev/null || die "tenant add c failed"
 for t in b c; do
-  ! ctl --json tenant show $t | jq -r '.hosts[].name' | grep -qxE "comp-3|$first" ||
+  ! ctl --json tenant show $t | jq -r '.hosts[].name' | grep >/dev/null -xE "comp-3|$first" ||
     die "tenant $t holds a drained host"
 done
 audit_layout drained

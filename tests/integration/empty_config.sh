@@ -60,8 +60,8 @@ grep -q UNREACHABLE paths.a.2 || die "tenant a's hosts still reach each other"
 # The default socket of the empty file: status, metrics, a refused change.
 sock=/run/opensm/laas.sock
 ctl $sock --json status >status.2 || die "laasctl status failed"
-jq -r '.config_error // empty' status.2 | grep -q 'holds no key' || die "status has no config_error: $(jq -c . status.2)"
-jq -r '.blocked // empty' status.2 | grep -q 'the state directory is not known' ||
+jq -r '.config_error // empty' status.2 | grep >/dev/null 'holds no key' || die "status has no config_error: $(jq -c . status.2)"
+jq -r '.blocked // empty' status.2 | grep >/dev/null 'the state directory is not known' ||
   die "status does not say the state directory is not known: $(jq -c . status.2)"
 ctl $sock metrics >metrics.2 || die "laasctl metrics failed"
 grep -qx 'laas_config_error 1' metrics.2 || die "laas_config_error is not 1"

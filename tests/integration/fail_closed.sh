@@ -37,7 +37,7 @@ closed() {
   "$LAAS_AUDIT" --fabric disc.good --lfts "lfts.$tag" --allocations alloc.good.json \
     --layout state/layout.json >"audit.$tag" 2>&1 || die "$tag: the kept tables fail the audit: $(grep VIOLATION "audit.$tag" | head -3)"
   ctl --json status >"status.$tag" || true
-  jq -r '.fail_closed // empty' "status.$tag" | grep -q "$why" ||
+  jq -r '.fail_closed // empty' "status.$tag" | grep >/dev/null "$why" ||
     die "$tag: status does not say it fails closed: $(jq -c . "status.$tag")"
   ctl metrics >"metrics.$tag" || die "laasctl metrics failed ($tag)"
   grep -qx 'laas_fail_closed 1' "metrics.$tag" || die "$tag: laas_fail_closed is not 1"

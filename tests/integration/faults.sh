@@ -68,7 +68,7 @@ check_after() {
   if ctl --json tenant add probe --hosts 2 >probe.json 2>probe.err; then
     jq -r '.. | objects | select(has("hosts")) | .hosts[]? | objects | .name' probe.json |
       sort -u >probe.hosts
-    if [ -s probe.hosts ] && comm -12 held.before probe.hosts | grep -q .; then
+    if [ -s probe.hosts ] && comm -12 held.before probe.hosts | grep >/dev/null .; then
       die "after $what the new tenant received held host(s): $(comm -12 held.before probe.hosts | tr '\n' ' ')"
     fi
     ctl tenant remove probe >/dev/null 2>&1 || die "cannot remove the probe tenant"

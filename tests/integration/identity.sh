@@ -76,12 +76,12 @@ audit_layout before
 LID_BEFORE=$(host_lid disc.before "$VICTIM")
 ROUTED_BEFORE=$(routes lfts.before "$LID_BEFORE")
 [ "$ROUTED_BEFORE" -ge 5 ] || die "only $ROUTED_BEFORE switches route $VICTIM before the swap"
-pkeys "$LID_BEFORE" | grep -qx "$FULL" || die "$VICTIM lacks a's P_Key $FULL before the swap"
+pkeys "$LID_BEFORE" | grep >/dev/null -x "$FULL" || die "$VICTIM lacks a's P_Key $FULL before the swap"
 # The slot by directed route from the SM's switch SW_L2_0, whose port i+1 leads to SW_L1_i.
 ctl --json host show "$VICTIM" >victim.json
 leaf=$(jq -r .leaf victim.json)
 DR="0,$((${leaf#SW_L1_} + 1)),$(jq -r .port victim.json)"
-pkeys -D "$DR" | grep -qx "$FULL" || die "$VICTIM lacks a's P_Key over the directed route $DR"
+pkeys -D "$DR" | grep >/dev/null -x "$FULL" || die "$VICTIM lacks a's P_Key over the directed route $DR"
 log "tenants a (6 hosts) and b (5) placed; $VICTIM ($OLD_GUID, LID $LID_BEFORE) is a's, routed by $ROUTED_BEFORE of 12 switches, P_Key $FULL; audit clean"
 
 # Another machine in a's slot: a new node GUID (so a new port GUID), same cable and description.
@@ -117,7 +117,7 @@ grep -qi "${NEW_GUID#0x}" partitions.conf && die "partitions.conf lists the newc
 grep -qi "${OLD_GUID#0x}" partitions.conf || die "partitions.conf lost a's recorded host"
 sleep 1
 [ -n "$(pkeys -D "$DR")" ] || die "no P_Key table read over $DR"
-! pkeys -D "$DR" | grep -qx "$FULL" || die "the newcomer holds a's P_Key $FULL: $(pkeys -D "$DR" | tr '\n' ' ')"
+! pkeys -D "$DR" | grep >/dev/null -x "$FULL" || die "the newcomer holds a's P_Key $FULL: $(pkeys -D "$DR" | tr '\n' ' ')"
 rc=0
 ctl audit >live.quarantined 2>&1 || rc=$?
 [ $rc -eq 1 ] && grep -q '"unaccepted-host": 1' live.quarantined ||
@@ -147,7 +147,7 @@ others lfts.accepted "$NEW_LID" >others.accepted
 cmp -s others.before others.accepted || die "other LFT entries differ after the accept"
 grep -qi "${NEW_GUID#0x}" partitions.conf || die "partitions.conf lacks the accepted host"
 deadline=$((SECONDS + 20))
-until pkeys "$NEW_LID" | grep -qx "$FULL"; do
+until pkeys "$NEW_LID" | grep >/dev/null -x "$FULL"; do
   [ $SECONDS -lt $deadline ] || die "the accepted host lacks a's P_Key: $(pkeys "$NEW_LID" | tr '\n' ' ')"
   sleep 0.5
 done

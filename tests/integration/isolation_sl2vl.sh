@@ -102,7 +102,7 @@ awk -v lid="$SWLID" -v out="$OUT" '/^# SL2VL table: Lid/ { cur = $NF } cur == li
   sl2vl.2 | tr -s ' ' >sl2vl.dumped
 grep '^ports:' smpquery.out | tr -s ' ' >sl2vl.queried
 { [ -s sl2vl.queried ] && cmp -s sl2vl.dumped sl2vl.queried; } || die "smpquery sl2vl $SWLID $OUT differs from the dump"
-grep -E "^ports: in +$IN, " smpquery.out | grep -q '15|15|15|15|15|15|15|15|15|15|15|15|15|15|15|15|' ||
+grep -E "^ports: in +$IN, " smpquery.out | grep >/dev/null '15|15|15|15|15|15|15|15|15|15|15|15|15|15|15|15|' ||
   die "smpquery sl2vl $SWLID $OUT: in $IN is not all VL15"
 log "smpquery sl2vl $SWLID $OUT: in $IN -> every SL on VL15, as the dump and the plan say"
 

@@ -30,7 +30,7 @@ grep -q '"D"' alloc.2.json || die "allocations.json lacks D"
 tenant_paths 2 A
 cmp -s paths.A.1 paths.A.2 || die "tenant A's routes changed when D was added"
 
-grep -q '^D' partitions.conf || grep -q 'D' partitions.conf || die "partitions.conf has no partition for D: $(cat partitions.conf)"
+grep -q '^D' partitions.conf || grep >/dev/null 'D' partitions.conf || die "partitions.conf has no partition for D: $(cat partitions.conf)"
 log "partitions.conf: $(grep -v '^#' partitions.conf | grep -c .) line(s), D included"
 ctl tenant remove D >remove.out 2>&1 || die "laasctl tenant remove failed: $(cat remove.out)"
 snapshot 3

@@ -130,7 +130,7 @@ check_sm() {
   if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
     die "opensm $1 exited: $(tail -5 "$WORK/opensm$1.out")"
   fi
-  if tail -n +$((from + 1)) "$WORK/osm$1.log" 2>/dev/null | grep -q 'cannot load plugin'; then
+  if tail -n +$((from + 1)) "$WORK/osm$1.log" 2>/dev/null | grep >/dev/null 'cannot load plugin'; then
     die "opensm $1 did not load the plugin: $(grep -m1 'Failed to open event plugin' "$WORK/osm$1.log")"
   fi
 }

@@ -94,6 +94,6 @@ slurm_start_ctld() {
   [ -S munge/munge.sock ] || die "munged did not start: $(cat munge/out munge/munged.log 2>/dev/null)"
   slurmctld -D -i -f "$SLURM_CONF" </dev/null >slurm/out 2>&1 &
   SLURM_PID=$!
-  for _ in $(seq 1 100); do scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.2; done
-  scontrol ping | grep -q 'is UP' || die "slurmctld is not up: $(tail -5 slurm/out slurm/slurmctld.log 2>/dev/null)"
+  for _ in $(seq 1 100); do scontrol ping 2>/dev/null | grep >/dev/null 'is UP' && break; sleep 0.2; done
+  scontrol ping | grep >/dev/null 'is UP' || die "slurmctld is not up: $(tail -5 slurm/out slurm/slurmctld.log 2>/dev/null)"
 }

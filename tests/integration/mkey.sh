@@ -43,7 +43,7 @@ warned_every_run() {
   warnings=$(since "$1" | grep -c "$WARN" || true)
   [ "$runs" -ge 1 ] || die "no routing run since line $1"
   [ "$warnings" -ge "$runs" ] || die "$runs routing runs, $warnings key warnings"
-  since "$1" | grep "$WARN" | tail -1 | grep -qF -- "$2" ||
+  since "$1" | grep "$WARN" | tail -1 | grep >/dev/null -F -- "$2" ||
     die "the key warning does not name '$2': $(since "$1" | grep "$WARN" | tail -1)"
 }
 # restart [opensm.conf lines]: OpenSM stopped and started again on the same state. Stopped, not

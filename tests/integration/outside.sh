@@ -76,7 +76,7 @@ for t in a b c; do
     grep -qi "$STORAGE=full" || die "storage-1 is not a full member of laas_$t: $(cat partitions.conf)"
 done
 # The statement runs from its Default= line to its ';' (members after the fixed ones a line each).
-sed -n '/^Default=0x7fff/,/;/p' partitions.conf | grep -qi "$STORAGE=full" ||
+sed -n '/^Default=0x7fff/,/;/p' partitions.conf | grep >/dev/null -i "$STORAGE=full" ||
   die "storage-1 is not a full member of Default: $(sed -n '/^Default=0x7fff/,/;/p' partitions.conf)"
 sim smpquery pkeys "$STORAGE_LID" >pkeys.storage 2>&1 || die "smpquery pkeys storage-1: $(tail -2 pkeys.storage)"
 for t in a b c; do

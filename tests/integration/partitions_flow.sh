@@ -29,11 +29,11 @@ pkeys() {
 }
 
 # holds LID PORT PKEY: the table holds exactly this 16-bit entry (membership bit included).
-holds() { pkeys "$1" "$2" | grep -qx "$3"; }
+holds() { pkeys "$1" "$2" | grep >/dev/null -x "$3"; }
 # holds_any LID PORT PKEY15: full or limited.
 holds_any() {
   local low=$(( $3 & 0x7fff ))
-  pkeys "$1" "$2" | while read -r e; do [ $(( e & 0x7fff )) -eq $low ] && echo y; done | grep -q y
+  pkeys "$1" "$2" | while read -r e; do [ $(( e & 0x7fff )) -eq $low ] && echo y; done | grep >/dev/null y
 }
 
 # wait_pkey LID PKEY(16 bit) present|absent TIMEOUT_S: OpenSM applies partitions on a heavy sweep.

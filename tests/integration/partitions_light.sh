@@ -28,13 +28,13 @@ ctl --json tenant show A >show.A.json || die "tenant show A failed"
 PK=$(full "$(jq -r .pkey show.A.json)")
 LIDS=$(jq -r '.hosts[].lid' show.A.json)
 for lid in $LIDS; do
-  pkeys "$lid" | grep -qx "$PK" || die "lid $lid lacks A's P_Key $PK when the add returned: $(pkeys "$lid" | tr '\n' ' ')"
+  pkeys "$lid" | grep >/dev/null -x "$PK" || die "lid $lid lacks A's P_Key $PK when the add returned: $(pkeys "$lid" | tr '\n' ' ')"
 done
 grep -q 'laas: partitions.conf applied to the P_Key tables' osm.log || die "partitions not applied by the plugin"
 log "add: A's $(echo "$LIDS" | wc -w) hosts hold $PK at the reply"
 ctl tenant remove A >rm.out 2>&1 || die "tenant remove: $(cat rm.out)"
 for lid in $LIDS; do
-  ! pkeys "$lid" | grep -qx "$PK" || die "lid $lid still holds A's P_Key $PK when the remove returned"
+  ! pkeys "$lid" | grep >/dev/null -x "$PK" || die "lid $lid still holds A's P_Key $PK when the remove returned"
 done
 [ "$(heavy)" = "$h0" ] || die "a tenant change took a heavy sweep ($h0 -> $(heavy))"
 log "remove: none holds $PK at the reply; no heavy sweep ($h0 in all)"

@@ -75,7 +75,7 @@ check_pkeys() {
     [ -n "$pkey" ] || die "no partition laas_$t in sdn.partitions"
     for lid in $(jq -r ".tenants[] | select(.name == \"$t\") | .hosts[].lid" state/allocations.json); do
       table=$(sim smpquery pkeys "$lid" 1 2>/dev/null | grep -oiE '0x[0-9a-f]{4}' | tr 'A-F' 'a-f')
-      echo "$table" | grep -qx "$(printf '0x%04x' $((pkey | 0x8000)))" || return 1
+      echo "$table" | grep >/dev/null -x "$(printf '0x%04x' $((pkey | 0x8000)))" || return 1
       for other in $(tenant_names); do
         [ "$other" != "$t" ] || continue
         other=$(pkey_of "$other")

@@ -79,7 +79,7 @@ for t in a b; do
   [ -n "$pkey" ] && [ -n "$other" ] || die "no partitions laas_a, laas_b in sdn.partitions"
   for lid in $(jq -r ".tenants[] | select(.name == \"$t\") | .hosts[].lid" sdn.alloc.json); do
     table=$(sim smpquery pkeys "$lid" 1 2>/dev/null | grep -oiE '0x[0-9a-f]{4}' | tr 'A-F' 'a-f')
-    echo "$table" | grep -qx "$(printf '0x%04x' $((pkey | 0x8000)))" ||
+    echo "$table" | grep >/dev/null -x "$(printf '0x%04x' $((pkey | 0x8000)))" ||
       die "tenant $t host lid $lid lacks P_Key $pkey: $(echo $table)"
     for e in $table; do
       [ $((e & 0x7fff)) -ne $((other & 0x7fff)) ] || die "tenant $t host lid $lid holds $other"

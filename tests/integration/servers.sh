@@ -53,7 +53,7 @@ check_whole() {
     pkey=$(jq -r '.pkey' "show.$t")
     for lid in $(jq -r '.hosts[].lid' "show.$t"); do
       deadline=$((SECONDS + 20))
-      until pkeys "$lid" | grep -qx "0x$(printf '%04x' $((pkey | 0x8000)))"; do
+      until pkeys "$lid" | grep >/dev/null -x "0x$(printf '%04x' $((pkey | 0x8000)))"; do
         [ $SECONDS -lt $deadline ] || die "tenant $t: port LID $lid lacks P_Key $pkey: $(pkeys "$lid" | tr '\n' ' ')"
         sleep 0.5
       done

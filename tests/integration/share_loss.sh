@@ -42,7 +42,7 @@ cmp -s partitions2.before partitions2.conf ||
   die "the standby rewrote partitions.conf without the share: $(diff partitions2.before partitions2.conf | head -6)"
 wait_sm_log 2 'does not exist any more or cannot be reached' 1 10 "$from"
 ctl 2 --json status >status2.json || die "laasctl status at the standby failed"
-jq -r '.blocked // empty' status2.json | grep -q 'does not exist any more' ||
+jq -r '.blocked // empty' status2.json | grep >/dev/null 'does not exist any more' ||
   die "the standby's status does not say the state is gone: $(jq -c . status2.json)"
 log "share gone: the standby keeps its partitions.conf; status: $(jq -r .blocked status2.json | cut -c1-100)"
 

@@ -97,8 +97,8 @@ log "reservation: $(cut -c1-160 resv.A)"
 out=$(submit acct_a) || die "a job of acct_a was refused: $out"
 job=$(sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' <<<"$out")
 [ -n "$job" ] || die "no job id: $out"
-scontrol -o show job "$job" | grep -q 'UserId=nobody(65534)' || die "job $job is not nobody's"
-scontrol -o show job "$job" | grep -q 'Reservation=laas-A' || die "job $job is not in laas-A"
+scontrol -o show job "$job" | grep >/dev/null 'UserId=nobody(65534)' || die "job $job is not nobody's"
+scontrol -o show job "$job" | grep >/dev/null 'Reservation=laas-A' || die "job $job is not in laas-A"
 log "acct_a job $job admitted as nobody (held, reservation laas-A)"
 if out=$(submit acct_b); then die "a job of acct_b was admitted into laas-A: $out"; fi
 log "acct_b job refused: $out"
@@ -108,7 +108,7 @@ scancel "$job" 2>/dev/null || true
 ctl export slurm --remove --tenant A -o release.sh || die "export slurm --remove failed"
 grep -q 'scontrol delete ReservationName=laas-A' release.sh || die "release.sh: $(cat release.sh)"
 bash release.sh >release.out 2>&1 || die "release.sh failed: $(cat release.out)"
-if scontrol -o show reservation laas-A 2>/dev/null | grep -q '^ReservationName=laas-A '; then die "laas-A survived release.sh"; fi
+if scontrol -o show reservation laas-A 2>/dev/null | grep >/dev/null '^ReservationName=laas-A '; then die "laas-A survived release.sh"; fi
 bash release.sh >release.out 2>&1 || die "release.sh failed the second time: $(cat release.out)"
 log "release.sh removed laas-A; a second run is a no-op"
 
@@ -121,13 +121,13 @@ for run in 1 2; do
 done
 [ "$(reservation_hosts laas-A)" = "$(tenant_hosts A)" ] || die "laas-A wrong after re-run"
 [ "$(reservation_hosts laas-B)" = "$(tenant_hosts B)" ] || die "laas-B wrong after re-run"
-scontrol -o show reservation laas-B | grep -q 'Users=nobody' || die "laas-B lacks Users=nobody"
+scontrol -o show reservation laas-B | grep >/dev/null 'Users=nobody' || die "laas-B lacks Users=nobody"
 partition_hosts() {
   scontrol -o show partition "$1" | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' | xargs -r scontrol show hostnames | sort -V
 }
 [ "$(partition_hosts laas-B)" = "$(tenant_hosts B)" ] || die "partition laas-B: $(scontrol -o show partition laas-B)"
-scontrol -o show partition laas-B | grep -q 'AllowAccounts=acct_b' || die "partition laas-B lacks AllowAccounts=acct_b"
-partition_exists() { scontrol -o show partition "$1" 2>/dev/null | grep -q "^PartitionName=$1 "; }
+scontrol -o show partition laas-B | grep >/dev/null 'AllowAccounts=acct_b' || die "partition laas-B lacks AllowAccounts=acct_b"
+partition_exists() { scontrol -o show partition "$1" 2>/dev/null | grep >/dev/null "^PartitionName=$1 "; }
 partition_exists laas-A || die "no partition laas-A"
 log "after adding B: reserve.sh ran twice, laas-A and laas-B hold their tenants' hosts"
 ctl tenant remove A >/dev/null || die "tenant remove A failed"
@@ -135,9 +135,9 @@ ctl tenant add C --hosts 4 --slurm-account acct_c >add.C 2>&1 || die "tenant add
 ctl --json tenant show C >show.C.json
 ctl export slurm --partitions --magnetic -o reserve.sh
 bash reserve.sh >reserve.out.3 2>&1 || die "reserve.sh after remove A / add C failed: $(cat reserve.out.3)"
-if scontrol -o show reservation laas-A 2>/dev/null | grep -q '^ReservationName=laas-A '; then die "laas-A of removed tenant A survived"; fi
+if scontrol -o show reservation laas-A 2>/dev/null | grep >/dev/null '^ReservationName=laas-A '; then die "laas-A of removed tenant A survived"; fi
 [ "$(reservation_hosts laas-C)" = "$(tenant_hosts C)" ] || die "laas-C wrong"
-scontrol -o show reservation laas-C | grep -q 'Flags=.*MAGNETIC' || die "laas-C is not MAGNETIC: $(scontrol -o show reservation laas-C)"
+scontrol -o show reservation laas-C | grep >/dev/null 'Flags=.*MAGNETIC' || die "laas-C is not MAGNETIC: $(scontrol -o show reservation laas-C)"
 ! partition_exists laas-A || die "partition laas-A of removed tenant A survived"
 [ "$(partition_hosts laas-C)" = "$(tenant_hosts C)" ] || die "partition laas-C wrong"
 [ "$(reservation_hosts laas-B)" = "$(tenant_hosts B)" ] || die "laas-B wrong after C"

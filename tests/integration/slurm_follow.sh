@@ -67,7 +67,7 @@ wait_for() {
   die "$what not within 10 s; follower: $(tail -5 follower.log)"
 }
 has_partition() { [ "$(partition_hosts "laas-$1")" = "$(tenant_hosts "$1")" ]; }
-no_partition() { ! scontrol -o show partition "laas-$1" 2>/dev/null | grep -q "^PartitionName=laas-$1 "; }
+no_partition() { ! scontrol -o show partition "laas-$1" 2>/dev/null | grep >/dev/null "^PartitionName=laas-$1 "; }
 # Each host of the tenant under the leaf its record names, in slurmctld's topology.
 in_topology() {
   scontrol show topology >topology.shown || return 1
@@ -75,7 +75,7 @@ in_topology() {
   while read -r name guid; do
     leaf="ibsw-${guid#0x}"
     grep "^SwitchName=$leaf " topology.shown | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p' |
-      xargs -r scontrol show hostnames | grep -qx "$name" || return 1
+      xargs -r scontrol show hostnames | grep >/dev/null -x "$name" || return 1
   done < <(jq -r '.hosts[] | "\(.name) \(.leaf.guid)"' "show.$1.json")
 }
 
@@ -84,7 +84,7 @@ ctl tenant add T1 --hosts 4 --slurm-account acct_1 >add.T1 2>&1 || die "tenant a
 ctl --json tenant show T1 >show.T1.json
 took=$(wait_for "partition laas-T1" has_partition T1)
 in_topology T1 || die "T1's hosts are not under their leaves in scontrol show topology"
-scontrol -o show partition laas-T1 | grep -q 'AllowAccounts=acct_1' || die "laas-T1 lacks AllowAccounts=acct_1"
+scontrol -o show partition laas-T1 | grep >/dev/null 'AllowAccounts=acct_1' || die "laas-T1 lacks AllowAccounts=acct_1"
 log "T1 added: partition laas-T1 on $(tenant_hosts T1 | tr '\n' ' ')within ${took} s, in scontrol show topology"
 
 # 2. Removed: gone within 10 s.

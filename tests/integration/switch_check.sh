@@ -171,7 +171,7 @@ jq -e --arg h "$A_HOST" '.switch_check.switches[] | select(.name | startswith($h
 grep -q "port 1's P_Key block 0 differs from what this SM sent" osm.log &&
   grep -q "($LEAF): the SL2VL table from port $DROP_IN to port $DROP_OUT (a first-hop drop) differs" osm.log ||
   die "the log does not name the port tables: $(grep 'differs from what' osm.log | tail -3)"
-ctl status | grep -q "WARNING: *[0-9]* port table(s) read back (PortInfo [1-9][0-9]*, SL2VL [1-9][0-9]*, P_Key [1-9]" ||
+ctl status | grep >/dev/null "WARNING: *[0-9]* port table(s) read back (PortInfo [1-9][0-9]*, SL2VL [1-9][0-9]*, P_Key [1-9]" ||
   die "laasctl status does not warn of the port tables: $(ctl status | grep WARNING)"
 log "counted per table: $(ctl --json status | jq -c .switch_check.mismatches_by_table)"
 

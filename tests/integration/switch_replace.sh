@@ -70,7 +70,7 @@ stop_opensm
 rm state/layout.json
 start_opensm
 wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
-grep 'laas: recorded the intended tree' osm.log | tail -1 | grep -qF 'xgft(2;4,8;1,4)' ||
+grep 'laas: recorded the intended tree' osm.log | tail -1 | grep >/dev/null -F 'xgft(2;4,8;1,4)' ||
   die "the restart did not record xgft(2;4,8;1,4): $(grep 'intended tree' osm.log | tail -2)"
 [ "$(jq -r --arg g "$old_guid" '[.switches[] | select(.guid == $g)] | length' state/layout.json)" = 0 ] &&
   [ "$(jq -r '[.switches[] | select(.level == 1 and .name == "SW_NEW")] | length' state/layout.json)" = 1 ] ||

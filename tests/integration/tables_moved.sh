@@ -177,7 +177,7 @@ start_opensm
 wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
 grep -q 'tables last sent cannot be read (.*tables.bin: written in term 1, but a master held term' osm.log ||
   die "the file of term 1 was not refused: $(grep 'tables last sent' osm.log | tail -1)"
-grep 'keep the forwarding tables' osm.log | tail -1 | grep -q 'with no table known are left without routes' ||
+grep 'keep the forwarding tables' osm.log | tail -1 | grep >/dev/null 'with no table known are left without routes' ||
   die "the switches got tables from a refused file: $(grep 'keep the forwarding' osm.log | tail -1)"
 log "a tables.bin of term 1 is refused at a start of term $(jq .term state/state.json), saying why"
 
@@ -185,10 +185,10 @@ log "a tables.bin of term 1 is refused at a start of term $(jq .term state/state
 rm -f "$LAAS_INJECT_ROUTING_FAILURE" state/tables.bin
 mkdir -p state/tables.bin/x
 heavy_sweep "the injected failure removed"
-for _ in $(seq 1 20); do ctl metrics | grep -qx 'laas_tables_file_write_failures_total 1' && break; sleep 0.5; done
-ctl metrics | grep -qx 'laas_tables_file_write_failures_total 1' ||
+for _ in $(seq 1 20); do ctl metrics | grep >/dev/null -x 'laas_tables_file_write_failures_total 1' && break; sleep 0.5; done
+ctl metrics | grep >/dev/null -x 'laas_tables_file_write_failures_total 1' ||
   die "the failed write is not counted: $(ctl metrics | grep tables_file)"
-ctl status | grep -q '^TABLES FILE: cannot keep the tables sent in .*tables.bin' ||
+ctl status | grep >/dev/null '^TABLES FILE: cannot keep the tables sent in .*tables.bin' ||
   die "status does not show the failed write: $(ctl status | head -20)"
 log "a failed write of tables.bin: laas_tables_file_write_failures_total 1, status says '$(ctl status | grep '^TABLES FILE' | cut -c1-80)...'"
 log "PASS tables_moved: a host whose LID moved, or that was re-cabled, while OpenSM was down gets no route and no first hop from tables.bin; every other entry as sent; routed afresh once OpenSM can route"
