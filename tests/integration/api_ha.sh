@@ -16,6 +16,7 @@ source "$(dirname "$0")/lib_api.sh"
 laas_enter_namespace "$@"
 ha_setup api_ha
 [ -n "${LAAS_API:-}" ] || die "LAAS_API (the laas-api binary) is not set"
+# shellcheck disable=SC2034 # read by start_sm
 HA_NODES="SW_L2_0 SW_L2_1"
 src=$(cd "$(dirname "$0")/../.." && pwd)
 # The certificate commands of docs/api.md: the fenced block after its marker naming this test.

@@ -31,6 +31,7 @@ slurm_start_ctld
 "$LAAS_SLURM" -s "$WORK/laas.sock" --topology slurm/topology.conf \
   --partitions slurm/laas-partitions.conf --timeout 30 >follower.log 2>&1 &
 FOLLOWER_PID=$!
+# shellcheck disable=SC2034 # read by laas_teardown
 LAAS_EXTRA_PIDS="$FOLLOWER_PID"
 start_api
 log "slurmctld up ($(slurmctld -V)), laas-slurm following, laas-api at $API_URL"
