@@ -22,12 +22,7 @@ export LAAS_YAML_EXTRA="state_store: etcd
 etcd: {endpoints: [127.0.0.1:23791, 127.0.0.1:23792, 127.0.0.1:23793], timeout_ms: 1000}"
 # shellcheck disable=SC2034 # read by start_sm
 HA_NODES="SW_L2_0 SW_L2_1"
-"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
-start_fabric fabric.net
-start_sm 1 15 SW_L2_0
-wait_master 1 60
-start_sm 2 8 SW_L2_1
-wait_standby 2 60
+ha_pair_up
 # audit_layout reads state/: the master's own directory.
 use_state_of() { rm -rf state && ln -sfn "state$1" state; }
 use_state_of 1

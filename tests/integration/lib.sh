@@ -7,10 +7,18 @@ UMAD2SIM=${UMAD2SIM:-/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so}
 
 # Re-runs the calling script inside a fresh network namespace (ibsim's control socket is an
 # abstract name); without unshare, a per-test socket name keeps fabrics apart.
+# LAAS_OWN_PIDS=1 (as root): in a PID namespace of its own too, the script its init: when it
+# ends, however it ends (a failure, ctest's timeout killing unshare), the kernel kills every
+# process it left (daemons a test starts, such as slurmctld, and their children); /proc is the
+# namespace's, so pgrep sees only the test's processes.
 laas_enter_namespace() {
   if [ -z "${LAAS_IN_NS:-}" ]; then
     # As root, a plain network namespace keeps real uids (tests switch to other users);
     # otherwise a user namespace makes unshare possible without privileges.
+    if [ "$(id -u)" = 0 ] && [ "${LAAS_OWN_PIDS:-0}" = 1 ] &&
+      unshare -n -p -f --mount-proc --kill-child true 2>/dev/null; then
+      LAAS_IN_NS=1 LAAS_PID_NS=1 exec unshare -n -p -f --mount-proc --kill-child "$0" "$@"
+    fi
     if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
       LAAS_IN_NS=1 exec unshare -n "$0" "$@"
     fi

@@ -28,21 +28,23 @@ make_api_certs() {
 }
 
 # start_api [laas-api options...]: laas-api on 127.0.0.1 ($API_URL) in front of the plugin's
-# socket, writer ops, reader monitor, its log in api.log, killed at teardown.
+# socket, writer ops, reader monitor, its log in api.log, killed at teardown. API_AT_SOCKET,
+# API_AT_PORT and API_AT_LOG put another one elsewhere (two SMs: one laas-api each).
 start_api() {
   ip link set lo up 2>/dev/null || true # a fresh network namespace has its loopback down
-  API_PORT=18443
-  [ "${LAAS_IN_NS:-}" = 1 ] || API_PORT=$((20000 + $$ % 20000)) # no namespace of its own
+  API_PORT=${API_AT_PORT:-18443}
+  [ "${LAAS_IN_NS:-}" = 1 ] || API_PORT=$((20000 + ($$ + ${API_AT_PORT:-18443}) % 20000)) # no namespace of its own
   API_URL="https://127.0.0.1:$API_PORT"
-  "$LAAS_API" --socket "${LAAS_SOCKET_PATH:-$WORK/laas.sock}" --listen "127.0.0.1:$API_PORT" \
-    --cert server.crt --key server.key --client-ca ca.crt --writers ops --readers monitor \
-    "$@" >api.log 2>&1 &
+  local log=${API_AT_LOG:-api.log}
+  "$LAAS_API" --socket "${API_AT_SOCKET:-${LAAS_SOCKET_PATH:-$WORK/laas.sock}}" \
+    --listen "127.0.0.1:$API_PORT" --cert server.crt --key server.key --client-ca ca.crt \
+    --writers ops --readers monitor "$@" >"$log" 2>&1 &
   API_PID=$!
   LAAS_EXTRA_PIDS="${LAAS_EXTRA_PIDS:-} $API_PID"
   for _ in $(seq 1 50); do
-    grep -q 'listening on' api.log && return 0
-    kill -0 "$API_PID" 2>/dev/null || die "laas-api exited: $(cat api.log)"
+    grep -q 'listening on' "$log" && return 0
+    kill -0 "$API_PID" 2>/dev/null || die "laas-api exited: $(cat "$log")"
     sleep 0.1
   done
-  die "laas-api does not listen: $(cat api.log)"
+  die "laas-api does not listen: $(cat "$log")"
 }

@@ -102,6 +102,17 @@ EOC
   eval "OSM_PID_$n=$!"
 }
 
+# ha_pair_up: the demo tree in ibsim, SM 1 (priority 15, at SW_L2_0) master, SM 2 (priority 8,
+# at SW_L2_1) standby.
+ha_pair_up() {
+  "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
+  start_fabric fabric.net
+  start_sm 1 15 SW_L2_0
+  wait_master 1 60
+  start_sm 2 8 SW_L2_1
+  wait_standby 2 60
+}
+
 # kill_sm N: kill -9 (sets KILL_AT, the time of the kill, date +%s.%N).
 kill_sm() {
   local pid

@@ -3,6 +3,10 @@
 # slurmdbd (accounting_storage/none: accounts are plain strings Slurm still checks). Sourced
 # after lib.sh by slurm_flow.sh and slurm_follow.sh.
 
+# Every process a Slurm test starts dies with it (lib.sh's LAAS_OWN_PIDS): slurmctld forks
+# slurmscriptd, laas-slurm runs scontrol, and a test killed at its timeout runs no teardown.
+LAAS_OWN_PIDS=${LAAS_OWN_PIDS:-1}
+
 # slurm_prepare: Slurm's and munge's files where every user can traverse (the work directory
 # may sit under a private mktemp directory: a job submitted as uid 65534 must read slurm.conf
 # and reach munge), linked as $WORK/munge and $WORK/slurm; teardown stops Slurm first.
@@ -96,4 +100,47 @@ slurm_start_ctld() {
   SLURM_PID=$!
   for _ in $(seq 1 100); do scontrol ping 2>/dev/null | grep >/dev/null 'is UP' && break; sleep 0.2; done
   scontrol ping | grep >/dev/null 'is UP' || die "slurmctld is not up: $(tail -5 slurm/out slurm/slurmctld.log 2>/dev/null)"
+}
+
+# What slurmctld shows of the tenants laas-slurm follows (FOLLOWER_PID: the follower, whose
+# exit fails a wait). show.NAME.json: the tenant as `laasctl --json tenant show NAME` gives it.
+partition_hosts() {
+  scontrol -o show partition "$1" 2>/dev/null | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' |
+    xargs -r scontrol show hostnames | sort -V
+}
+tenant_hosts() { jq -r '.hosts[].name' "show.$1.json" | awk '{print $1}' | sort -V | uniq; }
+# wait_for WHAT CONDITION...: until CONDITION holds (10 s at most); prints the seconds it took.
+wait_for() {
+  local what=$1 start=$SECONDS
+  shift
+  for _ in $(seq 1 100); do
+    if "$@"; then
+      echo $((SECONDS - start))
+      return 0
+    fi
+    kill -0 "$FOLLOWER_PID" 2>/dev/null || die "laas-slurm exited: $(tail -5 follower.log)"
+    sleep 0.1
+  done
+  die "$what not within 10 s; follower: $(tail -5 follower.log)"
+}
+has_partition() { [ "$(partition_hosts "laas-$1")" = "$(tenant_hosts "$1")" ]; }
+no_partition() { ! scontrol -o show partition "laas-$1" 2>/dev/null | grep >/dev/null "^PartitionName=laas-$1 "; }
+# Each host of the tenant under the leaf its record names, in slurmctld's topology.
+in_topology() {
+  scontrol show topology >topology.shown || return 1
+  local guid leaf name
+  while read -r name guid; do
+    leaf="ibsw-${guid#0x}"
+    grep "^SwitchName=$leaf " topology.shown | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p' |
+      xargs -r scontrol show hostnames | grep >/dev/null -x "$name" || return 1
+  done < <(jq -r '.hosts[] | "\(.name) \(.leaf.guid)"' "show.$1.json")
+}
+
+# slurm_no_leftovers: after stop_slurm and the follower's end, no Slurm, munge or laas-slurm
+# process is left (in the test's own PID namespace: pgrep sees only the test's processes).
+slurm_no_leftovers() {
+  [ "${LAAS_PID_NS:-}" = 1 ] || { log "NOTE: no PID namespace of its own: leftovers not checked"; return 0; }
+  local left
+  left=$(ps -e -o pid=,comm=,args= | awk '$2 ~ /^(slurmctld|slurmscriptd|laas-slurm|munged|scontrol)$/')
+  [ -z "$left" ] || die "processes left after the test's stop: $left"
 }

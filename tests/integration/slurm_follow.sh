@@ -47,38 +47,6 @@ since=$(ctl --json events | jq -r .next)
   >follow.out 2>follow.err &
 LAAS_EXTRA_PIDS="$LAAS_EXTRA_PIDS $!"
 
-partition_hosts() {
-  scontrol -o show partition "$1" 2>/dev/null | sed -n 's/.* Nodes=\([^ ]*\) .*/\1/p' |
-    xargs -r scontrol show hostnames | sort -V
-}
-tenant_hosts() { jq -r '.hosts[].name' "show.$1.json" | awk '{print $1}' | sort -V | uniq; }
-# wait_for WHAT CONDITION...: until CONDITION holds (10 s at most); prints the seconds it took.
-wait_for() {
-  local what=$1 start=$SECONDS
-  shift
-  for _ in $(seq 1 100); do
-    if "$@"; then
-      echo $((SECONDS - start))
-      return 0
-    fi
-    kill -0 "$FOLLOWER_PID" 2>/dev/null || die "laas-slurm exited: $(tail -5 follower.log)"
-    sleep 0.1
-  done
-  die "$what not within 10 s; follower: $(tail -5 follower.log)"
-}
-has_partition() { [ "$(partition_hosts "laas-$1")" = "$(tenant_hosts "$1")" ]; }
-no_partition() { ! scontrol -o show partition "laas-$1" 2>/dev/null | grep >/dev/null "^PartitionName=laas-$1 "; }
-# Each host of the tenant under the leaf its record names, in slurmctld's topology.
-in_topology() {
-  scontrol show topology >topology.shown || return 1
-  local guid leaf name
-  while read -r name guid; do
-    leaf="ibsw-${guid#0x}"
-    grep "^SwitchName=$leaf " topology.shown | sed -n 's/.* Nodes=\([^ ]*\).*/\1/p' |
-      xargs -r scontrol show hostnames | grep >/dev/null -x "$name" || return 1
-  done < <(jq -r '.hosts[] | "\(.name) \(.leaf.guid)"' "show.$1.json")
-}
-
 # 1. Added: partition and topology within 10 s.
 ctl tenant add T1 --hosts 4 --slurm-account acct_1 >add.T1 2>&1 || die "tenant add T1: $(cat add.T1)"
 ctl --json tenant show T1 >show.T1.json
