@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -123,6 +124,7 @@ void read_sdn(const std::string& path, const YAML::Node& v, SdnConfig& s,
 // The `etcd:` mapping; a wrong entry throws std::invalid_argument naming it ("etcd.KEY: why").
 void read_etcd(const YAML::Node& v, Config::Etcd& e) {
   if (!v.IsMap()) throw std::invalid_argument("expected a mapping (endpoints, prefix, ...)");
+  int ttl_line = 0;  // where lease_ttl_s was given (0: not given)
   for (const auto& kv : v) {
     const std::string key = kv.first.as<std::string>();
     const YAML::Node& value = kv.second;
@@ -153,8 +155,14 @@ void read_etcd(const YAML::Node& v, Config::Etcd& e) {
         file = absolute_path_or_empty(value);
       } else if (key == "timeout_ms") {
         e.timeout_ms = int_between(value, 100, 60000, "between 100 and 60000");
+      } else if (key == "lease_ttl_s") {
+        e.lease_ttl_s =
+            int_between(value, service::etcd::kMinLeaseTtlS, service::etcd::kMaxLeaseTtlS,
+                        "between " + std::to_string(service::etcd::kMinLeaseTtlS) + " and " +
+                            std::to_string(service::etcd::kMaxLeaseTtlS));
+        ttl_line = value.Mark().line + 1;
       } else {
-        throw bad("unknown key (endpoints, prefix, cacert, cert, key, timeout_ms)");
+        throw bad("unknown key (endpoints, prefix, cacert, cert, key, timeout_ms, lease_ttl_s)");
       }
     } catch (const YAML::Exception& why) {
       throw bad(why.msg);
@@ -166,6 +174,12 @@ void read_etcd(const YAML::Node& v, Config::Etcd& e) {
   }
   if (e.cert.empty() != e.key.empty())
     throw std::invalid_argument("'etcd.cert' and 'etcd.key' go together");
+  // Not given: the default, raised to two deadlines for a long timeout_ms.
+  if (!ttl_line) e.lease_ttl_s = std::max(e.lease_ttl_s, (2 * e.timeout_ms + 999) / 1000);
+  if (const std::string why = service::etcd::lease_ttl_problem(e.lease_ttl_s, e.timeout_ms);
+      !why.empty())
+    throw std::invalid_argument("'etcd.lease_ttl_s' (line " + std::to_string(ttl_line) +
+                                "): " + why);
 }
 
 void apply_key(const std::string& path, const std::string& key, const YAML::Node& v, Config& c,

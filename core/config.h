@@ -51,14 +51,18 @@ struct Config {
   std::string state_dir = "/var/lib/laas";           // tenants.yaml in, allocations.json out
   std::string placer = "laas";                       // laas | simple | unconstrained
   // Where the shared tenant state lives: "dir" (state.json in state_dir, the default) or
-  // "etcd" (the key etcd.prefix + "state" of an etcd cluster, docs/ha.md); tables.bin,
-  // layout.json, allocations.json and tenants.yaml stay in state_dir either way.
+  // "etcd" (the keys under etcd.prefix of an etcd cluster, docs/ha.md: the state, the tenants
+  // last routed, the layout, the tenants file's applied list); tables.bin and tenants.yaml
+  // (an input, like laas.yaml) stay in state_dir either way.
   std::string state_store = "dir";
   struct Etcd {
     std::vector<std::string> endpoints;  // "host:port" or http(s)://host:port
     std::string prefix = "/laas/";
     std::string cacert, cert, key;  // TLS files (absolute paths; empty: none)
     int timeout_ms = 1500;          // every call to etcd, all members tried, within this
+    // How long the master's leader key outlives its last keep-alive (service/etcd_state.h);
+    // not given: 10, or two timeout_ms when that is longer.
+    int lease_ttl_s = 10;
   } etcd;
   // The state directory is shared storage (NFS, DRBD: docs/ha.md): an SM becoming master
   // takes the state over only when state.json is there, since an unmounted share looks like

@@ -165,7 +165,7 @@ bool same_identities(const topology::Layout& a, const topology::Layout& b) {
 // Read at start, and again when this SM takes the state over from another (which may have
 // written them since): a directory that does not answer leaves memory as it is.
 bool Controller::read_shared_files(std::chrono::milliseconds deadline) {
-  auto applied = files_.read(tenants_file_.applied_path(), deadline);
+  auto applied = files_.read(deadline);
   if (!applied) return false;
   tenants_file_.adopt_applied(std::move(*applied));
   if (const auto& disk = files_.disk_allocations())
@@ -285,7 +285,10 @@ void Controller::take_over(RoutingRun& run) {
           service_.take_over_if_needed(sm_identity(run.fabric, run.sm_port_guid), state_expected)) {
     run.out.took_over = line->rfind("laas: took over", 0) == 0;
     (run.out.took_over ? run.out.info : run.out.warnings).push_back(*line);
-    if (run.out.took_over) read_shared_files(service::kIoDeadline);
+    // Taken over: the parts as the previous master left them. Not taken (etcd without a quorum,
+    // say): with etcd, the parts as this SM's watch last brought them -- the tenants last routed
+    // by the previous master, which this run routes closed -- rather than its own older record.
+    if (run.out.took_over || service_.store().etcd()) read_shared_files(service::kIoDeadline);
   }
   if (auto error = files_.take_layout_error(); !error.empty())
     run.out.warnings.push_back(std::move(error));

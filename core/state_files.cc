@@ -1,7 +1,5 @@
 #include "core/state_files.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <stdexcept>
 #include <utility>
@@ -21,20 +19,29 @@ struct StateFiles::Files {
 
 namespace {
 
-// Runs on the state directory's worker.
+// Runs on the state directory's worker: the parts as the store holds them (in etcd, as the
+// watch last brought them while etcd does not answer: a new master without a quorum routes
+// closed from the tenants its standby followed, not from a record of its own last term).
 template <class Files>
-Files read_now(const std::string& layout_path, const std::string& allocations_path,
-               const std::string& applied_path) {
+Files read_now(const service::StateStore& store) {
   Files f;
-  bool exists = false;
-  std::string text = service::read_text(layout_path, &exists);
-  if (exists) f.layout = std::move(text);
+  service::SharedParts parts;
   try {
-    f.allocations = load_allocations(allocations_path);
+    parts = store.read_parts(/*or_followed=*/true);
+  } catch (const service::NotAnsweringError&) {
+    throw;
   } catch (const std::exception& e) {
     f.allocations_error = e.what();
+    return f;
   }
-  f.applied = load_applied(applied_path);
+  if (auto it = parts.find("layout"); it != parts.end()) f.layout = std::move(it->second);
+  if (auto it = parts.find("allocations"); it != parts.end()) try {
+      f.allocations = allocations_from_json(it->second);
+    } catch (const std::exception& e) {
+      f.allocations_error = store.part_path("allocations") + ": " + e.what();
+    }
+  if (auto it = parts.find("tenants_applied"); it != parts.end())
+    f.applied = parse_applied(it->second);
   return f;
 }
 
@@ -43,22 +50,19 @@ Files read_now(const std::string& layout_path, const std::string& allocations_pa
 StateFiles::StateFiles(const Config& config, service::TenantService& service, service::Logger log)
     : config_(config), service_(service), log_(std::move(log)) {}
 
-std::optional<std::set<std::string>> StateFiles::read(const std::string& applied_path,
-                                                      std::chrono::milliseconds deadline) {
+std::optional<std::set<std::string>> StateFiles::read(std::chrono::milliseconds deadline) {
   Files files;
   try {
-    files = service_.io().call(
-        [layout_path = layout_file(), allocations_path = config_.allocations_file(), applied_path] {
-          return read_now<Files>(layout_path, allocations_path, applied_path);
-        },
-        deadline);
+    files =
+        service_.io().call([store = service_.store()] { return read_now<Files>(store); }, deadline);
   } catch (const service::NotAnsweringError& e) {
     // Never write over what could not be read; read again at the first run it answers.
     unread_ = true;
     layout_unreadable_ = true;
     log_(service::LogLevel::kError,
          std::string("laas: ") + e.what() +
-             ": layout.json, allocations.json and tenants.yaml.applied are read when it answers");
+             ": the layout, the tenants last routed and the tenants file's applied list are read "
+             "when it answers");
     return std::nullopt;
   }
   std::set<std::string> applied = std::move(files.applied);
@@ -122,8 +126,7 @@ void StateFiles::Writes::finish(std::uint64_t n) {
 void StateFiles::queue_allocations(const Allocations& alloc) {
   const std::uint64_t n = queue_write();
   service_.io().post(
-      "allocations.json", [alloc, n, writes = writes_, log = log_, dir = config_.state_dir,
-                           path = config_.allocations_file()] {
+      "allocations.json", [alloc, n, writes = writes_, log = log_, store = service_.store()] {
         try {
           std::string text = to_json(alloc);
           bool same;
@@ -132,10 +135,7 @@ void StateFiles::queue_allocations(const Allocations& alloc) {
             same = text == writes->allocations_text;
             writes->allocations_text.clear();  // unknown until written
           }
-          if (!same) {
-            ::mkdir(dir.c_str(), service::kDirMode);
-            service::write_file_atomically(path, text, service::kFileMode);
-          }
+          if (!same) store.write_part("allocations", text);
           std::lock_guard<std::mutex> lock(writes->mu);
           writes->allocations_text = std::move(text);
         } catch (const std::exception& e) {
@@ -148,11 +148,10 @@ void StateFiles::queue_allocations(const Allocations& alloc) {
 
 void StateFiles::record_layout(topology::Layout now, const std::string& why) {
   const std::uint64_t n = queue_write();
-  service_.io().post("layout.json", [n, writes = writes_, log = log_, why, dir = config_.state_dir,
-                                     path = layout_file(), text = topology::layout_to_json(now)] {
+  service_.io().post("layout.json", [n, writes = writes_, log = log_, why, store = service_.store(),
+                                     text = topology::layout_to_json(now)] {
     try {
-      ::mkdir(dir.c_str(), service::kDirMode);
-      service::write_file_atomically(path, text, service::kFileMode);
+      store.write_part("layout", text);
       writes->layout_failed = false;
       if (!why.empty()) log(service::LogLevel::kInfo, "laas: " + why);
     } catch (const std::exception& e) {

@@ -1,9 +1,11 @@
-// The state directory's files besides state.json (the service's) and tables.bin
-// (core/last_tables.h): layout.json, the intended tree, and allocations.json, the tenants last
-// routed. Read on the state directory's worker at start and when this SM takes the state over
-// (another SM may have written them since), together with tenants.yaml.applied; written on
-// the worker after the routing runs that change them, never waited for inside a run (which
-// may hold the SM's lock): Controller::on_routing_done waits for them, briefly.
+// The shared state's parts besides the tenant state (the service's) -- layout.json, the intended
+// tree, and allocations.json, the tenants last routed: files of the state directory, or keys
+// under etcd's prefix with `state_store: etcd` (service::StateStore::read_parts, write_part;
+// tables.bin stays local: core/last_tables.h). Read on the state directory's worker at start
+// and when this SM takes the state over (another SM may have written them since), together
+// with the tenants file's applied list; written on the worker after the routing runs that
+// change them, never waited for inside a run (which may hold the SM's lock):
+// Controller::on_routing_done waits for them, briefly.
 #pragma once
 
 #include <atomic>
@@ -28,15 +30,13 @@ class StateFiles {
   // `config` and `service` outlive this object (the Controller holds all three).
   StateFiles(const Config& config, service::TenantService& service, service::Logger log);
 
-  // layout.json, allocations.json and the tenants file's applied list (`applied_path`), read
-  // on the worker within `deadline`: the applied list, or nullopt when the directory does not
-  // answer (memory kept, nothing written over what could not be read; read again while
-  // unread()).
-  std::optional<std::set<std::string>> read(const std::string& applied_path,
-                                            std::chrono::milliseconds deadline);
+  // layout.json, allocations.json and the tenants file's applied list, read on the worker
+  // within `deadline`: the applied list, or nullopt when the directory (etcd) does not answer
+  // (memory kept, nothing written over what could not be read; read again while unread()).
+  std::optional<std::set<std::string>> read(std::chrono::milliseconds deadline);
   bool unread() const { return unread_; }
 
-  std::string layout_file() const { return config_.state_dir + "/layout.json"; }
+  std::string layout_file() const { return service_.store().part_path("layout"); }
   // layout.json as last read or recorded (null: none). The routing thread replaces it while
   // audits read it on socket threads: each reader holds its own reference for as long as it
   // uses it, so a replaced layout lives on until its last reader is done.

@@ -18,6 +18,7 @@ inline std::optional<service::EtcdSettings> etcd_settings(const Config& c) {
   s.client.cert = c.etcd.cert;
   s.client.key = c.etcd.key;
   s.client.timeout_ms = c.etcd.timeout_ms;
+  s.lease_ttl_s = c.etcd.lease_ttl_s;
   s.prefix = c.etcd.prefix;
   return s;
 }

@@ -31,11 +31,15 @@ std::string suspicious_tenants_file(const std::string& path) {
 }  // namespace
 
 std::set<std::string> load_applied(const std::string& path) {
+  bool exists = false;
+  const std::string text = service::read_text(path, &exists);
+  return exists ? parse_applied(text) : std::set<std::string>{};
+}
+
+std::set<std::string> parse_applied(const std::string& text) {
   std::set<std::string> names;
-  std::ifstream in(path);
-  if (!in) return names;
   try {
-    const json doc = json::parse(in);
+    const json doc = json::parse(text);
     for (const auto& n : doc.at("tenants")) names.insert(n.get<std::string>());
   } catch (const std::exception&) {
     // Unreadable: forget it, as before this file existed (nothing is removed on its word).
@@ -183,10 +187,10 @@ void TenantsFile::release_dropped(const std::vector<TenantRequest>& requests,
 
 // On the state directory's worker: the routing run never waits for it.
 void TenantsFile::record_applied(const std::set<std::string>& applied) {
-  service_.io().post("tenants.yaml.applied", [path = applied_path(), log = log_,
+  service_.io().post("tenants.yaml.applied", [store = service_.store(), log = log_,
                                               text = json({{"tenants", applied}}).dump() + "\n"] {
     try {
-      service::write_file_atomically(path, text, service::kFileMode);
+      store.write_part("tenants_applied", text);
     } catch (const std::exception& e) {
       log(service::LogLevel::kError,
           std::string("laas: cannot record the applied tenants file: ") + e.what());

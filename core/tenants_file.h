@@ -3,8 +3,9 @@
 // file listed and this one does not are removed; tenants added through the socket are left
 // alone. Fed by the routing run (Controller::route) when the file changed, so the run that reads
 // it routes the change and asks for no other; the list last applied is kept next to
-// state.json (tenants.yaml.applied) so that tenants dropped while the SM was down are
-// released at the next start.
+// state.json (tenants.yaml.applied, or with `state_store: etcd` the key PREFIX +
+// "tenants_applied") so that tenants dropped while the SM was down are released at the next
+// start, or by the SM that takes the state over.
 #pragma once
 
 #include <mutex>
@@ -20,15 +21,18 @@
 
 namespace laas::core {
 
-// tenants.yaml.applied's list (empty when absent or unreadable: nothing is removed on its word).
+// tenants.yaml.applied's list (empty when absent or unreadable: nothing is removed on its word),
+// from the file or from its text (the shared part `tenants_applied`).
 std::set<std::string> load_applied(const std::string& path);
+std::set<std::string> parse_applied(const std::string& text);
 
 class TenantsFile {
  public:
   // `config` and `service` outlive this object (the Controller holds all three).
   TenantsFile(const Config& config, service::TenantService& service, service::Logger log);
 
-  std::string applied_path() const { return config_.state_dir + "/tenants.yaml.applied"; }
+  // Where the applied list lives: the state directory's tenants.yaml.applied, or in etcd.
+  std::string applied_path() const { return service_.store().part_path("tenants_applied"); }
   // The list tenants.yaml.applied holds, read with the state directory's other files (at
   // start, and when this SM takes the state over).
   void adopt_applied(std::set<std::string> applied);

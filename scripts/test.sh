@@ -22,6 +22,12 @@ phase "installing the dependencies"
 # compiler spends a third less time on the test files than with full debug information.
 bash scripts/build.sh -DLAAS_WERROR=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 phase "the build"
+# The previous release, for the upgrade test (built here, before the tests, so that its
+# compilation does not slow the fabric tests running beside it).
+rc=0
+bash scripts/build-previous-release.sh "${LAAS_BUILD_DIR:-build}/previous-release" || rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 77 ] || exit $rc
+phase "the previous release's build"
 (cd "${LAAS_BUILD_DIR:-build}" && ctest --output-on-failure --timeout 1200 -j2 "$@")
 phase "every test"
 asan="${LAAS_BUILD_DIR:-build}-sanitize"

@@ -225,4 +225,14 @@ void Client::watch(const std::string& key, bool prefix, std::int64_t start_revis
   throw UnavailableError("no etcd member took the watch (" + failures + ")");
 }
 
+std::string lease_ttl_problem(int ttl_s, int timeout_ms) {
+  if (ttl_s < kMinLeaseTtlS || ttl_s > kMaxLeaseTtlS)
+    return "must be between " + std::to_string(kMinLeaseTtlS) + " and " +
+           std::to_string(kMaxLeaseTtlS);
+  if (ttl_s * 1000LL < 2LL * timeout_ms)
+    return "must be at least twice etcd.timeout_ms (" + std::to_string(timeout_ms) +
+           " ms): a keep-alive waiting its whole deadline would let the lease run out";
+  return "";
+}
+
 }  // namespace laas::service::etcd

@@ -63,6 +63,14 @@ class Client {
       std::make_shared<std::atomic<std::size_t>>(0);
 };
 
+// etcd.lease_ttl_s's bounds (laas.yaml; service/etcd_state.h holds the lease): at least
+// kMinLeaseTtlS, at most kMaxLeaseTtlS, and at least two deadlines (timeout_ms) so that a
+// keep-alive (every third of it) that waits its whole deadline still lands in time.
+constexpr int kMinLeaseTtlS = 2;
+constexpr int kMaxLeaseTtlS = 3600;
+// "" when `ttl_s` fits `timeout_ms`; else why not.
+std::string lease_ttl_problem(int ttl_s, int timeout_ms);
+
 // "host:port" is http://host:port; a URL must be http:// or https://. Throws
 // std::invalid_argument saying what is wrong.
 std::string endpoint_url(const std::string& endpoint);

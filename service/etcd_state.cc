@@ -27,6 +27,17 @@ struct EtcdState::Shared {
   std::int64_t leader_rev = 0;
   std::int64_t lease = 0;
   std::int64_t written_rev = 0;  // the state's mod_revision as this SM last wrote it
+  // The text of this SM's last write of the state whose answer may have been lost (a deadline
+  // passed): if the state holds it, the write landed and the state is still this SM's.
+  std::string attempted;
+  // The lease ran out (a keep-alive found it gone): the keeper takes the key back, or finds
+  // that another SM took the state over (`deposed`, said once).
+  bool lease_lost = false;
+  bool deposed = false;
+  // The parts as the watch brought them, by key; `parts_synced`: the watch read them once.
+  std::map<std::string, Doc> parts;
+  bool parts_synced = false;
+  std::function<void(bool, const std::string&)> log;
   // Health: why the last call failed ("" none) and since when.
   std::string failure;
   Clock::time_point failing_since{};
@@ -110,6 +121,33 @@ EtcdState::Doc EtcdState::read_fresh() const {
   return d;
 }
 
+std::map<std::string, EtcdState::Doc> EtcdState::read_parts(const std::vector<std::string>& names,
+                                                            bool or_followed) const {
+  std::vector<Op> ranges;
+  for (const auto& name : names) ranges.push_back({Op::Kind::kRange, part_key(name), "", 0, false});
+  std::map<std::string, Doc> out;
+  try {
+    {
+      // No quorum known already: what the watch brought, at once (not after a deadline).
+      std::lock_guard<std::mutex> lock(s_->mu);
+      if (or_followed && s_->parts_synced && !s_->failure.empty())
+        throw StoreUnavailableError(where() + ": etcd not answering (" + s_->failure + ")");
+    }
+    const etcd::TxnReply r = guarded([&] { return client_.txn({}, ranges); });
+    for (std::size_t i = 0; i < names.size() && i < r.ranges.size(); ++i)
+      out[names[i]] = doc_of(r.ranges[i]);
+    return out;
+  } catch (const StoreUnavailableError&) {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    if (!or_followed || !s_->parts_synced) throw;
+    for (const auto& name : names) {
+      const auto it = s_->parts.find(part_key(name));
+      out[name] = it == s_->parts.end() ? Doc{} : it->second;
+    }
+    return out;
+  }
+}
+
 EtcdState::Doc EtcdState::read() const {
   {
     std::lock_guard<std::mutex> lock(s_->mu);
@@ -158,6 +196,9 @@ EtcdState::Doc EtcdState::take_over(
     s_->leader_rev = r.revision;
     s_->lease = lease;
     s_->written_rev = r.revision;
+    s_->attempted.clear();
+    s_->lease_lost = false;
+    s_->deposed = false;
     s_->leader_value = me;
     s_->remember(after);
     return after;
@@ -166,69 +207,128 @@ EtcdState::Doc EtcdState::take_over(
 }
 
 FileStamp EtcdState::write(const std::string& text) {
+  {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    s_->attempted = text;
+  }
+  const std::int64_t revision = fenced_put(state_key(), text);
+  std::lock_guard<std::mutex> lock(s_->mu);
+  s_->written_rev = revision;
+  s_->remember({true, text, revision});
+  FileStamp s;
+  s.exists = true;
+  s.revision = revision;
+  s.size = static_cast<long long>(text.size());
+  return s;
+}
+
+void EtcdState::write_part(const std::string& name, const std::string& text) {
+  const std::int64_t revision = fenced_put(part_key(name), text);
+  std::lock_guard<std::mutex> lock(s_->mu);
+  Doc& cached = s_->parts[part_key(name)];
+  if (revision > cached.revision) cached = {true, text, revision};
+}
+
+std::int64_t EtcdState::fenced_put(const std::string& key, const std::string& text) {
   std::string me;
-  std::int64_t leader_rev, written_rev;
+  std::int64_t leader_rev;
   {
     std::lock_guard<std::mutex> lock(s_->mu);
     me = s_->me;
     leader_rev = s_->leader_rev;
-    written_rev = s_->written_rev;
   }
   if (leader_rev == 0)
-    throw FencedError(where() + ": this SM has not taken the state over; nothing was written");
-  const std::vector<Compare> held = {{leader_key(), Compare::Target::kModRevision, leader_rev, ""},
-                                     {leader_key(), Compare::Target::kValue, 0, me}};
-  etcd::TxnReply r = guarded([&] {
-    return client_.txn(held, {{Op::Kind::kPut, state_key(), text, 0, false}},
-                       {{Op::Kind::kRange, leader_key(), "", 0, false},
-                        {Op::Kind::kRange, state_key(), "", 0, false}});
-  });
-  std::optional<etcd::KeyValue> leader;
-  if (!r.succeeded && r.ranges.size() == 2 && !r.ranges[0].kvs.empty())
-    leader = r.ranges[0].kvs.front();
-  const std::int64_t state_rev =
-      r.ranges.size() == 2 && !r.ranges[1].kvs.empty() ? r.ranges[1].kvs.front().mod_revision : -1;
-  if (!r.succeeded && !leader && state_rev == written_rev) {
-    // The lease ran out (etcd was out of reach longer than its TTL) and nobody wrote since:
-    // this SM's take-over still stands; hold the key again, in the same transaction.
-    const std::int64_t lease = grant_lease();
-    r = guarded([&] {
-      return client_.txn({{leader_key(), Compare::Target::kCreateRevision, 0, ""},
-                          {state_key(), Compare::Target::kModRevision, written_rev, ""}},
-                         {{Op::Kind::kPut, leader_key(), me, lease, false},
-                          {Op::Kind::kPut, state_key(), text, 0, false}});
+    throw FencedError("etcd:" + key +
+                      ": this SM has not taken the state over; nothing was written");
+  const auto put = [&](std::int64_t rev) {
+    return guarded([&] {
+      return client_.txn({{leader_key(), Compare::Target::kModRevision, rev, ""},
+                          {leader_key(), Compare::Target::kValue, 0, me}},
+                         {{Op::Kind::kPut, key, text, 0, false}},
+                         {{Op::Kind::kRange, leader_key(), "", 0, false}});
     });
-    if (r.succeeded) {
+  };
+  etcd::TxnReply r = put(leader_rev);
+  std::optional<etcd::KeyValue> leader;
+  if (!r.succeeded && !r.ranges.empty() && !r.ranges[0].kvs.empty())
+    leader = r.ranges[0].kvs.front();
+  // The lease ran out (etcd was out of reach longer than its TTL): this SM's take-over still
+  // stands if nobody wrote the state since; then hold the key again and write.
+  if (!r.succeeded && !leader && retake()) {
+    {
       std::lock_guard<std::mutex> lock(s_->mu);
-      s_->leader_rev = r.revision;
-      s_->lease = lease;
+      leader_rev = s_->leader_rev;
+      s_->lease_lost = false;
     }
+    note(false, "laas: " + where() + ": the leader key " + leader_key() +
+                    " had expired (its lease ran out while etcd was out of reach); this SM holds "
+                    "it again, nobody took the state over meanwhile");
+    r = put(leader_rev);
   }
   if (!r.succeeded) {
     const std::string holder = leader ? "is held by " + leader->value + " since revision " +
                                             std::to_string(leader->mod_revision)
                                       : std::string("is gone");
-    throw FencedError(where() + ": the leader key " + leader_key() + " " + holder +
-                      ", not as this SM's take-over left it (revision " +
-                      std::to_string(leader_rev) +
-                      "): another SM took the state over; nothing was written");
+    throw FencedError("etcd:" + key + ": the leader key " + leader_key() + " " + holder +
+                      ", not as this SM's take-over left it: another SM took the state over; "
+                      "nothing was written");
   }
-  std::lock_guard<std::mutex> lock(s_->mu);
-  s_->written_rev = r.revision;
-  s_->remember({true, text, r.revision});
-  FileStamp s;
-  s.exists = true;
-  s.revision = r.revision;
-  s.size = static_cast<long long>(text.size());
-  return s;
+  return r.revision;
 }
 
-bool EtcdState::create(const std::string& text) {
+bool EtcdState::retake() {
+  std::string me, attempted;
+  std::int64_t written_rev;
+  {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    me = s_->me;
+    attempted = s_->attempted;
+    written_rev = s_->written_rev;
+  }
+  if (me.empty()) return false;
+  const etcd::TxnReply now = guarded([&] {
+    return client_.txn({}, {{Op::Kind::kRange, leader_key(), "", 0, false},
+                            {Op::Kind::kRange, state_key(), "", 0, false}});
+  });
+  if (now.ranges.size() != 2) throw std::runtime_error(where() + ": a transaction lost its reads");
+  const auto& leader = now.ranges[0].kvs;
+  const auto& state = now.ranges[1].kvs;
+  if (!leader.empty()) {
+    // Held by this SM already (a take-back whose answer was lost): adopt it.
+    if (leader.front().value != me || leader.front().lease == 0) return false;
+    std::lock_guard<std::mutex> lock(s_->mu);
+    s_->leader_rev = leader.front().mod_revision;
+    s_->lease = leader.front().lease;
+    return true;
+  }
+  // Nobody wrote the state since this SM did (or what it wrote last landed, unanswered).
+  if (state.empty() ||
+      (state.front().mod_revision != written_rev && state.front().value != attempted))
+    return false;
+  const std::int64_t state_rev = state.front().mod_revision;
+  const std::int64_t lease = grant_lease();
+  const etcd::TxnReply r = guarded([&] {
+    return client_.txn({{leader_key(), Compare::Target::kCreateRevision, 0, ""},
+                        {state_key(), Compare::Target::kModRevision, state_rev, ""}},
+                       {{Op::Kind::kPut, leader_key(), me, lease, false}});
+  });
+  if (!r.succeeded) return false;  // another SM moved in between
+  std::lock_guard<std::mutex> lock(s_->mu);
+  s_->leader_rev = r.revision;
+  s_->lease = lease;
+  s_->written_rev = state_rev;
+  s_->leader_value = me;
+  return true;
+}
+
+bool EtcdState::create(const std::string& text, const std::map<std::string, std::string>& parts,
+                       const std::vector<std::string>& stale) {
+  std::vector<Op> ops = {{Op::Kind::kPut, state_key(), text, 0, false}};
+  for (const auto& [name, part] : parts)
+    ops.push_back({Op::Kind::kPut, part_key(name), part, 0, false});
+  for (const auto& name : stale) ops.push_back({Op::Kind::kDelete, part_key(name), "", 0, false});
   return guarded([&] {
-    return client_
-        .txn({{state_key(), Compare::Target::kCreateRevision, 0, ""}},
-             {{Op::Kind::kPut, state_key(), text, 0, false}})
-        .succeeded;
+    return client_.txn({{state_key(), Compare::Target::kCreateRevision, 0, ""}}, ops).succeeded;
   });
 }
 
@@ -270,12 +370,21 @@ void EtcdState::watch_loop() {
       s_->remember(deleted ? Doc{} : Doc{true, kv.value, kv.mod_revision});
     else if (kv.key == leader_key())
       s_->leader_value = deleted ? "" : kv.value;
+    else if (deleted)
+      s_->parts.erase(kv.key);
+    else
+      s_->parts[kv.key] = Doc{true, kv.value, kv.mod_revision};
   };
   while (!s_->stop) {
     try {
       if (!synced) {
         // The whole prefix once, then every change after it.
         const etcd::RangeReply r = client_.range(settings_.prefix, true);
+        {
+          std::lock_guard<std::mutex> lock(s_->mu);
+          s_->parts.clear();  // those deleted while the watch was down go too
+          s_->parts_synced = true;
+        }
         bool has_state = false, has_leader = false;
         for (const auto& kv : r.kvs) {
           has_state |= kv.key == state_key();
@@ -312,6 +421,44 @@ void EtcdState::watch_loop() {
   }
 }
 
+void EtcdState::note(bool error, const std::string& line) const {
+  std::function<void(bool, const std::string&)> log;
+  {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    log = s_->log;
+  }
+  if (log) log(error, line);
+}
+
+void EtcdState::set_log_hook(std::function<void(bool, const std::string&)> hook) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  s_->log = std::move(hook);
+}
+
+// A master whose lease ran out must not wait for its next write (there may be none for hours,
+// and meanwhile the leader key names nobody): it takes the key back as soon as etcd answers,
+// or learns that another SM took the state over. Tried every second until one of the two.
+void EtcdState::keep_leadership() {
+  {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    if (!s_->lease_lost || s_->deposed || s_->leader_rev == 0) return;
+  }
+  const bool held = retake();  // throws while etcd does not answer: tried again in a second
+  {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    s_->lease_lost = false;
+    s_->deposed = !held;
+  }
+  const std::string line =
+      held ? "laas: " + where() + ": the leader key " + leader_key() +
+                 " had expired (its lease ran out while etcd was out of reach); this SM holds "
+                 "it again, nobody took the state over meanwhile"
+           : "laas: " + where() + ": the leader key " + leader_key() +
+                 " expired while etcd was out of reach and another SM took the state over "
+                 "meanwhile: this SM writes nothing until it takes the state over again";
+  note(!held, line);
+}
+
 void EtcdState::keep_loop() {
   auto last_keepalive = Clock::now();
   const auto every = std::chrono::seconds(std::max(1, settings_.lease_ttl_s / 3));
@@ -329,11 +476,15 @@ void EtcdState::keep_loop() {
         last_keepalive = Clock::now();
         if (guarded([&] { return client_.lease_keepalive(lease); }) == 0) {
           std::lock_guard<std::mutex> relock(s_->mu);
-          if (s_->lease == lease) s_->lease = 0;  // gone: the next write holds the key again
+          if (s_->lease == lease) {
+            s_->lease = 0;
+            s_->lease_lost = true;
+          }
         }
       } else {
         guarded([&] { return client_.range(leader_key()); });
       }
+      keep_leadership();
     } catch (const std::exception&) {
       // Recorded by guarded(): status and the metrics say so.
     }

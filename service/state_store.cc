@@ -494,6 +494,11 @@ PersistedState StateStore::take_over(const std::string& master, topology::Guid s
 
 std::string StateStore::init(const std::string& group) const {
   if (etcd_) {
+    if (read_parts().count("allocations"))
+      throw std::runtime_error(part_path("allocations") +
+                               " records tenants routed from this etcd: " + path_ +
+                               " is lost, not new -- restore it from a backup (docs/ha.md); "
+                               "nothing was written");
     if (!etcd_->create(serialize_state(PersistedState{})))
       throw std::runtime_error(path_ + " exists: the state is there already; nothing was written");
     return "wrote " + path_ +
@@ -535,36 +540,97 @@ std::string StateStore::init(const std::string& group) const {
          "takes it over";
 }
 
-void StateStore::create(const PersistedState& state) const {
+void StateStore::create(const PersistedState& state, const SharedParts& parts) const {
   const std::string text = serialize_state(state);
+  std::vector<std::string> stale;
+  for (const auto& part : kSharedParts)
+    if (!parts.count(part.name)) stale.push_back(part.name);
   if (etcd_) {
-    if (!etcd_->create(text)) throw std::runtime_error(path_ + " exists: nothing was written");
+    if (!etcd_->create(text, parts, stale))
+      throw std::runtime_error(path_ + " exists: nothing was written");
     return;
   }
   make_directory(directory_);
   DirectoryLock lock(lock_path_);
   if (stamp_of(path_).exists) throw std::runtime_error(path_ + " exists: nothing was written");
+  // The parts first, state.json last: interrupted, the directory holds no state and the
+  // migration is made again.
+  for (const auto& [name, part] : parts) write_file_atomically(part_path(name), part, kFileMode);
+  for (const auto& name : stale)
+    if (::unlink(part_path(name).c_str()) != 0 && errno != ENOENT)
+      throw std::runtime_error("cannot remove " + part_path(name) + ": " + errno_text());
   write_file_atomically(path_, text, kFileMode);
 }
+
+std::string StateStore::part_path(const std::string& name) const {
+  for (const auto& part : kSharedParts)
+    if (name == part.name)
+      return etcd_ ? "etcd:" + etcd_->part_key(name) : directory_ + "/" + part.file;
+  throw std::invalid_argument("no shared part named '" + name + "'");
+}
+
+SharedParts StateStore::read_parts(bool or_followed) const {
+  SharedParts out;
+  if (etcd_) {
+    std::vector<std::string> names;
+    for (const auto& part : kSharedParts) names.push_back(part.name);
+    for (auto& [name, doc] : etcd_->read_parts(names, or_followed))
+      if (doc.exists) out[name] = std::move(doc.text);
+    return out;
+  }
+  for (const auto& part : kSharedParts) {
+    const std::string path = part_path(part.name);
+    std::ifstream in(path);
+    if (!in) {
+      if (errno == ENOENT) continue;
+      throw std::runtime_error("cannot read " + path + ": " + errno_text());
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    out[part.name] = text.str();
+  }
+  return out;
+}
+
+void StateStore::write_part(const std::string& name, const std::string& text) const {
+  const std::string path = part_path(name);  // refuses an unknown name
+  if (etcd_) return etcd_->write_part(name, text);
+  make_directory(directory_);
+  write_file_atomically(path, text, kFileMode);
+}
+
+namespace {
+
+std::string part_names(const SharedParts& parts) {
+  std::string out;
+  for (const auto& [name, text] : parts) out += (out.empty() ? "" : ", ") + name;
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
 
 std::string migrate_state(const StateStore& from, const StateStore& to) {
   if (!from.stamp().exists)
     throw std::runtime_error(from.path() + " holds no state: nothing to migrate");
   const PersistedState state = from.load();  // refused when it cannot be trusted
+  const SharedParts parts = from.read_parts();
   const std::string what = std::to_string(state.tenants.size()) + " tenant(s), term " +
                            std::to_string(state.term) + ", generation " +
                            std::to_string(state.generation);
+  const std::string with = " (with the shared parts: " + part_names(parts) + ")";
   if (to.stamp().exists) {
     PersistedState there = to.load();
     there.loaded_version = state.loaded_version;
-    if (there == state) return to.path() + " holds the same state already (" + what + ")";
+    if (there == state && to.read_parts() == parts)
+      return to.path() + " holds the same state already (" + what + ")" + with;
     throw std::runtime_error(
         to.path() + " holds another state (term " + std::to_string(there.term) + ", generation " +
         std::to_string(there.generation) + ", " + std::to_string(there.tenants.size()) +
-        " tenant(s)): nothing was written; move it away first if it is stale");
+        " tenant(s)" + (there == state ? ", other shared parts" : "") +
+        "): nothing was written; move it away first if it is stale");
   }
-  to.create(state);
-  return "copied " + what + " from " + from.path() + " to " + to.path();
+  to.create(state, parts);
+  return "copied " + what + " from " + from.path() + " to " + to.path() + with;
 }
 
 std::string read_text(const std::string& path, bool* exists) {

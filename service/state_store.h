@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -182,6 +183,20 @@ constexpr unsigned kFileMode = 0640;
 
 class EtcdState;  // service/etcd_state.h
 
+// The parts of the shared state beside the tenant state itself: the tenants last routed (the
+// record a master that cannot read the state routes from), the intended tree as recorded, and
+// the tenants file's applied list. Each a file of the state directory, or in etcd the key
+// PREFIX + name, written by the master with the same fencing as the state.
+struct SharedPart {
+  const char* name;  // the etcd key's last component
+  const char* file;  // the file's name in the state directory
+};
+inline constexpr SharedPart kSharedParts[] = {{"allocations", "allocations.json"},
+                                              {"layout", "layout.json"},
+                                              {"tenants_applied", "tenants.yaml.applied"}};
+// By name: the parts present (absent ones are not in the map).
+using SharedParts = std::map<std::string, std::string>;
+
 // The state directory may be shared by several SM hosts (NFS, DRBD: docs/ha.md). Writers take
 // an exclusive lock on state.lock for each read-check-write, so two plugins that both believe
 // they are master never interleave, and a state never goes back to an older term or generation.
@@ -222,9 +237,20 @@ class StateStore {
   // routed from this directory (then state.json is lost, not new: restore it). Returns what
   // it did, one line.
   std::string init(const std::string& group) const;
-  // `laasctl state migrate`: writes `state` as it is (its term and generation kept) where this
-  // store holds none. Throws std::runtime_error, writing nothing, when it holds one.
-  void create(const PersistedState& state) const;
+  // `laasctl state migrate`: writes `state` as it is (its term and generation kept), and
+  // `parts` (those it lacks removed from here), where this store holds no state. Throws
+  // std::runtime_error, writing nothing, when it holds one.
+  void create(const PersistedState& state, const SharedParts& parts = {}) const;
+
+  // The parts (kSharedParts) as this store holds them. In etcd read together from a quorum;
+  // while it does not answer and `or_followed`, as the watch last brought them. Throws
+  // StoreUnavailableError (etcd) or std::runtime_error (a file that exists and cannot be read).
+  SharedParts read_parts(bool or_followed = false) const;
+  // Replaces one part (`name` of kSharedParts): the file atomically, or the etcd key fenced as
+  // save() is (FencedError when another SM took the state over).
+  void write_part(const std::string& name, const std::string& text) const;
+  // Where a part lives, for messages: "/var/lib/laas/layout.json", "etcd:/laas/layout".
+  std::string part_path(const std::string& name) const;
 
  private:
   std::string directory_;

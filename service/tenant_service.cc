@@ -87,6 +87,10 @@ TenantService::TenantService(ServiceConfig config, Logger log)
                                    "written at the next routing run");
       if (st_.reroute) st_.reroute();
     });
+  if (const auto& etcd = st_.store.etcd())
+    etcd->set_log_hook([log = st_.log](bool error, const std::string& line) {
+      log(error ? LogLevel::kError : LogLevel::kWarning, line);
+    });
   if (st_.config.state_dir_unknown) {
     st_.blocked = unknown_state_dir_text(st_.config);
     st_.log(LogLevel::kError, "laas: " + st_.blocked);

@@ -159,6 +159,9 @@ class TenantService final : private ChangeCommitter,
   // The state directory's worker (service/state_io.h): every access to the directory runs there,
   // so a directory that stops answering never stops the caller for longer than a deadline.
   StateIo& io() const { return *st_.io; }
+  // Where the shared state lives (the state directory or etcd): the routing side reads and
+  // writes the state's other parts through it (StateStore::read_parts, write_part), on io().
+  const StateStore& store() const { return st_.store; }
   // The shared state's term as this service knows it, and whether it holds it (tables.bin is
   // written under it and checked against it: core/last_tables.h).
   std::uint64_t state_term(bool* held) const;

@@ -2,9 +2,11 @@
 # state_migrate.sh LAASCTL: moving an installation's shared state from its state directory to
 # etcd and back (docs/ha.md, "Moving to etcd and back"), against a one-member etcd on loopback
 # in this test's own network namespace. state.json with two tenants goes to /laas/state as it
-# is; run again, it says the same state is there (exit 0); a different state in etcd is never
+# is, the shared parts beside it (allocations.json, layout.json) to /laas/allocations and
+# /laas/layout; run again, it says the same state is there (exit 0); a different state in etcd is never
 # written over (exit 1); --to dir brings back the same document into an empty directory and
-# never over an existing state.json; no quorum (etcd down) is a clear refusal.
+# never over an existing state.json, with the parts etcd holds (a stale part etcd lacks is
+# removed); no quorum (etcd down) is a clear refusal.
 set -euo pipefail
 laasctl=$1
 if [ -z "${LAAS_IN_NS:-}" ]; then
@@ -36,6 +38,8 @@ cat >"$work/state/state.json" <<'JSON'
   {"name": "b", "requested": 1, "shape": "1 host", "pkey": 2,
    "hosts": [{"leaf": "0x0000000000100000", "port": 2, "guid": "0x0000000000100002"}], "links": []}]}
 JSON
+echo '{"format": "laas-allocations", "tenants": [{"name": "a"}, {"name": "b"}]}' >"$work/state/allocations.json"
+echo '{"format": "laas-layout", "spec": "xgft(2;4,8;1,4)"}' >"$work/state/layout.json"
 cat >"$work/laas.yaml" <<EOF2
 state_dir: $work/state
 state_store: dir
@@ -48,6 +52,10 @@ grep -q "copied 2 tenant(s), term 3, generation 7 from $work/state/state.json to
 [ "$(get /laas/state | jq -S -c '.tenants, .term, .generation, .master')" = \
   "$(jq -S -c '.tenants, .term, .generation, .master' "$work/state/state.json")" ] ||
   fail "etcd holds $(get /laas/state | head -c 300)"
+for part in allocations layout; do
+  [ "$(get /laas/$part)" = "$(cat "$work/state/$part.json")" ] || fail "etcd's /laas/$part is '$(get /laas/$part)'"
+done
+grep -q 'with the shared parts: allocations, layout' "$work/out" || fail "it does not name the parts: $(cat "$work/out")"
 "$laasctl" state migrate --to etcd --config "$work/laas.yaml" >"$work/out" 2>&1 || fail "again: $(cat "$work/out")"
 grep -q 'holds the same state already' "$work/out" || fail "again: $(cat "$work/out")"
 # Another state in etcd is never written over.
@@ -61,8 +69,14 @@ rc=0
 "$laasctl" state migrate --to dir --config "$work/laas.yaml" >"$work/out" 2>&1 || rc=$?
 [ $rc = 1 ] && grep -q "state.json holds another state" "$work/out" || fail "over state.json: exit $rc: $(cat "$work/out")"
 mv "$work/state/state.json" "$work/state.json.old"
+rm "$work/state/layout.json"
+echo '{"tenants": ["stale"]}' >"$work/state/tenants.yaml.applied"
 "$laasctl" state migrate --to dir --config "$work/laas.yaml" >"$work/out" 2>&1 || fail "to dir: $(cat "$work/out")"
 [ "$(jq -S -c . "$work/state/state.json")" = "$(get /laas/state | jq -S -c .)" ] || fail "state.json differs from etcd's"
+for part in allocations layout; do
+  [ "$(cat "$work/state/$part.json")" = "$(get /laas/$part)" ] || fail "$part.json differs from etcd's /laas/$part"
+done
+[ ! -e "$work/state/tenants.yaml.applied" ] || fail "the stale tenants.yaml.applied etcd lacks was kept"
 [ "$(stat -c %a "$work/state/state.json")" = 640 ] || fail "state.json mode $(stat -c %a "$work/state/state.json")"
 # No etcd: a clear refusal within the deadline, nothing written.
 kill -9 "$etcd_pid"

@@ -8,6 +8,11 @@
 #  4. No quorum (two members down): a change is refused busy (exit 75) within 30 s, status and
 #     the metrics say so, OpenSM lives and the LFTs stay as they were (isolation holds).
 #  5. The quorum back: the same change succeeds without a restart.
+#  6. SM 2 reaches etcd through member 3 only (its laas.yaml): member 3 down longer than its
+#     lease (lease_ttl_s: 3), the leader key expires; member 3 back, SM 2 holds the key again by
+#     itself (no write needed, logged) and changes go on.
+# Every part of the shared state is in etcd (the tenants last routed, the layout), none in an
+# SM's own directory; the new master routes on the layout the old one recorded there.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_ha.sh"
 source "$(dirname "$0")/lib_etcd.sh"
@@ -20,12 +25,13 @@ etcd_start_cluster "$WORK/etcd"
 export HA_OWN_STATE_DIR=1
 export LAAS_YAML_EXTRA="state_store: etcd
 etcd: {endpoints: [127.0.0.1:23791, 127.0.0.1:23792, 127.0.0.1:23793], timeout_ms: 1000}"
+export LAAS_YAML_EXTRA_2="state_store: etcd
+etcd: {endpoints: [127.0.0.1:23793], timeout_ms: 1000, lease_ttl_s: 3}"
 # shellcheck disable=SC2034 # read by start_sm
 HA_NODES="SW_L2_0 SW_L2_1"
 ha_pair_up
-# audit_layout reads state/: the master's own directory.
-use_state_of() { rm -rf state && ln -sfn "state$1" state; }
-use_state_of 1
+# audit_layout reads state/: the shared parts as etcd holds them.
+audit_etcd() { etcd_export_state state && audit_layout "$1"; }
 etcd_doc() { ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" get --print-value-only /laas/state; }
 
 # --- 1. -------------------------------------------------------------------------------------
@@ -34,6 +40,9 @@ ctl 1 tenant add b --hosts 10 >add.out 2>&1 || die "tenant add b failed: $(cat a
 [ "$(etcd_doc | jq -r '.tenants[].name' | sort | tr '\n' ' ')" = "a b " ] ||
   die "etcd's /laas/state holds '$(etcd_doc | head -c 300)'"
 [ ! -e state1/state.json ] && [ ! -e state2/state.json ] || die "a state.json was written locally"
+etcd_wait_routed "a b " || die "etcd's /laas/allocations names '$(etcd_routed_names)'"
+[ -n "$(etcd_get /laas/layout)" ] || die "etcd holds no /laas/layout"
+etcd_no_local_parts state1 state2
 for _ in $(seq 50); do [ "$(tenant_names 2)" = "a b " ] && break; sleep 0.1; done
 [ "$(tenant_names 2)" = "a b " ] || die "the standby lists '$(tenant_names 2)'"
 log "1: a, b in etcd (term $(etcd_doc | jq .term)); the standby lists them"
@@ -45,19 +54,26 @@ ctl 1 tenant add c --hosts 5 >add.out 2>&1 || die "tenant add c with one member 
 ctl 1 --json status | jq -e 'has("state_store_not_answering") | not' >/dev/null ||
   die "status says etcd is not answering with one member down"
 etcd_start_member 3
+etcd_wait_member 3 || die "member 3 did not rejoin"
 log "2: one member down: c added, status clean"
 
 # --- 3. -------------------------------------------------------------------------------------
-audit_layout before
+etcd_wait_routed "a b c " || die "etcd's /laas/allocations names '$(etcd_routed_names)'"
+audit_etcd before
 from2=$(log_lines 2)
 kill_sm 1
 wait_master 2 60 "$from2"
 wait_sm_log 2 'laas: routed' 1 30 "$MASTER_LINE"
 took=$(tail -n +"$MASTER_LINE" osm2.log | grep -m1 'laas: took over as master' || true)
 grep -q ' 3 tenant(s) from etcd:/laas/state' <<<"$took" || die "SM 2 took over: '$took'"
-use_state_of 2
+etcd_wait_routed "a b c " || die "after the failover etcd's /laas/allocations names '$(etcd_routed_names)'"
+# The layout SM 1 recorded in etcd is SM 2's: none recorded anew, nothing written locally.
+if tail -n +"$MASTER_LINE" osm2.log | grep 'recorded the intended tree' >recorded.out; then
+  die "SM 2 did not route on the layout in etcd: $(cat recorded.out)"
+fi
+etcd_no_local_parts state1 state2
 sleep 1
-audit_layout after
+audit_etcd after
 cmp -s lfts.before lfts.after || die "the LFTs differ after the failover: $(diff lfts.before lfts.after | head -5)"
 [ "$(tenant_names 2)" = "a b c " ] || die "SM 2 lists '$(tenant_names 2)'"
 [ "$(etcd_doc | jq -r .master)" != "$(ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" get --print-value-only /laas/leader)" ] &&
@@ -88,7 +104,7 @@ kill -0 "$(sm_pid 2)" || die "OpenSM died without a quorum"
 from2=$(log_lines 2)
 kill -HUP "$(sm_pid 2)"
 wait_sm_log 2 'laas: forwarding tables applied' 1 30 "$from2"
-audit_layout noquorum
+audit_layout noquorum # state/ as exported before the loss
 cmp -s lfts.after lfts.noquorum || die "the LFTs changed without a quorum: $(diff lfts.after lfts.noquorum | head -5)"
 log "4: no quorum: add refused (exit 75) in $took_s s: $(head -c 160 refused.err)"
 log "   status: $(grep '^STATE STORE' status.out | head -c 160); OpenSM up, LFTs unchanged after a heavy sweep"
@@ -107,4 +123,22 @@ done
 [ "$(tenant_names 2)" = "a b c d " ] || die "SM 2 lists '$(tenant_names 2)'"
 [ "$(etcd_doc | jq -r '.tenants[].name' | sort | tr '\n' ' ')" = "a b c d " ] || die "etcd does not hold d"
 log "5: quorum back: d added $(elapsed "$t0" "$(date +%s.%N)") s after etcd answered, no restart"
+
+# --- 6. -------------------------------------------------------------------------------------
+master_name=$(etcd_get /laas/state | jq -r .master)
+[ "$(etcd_get /laas/leader)" = "$master_name" ] || die "the leader key is '$(etcd_get /laas/leader)'"
+from2=$(log_lines 2)
+etcd_stop_member 3
+t0=$(date +%s.%N)
+for _ in $(seq 100); do [ -z "$(etcd_get /laas/leader)" ] && break; sleep 0.2; done
+[ -z "$(etcd_get /laas/leader)" ] || die "the leader key did not expire with SM 2 cut off"
+expired=$(elapsed "$t0" "$(date +%s.%N)")
+etcd_start_member 3
+t0=$(date +%s.%N)
+wait_sm_log 2 'holds it again, nobody took the state over' 1 30 "$from2"
+back=$(elapsed "$t0" "$(date +%s.%N)")
+[ "$(etcd_get /laas/leader)" = "$master_name" ] || die "the leader key is '$(etcd_get /laas/leader)' after SM 2 took it back"
+ctl 2 tenant add e --hosts 1 >add.out 2>&1 || die "tenant add e after the lease came back: $(cat add.out)"
+[ "$(etcd_doc | jq -r '.tenants[].name' | sort | tr '\n' ' ')" = "a b c d e " ] || die "etcd does not hold e"
+log "6: SM 2 cut off from etcd: its leader key expired after $expired s; etcd back, SM 2 held it again $back s later (no write), e added"
 log "PASS etcd_failover"

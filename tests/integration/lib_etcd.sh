@@ -63,3 +63,56 @@ etcd_stop_cluster() {
   local n
   for n in 1 2 3; do etcd_stop_member "$n"; done
 }
+
+# etcd_get KEY: its value ("" and exit 0 when absent), read from a quorum.
+etcd_get() {
+  ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" --command-timeout=2s get --print-value-only "$1"
+}
+
+# etcd_export_state DIR: the shared state's parts in etcd written into DIR as the state directory
+# would hold them (allocations.json, layout.json, state.json), for laas-audit; each must be in
+# etcd (`state_store: etcd` keeps no local copy of them).
+etcd_export_state() {
+  local dir=$1 key file
+  rm -rf "$dir" && mkdir -p "$dir"
+  for key in state:state.json allocations:allocations.json layout:layout.json; do
+    file=${key#*:} key=/laas/${key%%:*}
+    etcd_get "$key" >"$dir/$file" || die "etcdctl get $key failed"
+    [ -s "$dir/$file" ] || die "etcd holds no $key"
+  done
+}
+
+# etcd_routed_names: the tenants etcd's record of the tenants last routed names, sorted, one line.
+etcd_routed_names() { etcd_get /laas/allocations | jq -r '.tenants[].name' 2>/dev/null | sort | tr '\n' ' '; }
+
+# etcd_wait_routed NAMES [SECONDS]: until /laas/allocations names exactly NAMES ("a b "), as
+# the master writes it after its routing run.
+etcd_wait_routed() {
+  local until=$((SECONDS + ${2:-10}))
+  while [ $SECONDS -lt $until ]; do
+    [ "$(etcd_routed_names)" = "$1" ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# etcd_no_local_parts DIR...: the shared parts are not written into an SM's own state directory.
+etcd_no_local_parts() {
+  local dir f
+  for dir in "$@"; do
+    for f in state.json allocations.json layout.json tenants.yaml.applied; do
+      [ ! -e "$dir/$f" ] || die "$dir/$f was written locally (it belongs in etcd)"
+    done
+  done
+}
+
+# etcd_wait_member N [SECONDS]: member N answers a linearizable read (it rejoined the quorum).
+etcd_wait_member() {
+  local until=$((SECONDS + ${2:-20}))
+  while [ $SECONDS -lt $until ]; do
+    ETCDCTL_API=3 etcdctl --endpoints "127.0.0.1:2379$1" --command-timeout=1s get /laas-probe \
+      >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  return 1
+}

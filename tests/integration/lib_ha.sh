@@ -6,8 +6,9 @@
 # DIAG_HOST (default SW_L2_0; any node works, whether an SM runs there or not).
 # Environment: HA_SWEEP (sweep_interval of both SMs, default 0), HA_POLL_MS (sminfo_polling_timeout,
 # default 1000), HA_RETRIES (polling_retry_number, default 2), QOS=1 (qos TRUE on both),
-# LAAS_YAML_EXTRA (lines added to both laasN.yaml), POLL_MS (tenants_poll_ms, default 300),
-# HA_OWN_STATE_DIR=1 (each SM its own state_dir, $WORK/stateN: shared through etcd).
+# LAAS_YAML_EXTRA (lines added to both laasN.yaml; LAAS_YAML_EXTRA_N: to SM N's instead), POLL_MS (tenants_poll_ms, default 300),
+# HA_OWN_STATE_DIR=1 (each SM its own state_dir, $WORK/stateN: shared through etcd),
+# PLUGIN_DIR_N (the directory of SM N's libosmlaas.so, default LAAS_PLUGIN_DIR: another release's).
 # Per SM N (read through eval): OSM_PID_N, SM_FROM_N (osmN.log's line count when SM N was last
 # started: OpenSM appends to its log across restarts), SM_NODE_N, SM_PRIO_N (its sm_priority).
 # shellcheck disable=SC2034
@@ -65,6 +66,9 @@ start_sm() {
   # the state through etcd, nothing else).
   local state_dir="$WORK/state"
   [ "${HA_OWN_STATE_DIR:-0}" = 1 ] && state_dir="$WORK/state$n" && mkdir -p "$state_dir"
+  # LAAS_YAML_EXTRA_N: SM N's own lines instead of LAAS_YAML_EXTRA.
+  local own="LAAS_YAML_EXTRA_$n"
+  local extra=${!own:-${LAAS_YAML_EXTRA:-}}
   cat >"$WORK/laas$n.yaml" <<EOC
 state_dir: $state_dir
 socket: $WORK/sm$n.sock
@@ -72,7 +76,7 @@ socket_group: ""
 socket_read_group: ""
 tenants_poll_ms: ${POLL_MS:-300}
 ${trusted:+subnet_managers: [$trusted]}
-${LAAS_YAML_EXTRA:-}
+$extra
 EOC
   {
     echo "event_plugin_name osmlaas"
@@ -93,8 +97,10 @@ EOC
   eval "SM_FROM_$n=$(log_lines "$n")"
   eval "SM_NODE_$n=$node"
   eval "SM_PRIO_$n=$(awk '$1 == "sm_priority" { print $2 }' "$WORK/opensm$n.conf")"
+  local plugin_dir
+  plugin_dir=$(eval "echo \"\${PLUGIN_DIR_$n:-$LAAS_PLUGIN_DIR}\"")
   OSM_TMP_DIR="$WORK/tmp$n" OSM_CACHE_DIR="$WORK/cache$n" SIM_HOST="$node" \
-    LD_LIBRARY_PATH="$LAAS_PLUGIN_DIR" LD_PRELOAD="$UMAD2SIM" \
+    LD_LIBRARY_PATH="$plugin_dir" LD_PRELOAD="$UMAD2SIM" \
     opensm -F "$WORK/opensm$n.conf" -f "$WORK/osm$n.log" </dev/null >>"$WORK/opensm$n.out" 2>&1 &
   eval "OSM_PID_$n=$!"
 }

@@ -140,6 +140,19 @@ TEST(PluginConfig, DefaultsAndKeys) {
   EXPECT_THROW(load_config(dir.path() + "/absent.yaml"), std::runtime_error);
 }
 
+// Each laas.yaml text of `bad` makes check_config's first problem name what it pairs it with.
+template <std::size_t N>
+void expect_first_problems(TempDir& dir, const std::pair<const char*, const char*> (&bad)[N]) {
+  for (const auto& [text, expected] : bad) {
+    dir.write("bad.yaml", text);
+    const Config b = check_config(dir.path() + "/bad.yaml");
+    ASSERT_FALSE(b.problems.empty()) << text;
+    EXPECT_NE(b.problems[0].find(expected), std::string::npos) << b.problems[0];
+    // Never the default directory instead: the state is not read from a guess.
+    EXPECT_TRUE(b.state_dir_unknown) << text;
+  }
+}
+
 TEST(PluginConfig, EtcdStateStoreAndItsErrorsNamingTheField) {
   EXPECT_EQ(load_config("").state_store, "dir");
   TempDir dir;
@@ -168,14 +181,28 @@ TEST(PluginConfig, EtcdStateStoreAndItsErrorsNamingTheField) {
       {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  endpoint: [a:1]\n",
        "'etcd.endpoint' (line 4): unknown key"},
   };
-  for (const auto& [text, expected] : bad) {
-    dir.write("bad.yaml", text);
-    const Config b = check_config(dir.path() + "/bad.yaml");
-    ASSERT_FALSE(b.problems.empty()) << text;
-    EXPECT_NE(b.problems[0].find(expected), std::string::npos) << b.problems[0];
-    // Never the default directory instead: the state is not read from a guess.
-    EXPECT_TRUE(b.state_dir_unknown) << text;
-  }
+  expect_first_problems(dir, bad);
+}
+
+// etcd.lease_ttl_s: the master's leader key's lease (service/etcd_state.h).
+TEST(PluginConfig, EtcdLeaseTtlHasADefaultAndBadValuesNameTheField) {
+  TempDir dir;
+  dir.write("d.yaml", "state_store: etcd\netcd:\n  endpoints: [a:1]\n");
+  EXPECT_EQ(load_config(dir.path() + "/d.yaml").etcd.lease_ttl_s, 10);
+  dir.write("g.yaml", "state_store: etcd\netcd:\n  endpoints: [a:1]\n  lease_ttl_s: 30\n");
+  EXPECT_EQ(load_config(dir.path() + "/g.yaml").etcd.lease_ttl_s, 30);
+  // Not given with a long deadline: two deadlines, so a slow keep-alive still lands in time.
+  dir.write("l.yaml", "state_store: etcd\netcd:\n  endpoints: [a:1]\n  timeout_ms: 20000\n");
+  EXPECT_EQ(load_config(dir.path() + "/l.yaml").etcd.lease_ttl_s, 40);
+  const std::pair<const char*, const char*> bad[] = {
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  lease_ttl_s: 1\n",
+       "'etcd.lease_ttl_s' (line 4): must be between 2 and 3600"},
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  lease_ttl_s: ten\n",
+       "'etcd.lease_ttl_s' (line 4)"},
+      {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  lease_ttl_s: 4\n  timeout_ms: 3000\n",
+       "'etcd.lease_ttl_s' (line 4): must be at least twice etcd.timeout_ms (3000 ms)"},
+  };
+  expect_first_problems(dir, bad);
 }
 
 TEST(PluginConfig, LinkErrorConsecutiveReadings) {

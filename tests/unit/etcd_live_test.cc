@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -161,6 +162,9 @@ TEST(EtcdLive, OneMemberDownChangesNothingNoQuorumIsRefusedWithinTheDeadline) {
                          std::make_shared<EtcdState>(settings("quorum", 1000), true));
   store.take_over("sm-a", 0xa);
   ctl("stop 1");
+  // When member 1 led, the other two elect a leader first (election timeout 500 ms; longer on
+  // a loaded machine): a write in that gap is refused busy, as etcd itself refuses it.
+  ctl("healthy");
   EXPECT_NO_THROW(store.save(with_tenant("gamma", 1)));
   EXPECT_EQ(store.unavailable(), "");
   ctl("stop 2");
@@ -179,6 +183,151 @@ TEST(EtcdLive, OneMemberDownChangesNothingNoQuorumIsRefusedWithinTheDeadline) {
   EXPECT_EQ(store.unavailable(), "");
   EXPECT_NO_THROW(store.save(with_tenant("gamma", 3)));
   EXPECT_EQ(store.load().generation, 3u);
+}
+
+// The other parts of the shared state: fenced as the state is (a deposed master's write of the
+// tenants last routed is refused), read together, and followed by the watch (answered from it
+// while etcd has no quorum).
+TEST(EtcdLive, PartsAreFencedAndFollowed) {
+  REQUIRE_ETCD();
+  const StateStore a("/nonexistent",
+                     std::make_shared<EtcdState>(settings("parts", 1000), /*follow=*/true));
+  const StateStore b("/nonexistent", std::make_shared<EtcdState>(settings("parts", 1000), false));
+  EXPECT_THROW(a.write_part("allocations", "{}"), FencedError);  // not taken over yet
+  a.take_over("sm-a", 0xa);
+  a.write_part("allocations", "alloc-a");
+  a.write_part("layout", "layout-a");
+  a.write_part("tenants_applied", "applied-a");
+  EXPECT_EQ(a.part_path("layout"), "etcd:/t/parts/layout");
+  EXPECT_EQ(b.read_parts(), (SharedParts{{"allocations", "alloc-a"},
+                                         {"layout", "layout-a"},
+                                         {"tenants_applied", "applied-a"}}));
+  EXPECT_THROW(a.write_part("nonsense", "x"), std::invalid_argument);
+  b.take_over("sm-b", 0xb);
+  EXPECT_THROW(a.write_part("allocations", "from-deposed-a"), FencedError);
+  b.write_part("allocations", "alloc-b");
+  EXPECT_EQ(b.read_parts().at("allocations"), "alloc-b");
+  // A's watch brought B's write; without a quorum A answers from it.
+  const auto until = Clock::now() + std::chrono::seconds(5);
+  while (Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (a.read_parts().at("allocations") == "alloc-b") break;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the watch's event too
+  ctl("stop 1");
+  ctl("stop 2");
+  EXPECT_THROW(a.read_parts(), StoreUnavailableError);
+  const SharedParts followed = a.read_parts(/*or_followed=*/true);
+  EXPECT_EQ(followed.at("allocations"), "alloc-b");
+  EXPECT_EQ(followed.at("layout"), "layout-a");
+  ctl("start 1");
+  ctl("start 2");
+  ctl("healthy");
+}
+
+// `laasctl state init` in etcd: a state lost while the tenants last routed are still recorded
+// is refused, as in a directory.
+TEST(EtcdLive, InitRefusesWhereTenantsWereRouted) {
+  REQUIRE_ETCD();
+  const StateStore a("/nonexistent", std::make_shared<EtcdState>(settings("lostinit"), false));
+  a.take_over("sm-a", 0xa);
+  a.write_part("allocations", "{}");
+  const etcd::Client client({endpoints(), "", "", "", 1500});
+  client.txn({}, {{etcd::Op::Kind::kDelete, "/t/lostinit/state", "", 0, false}});
+  try {
+    a.init("");
+    FAIL() << "init over a lost state";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("records tenants routed"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(client.range("/t/lostinit/state").kvs.empty());
+}
+
+// A master cut off from etcd (its only member down) longer than its lease loses the leader key;
+// when etcd answers again it holds the key again by itself -- no write needed -- if nobody took
+// the state over meanwhile, and says so; if somebody did, it says it is deposed and writes
+// nothing.
+struct Cutoff {
+  std::vector<std::string> lines;
+  std::mutex mu;
+  std::shared_ptr<EtcdState> state;
+  explicit Cutoff(const std::string& test) {
+    EtcdSettings s = settings(test, 1000);
+    s.client.endpoints = {endpoints().at(2)};  // member 3 only
+    s.lease_ttl_s = 2;
+    state = std::make_shared<EtcdState>(s, /*follow=*/true);
+    state->set_log_hook([this](bool, const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu);
+      lines.push_back(line);
+    });
+  }
+  bool said(const std::string& what) {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& l : lines)
+      if (l.find(what) != std::string::npos) return true;
+    return false;
+  }
+};
+
+// Who holds the test's leader key ("?" while the cluster elects a leader: it may have been the
+// member just stopped).
+std::string leader_of(const std::string& test) {
+  const etcd::Client client({endpoints(), "", "", "", 1500});
+  try {
+    const auto r = client.range("/t/" + test + "/leader");
+    return r.kvs.empty() ? "" : r.kvs[0].value;
+  } catch (const etcd::UnavailableError&) {
+    return "?";
+  }
+}
+
+template <class F>
+bool within(std::chrono::seconds limit, F done) {
+  const auto until = Clock::now() + limit;
+  while (Clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+TEST(EtcdLive, ALostLeaseIsTakenBackWhenEtcdAnswersAgain) {
+  REQUIRE_ETCD();
+  Cutoff a("retake");
+  const StateStore store("/nonexistent", a.state);
+  store.take_over("sm-a", 0xa);
+  store.save(with_tenant("kept", 1));
+  EXPECT_EQ(leader_of("retake"), "sm-a");
+  ctl("stop 3");
+  EXPECT_TRUE(within(std::chrono::seconds(15), [] { return leader_of("retake").empty(); }))
+      << "the lease did not run out";
+  ctl("start 3");
+  EXPECT_TRUE(within(std::chrono::seconds(20), [] { return leader_of("retake") == "sm-a"; }))
+      << "the leader key was not taken back";
+  EXPECT_TRUE(a.said("holds it again, nobody took the state over meanwhile"));
+  EXPECT_NO_THROW(store.save(with_tenant("kept", 2)));
+  ctl("healthy");
+}
+
+TEST(EtcdLive, ALostLeaseIsNotTakenBackFromAnotherMaster) {
+  REQUIRE_ETCD();
+  Cutoff a("deposed");
+  const StateStore store("/nonexistent", a.state);
+  store.take_over("sm-a", 0xa);
+  ctl("stop 3");
+  EXPECT_TRUE(within(std::chrono::seconds(15), [] { return leader_of("deposed").empty(); }));
+  // Meanwhile B, which reaches the other two members, takes the state over.
+  EtcdSettings sb = settings("deposed", 1000);
+  sb.client.endpoints = {endpoints().at(0), endpoints().at(1)};
+  const StateStore b("/nonexistent", std::make_shared<EtcdState>(sb, false));
+  b.take_over("sm-b", 0xb);
+  ctl("start 3");
+  EXPECT_TRUE(within(std::chrono::seconds(20),
+                     [&] { return a.said("another SM took the state over meanwhile"); }));
+  EXPECT_EQ(leader_of("deposed"), "sm-b");
+  EXPECT_THROW(store.save(with_tenant("from-deposed-a", 9)), FencedError);
+  EXPECT_EQ(b.load().term, 2u);
+  ctl("healthy");
 }
 
 }  // namespace

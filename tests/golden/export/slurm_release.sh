@@ -4,6 +4,6 @@ set -euo pipefail
 
 # reservation_exists NAME: true when Slurm has a reservation of exactly this name.
 reservation_exists() {
-  scontrol -o show reservation "$1" 2>/dev/null | grep >/dev/null "^ReservationName=$1 "
+  scontrol -o show reservation "$1" 2>/dev/null | grep -q "^ReservationName=$1 "
 }
 if reservation_exists laas-1; then scontrol delete ReservationName=laas-1; fi

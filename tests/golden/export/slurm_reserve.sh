@@ -6,7 +6,7 @@ set -euo pipefail
 
 # reservation_exists NAME: true when Slurm has a reservation of exactly this name.
 reservation_exists() {
-  scontrol -o show reservation "$1" 2>/dev/null | grep >/dev/null "^ReservationName=$1 "
+  scontrol -o show reservation "$1" 2>/dev/null | grep -q "^ReservationName=$1 "
 }
 # reserve NAME NODES ACCESS...: create the reservation, or update the existing one.
 reserve() {
