@@ -5,9 +5,8 @@
 #include <ctime>
 
 #include "sdn/discovery.h"
-#include "sdn/ibnd_discover.h"
-#include "sdn/lft_read.h"
 #include "sdn/lfts_file.h"
+#include "sdn/mad_port.h"
 #include "util/text.h"
 
 namespace laas::sdn {
@@ -97,16 +96,49 @@ void SdnDaemon::loop() {
   }
 }
 
+MadPort& SdnDaemon::port() {
+  if (!port_) {
+    port_ = std::make_unique<MadPort>(MadPortOptions{config_.sdn.ca, config_.sdn.port, 0, 4});
+    long opens = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      opens = ++report_.mad_port_opens;
+    }
+    log_(service::LogLevel::kInfo, "laas-sdn: opened the MAD port " + port_->describe() +
+                                       " (open " + std::to_string(opens) +
+                                       "; kept open for discovery and read-back)");
+  }
+  return *port_;
+}
+
+void SdnDaemon::reopen_port(const std::string& why) {
+  log_(service::LogLevel::kError,
+       "laas-sdn: the MAD port stopped answering (" + why + "); closing and reopening it");
+  port_.reset();
+}
+
 core::FabricSnapshot SdnDaemon::discover(std::map<topology::Guid, std::string>* paths) {
-  const auto d = discover_fabric({config_.sdn.ca, config_.sdn.port, 0, 0});
+  // The local port's own PortInfo first: a port that does not answer even that is reopened
+  // once. The SM whose LIDs these are: the master SM LID the local port knows.
   core::FabricSnapshot snap;
+  unsigned sm_lid = 0;
+  MadPort& opened = port();  // throws when it cannot be opened: the next run tries again
+  try {
+    sm_lid = opened.master_sm_lid(&snap.lmc);
+  } catch (const std::runtime_error& e) {
+    reopen_port(e.what());
+    sm_lid = port().master_sm_lid(&snap.lmc);
+  }
+  int unanswered = 0;
+  const auto d = discover_by_route(port(), &unanswered);
+  if (unanswered > 0)
+    log_(service::LogLevel::kWarning, "laas-sdn: discovery: " + std::to_string(unanswered) +
+                                          " node(s) behind a LinkUp port did not answer; left "
+                                          "out of this run");
   snap.fabric = to_fabric(d);
   snap.with_sl2vl = false;  // the file engine sets no SL2VL
   for (const auto& n : d.nodes)
     if (n.type == NodeType::kSwitch && !n.path.empty()) (*paths)[n.guid] = n.path;
-  // The SM whose LIDs these are: the master SM LID the local port knows.
-  LftReader reader({config_.sdn.ca, config_.sdn.port, 0, 4});
-  const unsigned sm_lid = reader.master_sm_lid(&snap.lmc);
   snap.sm_port_guid = local_port_guid(d);
   for (std::size_t n = 0; n < snap.fabric.nodes.size(); ++n)
     if (sm_lid != 0 && snap.fabric.lid_of(static_cast<int>(n)) == sm_lid)
@@ -148,7 +180,7 @@ BlockCheck SdnDaemon::read_back(const topology::Fabric& fabric, const routing::L
                                 const std::map<topology::Guid, std::string>& paths,
                                 std::string* error) {
   const auto deadline = Clock::now() + std::chrono::seconds(config_.sdn.readback_timeout_s);
-  LftReader reader({config_.sdn.ca, config_.sdn.port, 0, 4});
+  auto& reader = port();
   for (;;) {
     BlockCheck check;
     error->clear();

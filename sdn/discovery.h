@@ -1,8 +1,8 @@
-// The fabric as libibnetdisc discovers it, as plain records (sdn/ibnd_discover.h fills them
-// at the edge), and their conversion into the project's topology::Fabric -- the same Fabric
-// topology::read_ibnetdiscover gives for `ibnetdiscover` output of the same fabric (the
-// offline path): node GUIDs, port GUIDs, the LIDs the SM assigned, node descriptions, cables,
-// multi-port CAs split one node per cabled port.
+// The fabric as discovery by directed route finds it, as plain records (sdn/route_discover.h
+// fills them through sdn/mad_port.h at the edge), and their conversion into the project's
+// topology::Fabric -- the same Fabric topology::read_ibnetdiscover gives for `ibnetdiscover` output
+// of the same fabric (the offline path): node GUIDs, port GUIDs, the LIDs the SM assigned, node
+// descriptions, cables, multi-port CAs split one node per cabled port.
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // laas-sdn-plan: one pass of laas-sdn's fabric side, for an SM that does not load the plugin.
-// Reads the fabric (live through libibnetdisc, or an ibnetdiscover file), places the tenants
+// Reads the fabric (live by directed route, or an ibnetdiscover file), places the tenants
 // given, computes the isolating tables on the LIDs the SM assigned, writes the lfts_file of
 // OpenSM's file routing engine and the partitions.conf atomically, then runs the reload
 // command (an argv, no shell). With --readback it instead compares an lfts_file with tables
@@ -13,9 +13,8 @@
 
 #include "export/output.h"
 #include "routing/ibroute.h"
-#include "sdn/ibnd_discover.h"
-#include "sdn/lft_read.h"
 #include "sdn/lfts_file.h"
+#include "sdn/mad_port.h"
 #include "sdn/plan.h"
 #include "sdn/readback.h"
 #include "sdn/reload.h"
@@ -45,9 +44,9 @@ std::vector<routing::DumpedTable> read_dump(const std::string& path) {
 std::vector<routing::DumpedTable> read_live(const Options& o,
                                             const std::vector<routing::DumpedTable>& wrote) {
   std::unordered_map<topology::Guid, std::string> paths;
-  for (const auto& n : sdn::discover_fabric({o.ca, o.port, 0, 0}).nodes)
+  sdn::MadPort reader({o.ca, o.port, 0, 4});
+  for (const auto& n : sdn::discover_by_route(reader).nodes)
     if (n.type == sdn::NodeType::kSwitch && !n.path.empty()) paths[n.guid] = n.path;
-  sdn::LftReader reader({o.ca, o.port, 0, 4});
   std::vector<routing::DumpedTable> out;
   for (const auto& w : wrote) {
     const auto it = paths.find(w.guid);
@@ -94,7 +93,8 @@ int plan(const Options& o) {
   if (!o.ibnetdiscover.empty()) {
     fabric = topology::read_ibnetdiscover_file(o.ibnetdiscover);
   } else {
-    const auto d = sdn::discover_fabric({o.ca, o.port, 0, 0});
+    sdn::MadPort port({o.ca, o.port, 0, 4});
+    const auto d = sdn::discover_by_route(port);
     local = sdn::local_port_guid(d);
     fabric = sdn::to_fabric(d);
   }
