@@ -103,6 +103,16 @@ check_left() {
     done
   done
 }
+# host_lids DISC: every adapter port's LID in an ibnetdiscover file.
+host_lids() {
+  awk '/^Ca/ { ca = 1; next } /^$/ { ca = 0 } ca && /^\[/ { if (match($0, /# lid [0-9]+/)) print substr($0, RSTART + 6, RLENGTH - 6) }' "$1"
+}
+# free_lids TAG: the hosts no tenant holds (laas-sdn's own node is a switch: none is the SM's).
+free_lids() {
+  host_lids "disc.$1" | sort -n >"hosts.$1"
+  jq -r '.tenants[].hosts[].lid' state/allocations.json | sort -n >"tenant_hosts.$1"
+  comm -23 "hosts.$1" "tenant_hosts.$1"
+}
 check() {
   local tag=$1 tries
   sim ibnetdiscover >"disc.$tag" 2>/dev/null || die "ibnetdiscover failed ($tag)"
@@ -117,13 +127,21 @@ check() {
     [ "$tries" -lt 10 ] || die "a tenant host lacks its P_Key ($tag)"
     sleep 1
   done
+  local free
+  free=$(free_lids "$tag")
+  [ "$(wc -l <"hosts.$tag")" -ge 32 ] || die "ibnetdiscover found $(wc -l <"hosts.$tag") hosts, not 32 ($tag)"
+  for tries in 1 2 3 4 5 6 7 8 9 10; do
+    check_left $free && break
+    [ "$tries" -lt 10 ] || die "a free host holds a tenant's P_Key ($tag)"
+    sleep 1
+  done
   ctl --json status >"status.$tag.json" || die "status failed ($tag)"
   # (A change may leave every LFT as it was -- a one-leaf tenant's hosts are reached from their
   # own leaf before and after -- and change only the P_Keys: nothing to read back then.)
   jq -e '.adapter.readback.applied == true and .adapter.readback.blocks_differing == 0' \
     "status.$tag.json" >/dev/null ||
     die "laas-sdn's read-back ($tag): $(jq -c .adapter.readback "status.$tag.json")"
-  log "$tag: 0 violations, P_Keys held, read back $(jq -c '.adapter.readback | {switches, blocks}' "status.$tag.json")"
+  log "$tag: 0 violations, P_Keys held (none on $(echo $free | wc -w) free hosts), read back $(jq -c '.adapter.readback | {switches, blocks}' "status.$tag.json")"
 }
 
 # change CMD...: a laasctl change; it returns once laas-sdn read the tables back.
