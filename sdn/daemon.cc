@@ -129,17 +129,21 @@ core::FabricSnapshot SdnDaemon::discover(std::map<topology::Guid, std::string>* 
     reopen_port(e.what());
     sm_lid = port().master_sm_lid(&snap.lmc);
   }
-  int unanswered = 0;
-  const auto d = discover_by_route(port(), &unanswered);
-  if (unanswered > 0)
-    log_(service::LogLevel::kWarning, "laas-sdn: discovery: " + std::to_string(unanswered) +
-                                          " node(s) behind a LinkUp port did not answer; left "
-                                          "out of this run");
-  snap.fabric = to_fabric(d);
+  const LocalPort local = port().local();
+  // The fabric by ibnetdiscover, a child process: the MAD ports it opens end with it.
+  DiscoverOptions options;
+  options.program = config_.sdn.ibnetdiscover;
+  options.ca = config_.sdn.ca;
+  options.port = config_.sdn.port;
+  options.timeout = std::chrono::seconds(config_.sdn.discover_timeout_s);
+  snap.fabric = discover_fabric(options);
   snap.with_sl2vl = false;  // the file engine sets no SL2VL
-  for (const auto& n : d.nodes)
-    if (n.type == NodeType::kSwitch && !n.path.empty()) (*paths)[n.guid] = n.path;
-  snap.sm_port_guid = local_port_guid(d);
+  *paths = switch_routes(snap.fabric, local);
+  const int self = local_node(snap.fabric, local);
+  if (self < 0)
+    log_(service::LogLevel::kWarning,
+         "laas-sdn: discovery: this host's port is not in the fabric ibnetdiscover printed");
+  snap.sm_port_guid = self < 0 ? local.port_guid : snap.fabric.nodes[self].port_guid;
   for (std::size_t n = 0; n < snap.fabric.nodes.size(); ++n)
     if (sm_lid != 0 && snap.fabric.lid_of(static_cast<int>(n)) == sm_lid)
       snap.sm_port_guid = snap.fabric.nodes[n].port_guid;

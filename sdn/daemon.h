@@ -1,7 +1,7 @@
 // laas-sdn: the second adapter over core::Controller, for an OpenSM-family SM that does not load
 // the plugin (NVIDIA's OpenSM, UFM, a plain upstream OpenSM with `routing_engine file`). It
 // serves the same control socket as the plugin; each routing run discovers the fabric itself
-// (directed-route SMPs through one MAD port kept open), takes the LIDs the SM assigned, routes with
+// (infiniband-diags' ibnetdiscover as a child process), takes the LIDs the SM assigned, routes with
 // the core, writes the lfts_file (and the service keeps the partitions file), reloads the SM when a
 // file changed, and reads the changed switches' tables back to say whether the SM applied them.
 //
@@ -56,8 +56,9 @@ class SdnDaemon {
   bool write_files(const topology::Fabric& fabric, const core::RouteOutcome& out,
                    std::string* lfts_text, bool* partitions_changed);
   std::string reload();
-  // The MAD port, opened on first use and kept: one port for the daemon's life (see
-  // sdn/route_discover.h for why not a port per use); reopened only when it stops answering.
+  // The MAD port (the master SM's LID, the read-back), opened on first use and kept: one port
+  // for the daemon's life (see sdn/discovery.h for why not a port per use); reopened only when
+  // it stops answering.
   MadPort& port();
   void reopen_port(const std::string& why);
   BlockCheck read_back(const topology::Fabric& fabric, const routing::LidTables& tables,

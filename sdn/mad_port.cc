@@ -73,35 +73,15 @@ unsigned MadPort::master_sm_lid(int* lmc) {
   return mad_get_field(data, 0, IB_PORT_SMLID_F);
 }
 
-SmpNodeInfo MadPort::node_info(const std::string& path) {
+LocalPort MadPort::local() {
   std::uint8_t data[IB_SMP_DATA_SIZE] = {0};
-  query(path, IB_ATTR_NODE_INFO, 0, data, "its NodeInfo");
-  SmpNodeInfo info;
-  const unsigned type = mad_get_field(data, 0, IB_NODE_TYPE_F);
-  info.type = type == IB_NODE_SWITCH   ? NodeType::kSwitch
-              : type == IB_NODE_ROUTER ? NodeType::kRouter
-                                       : NodeType::kCa;
-  info.node_guid = mad_get_field64(data, 0, IB_NODE_GUID_F);
-  info.port_guid = mad_get_field64(data, 0, IB_NODE_PORT_GUID_F);
-  info.num_ports = static_cast<int>(mad_get_field(data, 0, IB_NODE_NPORTS_F));
-  info.local_port = static_cast<int>(mad_get_field(data, 0, IB_NODE_LOCAL_PORT_F));
-  return info;
-}
-
-std::string MadPort::node_description(const std::string& path) {
-  char data[IB_SMP_DATA_SIZE + 1] = {0};
-  query(path, IB_ATTR_NODE_DESC, 0, data, "its NodeDescription");
-  return std::string(data, strnlen(data, IB_SMP_DATA_SIZE));
-}
-
-SmpPortInfo MadPort::port_info(const std::string& path, int port) {
-  std::uint8_t data[IB_SMP_DATA_SIZE] = {0};
-  const std::string what = "PortInfo of port " + std::to_string(port);
-  query(path, IB_ATTR_PORT_INFO, static_cast<unsigned>(port), data, what.c_str());
-  SmpPortInfo info;
-  info.lid = static_cast<topology::Lid>(mad_get_field(data, 0, IB_PORT_LID_F));
-  info.link_up = mad_get_field(data, 0, IB_PORT_PHYS_STATE_F) == 5;  // LinkUp
-  return info;
+  query("0", IB_ATTR_NODE_INFO, 0, data, "its NodeInfo");
+  LocalPort local;
+  local.is_switch = mad_get_field(data, 0, IB_NODE_TYPE_F) == IB_NODE_SWITCH;
+  local.node_guid = mad_get_field64(data, 0, IB_NODE_GUID_F);
+  local.port_guid = mad_get_field64(data, 0, IB_NODE_PORT_GUID_F);
+  local.number = static_cast<int>(mad_get_field(data, 0, IB_NODE_LOCAL_PORT_F));
+  return local;
 }
 
 }  // namespace laas::sdn

@@ -1,17 +1,18 @@
 // The edge that talks to the fabric: one local MAD port (libibmad over libibumad) that
 // laas-sdn opens once and keeps for its life, reopening it only when it stops answering. By
-// directed route: it discovers the fabric (SmpSource, sdn/route_discover.h), learns the master
-// SM's LID, and reads forwarding tables back from the switches (a LinearForwardingTable Get
+// directed route: it says where the local port is (its NodeInfo), learns the master SM's LID,
+// and reads forwarding tables back from the switches (a LinearForwardingTable Get
 // per block of 64 LIDs) so laas-sdn can say whether the SM applied the file it wrote. A switch
 // is reached whatever the tables being checked say (by LID, a switch whose table is empty cuts
-// off those behind).
+// off those behind). The fabric itself is discovered by ibnetdiscover in a child process
+// (sdn/discovery.h): libibnetdisc cannot be handed this port.
 #pragma once
 
 #include <cstddef>
 #include <string>
 
 #include "routing/routing.h"
-#include "sdn/route_discover.h"
+#include "sdn/discovery.h"
 #include "topology/fabric.h"
 
 struct ibmad_port;
@@ -25,13 +26,13 @@ struct MadPortOptions {
   int attempts = 4;         // per SMP: a loaded fabric loses a MAD now and then
 };
 
-class MadPort : public SmpSource {
+class MadPort {
  public:
   // Opens the local port with the two SMP classes; throws std::runtime_error when it cannot.
   explicit MadPort(const MadPortOptions& options = {});
   // Unregisters both agents before closing: the kernel would on close, ibsim's umad2sim frees
   // only one, and a daemon that reopens its port would leak the other each time.
-  ~MadPort() override;
+  ~MadPort();
   MadPort(const MadPort&) = delete;
   MadPort& operator=(const MadPort&) = delete;
 
@@ -39,7 +40,7 @@ class MadPort : public SmpSource {
   std::string describe() const;
 
   // Entries 0..top of the switch at the end of directed route `path` ("0,1,4", as
-  // DiscoveredNode::path); throws std::runtime_error naming the path and block that did not
+  // sdn::switch_routes gives); throws std::runtime_error naming the path and block that did not
   // answer.
   routing::LidTable read(const std::string& path, std::size_t top);
   // The master SM's LID as the local port's PortInfo says it (0: none known): the SM whose LIDs
@@ -47,9 +48,8 @@ class MadPort : public SmpSource {
   // std::runtime_error: the local port itself does not answer.
   unsigned master_sm_lid(int* lmc = nullptr);
 
-  SmpNodeInfo node_info(const std::string& path) override;
-  std::string node_description(const std::string& path) override;
-  SmpPortInfo port_info(const std::string& path, int port) override;
+  // The local port's NodeInfo: where discovery's routes start. Throws std::runtime_error.
+  LocalPort local();
 
  private:
   // One SMP Get by directed route, `attempts` times; throws naming what did not answer.

@@ -2,15 +2,16 @@
 # sdn_daemon.sh: laas-sdn, the tenant service for an SM without the plugin. A plain upstream
 # OpenSM on ibsim -- no plugin; `routing_engine file,no_fallback`, `lfts_file` and
 # `partition_config_file` pointing at laas-sdn's files -- and laas-sdn beside it (the same
-# node, its own discovery by directed route), its reload a script sending OpenSM SIGHUP.
+# node, its discovery by ibnetdiscover as a child process), its reload a script sending OpenSM SIGHUP.
 # Tenants are added and removed through laasctl on laas-sdn's socket. After each change: the
 # tables read back from the switches (dump_fts) give laas-audit 0 violations, every tenant host
 # holds its tenant's P_Key and no other tenant's (smpquery pkeys), and laas-sdn's own read-back
 # says the SM applied what it wrote (status, metrics); the hosts a tenant left hold no tenant's
 # P_Key. The same after a tenant's leaf up-link is pulled (a tenant added meanwhile) and
 # returned (`laasctl reroute`), and after OpenSM is restarted (a tenant added, one removed).
-# Last, 12 more runs: none fails and laas-sdn opened its MAD port once (one port per use ran
-# ibsim's umad2sim out of agents at the 8th run).
+# Last, 12 more runs: none fails and laas-sdn opened its MAD port once (one port per use in
+# laas-sdn itself ran ibsim's umad2sim out of agents at the 8th run; ibnetdiscover's ports die
+# with its process).
 # SDN_RELOAD=true (a reload that tells the SM nothing): the read-back must say the tables were
 # not applied and the tenant add must fail -- the check can fail.
 source "$(dirname "$0")/lib.sh"
@@ -227,8 +228,9 @@ change tenant remove c
 check after_restart_remove
 check_left $c_lids || { sleep 3; check_left $c_lids; } || die "c's hosts still hold a tenant's P_Key"
 
-# Every run discovers and reads back over the one MAD port: many runs, still one port (under
-# ibsim a port per use exhausted umad2sim's 32 agents at the 8th run).
+# Every run discovers (ibnetdiscover, a child) and reads back over the one MAD port: many runs,
+# still one port (under ibsim a port per use in laas-sdn exhausted umad2sim's 32 agents at the
+# 8th run).
 runs_now() { ctl --json status | jq .adapter.runs; }
 runs0=$(runs_now)
 for i in $(seq 12); do
