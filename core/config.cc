@@ -94,10 +94,14 @@ void apply_sdn_key(const std::string& key, const YAML::Node& v, SdnConfig& s) {
     s.ca = v.IsNull() ? "" : v.as<std::string>();
   } else if (key == "port") {
     s.port = int_between(v, 0, 254, "between 0 (the first active) and 254");
+  } else if (key == "ibnetdiscover") {
+    s.ibnetdiscover = v.IsNull() ? "" : v.as<std::string>();
+  } else if (key == "discover_timeout") {
+    s.discover_timeout_s = int_between(v, 1, 3600, "between 1 and 3600 seconds");
   } else {
     throw std::invalid_argument(
         "unknown key (lfts_file, partitions_file, reload, reload_timeout, discover_interval, "
-        "readback_timeout, ca, port)");
+        "readback_timeout, ca, port, ibnetdiscover, discover_timeout)");
   }
 }
 

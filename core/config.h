@@ -42,6 +42,9 @@ struct SdnConfig {
   int readback_timeout_s = 30;
   std::string ca;  // the local adapter to discover through ("": the first with an active port)
   int port = 0;    // its port (0: the first active)
+  // infiniband-diags' ibnetdiscover, run for each discovery ("": found on PATH, else /usr/sbin).
+  std::string ibnetdiscover;
+  int discover_timeout_s = 60;  // how long it may take before it is killed and the run fails
 };
 
 struct Config {

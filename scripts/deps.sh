@@ -8,7 +8,7 @@ packages=(
   clang libclang-rt-14-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libopensm-dev libibumad-dev libibmad-dev libibnetdisc-dev
+  libopensm-dev libibumad-dev libibmad-dev
   opensm ibsim-utils infiniband-diags
   etcd-server etcd-client libcurl4-openssl-dev
   python3-fusepy

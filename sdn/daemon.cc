@@ -5,9 +5,8 @@
 #include <ctime>
 
 #include "sdn/discovery.h"
-#include "sdn/ibnd_discover.h"
-#include "sdn/lft_read.h"
 #include "sdn/lfts_file.h"
+#include "sdn/mad_port.h"
 #include "util/text.h"
 
 namespace laas::sdn {
@@ -97,17 +96,54 @@ void SdnDaemon::loop() {
   }
 }
 
+MadPort& SdnDaemon::port() {
+  if (!port_) {
+    port_ = std::make_unique<MadPort>(MadPortOptions{config_.sdn.ca, config_.sdn.port, 0, 4});
+    long opens = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      opens = ++report_.mad_port_opens;
+    }
+    log_(service::LogLevel::kInfo, "laas-sdn: opened the MAD port " + port_->describe() +
+                                       " (open " + std::to_string(opens) +
+                                       "; kept open for discovery and read-back)");
+  }
+  return *port_;
+}
+
+void SdnDaemon::reopen_port(const std::string& why) {
+  log_(service::LogLevel::kError,
+       "laas-sdn: the MAD port stopped answering (" + why + "); closing and reopening it");
+  port_.reset();
+}
+
 core::FabricSnapshot SdnDaemon::discover(std::map<topology::Guid, std::string>* paths) {
-  const auto d = discover_fabric({config_.sdn.ca, config_.sdn.port, 0, 0});
+  // The local port's own PortInfo first: a port that does not answer even that is reopened
+  // once. The SM whose LIDs these are: the master SM LID the local port knows.
   core::FabricSnapshot snap;
-  snap.fabric = to_fabric(d);
+  unsigned sm_lid = 0;
+  MadPort& opened = port();  // throws when it cannot be opened: the next run tries again
+  try {
+    sm_lid = opened.master_sm_lid(&snap.lmc);
+  } catch (const std::runtime_error& e) {
+    reopen_port(e.what());
+    sm_lid = port().master_sm_lid(&snap.lmc);
+  }
+  const LocalPort local = port().local();
+  // The fabric by ibnetdiscover, a child process: the MAD ports it opens end with it.
+  DiscoverOptions options;
+  options.program = config_.sdn.ibnetdiscover;
+  options.ca = config_.sdn.ca;
+  options.port = config_.sdn.port;
+  options.timeout = std::chrono::seconds(config_.sdn.discover_timeout_s);
+  snap.fabric = discover_fabric(options);
   snap.with_sl2vl = false;  // the file engine sets no SL2VL
-  for (const auto& n : d.nodes)
-    if (n.type == NodeType::kSwitch && !n.path.empty()) (*paths)[n.guid] = n.path;
-  // The SM whose LIDs these are: the master SM LID the local port knows.
-  LftReader reader({config_.sdn.ca, config_.sdn.port, 0, 4});
-  const unsigned sm_lid = reader.master_sm_lid(&snap.lmc);
-  snap.sm_port_guid = local_port_guid(d);
+  *paths = switch_routes(snap.fabric, local);
+  const int self = local_node(snap.fabric, local);
+  if (self < 0)
+    log_(service::LogLevel::kWarning,
+         "laas-sdn: discovery: this host's port is not in the fabric ibnetdiscover printed");
+  snap.sm_port_guid = self < 0 ? local.port_guid : snap.fabric.nodes[self].port_guid;
   for (std::size_t n = 0; n < snap.fabric.nodes.size(); ++n)
     if (sm_lid != 0 && snap.fabric.lid_of(static_cast<int>(n)) == sm_lid)
       snap.sm_port_guid = snap.fabric.nodes[n].port_guid;
@@ -148,7 +184,7 @@ BlockCheck SdnDaemon::read_back(const topology::Fabric& fabric, const routing::L
                                 const std::map<topology::Guid, std::string>& paths,
                                 std::string* error) {
   const auto deadline = Clock::now() + std::chrono::seconds(config_.sdn.readback_timeout_s);
-  LftReader reader({config_.sdn.ca, config_.sdn.port, 0, 4});
+  auto& reader = port();
   for (;;) {
     BlockCheck check;
     error->clear();

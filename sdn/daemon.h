@@ -1,9 +1,9 @@
 // laas-sdn: the second adapter over core::Controller, for an OpenSM-family SM that does not load
 // the plugin (NVIDIA's OpenSM, UFM, a plain upstream OpenSM with `routing_engine file`). It
 // serves the same control socket as the plugin; each routing run discovers the fabric itself
-// (libibnetdisc), takes the LIDs the SM assigned, routes with the core, writes the lfts_file
-// (and the service keeps the partitions file), reloads the SM when a file changed, and reads the
-// changed switches' tables back to say whether the SM applied them.
+// (infiniband-diags' ibnetdiscover as a child process), takes the LIDs the SM assigned, routes with
+// the core, writes the lfts_file (and the service keeps the partitions file), reloads the SM when a
+// file changed, and reads the changed switches' tables back to say whether the SM applied them.
 //
 // Runs come from a worker thread of its own: every sdn.discover_interval, on `laasctl
 // reroute`, on a tenant change (AdapterHooks::reroute, partitions_changed) and when tenants.yaml
@@ -30,6 +30,8 @@
 
 namespace laas::sdn {
 
+class MadPort;
+
 class SdnDaemon {
  public:
   // `config` must have passed core::sdn_problems; whole_leaves unset means true here.
@@ -54,6 +56,11 @@ class SdnDaemon {
   bool write_files(const topology::Fabric& fabric, const core::RouteOutcome& out,
                    std::string* lfts_text, bool* partitions_changed);
   std::string reload();
+  // The MAD port (the master SM's LID, the read-back), opened on first use and kept: one port
+  // for the daemon's life (see sdn/discovery.h for why not a port per use); reopened only when
+  // it stops answering.
+  MadPort& port();
+  void reopen_port(const std::string& why);
   BlockCheck read_back(const topology::Fabric& fabric, const routing::LidTables& tables,
                        const std::vector<int>& changed,
                        const std::map<topology::Guid, std::string>& paths, std::string* error);
@@ -71,6 +78,7 @@ class SdnDaemon {
   // Worker thread only: what the SM was last told to read.
   std::optional<std::string> reloaded_lfts_, reloaded_partitions_;
   std::map<topology::Guid, routing::LidTable> sent_;  // switch GUID -> table in the file
+  std::unique_ptr<MadPort> port_;
 };
 
 }  // namespace laas::sdn

@@ -1,105 +1,113 @@
 #include "sdn/discovery.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <cinttypes>
-#include <cstdio>
-#include <numeric>
+#include <cstdlib>
+#include <deque>
+#include <sstream>
+
+#include "sdn/reload.h"
+#include "topology/ibnetdiscover.h"
 
 namespace laas::sdn {
 
 namespace {
 
-std::string where(const DiscoveredNode& node, int port) {
-  char text[64];
-  std::snprintf(text, sizeof text, "node 0x%016" PRIx64 " port %d",
-                static_cast<std::uint64_t>(node.guid), port);
-  return text;
+std::string joined(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
 }
 
-std::string default_name(const DiscoveredNode& node) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%c-%016" PRIx64, node.type == NodeType::kSwitch ? 'S' : 'H',
-                static_cast<std::uint64_t>(node.guid));
-  return text;
-}
-
-// The node's own fields and ports, cables left for later.
-topology::FabricNode convert_node(const DiscoveredNode& d) {
-  if (d.num_ports < 1 || d.num_ports > 254)
-    throw DiscoveryError(where(d, 0) + ": port count " + std::to_string(d.num_ports) +
-                         " is invalid");
-  topology::FabricNode n;
-  n.guid = d.guid;
-  n.is_switch = d.type == NodeType::kSwitch;
-  n.name = d.description.empty() ? default_name(d) : d.description;
-  n.ports.resize(static_cast<std::size_t>(d.num_ports) + 1);
-  for (const auto& p : d.ports) {
-    if (p.number < 0 || p.number > d.num_ports || (p.number == 0 && !n.is_switch))
-      throw DiscoveryError(where(d, p.number) + ": no such port");
-    if (n.is_switch) {
-      if (p.number == 0) {
-        n.ports[0].lid = p.lid;
-        n.port_guid = p.guid;
-      }
-      continue;
-    }
-    n.ports[p.number].lid = p.lid;
-    n.ports[p.number].guid = p.guid;
-  }
-  if (n.is_switch && n.port_guid == 0) n.port_guid = n.guid;
-  return n;
-}
-
-const DiscoveredPort* find_port(const DiscoveredNode& node, int number) {
-  for (const auto& p : node.ports)
-    if (p.number == number) return &p;
-  return nullptr;
+int hops(const std::string& route) {
+  return static_cast<int>(std::count(route.begin(), route.end(), ','));
 }
 
 }  // namespace
 
-topology::Fabric to_fabric(const Discovery& discovery) {
-  const auto& nodes = discovery.nodes;
-  std::vector<int> order(nodes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const bool sa = nodes[a].type == NodeType::kSwitch, sb = nodes[b].type == NodeType::kSwitch;
-    return sa != sb ? sa : nodes[a].guid < nodes[b].guid;
-  });
-  std::vector<int> index(nodes.size());
-  topology::Fabric fabric;
-  for (int i : order) index[i] = fabric.add_node(convert_node(nodes[i]));
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& p : nodes[i].ports) {
-      if (p.peer < 0) continue;
-      if (p.peer >= static_cast<int>(nodes.size()))
-        throw DiscoveryError(where(nodes[i], p.number) + ": cabled to an unknown node");
-      const DiscoveredPort* back = find_port(nodes[p.peer], p.peer_port);
-      if (p.peer_port < 1 || !back || back->peer != static_cast<int>(i) ||
-          back->peer_port != p.number)
-        throw DiscoveryError(where(nodes[i], p.number) + ": its peer " +
-                             where(nodes[p.peer], p.peer_port) + " does not name it back");
-      fabric.connect(index[i], p.number, index[p.peer], p.peer_port);
-    }
+std::string find_program(const std::string& name, const std::string& path_env) {
+  if (name.find('/') != std::string::npos) return name;
+  std::istringstream dirs(path_env + ":/usr/sbin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (dir.empty()) continue;
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
   }
-  // A CA is known by its first cabled port's GUID, as read_ibnetdiscover keys it.
-  for (auto& n : fabric.nodes) {
-    if (n.is_switch) continue;
-    for (const auto& p : n.ports)
-      if (p.peer_node >= 0) {
-        n.port_guid = p.guid;
-        break;
-      }
-  }
-  topology::split_multiport_cas(fabric);
-  return fabric;
+  return name;
 }
 
-topology::Guid local_port_guid(const Discovery& discovery) {
-  if (discovery.from_node < 0 || discovery.from_node >= static_cast<int>(discovery.nodes.size()))
-    return 0;
-  const auto* p = find_port(discovery.nodes[discovery.from_node], discovery.from_port);
-  return p ? p->guid : 0;
+std::vector<std::string> ibnetdiscover_argv(const DiscoverOptions& o) {
+  const char* path = std::getenv("PATH");
+  std::vector<std::string> argv{
+      find_program(o.program.empty() ? "ibnetdiscover" : o.program, path ? path : "")};
+  if (!o.ca.empty()) argv.insert(argv.end(), {"-C", o.ca});
+  if (o.port > 0) argv.insert(argv.end(), {"-P", std::to_string(o.port)});
+  return argv;
+}
+
+topology::Fabric discover_fabric(const std::vector<std::string>& argv,
+                                 std::chrono::milliseconds timeout) {
+  const ReloadResult r = run_command(argv, timeout);
+  const std::string said = last_line(r.err);
+  const std::string command = "'" + joined(argv) + "'";
+  if (!r.ok())
+    throw DiscoveryError("discovery " + command + " failed: " + r.error +
+                         (said.empty() ? "" : "; stderr: " + said));
+  if (r.out_cut)
+    throw DiscoveryError("discovery " + command + ": output larger than " +
+                         std::to_string(kMaxOutput) + " bytes");
+  std::istringstream in(r.out);
+  try {
+    return topology::read_ibnetdiscover(in, command);
+  } catch (const topology::ParseError& e) {
+    throw DiscoveryError(std::string("discovery: ") + e.what() +
+                         (said.empty() ? "" : "; stderr: " + said));
+  }
+}
+
+topology::Fabric discover_fabric(const DiscoverOptions& options) {
+  return discover_fabric(ibnetdiscover_argv(options), options.timeout);
+}
+
+int local_node(const topology::Fabric& fabric, const LocalPort& local) {
+  for (std::size_t n = 0; n < fabric.nodes.size(); ++n) {
+    const auto& node = fabric.nodes[n];
+    if (node.is_switch != local.is_switch) continue;
+    if (node.is_switch && node.guid == local.node_guid) return static_cast<int>(n);
+    if (!node.is_switch && local.number > 0 && local.number < static_cast<int>(node.ports.size()) &&
+        node.ports[local.number].guid == local.port_guid)
+      return static_cast<int>(n);
+  }
+  return -1;
+}
+
+std::map<topology::Guid, std::string> switch_routes(const topology::Fabric& fabric,
+                                                    const LocalPort& local) {
+  std::map<topology::Guid, std::string> routes;
+  std::deque<int> queue;
+  auto reach = [&](int node, const std::string& route) {
+    if (node < 0 || !fabric.nodes[node].is_switch || hops(route) > 63) return;
+    if (routes.emplace(fabric.nodes[node].guid, route).second) queue.push_back(node);
+  };
+  const int start = local_node(fabric, local);
+  if (start < 0) return routes;
+  if (local.is_switch) {
+    reach(start, "0");
+  } else {
+    // An adapter forwards nothing: its own cable only.
+    const auto& port = fabric.nodes[start].ports[local.number];
+    reach(port.peer_node, "0," + std::to_string(local.number));
+  }
+  while (!queue.empty()) {
+    const int s = queue.front();
+    queue.pop_front();
+    const std::string route = routes[fabric.nodes[s].guid];
+    const auto& ports = fabric.nodes[s].ports;
+    for (std::size_t p = 1; p < ports.size(); ++p)
+      reach(ports[p].peer_node, route + "," + std::to_string(p));
+  }
+  return routes;
 }
 
 }  // namespace laas::sdn

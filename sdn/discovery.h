@@ -1,10 +1,15 @@
-// The fabric as libibnetdisc discovers it, as plain records (sdn/ibnd_discover.h fills them
-// at the edge), and their conversion into the project's topology::Fabric -- the same Fabric
-// topology::read_ibnetdiscover gives for `ibnetdiscover` output of the same fabric (the
-// offline path): node GUIDs, port GUIDs, the LIDs the SM assigned, node descriptions, cables,
-// multi-port CAs split one node per cabled port.
+// laas-sdn's discovery of the fabric: infiniband-diags' `ibnetdiscover` (libibnetdisc's own
+// front end) run as a child process, its output read by the project's ibnetdiscover reader
+// (topology::read_ibnetdiscover, the one for offline files). A child, not libibnetdisc in the
+// daemon: ibnd_discover_fabric opens a MAD port of its own at every call, and under ibsim's
+// umad2sim a port closed leaks one of its two agents (32 per device), so a daemon calling it
+// could open no port after some eight routing runs. What a child leaks dies with it. The
+// daemon's own MAD port (sdn/mad_port.h) is kept for the master SM's LID and the read-back; the
+// directed routes the read-back takes are computed here from the fabric read.
 #pragma once
 
+#include <chrono>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,46 +18,47 @@
 
 namespace laas::sdn {
 
-// Records that contradict themselves (a cable one side does not know, a port beyond the
-// node's count); what() names the node GUID and port.
+// ibnetdiscover failed, timed out, or printed what the reader refuses; what() names the
+// command, its exit status (or the timeout) and the last line of its standard error.
 class DiscoveryError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-enum class NodeType { kCa, kSwitch, kRouter };
-
-struct DiscoveredPort {
-  int number = 0;           // 0 is a switch's management port
-  topology::Guid guid = 0;  // port GUID
-  topology::Lid lid = 0;    // base LID (a switch's is on port 0)
-  int peer = -1;            // index into Discovery::nodes, -1 when not cabled
-  int peer_port = 0;
+struct DiscoverOptions {
+  std::string program;  // "": ibnetdiscover, looked up in PATH, then in /usr/sbin
+  std::string ca;       // -C (""): libibnetdisc's default, the first adapter
+  int port = 0;         // -P (0): the first active port
+  std::chrono::milliseconds timeout{60000};
 };
 
-struct DiscoveredNode {
-  NodeType type = NodeType::kCa;
-  topology::Guid guid = 0;  // node GUID
-  std::string description;  // NodeDescription as the node answered it
-  int num_ports = 0;        // NodeInfo's port count
-  // The directed route discovery reached it by ("0,1,4"; "" when unknown): how to read a
-  // switch whose tables may not route to it.
-  std::string path;
-  std::vector<DiscoveredPort> ports;  // the ports seen, any order
+// The argv: the program (resolved as said above), -C and -P when set.
+std::vector<std::string> ibnetdiscover_argv(const DiscoverOptions& options);
+
+// `name` when it has a '/', else the first executable `dir/name` in `path_env` (a PATH value),
+// then in /usr/sbin (where infiniband-diags install it); `name` when none is.
+std::string find_program(const std::string& name, const std::string& path_env);
+
+// Runs the command, at most options.timeout, and reads its output. Throws DiscoveryError.
+topology::Fabric discover_fabric(const DiscoverOptions& options);
+topology::Fabric discover_fabric(const std::vector<std::string>& argv,
+                                 std::chrono::milliseconds timeout);
+
+// Where this host's port is in the fabric: its NodeInfo as the local port answers it.
+struct LocalPort {
+  bool is_switch = false;
+  topology::Guid node_guid = 0;
+  topology::Guid port_guid = 0;
+  int number = 0;  // the port the SMP entered by (a switch: 0)
 };
 
-struct Discovery {
-  std::vector<DiscoveredNode> nodes;
-  int from_node = -1;  // the node discovery started from (this host's adapter), -1: unknown
-  int from_port = 0;
-};
+// The fabric node of the local port (-1: not in the fabric).
+int local_node(const topology::Fabric& fabric, const LocalPort& local);
 
-// Switches first, then CAs and routers, each in node GUID order (whatever order discovery met
-// them in), ports indexed by number. A node without a description is named like
-// ibnetdiscover's ids ("S-<guid>", "H-<guid>"). Throws DiscoveryError.
-topology::Fabric to_fabric(const Discovery& discovery);
-
-// The port GUID discovery started from (0 when unknown): the port laas-sdn runs on.
-topology::Guid local_port_guid(const Discovery& discovery);
+// A directed route ("0", "0,1,4": libibmad's str2drpath format) from the local port to every
+// switch it reaches, by GUID: the fewest hops, the lowest port first. How the read-back reaches
+// a switch whatever the tables being checked say. At most 63 hops (what a route carries).
+std::map<topology::Guid, std::string> switch_routes(const topology::Fabric& fabric,
+                                                    const LocalPort& local);
 
 }  // namespace laas::sdn

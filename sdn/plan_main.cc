@@ -1,5 +1,5 @@
 // laas-sdn-plan: one pass of laas-sdn's fabric side, for an SM that does not load the plugin.
-// Reads the fabric (live through libibnetdisc, or an ibnetdiscover file), places the tenants
+// Reads the fabric (live by running ibnetdiscover, or an ibnetdiscover file), places the tenants
 // given, computes the isolating tables on the LIDs the SM assigned, writes the lfts_file of
 // OpenSM's file routing engine and the partitions.conf atomically, then runs the reload
 // command (an argv, no shell). With --readback it instead compares an lfts_file with tables
@@ -9,13 +9,11 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <unordered_map>
 
 #include "export/output.h"
 #include "routing/ibroute.h"
-#include "sdn/ibnd_discover.h"
-#include "sdn/lft_read.h"
 #include "sdn/lfts_file.h"
+#include "sdn/mad_port.h"
 #include "sdn/plan.h"
 #include "sdn/readback.h"
 #include "sdn/reload.h"
@@ -29,6 +27,7 @@ namespace {
 
 struct Options {
   std::string ibnetdiscover, ca, lfts_file, partitions_file, allocations, readback, sm_guid;
+  std::string program;  // the ibnetdiscover to run ("": on PATH, else /usr/sbin)
   int port = 0;
   bool live = false;
   double reload_timeout = 10;
@@ -41,13 +40,19 @@ std::vector<routing::DumpedTable> read_dump(const std::string& path) {
   return routing::parse_ibroute(in, path);
 }
 
+sdn::DiscoverOptions discover_options(const Options& o) {
+  sdn::DiscoverOptions d;
+  d.program = o.program;
+  d.ca = o.ca;
+  d.port = o.port;
+  return d;
+}
+
 // Every switch of the file that discovery finds, read from the switch by directed route.
 std::vector<routing::DumpedTable> read_live(const Options& o,
                                             const std::vector<routing::DumpedTable>& wrote) {
-  std::unordered_map<topology::Guid, std::string> paths;
-  for (const auto& n : sdn::discover_fabric({o.ca, o.port, 0, 0}).nodes)
-    if (n.type == sdn::NodeType::kSwitch && !n.path.empty()) paths[n.guid] = n.path;
-  sdn::LftReader reader({o.ca, o.port, 0, 4});
+  sdn::MadPort reader({o.ca, o.port, 0, 4});
+  const auto paths = sdn::switch_routes(sdn::discover_fabric(discover_options(o)), reader.local());
   std::vector<routing::DumpedTable> out;
   for (const auto& w : wrote) {
     const auto it = paths.find(w.guid);
@@ -94,9 +99,11 @@ int plan(const Options& o) {
   if (!o.ibnetdiscover.empty()) {
     fabric = topology::read_ibnetdiscover_file(o.ibnetdiscover);
   } else {
-    const auto d = sdn::discover_fabric({o.ca, o.port, 0, 0});
-    local = sdn::local_port_guid(d);
-    fabric = sdn::to_fabric(d);
+    fabric = sdn::discover_fabric(discover_options(o));
+    sdn::MadPort port({o.ca, o.port, 0, 4});
+    const auto here = port.local();
+    const int self = sdn::local_node(fabric, here);
+    local = self < 0 ? here.port_guid : fabric.nodes[self].port_guid;
   }
   const auto p = sdn::make_plan(fabric, request(o, local));
   const auto& tree = *p.rec.tree;
@@ -137,6 +144,8 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("--ibnetdiscover", o.ibnetdiscover,
                  "read the fabric from ibnetdiscover output instead of discovering it");
+  app.add_option("--ibnetdiscover-program", o.program,
+                 "the ibnetdiscover to run (default: found on PATH, else in /usr/sbin)");
   app.add_option("--ca", o.ca, "local adapter to discover through (default: the first)");
   app.add_option("--port", o.port, "its port (default: the first active)");
   app.add_option("--tenant", o.tenants, "NAME:HOSTS, placed in the order given");

@@ -38,6 +38,7 @@ json report_json(const core::Config& config, const SdnReport& r) {
       {"reloads", r.reloads},
       {"reload_failures", r.reload_failures},
       {"files_written", r.files_written},
+      {"mad_port_opens", r.mad_port_opens},
   };
   if (const auto w = shared_leaf_warning(config); !w.empty()) j["warning"] = w;
   if (r.runs > 0)
@@ -76,6 +77,10 @@ std::vector<service::MetricFamily> report_metrics(const core::Config& config, co
   f.push_back(one("laas_sdn_reload_failures_total",
                   "Reloads that did not start, timed out or exited non-zero", "counter",
                   double(r.reload_failures)));
+  f.push_back(one("laas_sdn_mad_port_opens_total",
+                  "Times laas-sdn opened its MAD port (kept open: more than 1 means it stopped "
+                  "answering and was reopened)",
+                  "counter", double(r.mad_port_opens)));
   f.push_back(one("laas_sdn_whole_leaves",
                   "1 while no two owners share a leaf (0: shared leaves are separated by P_Keys "
                   "only, there being no SL2VL first-hop drop without the plugin)",

@@ -17,6 +17,8 @@ namespace laas::sdn {
 // What the runs did, for status and the metrics (guarded by SdnDaemon's mutex).
 struct SdnReport {
   long runs = 0, run_failures = 0, reloads = 0, reload_failures = 0, files_written = 0;
+  // Times the MAD port was opened: 1 for the daemon's life unless it stopped answering.
+  long mad_port_opens = 0;
   std::string last_error;   // the last run's failure ("" when it succeeded)
   std::string last_reload;  // ReloadResult::summary of the last reload
   double last_run_seconds = 0;

@@ -2,17 +2,21 @@
 # sdn_daemon.sh: laas-sdn, the tenant service for an SM without the plugin. A plain upstream
 # OpenSM on ibsim -- no plugin; `routing_engine file,no_fallback`, `lfts_file` and
 # `partition_config_file` pointing at laas-sdn's files -- and laas-sdn beside it (the same
-# node, its own discovery through libibnetdisc), its reload a script sending OpenSM SIGHUP.
+# node, its discovery by ibnetdiscover as a child process), its reload a script sending OpenSM SIGHUP.
 # Tenants are added and removed through laasctl on laas-sdn's socket. After each change: the
 # tables read back from the switches (dump_fts) give laas-audit 0 violations, every tenant host
 # holds its tenant's P_Key and no other tenant's (smpquery pkeys), and laas-sdn's own read-back
-# says the SM applied what it wrote (status, metrics). The same after a tenant's leaf up-link is
-# pulled and returned (`laasctl reroute`), and after OpenSM is restarted.
+# says the SM applied what it wrote (status, metrics); the hosts a tenant left hold no tenant's
+# P_Key. The same after a tenant's leaf up-link is pulled (a tenant added meanwhile) and
+# returned (`laasctl reroute`), and after OpenSM is restarted (a tenant added, one removed).
+# Last, 12 more runs: none fails and laas-sdn opened its MAD port once (one port per use in
+# laas-sdn itself ran ibsim's umad2sim out of agents at the 8th run; ibnetdiscover's ports die
+# with its process).
 # SDN_RELOAD=true (a reload that tells the SM nothing): the read-back must say the tables were
 # not applied and the tenant add must fail -- the check can fail.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
-laas_setup sdn_daemon
+laas_setup "${1:-sdn_daemon}"
 export SIM_HOST=SW_L2_0
 "$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
 start_fabric_console fabric.net
@@ -86,6 +90,30 @@ check_pkeys() {
     done
   done
 }
+# check_left LIDS...: hosts no tenant holds (any more) hold no tenant's P_Key, neither of a
+# tenant now nor of one removed (removed_pkeys).
+removed_pkeys=""
+check_left() {
+  local lid e t pkeys="$removed_pkeys"
+  for t in $(tenant_names); do pkeys="$pkeys $(pkey_of "$t")"; done
+  for lid in "$@"; do
+    for e in $(sim smpquery pkeys "$lid" 1 2>/dev/null | grep -oiE '0x[0-9a-f]{4}' | tr 'A-F' 'a-f'); do
+      for t in $pkeys; do
+        [ $((e & 0x7fff)) -ne $((t & 0x7fff)) ] || return 1
+      done
+    done
+  done
+}
+# host_lids DISC: every adapter port's LID in an ibnetdiscover file.
+host_lids() {
+  awk '/^Ca/ { ca = 1; next } /^$/ { ca = 0 } ca && /^\[/ { if (match($0, /# lid [0-9]+/)) print substr($0, RSTART + 6, RLENGTH - 6) }' "$1"
+}
+# free_lids TAG: the hosts no tenant holds (laas-sdn's own node is a switch: none is the SM's).
+free_lids() {
+  host_lids "disc.$1" | sort -n >"hosts.$1"
+  jq -r '.tenants[].hosts[].lid' state/allocations.json | sort -n >"tenant_hosts.$1"
+  comm -23 "hosts.$1" "tenant_hosts.$1"
+}
 check() {
   local tag=$1 tries
   sim ibnetdiscover >"disc.$tag" 2>/dev/null || die "ibnetdiscover failed ($tag)"
@@ -100,13 +128,21 @@ check() {
     [ "$tries" -lt 10 ] || die "a tenant host lacks its P_Key ($tag)"
     sleep 1
   done
+  local free
+  free=$(free_lids "$tag")
+  [ "$(wc -l <"hosts.$tag")" -ge 32 ] || die "ibnetdiscover found $(wc -l <"hosts.$tag") hosts, not 32 ($tag)"
+  for tries in 1 2 3 4 5 6 7 8 9 10; do
+    check_left $free && break
+    [ "$tries" -lt 10 ] || die "a free host holds a tenant's P_Key ($tag)"
+    sleep 1
+  done
   ctl --json status >"status.$tag.json" || die "status failed ($tag)"
   # (A change may leave every LFT as it was -- a one-leaf tenant's hosts are reached from their
   # own leaf before and after -- and change only the P_Keys: nothing to read back then.)
   jq -e '.adapter.readback.applied == true and .adapter.readback.blocks_differing == 0' \
     "status.$tag.json" >/dev/null ||
     die "laas-sdn's read-back ($tag): $(jq -c .adapter.readback "status.$tag.json")"
-  log "$tag: 0 violations, P_Keys held, read back $(jq -c '.adapter.readback | {switches, blocks}' "status.$tag.json")"
+  log "$tag: 0 violations, P_Keys held (none on $(echo $free | wc -w) free hosts), read back $(jq -c '.adapter.readback | {switches, blocks}' "status.$tag.json")"
 }
 
 # change CMD...: a laasctl change; it returns once laas-sdn read the tables back.
@@ -118,8 +154,11 @@ change() {
 }
 
 if [ "${SDN_RELOAD:-}" = true ]; then
-  # The SM is never told: laas-sdn's read-back finds the switches without the new tables.
-  ! ctl tenant add a --hosts 8 >change.out 2>&1 || die "the add succeeded with a reload that does nothing"
+  # The SM is never told: laas-sdn's read-back finds the switches without the new tables. The
+  # add waits for a routing that never comes (as for the plugin, a failed application is not
+  # the end), so a short wait: 9 s.
+  ! "$LAASCTL" -s "$WORK/laas.sock" --timeout 10 tenant add a --hosts 8 >change.out 2>&1 ||
+    die "the add succeeded with a reload that does nothing"
   cat change.out
   ctl --json status >status.noreload.json
   jq -e '.adapter.readback.applied == false and .adapter.readback.blocks_differing > 0' \
@@ -140,8 +179,17 @@ shared=$(jq -r '.tenants[] | .name as $t | .hosts[] | "\(.slot.switch) \($t)"' \
 [ "$shared" = 0 ] || die "whole_leaves: $shared leaf/leaves hold hosts of two tenants"
 change tenant add c --hosts 3
 check three
+b_lids=$(jq -r '.tenants[] | select(.name == "b") | .hosts[].lid' state/allocations.json)
+removed_pkeys=$(pkey_of b)
 change tenant remove b
 check removed
+# b's hosts, free again, hold neither b's P_Key nor another tenant's.
+for tries in 1 2 3 4 5 6 7 8 9 10; do
+  check_left $b_lids && break
+  [ "$tries" -lt 10 ] || die "a host tenant b left still holds a tenant's P_Key (P_Key of b: $removed_pkeys)"
+  sleep 1
+done
+log "removed: b's $(echo $b_lids | wc -w) hosts hold no tenant's P_Key"
 ctl metrics >metrics.txt
 grep -x 'laas_sdn_tables_applied 1' metrics.txt || die "metrics: $(grep laas_sdn metrics.txt)"
 
@@ -155,10 +203,15 @@ log "pull $a_leaf[$a_port] (tenant a's up-link) and reroute"
 console "Unlink \"$a_leaf\"[$a_port]"
 change reroute
 check pulled
+# A tenant placed while the cable is out (two leaves: its routes cross the spines).
+change tenant add e --hosts 6
+check pulled_add
 console "ReLink \"$a_leaf\"[$a_port]"
 sleep 1
 change reroute
 check returned
+change tenant remove e
+check returned_remove
 
 log "restart OpenSM (it reads laas-sdn's files at start); then a change through laas-sdn"
 stop_opensm
@@ -169,4 +222,30 @@ wait_log 'SUBNET UP' 1 45
 check restarted
 change tenant add d --hosts 4
 check after_restart
+c_lids=$(jq -r '.tenants[] | select(.name == "c") | .hosts[].lid' state/allocations.json)
+removed_pkeys="$removed_pkeys $(pkey_of c)"
+change tenant remove c
+check after_restart_remove
+check_left $c_lids || { sleep 3; check_left $c_lids; } || die "c's hosts still hold a tenant's P_Key"
+
+# Every run discovers (ibnetdiscover, a child) and reads back over the one MAD port: many runs,
+# still one port (under ibsim a port per use in laas-sdn exhausted umad2sim's 32 agents at the
+# 8th run).
+runs_now() { ctl --json status | jq .adapter.runs; }
+runs0=$(runs_now)
+for i in $(seq 12); do
+  ctl reroute >/dev/null 2>&1 || die "laasctl reroute ($i) failed"
+  deadline=$((SECONDS + 20))
+  until [ "$(runs_now)" -ge $((runs0 + i)) ]; do
+    [ $SECONDS -lt $deadline ] || die "laas-sdn did not run after reroute $i: $(ctl --json status | jq -c .adapter)"
+    sleep 0.2
+  done
+done
+ctl --json status >status.end.json
+ctl metrics >metrics.end.txt
+jq -e '.adapter.run_failures == 0 and (.adapter | has("error") | not)' status.end.json >/dev/null ||
+  die "a run failed: $(jq -c '.adapter | {run_failures, error}' status.end.json)"
+grep -x 'laas_sdn_mad_port_opens_total 1' metrics.end.txt ||
+  die "the MAD port was opened more than once: $(grep "^laas_sdn_mad" metrics.end.txt)"
+log "$(jq .adapter.runs status.end.json) runs over one MAD port, none failed"
 log "ok"

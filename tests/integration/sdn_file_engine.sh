@@ -2,7 +2,7 @@
 # sdn_file_engine.sh: laas-sdn's way in. A plain upstream OpenSM -- no plugin, `routing_engine
 # file,no_fallback`, `lfts_file` and `partition_config_file` pointing at files laas-sdn-plan
 # writes -- routes the tables the project computed for the fabric laas-sdn-plan discovered
-# itself through libibnetdisc. Checked: before the file exists nothing is routed (no minhop);
+# itself by running ibnetdiscover. Checked: before the file exists nothing is routed (no minhop);
 # the tables read back from every switch (dump_fts) equal the file, every LID (those the file
 # leaves out read back unrouted); laas-audit finds no violation; tenant hosts hold their
 # tenant's P_Key; laas-sdn-plan reads the same tables from the switches itself (libibmad); the
@@ -28,7 +28,7 @@ sim dump_fts >sdn.dump.none 2>&1 || die "dump_fts failed (no file)"
 [ "$(grep -c '^0x' sdn.dump.none || true)" = 0 ] || die "switches hold routes before laas-sdn wrote any"
 
 plan() { sim "$LAAS_SDN_PLAN" "$@"; }
-log "laas-sdn-plan: discover through libibnetdisc, place a:10 and b:6, write, reload"
+log "laas-sdn-plan: discover (ibnetdiscover, a child), place a:10 and b:6, write, reload"
 before=$(file_routed)
 plan --tenant a:10 --tenant b:6 --lfts-file sdn.lfts --partitions-file sdn.partitions \
   --allocations sdn.alloc.json -- kill -HUP "$OSM_PID" >plan.out 2>&1 ||
@@ -67,7 +67,7 @@ grep -E '^(violations|isolation)' audit.first | head -3 || true
 "$LAAS_SDN_PLAN" --ibnetdiscover sdn.disc --sm-port-guid "$(node_port_guid SW_L2_0)" \
   --tenant a:10 --tenant b:6 --lfts-file sdn.offline.lfts >plan.offline 2>&1 ||
   die "offline plan failed: $(cat plan.offline)"
-cmp -s sdn.lfts sdn.offline.lfts || die "libibnetdisc and ibnetdiscover give different tables: $(diff sdn.lfts sdn.offline.lfts | head -5)"
+cmp -s sdn.lfts sdn.offline.lfts || die "live discovery and the ibnetdiscover file give different tables: $(diff sdn.lfts sdn.offline.lfts | head -5)"
 
 # P_Keys: every tenant host holds its tenant's key (full) and not the other tenant's.
 pkey_of() {

@@ -1622,3 +1622,25 @@ TEST(PluginConfig, SdnSection) {
   ASSERT_EQ(n.problems.size(), 1u);
   EXPECT_NE(n.problems[0].find("key 'sdn': expected a mapping"), std::string::npos);
 }
+
+// How laas-sdn discovers: the ibnetdiscover program and its deadline (defaults: found on PATH,
+// 60 s); a deadline out of range is a problem naming the key.
+TEST(PluginConfig, SdnDiscoveryKeys) {
+  TempDir dir;
+  EXPECT_EQ(load_config("").sdn.ibnetdiscover, "");
+  EXPECT_EQ(load_config("").sdn.discover_timeout_s, 60);
+  dir.write("d.yaml",
+            "sdn:\n  ibnetdiscover: /opt/diags/ibnetdiscover\n  discover_timeout: 5\n"
+            "  ca: mlx5_1\n  port: 2\n");
+  const Config c = load_config(dir.path() + "/d.yaml");
+  EXPECT_EQ(c.sdn.ibnetdiscover, "/opt/diags/ibnetdiscover");
+  EXPECT_EQ(c.sdn.discover_timeout_s, 5);
+  EXPECT_EQ(c.sdn.ca, "mlx5_1");
+  EXPECT_EQ(c.sdn.port, 2);
+  dir.write("bad.yaml", "sdn:\n  discover_timeout: 0\n");
+  const Config b = check_config(dir.path() + "/bad.yaml");
+  ASSERT_EQ(b.problems.size(), 1u);
+  EXPECT_NE(b.problems[0].find("bad.yaml:2: key 'sdn.discover_timeout': "), std::string::npos)
+      << b.problems[0];
+  EXPECT_EQ(b.sdn.discover_timeout_s, 60);
+}

@@ -1,21 +1,23 @@
-// laas-sdn's fabric reader: libibnetdisc's records (built here by hand) into the same Fabric
-// the ibnetdiscover reader gives for that fabric's ibnetdiscover output.
+// laas-sdn's discovery: ibnetdiscover run as a child (its argv, its failures named, its output
+// read by the project's reader) and the directed routes to the switches the read-back takes.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
-#include <tuple>
 
 #include "sdn/discovery.h"
 #include "topology/ibnetdiscover.h"
 
 namespace {
 
-using laas::sdn::DiscoveredNode;
-using laas::sdn::Discovery;
-using laas::sdn::NodeType;
+using laas::sdn::DiscoveryError;
+using laas::sdn::LocalPort;
 using laas::topology::Fabric;
+using std::chrono::milliseconds;
 
 // A leaf (SW_L1_0, LID 2) under a spine (SW_L2_0, LID 1), a host on the leaf and a dual-port
 // server cabled to both switches, as ibnetdiscover prints them.
@@ -41,38 +43,6 @@ Ca	2 "H-0000000000100010"		# "gpu 1"
 [2](100012) 	"S-0000000000200000"[2]		# lid 7 lmc 0 "SW_L2_0" lid 1 4xSDR
 )";
 
-// The same fabric as libibnetdisc hands it over, in the order it met the nodes.
-Discovery records() {
-  Discovery d;
-  auto node = [&](NodeType type, laas::topology::Guid guid, const char* desc, int ports) {
-    DiscoveredNode n;
-    n.type = type;
-    n.guid = guid;
-    n.description = desc;
-    n.num_ports = ports;
-    d.nodes.push_back(n);
-    return static_cast<int>(d.nodes.size()) - 1;
-  };
-  const int host = node(NodeType::kCa, 0x100000, "comp-1", 1);
-  const int leaf = node(NodeType::kSwitch, 0x200001, "SW_L1_0", 4);
-  const int spine = node(NodeType::kSwitch, 0x200000, "SW_L2_0", 4);
-  const int gpu = node(NodeType::kCa, 0x100010, "gpu 1", 2);
-  auto cable = [&](int a, int pa, laas::topology::Guid ga, laas::topology::Lid la, int b, int pb,
-                   laas::topology::Guid gb, laas::topology::Lid lb) {
-    d.nodes[a].ports.push_back({pa, ga, la, b, pb});
-    d.nodes[b].ports.push_back({pb, gb, lb, a, pa});
-  };
-  d.nodes[leaf].ports.push_back({0, 0x200001, 2, -1, 0});
-  d.nodes[spine].ports.push_back({0, 0x200000, 1, -1, 0});
-  cable(host, 1, 0x100001, 5, leaf, 2, 0x200001, 0);
-  cable(gpu, 1, 0x100011, 6, leaf, 3, 0x200001, 0);
-  cable(gpu, 2, 0x100012, 7, spine, 2, 0x200000, 0);
-  cable(leaf, 1, 0x200001, 0, spine, 1, 0x200000, 0);
-  d.from_node = host;
-  d.from_port = 1;
-  return d;
-}
-
 // Everything the rest of the project reads of a node, keyed by GUID so node order is free.
 using Port = std::tuple<int, laas::topology::Guid, int, int, laas::topology::Guid>;
 std::map<laas::topology::Guid, std::string> canonical(const Fabric& f) {
@@ -94,56 +64,83 @@ std::map<laas::topology::Guid, std::string> canonical(const Fabric& f) {
   return out;
 }
 
+Fabric offline() {
+  std::istringstream in(kText);
+  return laas::topology::read_ibnetdiscover(in, "t.out");
+}
+
+std::string what(const std::vector<std::string>& argv, milliseconds timeout = milliseconds(5000)) {
+  try {
+    laas::sdn::discover_fabric(argv, timeout);
+  } catch (const DiscoveryError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 }  // namespace
 
-TEST(SdnDiscovery, GivesTheFabricTheIbnetdiscoverReaderGives) {
-  std::istringstream in(kText);
-  const Fabric offline = laas::topology::read_ibnetdiscover(in, "t.out");
-  const Fabric online = laas::sdn::to_fabric(records());
-  EXPECT_EQ(canonical(online), canonical(offline));
-  ASSERT_EQ(online.nodes.size(), 5u) << "the dual-port server is one node per cabled port";
-  EXPECT_TRUE(online.nodes[0].is_switch);
-  EXPECT_EQ(online.nodes[0].guid, 0x200000u) << "switches first, in GUID order";
-  EXPECT_EQ(online.lid_of(0), 1);
-  EXPECT_EQ(laas::sdn::local_port_guid(records()), 0x100001u);
+TEST(SdnDiscovery, ReadsWhatIbnetdiscoverPrintsWithTheOfflineReader) {
+  const Fabric live = laas::sdn::discover_fabric({"printf", "%s", kText}, milliseconds(5000));
+  EXPECT_EQ(canonical(live), canonical(offline()));
+  ASSERT_EQ(live.nodes.size(), 5u) << "the dual-port server is one node per cabled port";
 }
 
-TEST(SdnDiscovery, TheOrderDiscoveryMetNodesInDoesNotMatter) {
-  Discovery d = records();
-  const Fabric first = laas::sdn::to_fabric(d);
-  std::reverse(d.nodes.begin(), d.nodes.end());
-  const int n = static_cast<int>(d.nodes.size());
-  for (auto& node : d.nodes)
-    for (auto& p : node.ports)
-      if (p.peer >= 0) p.peer = n - 1 - p.peer;
-  const Fabric second = laas::sdn::to_fabric(d);
-  ASSERT_EQ(first.nodes.size(), second.nodes.size());
-  for (std::size_t i = 0; i < first.nodes.size(); ++i)
-    EXPECT_EQ(first.nodes[i].guid, second.nodes[i].guid);
-  EXPECT_EQ(canonical(first), canonical(second));
+TEST(SdnDiscovery, ArgvNamesTheAdapterAndPortWhenSet) {
+  laas::sdn::DiscoverOptions o;
+  o.program = "/opt/diags/ibnetdiscover";
+  EXPECT_EQ(laas::sdn::ibnetdiscover_argv(o), std::vector<std::string>{o.program});
+  o.ca = "mlx5_0";
+  o.port = 2;
+  EXPECT_EQ(laas::sdn::ibnetdiscover_argv(o),
+            (std::vector<std::string>{o.program, "-C", "mlx5_0", "-P", "2"}));
+  o.program = "";
+  const auto argv = laas::sdn::ibnetdiscover_argv(o);
+  EXPECT_NE(argv[0].find("ibnetdiscover"), std::string::npos) << argv[0];
 }
 
-TEST(SdnDiscovery, ContradictoryRecordsAreRefusedNamingTheNode) {
-  Discovery one_sided = records();
-  one_sided.nodes[1].ports.back().peer_port = 2;  // the leaf's up-link names the GPU's cable
-  try {
-    laas::sdn::to_fabric(one_sided);
-    FAIL() << "no error";
-  } catch (const laas::sdn::DiscoveryError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 0x0000000000200001 port 1"), std::string::npos)
-        << e.what();
+TEST(SdnDiscovery, TheProgramIsFoundOnPathThenInUsrSbin) {
+  char dir[] = "/tmp/laas-find.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string tool = std::string(dir) + "/laas-tool";
+  std::ofstream(tool) << "#!/bin/sh\n";
+  ::chmod(tool.c_str(), 0755);
+  EXPECT_EQ(laas::sdn::find_program("laas-tool", std::string("/nonexistent:") + dir), tool);
+  EXPECT_EQ(laas::sdn::find_program("laas-no-such-tool", dir), "laas-no-such-tool");
+  EXPECT_EQ(laas::sdn::find_program("./x/y", dir), "./x/y");
+  if (::access("/usr/sbin/ibnetdiscover", X_OK) == 0) {
+    EXPECT_EQ(laas::sdn::find_program("ibnetdiscover", dir), "/usr/sbin/ibnetdiscover");
   }
-  Discovery beyond = records();
-  beyond.nodes[0].ports[0].number = 2;  // comp-1 has one port
-  EXPECT_THROW(laas::sdn::to_fabric(beyond), laas::sdn::DiscoveryError);
-  Discovery no_ports = records();
-  no_ports.nodes[0].num_ports = 0;
-  EXPECT_THROW(laas::sdn::to_fabric(no_ports), laas::sdn::DiscoveryError);
+  ::unlink(tool.c_str());
+  ::rmdir(dir);
 }
 
-TEST(SdnDiscovery, ANodeWithoutADescriptionIsNamedLikeIbnetdiscoverNamesIt) {
-  Discovery d = records();
-  d.nodes[1].description.clear();
-  const Fabric f = laas::sdn::to_fabric(d);
-  EXPECT_EQ(f.nodes[1].name, "S-0000000000200001");
+TEST(SdnDiscovery, AFailureNamesTheCommandItsStatusAndStderrsLastLine) {
+  const auto e = what({"sh", "-c", "echo first >&2; echo 'ibwarn: no port' >&2; exit 3"});
+  EXPECT_NE(e.find("'sh -c echo first"), std::string::npos) << e;
+  EXPECT_NE(e.find("exit status 3; stderr: ibwarn: no port"), std::string::npos) << e;
+  EXPECT_EQ(e.find("stderr: first"), std::string::npos) << e;
+  EXPECT_NE(what({"/nonexistent/ibnetdiscover"}).find("cannot run /nonexistent/ibnetdiscover"),
+            std::string::npos);
+  const auto slow = what({"sleep", "5"}, milliseconds(200));
+  EXPECT_NE(slow.find("'sleep 5' failed: timed out after 200 ms"), std::string::npos) << slow;
+  const auto bad = what({"echo", "garbage"});
+  EXPECT_NE(bad.find("'echo garbage':1: unrecognized line"), std::string::npos) << bad;
+}
+
+TEST(SdnDiscovery, RoutesReachEverySwitchFromAnAdapterOrASwitch) {
+  const Fabric f = offline();
+  using Routes = std::map<laas::topology::Guid, std::string>;
+  // comp-1's port 1 is on the leaf.
+  EXPECT_EQ(laas::sdn::switch_routes(f, {false, 0x100000, 0x100001, 1}),
+            (Routes{{0x200001, "0,1"}, {0x200000, "0,1,1"}}));
+  // The dual-port server's port 2 (a node of its own in the fabric) is on the spine.
+  EXPECT_EQ(laas::sdn::switch_routes(f, {false, 0x100010, 0x100012, 2}),
+            (Routes{{0x200000, "0,2"}, {0x200001, "0,2,1"}}));
+  // From a switch: its management port.
+  EXPECT_EQ(laas::sdn::switch_routes(f, {true, 0x200000, 0x200000, 0}),
+            (Routes{{0x200000, "0"}, {0x200001, "0,1"}}));
+  // A port the fabric does not hold: nothing to route from.
+  EXPECT_EQ(laas::sdn::local_node(f, {false, 0x100000, 0x999, 1}), -1);
+  EXPECT_TRUE(laas::sdn::switch_routes(f, {false, 0x100000, 0x999, 1}).empty());
 }

@@ -67,3 +67,20 @@ TEST(SdnReload, DoneWhenItExitsEvenIfItsChildKeepsStderr) {
   EXPECT_TRUE(r.ok()) << r.error;
   EXPECT_LT(r.seconds, 1.5);
 }
+
+TEST(SdnReload, RunCommandCapturesStdoutWhichRunReloadDiscards) {
+  const std::vector<std::string> argv = {"/bin/sh", "-c",
+                                         "head -c 200000 /dev/zero | tr '\\0' x; echo e >&2"};
+  const auto r = laas::sdn::run_command(argv, milliseconds(5000));
+  EXPECT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.out, std::string(200000, 'x')) << "more than one pipe's worth, all of it";
+  EXPECT_EQ(r.err, "e\n");
+  EXPECT_FALSE(r.out_cut);
+  EXPECT_EQ(run_reload(argv, milliseconds(5000)).out, "");
+}
+
+TEST(SdnReload, LastLineIsWhatAToolSaidLast) {
+  EXPECT_EQ(laas::sdn::last_line("first\nsecond\n\n"), "second");
+  EXPECT_EQ(laas::sdn::last_line("only"), "only");
+  EXPECT_EQ(laas::sdn::last_line(""), "");
+}
