@@ -26,6 +26,8 @@ export LAASCTL=$BUILD/laasctl/laasctl LAAS_PLUGIN_DIR=$BUILD/opensm_plugin
 export LAAS_AUDIT=$BUILD/tools/laas-audit LAAS_SL2VL_DUMP=$BUILD/tools/laas-sl2vl-dump
 export LAAS_TOPOGEN=$BUILD/topology/laas-topogen LAAS_WORK=$out QOS=1 ETCD=1 FAILOVERS
 echo "bench-etcd-chaos: $FAILOVERS master kills and $FAILOVERS etcd member kills, work in $out"
+# The commit measured (with "+changes" when the tree differs from it), before the report grows.
+rev=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo '+changes')
 t0=$SECONDS
 rc=0
 "$ROOT/tests/integration/failover_chaos.sh" bench >"$out/run.log" 2>&1 || rc=$?
@@ -35,7 +37,7 @@ summary=$out/bench/failover_chaos.summary
 [ -d "$out/bench" ] || summary=$(find "$out" -name failover_chaos.summary | head -1)
 {
   echo
-  echo "## $(date -u +%F) at $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo '+changes'): FAILOVERS=$FAILOVERS"
+  echo "## $(date -u +%F) at $rev: FAILOVERS=$FAILOVERS"
   echo
   echo "\`scripts/bench-etcd-chaos.sh $FAILOVERS\`: $(grep -m1 -o 'seed [0-9]*' "$out/run.log" || echo 'seed ?'), $took s wall clock," \
     "$(nproc) cores shared with other work (load average $(cut -d' ' -f1-3 /proc/loadavg) at the end)."
