@@ -50,6 +50,7 @@ log "1: a, b in etcd (term $(etcd_doc | jq .term)); the standby lists them"
 # --- 2. -------------------------------------------------------------------------------------
 etcd_stop_member 3
 etcd_wait_healthy 10 || die "etcd has no quorum with member 3 down" # an election if it led
+etcd_wait_sm 1 || die "SM 1 does not see etcd answering with member 3 down"
 ctl 1 tenant add c --hosts 5 >add.out 2>&1 || die "tenant add c with one member down failed: $(cat add.out)"
 ctl 1 --json status | jq -e 'has("state_store_not_answering") | not' >/dev/null ||
   die "status says etcd is not answering with one member down"

@@ -136,6 +136,7 @@ for i in $(seq 1 "$FAILOVERS"); do
     ETCD_KILLS=$((ETCD_KILLS + 1))
     # If it was etcd's leader, the other two elect another first (changes meanwhile: busy).
     etcd_wait_healthy 10 || die "etcd has no quorum with member $member down"
+    etcd_wait_sm "$CUR" || die "SM $CUR does not see etcd answering with member $member down"
     tenant_ops
     [ "$(tenants_in_state)" = "$(acked_names)" ] || die "etcd member $member down: etcd holds '$(tenants_in_state)'"
     etcd_start_member "$member"

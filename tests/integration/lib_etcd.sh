@@ -116,3 +116,16 @@ etcd_wait_member() {
   done
   return 1
 }
+
+# etcd_wait_sm N [SECONDS]: SM N's plugin sees etcd answering again (its keeper probes every
+# second; until then it refuses changes at once, busy), after etcd_wait_healthy says a quorum
+# answers etcdctl.
+etcd_wait_sm() {
+  local until=$((SECONDS + ${2:-10}))
+  while [ $SECONDS -lt $until ]; do
+    ctl "$1" --json status >sm_status.json 2>/dev/null &&
+      jq -e 'has("state_store_not_answering") | not' sm_status.json >/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}
