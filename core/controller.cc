@@ -136,7 +136,7 @@ Controller::Controller(Config config, service::Logger log)
       log_(log),
       service_(service_config(config_), std::move(log)),
       tenants_file_(config_, service_, log_),
-      files_(config_, service_, log_),
+      files_(service_, log_),
       sent_(config_, service_, log_) {
   // A guessed directory is never read (Config::state_dir_unknown): nothing of it is routed.
   if (!config_.state_dir_unknown) read_shared_files(std::chrono::seconds(10));

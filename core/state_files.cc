@@ -47,8 +47,8 @@ Files read_now(const service::StateStore& store) {
 
 }  // namespace
 
-StateFiles::StateFiles(const Config& config, service::TenantService& service, service::Logger log)
-    : config_(config), service_(service), log_(std::move(log)) {}
+StateFiles::StateFiles(service::TenantService& service, service::Logger log)
+    : service_(service), log_(std::move(log)) {}
 
 std::optional<std::set<std::string>> StateFiles::read(std::chrono::milliseconds deadline) {
   Files files;

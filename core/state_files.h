@@ -28,7 +28,7 @@ namespace laas::core {
 class StateFiles {
  public:
   // `config` and `service` outlive this object (the Controller holds all three).
-  StateFiles(const Config& config, service::TenantService& service, service::Logger log);
+  StateFiles(service::TenantService& service, service::Logger log);
 
   // layout.json, allocations.json and the tenants file's applied list, read on the worker
   // within `deadline`: the applied list, or nullopt when the directory (etcd) does not answer
@@ -69,7 +69,6 @@ class StateFiles {
   void set_layout(std::shared_ptr<const topology::Layout> layout);
   std::uint64_t queue_write();  // the number of the next queued write
 
-  const Config& config_;
   service::TenantService& service_;
   service::Logger log_;
   bool unread_ = false;             // the directory did not answer: read at the next run
