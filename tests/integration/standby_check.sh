@@ -12,12 +12,7 @@ laas_enter_namespace "$@"
 ha_setup "${1:-standby_check}"
 HA_NODES="SW_L2_0 SW_L2_1"
 export LAAS_YAML_EXTRA="switch_check_interval: 1"
-"$LAAS_TOPOGEN" "xgft(2;4,8;1,4)" -o fabric.net
-start_fabric fabric.net
-start_sm 1 15 SW_L2_0
-wait_master 1 60
-start_sm 2 8 SW_L2_1
-wait_standby 2 60
+ha_pair_up
 ctl 1 tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
 check_of() { ctl "$1" --json status | jq -r ".switch_check.$2 // 0"; }
 
