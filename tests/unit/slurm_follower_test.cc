@@ -62,11 +62,16 @@ struct Fake {
   }
 };
 
+// A fake world and a follower on it; the follower calls nothing until its first step.
+class SlurmFollowerLoop : public testing::Test {
+ protected:
+  Fake f;
+  std::unique_ptr<SlurmFollower> follower = f.follower();
+};
+
 }  // namespace
 
-TEST(SlurmFollower, WritesBothFilesAtStartAndReconfiguresOnlyWhenOneChanged) {
-  Fake f;
-  auto follower = f.follower();
+TEST_F(SlurmFollowerLoop, WritesBothFilesAtStartAndReconfiguresOnlyWhenOneChanged) {
   ASSERT_TRUE(follower->step());
   EXPECT_EQ(f.disk["/t/topology.conf"], f.topology);
   EXPECT_EQ(f.disk["/t/laas-partitions.conf"], f.partitions);
@@ -83,9 +88,7 @@ TEST(SlurmFollower, WritesBothFilesAtStartAndReconfiguresOnlyWhenOneChanged) {
   EXPECT_EQ(f.runs.size(), 1u);
 }
 
-TEST(SlurmFollower, AnEventRewritesThePartitionsAndReconfigures) {
-  Fake f;
-  auto follower = f.follower();
+TEST_F(SlurmFollowerLoop, AnEventRewritesThePartitionsAndReconfigures) {
   ASSERT_TRUE(follower->step());
   f.partitions = "PartitionName=laas-bank Nodes=comp-[1-4] State=UP MaxTime=INFINITE\n";
   f.pending = {{{"seq", 2000}, {"type", "tenant.added"}, {"tenant", "bank"}}};
@@ -103,9 +106,7 @@ TEST(SlurmFollower, AnEventRewritesThePartitionsAndReconfigures) {
   EXPECT_EQ(f.runs.size(), 2u);
 }
 
-TEST(SlurmFollower, ALostPositionReReadsEverythingAndAFileChangedByHandIsPutBack) {
-  Fake f;
-  auto follower = f.follower();
+TEST_F(SlurmFollowerLoop, ALostPositionReReadsEverythingAndAFileChangedByHandIsPutBack) {
   ASSERT_TRUE(follower->step());
   f.disk["/t/topology.conf"] = "edited by hand\n";
   f.lost = true;  // the service restarted
@@ -118,10 +119,8 @@ TEST(SlurmFollower, ALostPositionReReadsEverythingAndAFileChangedByHandIsPutBack
             }));
 }
 
-TEST(SlurmFollower, AnUnreachableServiceAndAFailedReconfigureAreRetried) {
-  Fake f;
+TEST_F(SlurmFollowerLoop, AnUnreachableServiceAndAFailedReconfigureAreRetried) {
   f.down = true;
-  auto follower = f.follower();
   EXPECT_FALSE(follower->step());
   EXPECT_TRUE(f.disk.empty());
   f.down = false;
