@@ -14,17 +14,13 @@
 # and etcd (scripts/deps.sh). SEED fixes the random choices.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${LAAS_BUILD_DIR:-$ROOT/build}
-for f in opensm_plugin/libosmlaas.so laasctl/laasctl tools/laas-audit tools/laas-sl2vl-dump; do
-  [ -e "$BUILD/$f" ] || { echo "bench-etcd-chaos: $BUILD/$f is missing: build first (scripts/build.sh)" >&2; exit 2; }
-done
+# shellcheck source=scripts/lib-bench.sh
+source "$ROOT/scripts/lib-bench.sh"
+bench_chaos_env bench-etcd-chaos
 command -v etcd >/dev/null || { echo "bench-etcd-chaos: no etcd (scripts/deps.sh)" >&2; exit 2; }
 FAILOVERS=${1:-10}
 REPORT=${2:-$ROOT/bench/etcd_chaos_results.md}
-out=$(mktemp -d /tmp/laas-bench-etcd-chaos.XXXXXX)
-export LAASCTL=$BUILD/laasctl/laasctl LAAS_PLUGIN_DIR=$BUILD/opensm_plugin
-export LAAS_AUDIT=$BUILD/tools/laas-audit LAAS_SL2VL_DUMP=$BUILD/tools/laas-sl2vl-dump
-export LAAS_TOPOGEN=$BUILD/topology/laas-topogen LAAS_WORK=$out QOS=1 ETCD=1 FAILOVERS
+export ETCD=1 FAILOVERS
 echo "bench-etcd-chaos: $FAILOVERS master kills and $FAILOVERS etcd member kills, work in $out"
 # The commit measured (with "+changes" when the tree differs from it), before the report grows.
 rev=$(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo '+changes')
