@@ -136,32 +136,16 @@ bool LftCheck::sweep_under_way(service::SwitchCheck::Clock::time_point now) cons
 
 void LftCheck::start() {
   // Started with the periodic check off too: audit --from-switches asks for a pass.
-  thread_ = std::thread([this] { run(); });
-}
-
-void LftCheck::stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void LftCheck::run() {
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    cv_.wait_for(lock, kTick);
-    if (stopping_) break;
-    lock.unlock();
+  ticker_.start(kTick, [this] {
     try {
       tick();
     } catch (const std::exception& e) {
       log_(true, std::string("switch check: ") + e.what());
     }
-    lock.lock();
-  }
+  });
 }
+
+void LftCheck::stop() { ticker_.stop(); }
 
 // Logs and repairs what the answers found, then sends the next reads: only while this SM is
 // master past its first sweep (OpenSM reports no LFT change before), and only when OpenSM has

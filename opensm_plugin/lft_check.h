@@ -27,18 +27,16 @@
 
 #include <array>
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "service/switch_check.h"
+#include "util/ticker.h"
 
 struct osm_opensm;
 struct osm_switch;
@@ -82,7 +80,6 @@ class LftCheck {
   bool sweep_under_way(service::SwitchCheck::Clock::time_point now) const;
 
  private:
-  void run();
   void tick();
   // A port read sent, compared once OpenSM has no SMP outstanding.
   struct PendingPortRead {
@@ -110,10 +107,7 @@ class LftCheck {
   // (switch GUID, block) -> the block this SM sent, for blocks a read found differing.
   std::map<std::pair<std::uint64_t, unsigned>, std::array<std::uint8_t, 64>> found_;
   std::vector<PendingPortRead> pending_;  // the checker thread's
-  std::thread thread_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
+  util::Ticker ticker_;                   // last: stopped first, while all a tick uses lives
 };
 
 }  // namespace laas::plugin

@@ -50,7 +50,7 @@ if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   # engine beside live audits and multicast trees). The rest is single-threaded and ran twice
   # already.
   tsan="${LAAS_BUILD_DIR:-build}-tsan"
-  threaded="service;socket_hardening;resume_check;host_states;failover;metrics;routing_threads;state_io;core_adapter;core_controller;core_multicast;core_tenants_file"
+  threaded="service;ticker;socket_hardening;resume_check;host_states;failover;metrics;routing_threads;state_io;core_adapter;core_controller;core_multicast;core_tenants_file"
   LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests" \
     bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
     -DLAAS_SANITIZE=thread -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF \

@@ -34,7 +34,7 @@ SdnDaemon::SdnDaemon(core::Config config, service::Logger log)
   hooks.reroute = [this] { request_run("tenants changed"); };
   hooks.partitions_changed = [this] {
     // Inside a run (the first view writes the file) the run reads it anyway.
-    if (std::this_thread::get_id() != worker_.get_id()) request_run("partitions changed");
+    if (!ticker_.on_ticker_thread()) request_run("partitions changed");
   };
   hooks.status = [this] {
     std::lock_guard<std::mutex> lock(mu_);
@@ -50,17 +50,12 @@ SdnDaemon::SdnDaemon(core::Config config, service::Logger log)
 SdnDaemon::~SdnDaemon() { stop(); }
 
 void SdnDaemon::start() {
-  worker_ = std::thread([this] { loop(); });
+  last_run_ = Clock::now();
+  ticker_.start(std::chrono::seconds(1), [this] { tick(); });
+  ticker_.wake();  // the first run, at once
 }
 
-void SdnDaemon::stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
-}
+void SdnDaemon::stop() { ticker_.stop(); }
 
 void SdnDaemon::request_run(const std::string& why) {
   {
@@ -68,32 +63,26 @@ void SdnDaemon::request_run(const std::string& why) {
     if (!wanted_) why_ = why;
     wanted_ = true;
   }
-  cv_.notify_all();
+  ticker_.wake();
 }
 
 // A tick a second: the state directory probed, tenants.yaml looked at; a run when one is
 // wanted or the discover interval has passed since the last.
-void SdnDaemon::loop() {
-  auto last = Clock::now();
+void SdnDaemon::tick() {
+  controller_->service().probe_state_dir();
+  if (config_.tenants_poll_ms > 0 && controller_->claim_tenants_change())
+    request_run("tenants file changed");
   const auto interval = std::chrono::seconds(config_.sdn.discover_interval_s);
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || wanted_; });
-    if (stopping_) break;
-    lock.unlock();
-    controller_->service().probe_state_dir();
-    if (config_.tenants_poll_ms > 0 && controller_->claim_tenants_change())
-      request_run("tenants file changed");
-    lock.lock();
-    if (!wanted_ && (interval.count() == 0 || Clock::now() - last < interval)) continue;
-    const std::string why = wanted_ ? why_ : "discover interval";
+  std::string why;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!wanted_ && (interval.count() == 0 || Clock::now() - last_run_ < interval)) return;
+    why = wanted_ ? why_ : "discover interval";
     wanted_ = false;
-    lock.unlock();
-    log_(service::LogLevel::kInfo, "laas-sdn: routing run (" + why + ")");
-    run_once();
-    last = Clock::now();
-    lock.lock();
   }
+  log_(service::LogLevel::kInfo, "laas-sdn: routing run (" + why + ")");
+  run_once();
+  last_run_ = Clock::now();
 }
 
 MadPort& SdnDaemon::port() {

@@ -12,14 +12,12 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/controller.h"
@@ -27,6 +25,7 @@
 #include "sdn/reload.h"
 #include "sdn/report.h"
 #include "service/metrics.h"
+#include "util/ticker.h"
 
 namespace laas::sdn {
 
@@ -45,7 +44,7 @@ class SdnDaemon {
 
  private:
   struct Run;
-  void loop();
+  void tick();  // on the ticker, once a second and at request_run
   void run_once();
   std::string apply(const core::RouteOutcome& out, Run& run);
   std::string check_applied(const routing::LidTables& tables, const std::vector<int>& changed,
@@ -68,10 +67,9 @@ class SdnDaemon {
   core::Config config_;
   service::Logger log_;
   std::unique_ptr<core::Controller> controller_;
-  std::thread worker_;
+  util::Ticker ticker_;
+  std::chrono::steady_clock::time_point last_run_;  // the ticker's
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
   bool wanted_ = true;  // a run is due (the first one at start)
   std::string why_ = "start";
   SdnReport report_;
