@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "service/state_store.h"
+#include "util/durable_file.h"
 
 namespace laas::core {
 
@@ -34,30 +35,6 @@ struct Fd {
     if (fd >= 0) ::close(fd);
   }
 };
-
-// `bytes` in a new file next to `path` with a name of its own (SMs sharing the directory never
-// write into each other's), synced; returns its name.
-std::string stage(const std::string& path, const std::string& bytes) {
-  std::string tmp = path + ".tmp.XXXXXX";
-  Fd f;
-  f.fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-  if (f.fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
-  try {
-    if (::fchmod(f.fd, 0640) != 0)
-      throw std::runtime_error("cannot set the mode of " + tmp + ": " + errno_text());
-    for (std::size_t done = 0; done < bytes.size();) {
-      const ssize_t n = ::write(f.fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw std::runtime_error("cannot write " + tmp + ": " + errno_text());
-      done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(f.fd) != 0) throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  return tmp;
-}
 
 // state.lock, as StateStore takes it for every read-check-write of state.json: a take-over
 // never interleaves with the check of the term and the rename. Waited for 10 s at most.
@@ -101,23 +78,13 @@ std::string publish_fenced(const std::string& tmp, const std::string& path,
                            const std::string& state_dir, std::uint64_t term) {
   std::string why;
   try {
-    why = fenced(state_dir, term, [&] {
-      if (::rename(tmp.c_str(), path.c_str()) != 0)
-        throw std::runtime_error("cannot replace " + path + ": " + errno_text());
-    });
+    why = fenced(state_dir, term, [&] { util::publish_durably(tmp, path); });
   } catch (...) {
-    ::unlink(tmp.c_str());
+    ::unlink(tmp.c_str());  // gone already unless the fence itself failed
     throw;
   }
-  if (!why.empty()) {
-    ::unlink(tmp.c_str());
-    return why;
-  }
-  const Fd dir{::open(state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (dir.fd < 0 || ::fsync(dir.fd) != 0)
-    throw service::NotDurableError(path + " was replaced but " + state_dir +
-                                   " could not be synced: " + errno_text());
-  return "";
+  if (!why.empty()) ::unlink(tmp.c_str());
+  return why;
 }
 
 // After a failed write: the older file goes, fenced like a write (a newer master's file
@@ -171,8 +138,9 @@ void LastTables::write(const Target& t, std::uint64_t term, const Encoder& encod
       if (skip_same && hash == t.shared->written_hash) return;
       t.shared->written_hash = 0;  // unknown until written
     }
-    ::mkdir(t.dir.c_str(), 0750);
-    const std::string fenced = publish_fenced(stage(t.path, bytes), t.path, t.dir, term);
+    ::mkdir(t.dir.c_str(), service::kDirMode);
+    const std::string fenced =
+        publish_fenced(util::stage_durably(t.path, bytes, service::kFileMode), t.path, t.dir, term);
     if (!fenced.empty()) {
       t.log(service::LogLevel::kError, "laas: the tables sent are not kept in " + t.path + ": " +
                                            fenced + "; the new master's stand");

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "service/etcd_state.h"
+#include "util/durable_file.h"
 #include "util/guid.h"
 
 namespace laas::service {
@@ -31,28 +32,7 @@ constexpr int kVersion = kStateVersion;
 
 std::string errno_text() { return std::strerror(errno); }
 
-void write_all(int fd, const std::string& data, const std::string& path) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error("cannot write " + path + ": " + errno_text());
-    }
-    done += static_cast<size_t>(n);
-  }
-}
-
-std::atomic<FsyncFn> fsync_hook{nullptr};
-
-int sync_fd(int fd, bool directory) {
-  const FsyncFn hook = fsync_hook.load();
-  return hook ? hook(fd, directory) : ::fsync(fd);
-}
-
 }  // namespace
-
-void set_fsync_for_tests(FsyncFn fn) { fsync_hook = fn; }
 
 std::string guid_hex(topology::Guid guid) { return util::guid_hex(guid); }
 
@@ -61,80 +41,19 @@ topology::Guid parse_guid(const std::string& text) {
   throw std::invalid_argument("'" + text + "' is not a GUID (" + util::kGuidGrammar + ")");
 }
 
-namespace {
-
-// Writes and syncs `text` into a new file `tmp` (given: a fixed name; empty: a unique name next
-// to `path`, returned), so that writers on several hosts sharing a directory never write into
-// each other's temporary file. `durable` false: not synced.
-std::string stage_to(const std::string& path, std::string tmp, const std::string& text,
-                     unsigned mode, bool durable = true) {
-  int fd;
-  if (tmp.empty()) {
-    std::string pattern = path + ".tmp.XXXXXX";
-    fd = ::mkostemp(pattern.data(), O_CLOEXEC);
-    tmp = pattern;
-    if (fd >= 0 && ::fchmod(fd, mode) != 0) {
-      const std::string why = errno_text();
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error("cannot set the mode of " + tmp + ": " + why);
-    }
-  } else {
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  }
-  if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + errno_text());
-  try {
-    write_all(fd, text, tmp);
-    if (durable && sync_fd(fd, false) != 0)
-      throw std::runtime_error("cannot fsync " + tmp + ": " + errno_text());
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
-  }
-  ::close(fd);
-  return tmp;
-}
-
-void publish_from(const std::string& tmp, const std::string& path, bool durable = true) {
-  const auto slash = path.rfind('/');
-  const std::string directory = slash == std::string::npos ? "." : path.substr(0, slash);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text();
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot replace " + path + ": " + why);
-  }
-  if (!durable) return;
-  // The rename is durable only once the directory entry is on disk.
-  // From here on the new content is what readers see: failures say so (NotDurableError).
-  const int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0)
-    throw NotDurableError(path + " was replaced but " + directory +
-                          " could not be opened to sync it: " + errno_text());
-  const int rc = sync_fd(dir, true);
-  const std::string why = errno_text();
-  ::close(dir);
-  if (rc != 0)
-    throw NotDurableError(path + " was replaced but " + directory + " could not be synced: " + why);
-}
-
-}  // namespace
-
 void stage_file(const std::string& path, const std::string& text, unsigned mode) {
-  stage_to(path, path + ".tmp", text, mode);
+  const std::string staged = util::stage_durably(path, text, mode);
+  // Under the one name the later publish knows; synced with the directory by that publish.
+  if (::rename(staged.c_str(), (path + ".tmp").c_str()) != 0) {
+    const std::string why = errno_text();
+    ::unlink(staged.c_str());
+    throw std::runtime_error("cannot stage " + path + ".tmp: " + why);
+  }
 }
 
 void discard_staged_file(const std::string& path) { ::unlink((path + ".tmp").c_str()); }
 
-void publish_staged_file(const std::string& path) { publish_from(path + ".tmp", path); }
-
-void write_file_atomically(const std::string& path, const std::string& text, unsigned mode) {
-  publish_from(stage_to(path, "", text, mode), path);
-}
-
-void replace_file(const std::string& path, const std::string& text, unsigned mode) {
-  publish_from(stage_to(path, "", text, mode, false), path, false);
-}
+void publish_staged_file(const std::string& path) { util::publish_durably(path + ".tmp", path); }
 
 StateStore::StateStore(std::string directory, std::shared_ptr<EtcdState> etcd)
     : directory_(std::move(directory)),

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "topology/fabric.h"
+#include "util/durable_file.h"
 
 namespace laas::service {
 
@@ -264,21 +265,13 @@ class StateStore {
 // naming both, writing nothing, otherwise.
 std::string migrate_state(const StateStore& from, const StateStore& to);
 
-// The new content is in place (the rename happened) but the directory could not be synced:
-// readers see the new file, a crash may bring back the old one.
-class NotDurableError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// Durable writes are util/durable_file.h's, named here for the service's callers.
+using util::FsyncFn;
+using util::NotDurableError;
+using util::replace_file;
+using util::set_fsync_for_tests;
+using util::write_file_atomically;
 
-// Replaces `path` with `content` durably: temporary file, fsync, rename, fsync the directory.
-// Throws NotDurableError when only the last step failed, std::runtime_error (the old file
-// intact) otherwise; both name the path.
-void write_file_atomically(const std::string& path, const std::string& content, unsigned mode);
-// Replaces `path` atomically (readers see the old or the new file) but not durably: no fsync, so
-// it is cheap under a lock. For files rewritten often and regenerated after a crash anyway (the
-// metrics textfile). Throws std::runtime_error (the old file intact) naming the path.
-void replace_file(const std::string& path, const std::string& content, unsigned mode);
 // A file's whole text; `exists` (may be null) says whether it could be opened ("" if not).
 std::string read_text(const std::string& path, bool* exists);
 // Its two halves, for a writer that decides late whether the new content stands: stage_file
@@ -288,11 +281,6 @@ std::string read_text(const std::string& path, bool* exists);
 void stage_file(const std::string& path, const std::string& content, unsigned mode);
 void publish_staged_file(const std::string& path);
 void discard_staged_file(const std::string& path);
-
-// Tests inject storage failures: called instead of fsync(2) (directory: the fsync after the
-// rename). nullptr restores fsync.
-using FsyncFn = int (*)(int fd, bool directory);
-void set_fsync_for_tests(FsyncFn fn);
 
 std::string guid_hex(topology::Guid guid);
 // Parses "0x..." (or bare hex); throws std::invalid_argument.
