@@ -257,4 +257,8 @@ jq -e '.adapter.run_failures == 0 and (.adapter | has("error") | not)' status.en
 grep -x 'laas_sdn_mad_port_opens_total 1' metrics.end.txt ||
   die "the MAD port was opened more than once: $(grep "^laas_sdn_mad" metrics.end.txt)"
 log "$(jq .adapter.runs status.end.json) runs over one MAD port, none failed"
+# The log says what the port is for: discovery is ibnetdiscover's, with ports of its own.
+grep 'laas-sdn: opened the MAD port' sdn.log >port.lines || die "laas-sdn did not log its MAD port"
+[ "$(wc -l <port.lines)" = 1 ] && grep -q "discovery runs ibnetdiscover as a child" port.lines &&
+  ! grep -q "for discovery" port.lines || die "the MAD port's log line: $(cat port.lines)"
 log "ok"
