@@ -12,7 +12,9 @@
 #include <sstream>
 #include <vector>
 
+#include "core/store_config.h"
 #include "laasctl/client.h"
+#include "service/state_io.h"
 
 namespace laas::ctl {
 
@@ -80,21 +82,106 @@ bool exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-}  // namespace
+// What the plugin recorded and the audit checks against: allocations.json (required) and
+// layout.json (when recorded). Files of the state directory, or keys in etcd, which this host
+// reads into the dump directory.
+struct Recorded {
+  std::string allocations, layout;                      // paths ("" layout: none recorded)
+  std::string from_etcd_allocations, from_etcd_layout;  // the keys' text, when from etcd
+  bool in_etcd = false;
+};
 
-int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions& o) {
-  // Where the plugin records what it routed: the state directory of state.json.
+bool write_private(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
+
+// The SM keeps its state in etcd (its status names "etcd:PREFIXstate"): the parts are read from
+// the etcd that laas.yaml (`config`) names, with the project's client (the SM's own deadline,
+// timeout_ms). Returns laasctl's exit code (0: read).
+int read_from_etcd(const std::string& state_key, const std::string& config, Recorded& r) {
+  const auto checked = core::check_config(config);
+  if (!checked.problems.empty()) {
+    for (const auto& problem : checked.problems) std::cerr << problem << "\n";
+    std::cerr << "laasctl: the SM keeps its state in " << state_key << ", and " << config
+              << " (--config) cannot be used to reach it: fix it first (laasctl config check)\n";
+    return kExitUsage;
+  }
+  const std::string expected = "etcd:" + checked.etcd.prefix + "state";
+  if (checked.state_store != "etcd" || expected != state_key) {
+    std::cerr << "laasctl: the SM keeps its state in " << state_key << ", but " << config
+              << " says " << (checked.state_store == "etcd" ? expected : "state_store: dir")
+              << ": give the SM's laas.yaml with --config\n";
+    return kExitUsage;
+  }
+  const service::StateStore store = core::offline_state_store(checked);
+  std::string endpoints;
+  for (const auto& e : checked.etcd.endpoints) endpoints += (endpoints.empty() ? "" : ", ") + e;
+  try {
+    const service::SharedParts parts = store.read_parts();
+    r.in_etcd = true;
+    r.allocations = store.part_path("allocations");
+    if (const auto a = parts.find("allocations"); a != parts.end())
+      r.from_etcd_allocations = a->second;
+    if (const auto l = parts.find("layout"); l != parts.end()) r.from_etcd_layout = l->second;
+  } catch (const std::exception& e) {
+    std::cerr << "laasctl: cannot read " << store.part_path("allocations") << " and "
+              << store.part_path("layout") << " from etcd (endpoints " << endpoints << ", "
+              << config << "): " << e.what() << "\n";
+    return kExitUnreachable;
+  }
+  if (r.from_etcd_allocations.empty()) {
+    std::cerr << "laasctl: etcd (endpoints " << endpoints << ") holds no " << r.allocations
+              << " (no routing run recorded yet): the tables read back cannot be audited\n";
+    return kExitInternal;
+  }
+  return kExitOk;
+}
+
+// Where the recorded parts are, from the SM's status: its state directory, or etcd.
+int find_recorded(const StatusRequester& status, const SwitchAuditOptions& o, Recorded& r) {
   nlohmann::json st;
   if (const int rc = status(st)) return rc;
   const std::string state_file = st.value("state_file", "");
+  if (state_file.rfind("etcd:", 0) == 0) return read_from_etcd(state_file, o.config, r);
   const std::string state_dir = state_file.substr(0, state_file.rfind('/'));
-  const std::string allocations = state_dir + "/allocations.json";
-  if (state_file.empty() || !exists(allocations)) {
-    std::cerr << "laasctl: " << allocations
+  r.allocations = state_dir + "/allocations.json";
+  if (state_file.empty() || !exists(r.allocations)) {
+    std::cerr << "laasctl: " << r.allocations
               << " cannot be read (no routing run recorded yet, or no access to the state "
                  "directory): the tables read back cannot be audited\n";
     return kExitInternal;
   }
+  if (exists(state_dir + "/layout.json")) r.layout = state_dir + "/layout.json";
+  return kExitOk;
+}
+
+// The parts read from etcd, as files in the dump directory for laas-audit.
+int write_recorded(const std::string& dir, Recorded& r) {
+  if (!r.in_etcd) return kExitOk;
+  const std::string from = r.allocations;
+  r.allocations = dir + "/allocations.json";
+  if (!write_private(r.allocations, r.from_etcd_allocations)) {
+    std::cerr << "laasctl: cannot write " << r.allocations << " (" << from << ")\n";
+    return kExitInternal;
+  }
+  if (r.from_etcd_layout.empty()) return kExitOk;
+  r.layout = dir + "/layout.json";
+  if (!write_private(r.layout, r.from_etcd_layout)) {
+    std::cerr << "laasctl: cannot write " << r.layout << "\n";
+    return kExitInternal;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions& o) {
+  // What the plugin recorded, read first: a store that does not answer fails before the fabric
+  // is read.
+  Recorded recorded;
+  if (const int rc = find_recorded(status, o, recorded)) return rc;
   char tmpl[] = "/tmp/laasctl-audit.XXXXXX";
   if (!mkdtemp(tmpl)) {
     std::cerr << "laasctl: cannot create a directory for the dumps: " << std::strerror(errno)
@@ -102,6 +189,7 @@ int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions&
     return kExitInternal;
   }
   const std::string dir = tmpl;
+  if (const int rc = write_recorded(dir, recorded)) return rc;
   std::vector<std::string> where;
   if (!o.ca.empty()) where.insert(where.end(), {"-C", o.ca});
   if (o.ca_port > 0) where.insert(where.end(), {"-P", std::to_string(o.ca_port)});
@@ -120,10 +208,9 @@ int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions&
   // The fabric first, then the tables: a table read later than the fabric can only be newer.
   if (!read_back("ibnetdiscover", "fabric") || !read_back("dump_fts", "lfts"))
     return kExitUnreachable;
-  std::vector<std::string> argv{audit_program(), "--fabric",      dir + "/fabric", "--lfts",
-                                dir + "/lfts",   "--allocations", allocations,     "--json"};
-  if (exists(state_dir + "/layout.json"))
-    argv.insert(argv.end(), {"--layout", state_dir + "/layout.json"});
+  std::vector<std::string> argv{audit_program(), "--fabric",      dir + "/fabric",      "--lfts",
+                                dir + "/lfts",   "--allocations", recorded.allocations, "--json"};
+  if (!recorded.layout.empty()) argv.insert(argv.end(), {"--layout", recorded.layout});
   const int rc = run(argv, dir + "/audit.json", dir + "/audit.err");
   nlohmann::json report;
   try {
@@ -139,7 +226,8 @@ int audit_from_switches(const StatusRequester& status, const SwitchAuditOptions&
   if (!clean || o.keep)
     report["dumps"] = dir;  // the evidence: fabric and tables as read back
   else
-    for (const char* f : {"fabric", "fabric.err", "lfts", "lfts.err", "audit.json", "audit.err"})
+    for (const char* f : {"fabric", "fabric.err", "lfts", "lfts.err", "audit.json", "audit.err",
+                          "allocations.json", "layout.json"})
       unlink((dir + "/" + f).c_str());
   if (clean && !o.keep) rmdir(dir.c_str());
   std::cout << report.dump(2) << "\n";

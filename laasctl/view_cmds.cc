@@ -118,6 +118,11 @@ void add_audit_command(CLI::App& app, CommandTable& table) {
             return "";
           },
           "KEY"));
+  audit_cmd
+      ->add_option("--config", a->switch_audit.config,
+                   "--via-diags with the state in etcd: the SM's laas.yaml, naming its etcd "
+                   "(the recorded allocations and layout are read from there)")
+      ->capture_default_str();
   audit_cmd->add_flag("--keep-dumps", a->switch_audit.keep,
                       "--from-switches: keep the tables read back even when the audit is clean");
   table.add(audit_cmd, a, audit);

@@ -93,9 +93,10 @@ MadPort& SdnDaemon::port() {
       std::lock_guard<std::mutex> lock(mu_);
       opens = ++report_.mad_port_opens;
     }
-    log_(service::LogLevel::kInfo, "laas-sdn: opened the MAD port " + port_->describe() +
-                                       " (open " + std::to_string(opens) +
-                                       "; kept open for discovery and read-back)");
+    log_(service::LogLevel::kInfo,
+         "laas-sdn: opened the MAD port " + port_->describe() + " (open " + std::to_string(opens) +
+             "; kept open for the master SM's LID and the read-back; discovery runs " +
+             "ibnetdiscover as a child, with ports of its own)");
   }
   return *port_;
 }

@@ -37,6 +37,24 @@ std::string find_program(const std::string& name, const std::string& path_env) {
   return name;
 }
 
+std::string ibnetdiscover_problem(const std::string& program, const std::string& path_env,
+                                  std::chrono::milliseconds timeout, std::string* found,
+                                  std::string* said) {
+  const std::string name = program.empty() ? "ibnetdiscover" : program;
+  *found = find_program(name, path_env);
+  if (found->find('/') == std::string::npos)
+    return "sdn.ibnetdiscover: '" + name + "' is not on PATH (" + path_env +
+           ") nor in /usr/sbin: install infiniband-diags, or name its path in sdn.ibnetdiscover";
+  const ReloadResult r = run_command({*found, "--version"}, timeout);
+  const std::string stderr_line = last_line(r.err);
+  if (!r.ok())
+    return "sdn.ibnetdiscover: '" + *found + " --version' failed: " + r.error +
+           (stderr_line.empty() ? "" : "; stderr: " + stderr_line);
+  // infiniband-diags print their version on standard error.
+  *said = stderr_line.empty() ? last_line(r.out) : stderr_line;
+  return "";
+}
+
 std::vector<std::string> ibnetdiscover_argv(const DiscoverOptions& o) {
   const char* path = std::getenv("PATH");
   std::vector<std::string> argv{

@@ -39,6 +39,14 @@ std::vector<std::string> ibnetdiscover_argv(const DiscoverOptions& options);
 // then in /usr/sbin (where infiniband-diags install it); `name` when none is.
 std::string find_program(const std::string& name, const std::string& path_env);
 
+// laas-sdn --check: the ibnetdiscover discovery would run (`program`, "": ibnetdiscover, found
+// as find_program does in `path_env`) started with --version, which reads no fabric, within
+// `timeout`. "" when it ran, with `*found` the path and `*said` what it printed (its version);
+// else why not, one line naming the path it tried (or where it looked).
+std::string ibnetdiscover_problem(const std::string& program, const std::string& path_env,
+                                  std::chrono::milliseconds timeout, std::string* found,
+                                  std::string* said);
+
 // Runs the command, at most options.timeout, and reads its output. Throws DiscoveryError.
 topology::Fabric discover_fabric(const DiscoverOptions& options);
 topology::Fabric discover_fabric(const std::vector<std::string>& argv,

@@ -5,12 +5,14 @@
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
 
 #include "core/config.h"
 #include "sdn/daemon.h"
+#include "sdn/discovery.h"
 #include "service/socket_server.h"
 #include "util/cli_parse.h"
 
@@ -35,6 +37,21 @@ int check_config(const core::Config& config, const std::string& path) {
   for (const auto& p : core::sdn_problems(config)) problems.push_back(path + ": " + p);
   for (const auto& p : problems) std::cerr << "laas-sdn: " << p << "\n";
   return problems.empty() ? 0 : 2;
+}
+
+// --check only: discovery's ibnetdiscover found and started (--version: no fabric read), so a
+// missing or broken one is named before the first routing run fails on it.
+int check_discovery(const core::Config& config) {
+  const char* path = std::getenv("PATH");
+  std::string found, said;
+  const std::string problem = sdn::ibnetdiscover_problem(config.sdn.ibnetdiscover, path ? path : "",
+                                                         std::chrono::seconds(10), &found, &said);
+  if (!problem.empty()) {
+    std::cerr << "laas-sdn: " << problem << "\n";
+    return 2;
+  }
+  std::cout << "laas-sdn: discovery runs " << found << " (" << said << ")\n";
+  return 0;
 }
 
 int serve(const core::Config& config) {
@@ -92,7 +109,8 @@ int main(int argc, char** argv) {
   if (const int rc = util::parse_command_line(app, argc, argv); rc >= 0) return rc;
   try {
     const auto config = core::check_config(path);
-    if (const int rc = check_config(config, path); rc != 0 || check_only) return rc;
+    if (const int rc = check_config(config, path); rc != 0) return rc;
+    if (check_only) return check_discovery(config);
     return serve(config);
   } catch (const std::exception& e) {
     std::cerr << "laas-sdn: " << e.what() << "\n";

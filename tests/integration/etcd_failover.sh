@@ -7,10 +7,15 @@
 #  3. kill -9 of the master: SM 2 takes over with a, b, c; the LFTs read back are identical.
 #  4. No quorum (two members down): a change is refused busy (exit 75) within 30 s, status and
 #     the metrics say so, OpenSM lives and the LFTs stay as they were (isolation holds).
+#     `laasctl audit --from-switches --via-diags` says it cannot read etcd:/laas/allocations,
+#     naming the member it asked (exit 69), before reading the fabric.
 #  5. The quorum back: the same change succeeds without a restart.
 #  6. SM 2 reaches etcd through member 3 only (its laas.yaml): member 3 down longer than its
 #     lease (lease_ttl_s: 3), the leader key expires; member 3 back, SM 2 holds the key again by
 #     itself (no write needed, logged) and changes go on.
+#  7. `laasctl audit --from-switches --via-diags --config laas2.yaml`: the tables read back
+#     from the switches, audited against the allocations and layout read from etcd: clean; a
+#     leaf's entry rewritten behind the SMs' back (laas-lft-set): the violation is found (exit 1).
 # Every part of the shared state is in etcd (the tenants last routed, the layout), none in an
 # SM's own directory; the new master routes on the layout the old one recorded there.
 source "$(dirname "$0")/lib.sh"
@@ -32,6 +37,11 @@ HA_NODES="SW_L2_0 SW_L2_1"
 ha_pair_up
 # audit_layout reads state/: the shared parts as etcd holds them.
 audit_etcd() { etcd_export_state state && audit_layout "$1"; }
+# The audit from the switches at SM 2 (its laas.yaml names its etcd).
+audit_switches() {
+  sim "$LAASCTL" -s "$WORK/sm2.sock" --timeout 60 audit --from-switches --via-diags \
+    --config "$WORK/laas2.yaml" "$@"
+}
 etcd_doc() { ETCDCTL_API=3 etcdctl --endpoints "$(etcd_endpoints)" get --print-value-only /laas/state; }
 
 # --- 1. -------------------------------------------------------------------------------------
@@ -107,7 +117,14 @@ kill -HUP "$(sm_pid 2)"
 wait_sm_log 2 'laas: forwarding tables applied' 1 30 "$from2"
 audit_layout noquorum # state/ as exported before the loss
 cmp -s lfts.after lfts.noquorum || die "the LFTs changed without a quorum: $(diff lfts.after lfts.noquorum | head -5)"
+# The audit from the switches reads what was routed from etcd first: no quorum, no audit.
+rc=0
+audit_switches >noquorum.audit.json 2>noquorum.audit.err || rc=$?
+[ $rc -eq 69 ] || die "audit --from-switches without a quorum: exit $rc, expected 69: $(head -3 noquorum.audit.err)"
+grep -q 'etcd:/laas/allocations' noquorum.audit.err && grep -q '127.0.0.1:23793' noquorum.audit.err ||
+  die "the audit's refusal names neither the key nor the member: $(cat noquorum.audit.err)"
 log "4: no quorum: add refused (exit 75) in $took_s s: $(head -c 160 refused.err)"
+log "   audit --from-switches --via-diags: exit 69, $(head -c 200 noquorum.audit.err)"
 log "   status: $(grep '^STATE STORE' status.out | head -c 160); OpenSM up, LFTs unchanged after a heavy sweep"
 
 # --- 5. -------------------------------------------------------------------------------------
@@ -142,4 +159,24 @@ back=$(elapsed "$t0" "$(date +%s.%N)")
 ctl 2 tenant add e --hosts 1 >add.out 2>&1 || die "tenant add e after the lease came back: $(cat add.out)"
 [ "$(etcd_doc | jq -r '.tenants[].name' | sort | tr '\n' ' ')" = "a b c d e " ] || die "etcd does not hold e"
 log "6: SM 2 cut off from etcd: its leader key expired after $expired s; etcd back, SM 2 held it again $back s later (no write), e added"
+
+# --- 7. -------------------------------------------------------------------------------------
+audit_switches >switches.clean.json 2>switches.clean.err ||
+  die "audit --from-switches with the state in etcd failed: $(head -3 switches.clean.err)"
+[ "$(jq -r .source switches.clean.json)" = switches ] && [ "$(jq .violations switches.clean.json)" = 0 ] &&
+  [ "$(jq .traces switches.clean.json)" -gt 0 ] ||
+  die "audit --from-switches: $(jq -c '{source, violations, traces}' switches.clean.json)"
+sim ibnetdiscover >disc.tamper 2>disc.tamper.err || die "ibnetdiscover failed: $(head -3 disc.tamper.err)"
+tamper_free_route disc.tamper ctl 2
+rc=0
+audit_switches >switches.tampered.json 2>switches.tampered.err || rc=$?
+[ $rc -eq 1 ] || die "audit --from-switches of a tampered table exited $rc: $(head -3 switches.tampered.err)"
+jq -e --arg f "$FREE" '[.findings[] | select(.violation and (.destination | contains($f)))] | length > 0' \
+  switches.tampered.json >/dev/null || die "no finding names $FREE: $(jq -c '.findings[:3]' switches.tampered.json)"
+dumps=$(jq -r .dumps switches.tampered.json)
+[ "$(cat "$dumps/allocations.json")" = "$(etcd_get /laas/allocations)" ] ||
+  die "the audit did not read the allocations etcd holds ($dumps/allocations.json)"
+log "7: audit --from-switches --via-diags, state in etcd: clean ($(jq .traces switches.clean.json) paths);" \
+  "tampered: $(jq -r '[.findings[] | select(.violation)][0] | "\(.kind): \(.source) -> \(.destination)"' switches.tampered.json)"
+rm -rf "$dumps"
 log "PASS etcd_failover"

@@ -366,3 +366,22 @@ start_lab_tenants() {
   ctl tenant add a --hosts 8 >/dev/null || die "tenant add a failed"
   ctl tenant add b --hosts 10 >/dev/null || die "tenant add b failed"
 }
+
+# tamper_free_route DISC LAASCTL...: on tenant a's leaf, a route to a free host on another leaf
+# (up-port 1, whose spine routes every host down), set behind the SM's back with laas-lft-set (a
+# directed SMP Set, as a tenant's root could without an M_Key). DISC: an ibnetdiscover file of
+# the fabric; LAASCTL...: the command that asks the SM (laasctl with its socket). Sets LEAF,
+# FREE, LEAF_LID, FREE_LID; logs what it changed.
+tamper_free_route() {
+  local disc=$1 a_host
+  shift
+  [ -x "${LAAS_LFT_SET:-}" ] || die "LAAS_LFT_SET (laas-lft-set) is not set"
+  a_host=$("$@" --json tenant show a | jq -r '.hosts[0].name')
+  LEAF=$("$@" --json host show "$a_host" | jq -r .leaf)
+  FREE=$("$@" --json host list --state free | jq -r --arg l "$LEAF" '[.[] | select(.leaf != $l)][-1].name')
+  FREE_LID=$("$@" --json host show "$FREE" | jq -r .lid)
+  LEAF_LID=$(awk -v n="\"$LEAF\"" '/^Switch/ && index($0, "# " n) { for (i = 1; i < NF; i++) if ($i == "lid") print $(i + 1) }' "$disc")
+  [ -n "$LEAF_LID" ] && [ "$FREE_LID" -gt 0 ] || die "cannot find the LIDs of $LEAF and $FREE"
+  sim "$LAAS_LFT_SET" "$LEAF_LID" "$FREE_LID" 1 >tamper.out 2>&1 || die "laas-lft-set failed: $(cat tamper.out)"
+  log "tampered: $LEAF (LID $LEAF_LID) now routes $FREE (LID $FREE_LID) to port 1: $(cat tamper.out)"
+}

@@ -41,7 +41,16 @@ sdn:
   discover_interval: 0
   readback_timeout: ${READBACK_S:-20}
 EOC
-"$LAAS_SDN" --config laas.yaml --check || die "laas-sdn --check refused laas.yaml"
+"$LAAS_SDN" --config laas.yaml --check >check.out || die "laas-sdn --check refused laas.yaml"
+grep -q '^laas-sdn: discovery runs /[^ ]*ibnetdiscover (.*BUILD VERSION' check.out ||
+  die "laas-sdn --check does not say which ibnetdiscover it ran: $(cat check.out)"
+# An sdn.ibnetdiscover that is not there: --check names it, before any routing run would fail.
+{ cat laas.yaml; echo "  ibnetdiscover: $WORK/no-such/ibnetdiscover"; } >laas.nodiags.yaml
+rc=0
+"$LAAS_SDN" --config laas.nodiags.yaml --check >check.bad.out 2>check.bad.err || rc=$?
+[ $rc -eq 2 ] && grep -q "cannot run $WORK/no-such/ibnetdiscover" check.bad.err ||
+  die "laas-sdn --check with a missing ibnetdiscover: exit $rc, $(cat check.bad.err)"
+log "--check: $(cat check.out); missing: $(cat check.bad.err)"
 SIM_HOST=SW_L2_0 LD_PRELOAD="$UMAD2SIM" "$LAAS_SDN" --config "$WORK/laas.yaml" \
   </dev/null >sdn.log 2>&1 &
 SDN_PID=$!
@@ -248,4 +257,8 @@ jq -e '.adapter.run_failures == 0 and (.adapter | has("error") | not)' status.en
 grep -x 'laas_sdn_mad_port_opens_total 1' metrics.end.txt ||
   die "the MAD port was opened more than once: $(grep "^laas_sdn_mad" metrics.end.txt)"
 log "$(jq .adapter.runs status.end.json) runs over one MAD port, none failed"
+# The log says what the port is for: discovery is ibnetdiscover's, with ports of its own.
+grep 'laas-sdn: opened the MAD port' sdn.log >port.lines || die "laas-sdn did not log its MAD port"
+[ "$(wc -l <port.lines)" = 1 ] && grep -q "discovery runs ibnetdiscover as a child" port.lines &&
+  ! grep -q "for discovery" port.lines || die "the MAD port's log line: $(cat port.lines)"
 log "ok"

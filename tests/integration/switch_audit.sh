@@ -29,16 +29,8 @@ sim "$LAASCTL" -s "$WORK/laas.sock" --timeout 60 audit --from-switches --via-dia
 ctl audit >opensm.clean.json || die "laasctl audit failed"
 log "untouched: clean from the switches ($(jq .traces clean.json) paths) and from OpenSM's copy"
 
-# Tamper: on tenant a's leaf, a route to a free host on another leaf (up-port 1, whose spine
-# routes every host down).
-A_HOST=$(ctl --json tenant show a | jq -r '.hosts[0].name')
-LEAF=$(ctl --json host show "$A_HOST" | jq -r .leaf)
-FREE=$(ctl --json host list --state free | jq -r --arg l "$LEAF" '[.[] | select(.leaf != $l)][-1].name')
-FREE_LID=$(ctl --json host show "$FREE" | jq -r .lid)
-LEAF_LID=$(awk -v n="\"$LEAF\"" '/^Switch/ && index($0, "# " n) { for (i = 1; i < NF; i++) if ($i == "lid") print $(i + 1) }' disc.base)
-[ -n "$LEAF_LID" ] && [ "$FREE_LID" -gt 0 ] || die "cannot find the LIDs of $LEAF and $FREE"
-sim "$LAAS_LFT_SET" "$LEAF_LID" "$FREE_LID" 1 >tamper.out 2>&1 || die "laas-lft-set failed: $(cat tamper.out)"
-log "tampered: $LEAF (LID $LEAF_LID) now routes $FREE (LID $FREE_LID) to port 1: $(cat tamper.out)"
+# Tamper: on tenant a's leaf, a route to a free host on another leaf.
+tamper_free_route disc.base ctl
 
 # OpenSM's copy does not know.
 rc=0

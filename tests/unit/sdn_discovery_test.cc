@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sdn/discovery.h"
+#include "temp_files.h"
 #include "topology/ibnetdiscover.h"
 
 namespace {
@@ -126,6 +127,57 @@ TEST(SdnDiscovery, AFailureNamesTheCommandItsStatusAndStderrsLastLine) {
   EXPECT_NE(slow.find("'sleep 5' failed: timed out after 200 ms"), std::string::npos) << slow;
   const auto bad = what({"echo", "garbage"});
   EXPECT_NE(bad.find("'echo garbage':1: unrecognized line"), std::string::npos) << bad;
+}
+
+// laas-sdn --check: the ibnetdiscover discovery would run, started with --version; a problem
+// names the path tried (or where the name was looked for).
+std::string check(const std::string& program, const std::string& path_env, std::string* found,
+                  std::string* said) {
+  return laas::sdn::ibnetdiscover_problem(program, path_env, milliseconds(5000), found, said);
+}
+
+void write_tool(const std::string& path, const std::string& script, unsigned mode = 0755) {
+  std::ofstream(path) << "#!/bin/sh\n" << script << "\n";
+  ::chmod(path.c_str(), mode);
+}
+
+TEST(SdnDiscovery, CheckRunsTheIbnetdiscoverFoundAndNamesItsPath) {
+  laas::test::TempDir dir("laas-check");
+  std::string found, said;
+  write_tool(dir.path + "/ibnetdiscover", "echo 'ibnetdiscover BUILD VERSION: 44.0' >&2");
+  EXPECT_EQ(check("", "/nonexistent:" + dir.path, &found, &said), "");
+  EXPECT_EQ(found, dir.path + "/ibnetdiscover");
+  EXPECT_EQ(said, "ibnetdiscover BUILD VERSION: 44.0");
+  // A path named in sdn.ibnetdiscover, and its arguments: --version reads no fabric.
+  write_tool(dir.path + "/diags", "echo \"$@\"");
+  EXPECT_EQ(check(dir.path + "/diags", "", &found, &said), "");
+  EXPECT_EQ(said, "--version");
+}
+
+TEST(SdnDiscovery, CheckSaysWhichPathItTriedWhenItCannotRun) {
+  laas::test::TempDir dir("laas-check");
+  std::string found, said;
+  auto e = check("laas-no-such-ibnetdiscover", dir.path, &found, &said);
+  EXPECT_NE(
+      e.find("'laas-no-such-ibnetdiscover' is not on PATH (" + dir.path + ") nor in /usr/sbin"),
+      std::string::npos)
+      << e;
+  e = check(dir.path + "/missing", dir.path, &found, &said);
+  EXPECT_NE(e.find("'" + dir.path + "/missing --version' failed: cannot run " + dir.path +
+                   "/missing: No such file"),
+            std::string::npos)
+      << e;
+  write_tool(dir.path + "/readonly", "exit 0", 0644);
+  e = check(dir.path + "/readonly", "", &found, &said);
+  EXPECT_NE(e.find("cannot run " + dir.path + "/readonly: Permission denied"), std::string::npos)
+      << e;
+  write_tool(dir.path + "/broken",
+             "echo 'libibumad.so.3: cannot open shared object' >&2; exit 127");
+  e = check(dir.path + "/broken", "", &found, &said);
+  EXPECT_NE(e.find("'" + dir.path + "/broken --version' failed: exit status 127; stderr: " +
+                   "libibumad.so.3: cannot open shared object"),
+            std::string::npos)
+      << e;
 }
 
 TEST(SdnDiscovery, RoutesReachEverySwitchFromAnAdapterOrASwitch) {
