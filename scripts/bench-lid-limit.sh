@@ -9,7 +9,9 @@
 #    to reply, the plugin's own time, LFT blocks sent (a small and a larger tenant: the work
 #    of a change follows what changed, not the fabric);
 #  - a failover (LAAS_BENCH_FAILOVER=1 of bench-routing.sh): kill -9 of the master OpenSM to
-#    the standby's tables applied, and whether they are the master's;
+#    the standby's tables applied, and whether they are the master's; then the same with a pair
+#    of ftree SMs (LAAS_BENCH_FAILOVER_FTREE=1) and both side by side: kill -9 to every LFT
+#    block acknowledged, the LFT blocks each new master wrote;
 #  - OpenSM's peak memory (VmHWM) with ftree and with laas;
 #  - the switch check (LAAS_LID_CHECK=1, the default): the same tenant changes again with the
 #    check on (switch_check_interval LAAS_BENCH_CHECK_S, default 300) in a second OpenSM run on
@@ -82,9 +84,16 @@ if [ "${LAAS_LID_FAILOVER:-1}" = 1 ]; then
   [ -n "$FO" ] || fail "no failover figures in $OUT"
   case $FO in
     "not run:"*) echo "bench-lid-limit: the failover did not fit on this fabric: $FO" ;;
+    "stalled:"*) fail "the laas pair's failover $FO" ;;
     *"tables identical: yes"*) ;;
     *) fail "the standby's tables differ from the master's: $FO" ;;
   esac
+  # The ftree pair's (LAAS_BENCH_FAILOVER_FTREE=1, bench-routing.sh's default).
+  FO_FTREE=$(sed -n 's/^failover ftree: //p' "$OUT")
+  case $FO_FTREE in
+    "stalled:"*) fail "the ftree pair's failover $FO_FTREE" ;;
+  esac
+  FO_VS=$(sed -n 's/^failover laas vs ftree: //p' "$OUT")
 fi
 
 echo "== bench-lid-limit summary: $SPEC --rails $RAILS, $LIDS LIDs of $LIMIT"
@@ -101,3 +110,5 @@ awk '{ n = NF; printf "%-8s %5s servers %-15s %6.0f ms request to reply, plugin 
 grep -E '^OpenSM peak resident memory' "$OUT" || true
 [ -z "${CHECK:-}" ] || echo "switch check: $CHECK"
 [ -z "${FO:-}" ] || echo "failover: $FO"
+[ -z "${FO_FTREE:-}" ] || echo "failover ftree: $FO_FTREE"
+[ -z "${FO_VS:-}" ] || echo "failover laas vs ftree: $FO_VS"

@@ -17,6 +17,15 @@
 #    directory), a tenant of the largest size added, kill -9 of the master; the time from the
 #    kill to the standby's tables applied, whether the standby sent the master's tables, and
 #    both SMs' peak memory. Skipped, saying so, when the free memory cannot hold a second SM.
+#    Then (LAAS_BENCH_FAILOVER_FTREE=1, the default) the same with two OpenSMs routing with
+#    ftree, no plugin, and both pairs side by side: kill -9 to OpenSM's "SWITCHES CONFIGURED FOR
+#    UNICAST" (every LFT block acknowledged; the state manager's VERBOSE lines, through
+#    per_module_logging_file) and the LFT blocks each new master wrote (OpenSM's "Writing FT
+#    block", osm_ucast_mgr.c at DEBUG; LAAS_BENCH_FAILOVER_BLOCKS=0 leaves that line out).
+#    The standby is paused across the kill (LAAS_BENCH_KILL_QUIESCE_S, default 2 s; see
+#    lib_ha.sh's kill_sm: under ibsim a poll lost in the dying master would stall the standby
+#    in DISCOVERING), and a standby idle in DISCOVERING for LAAS_BENCH_STALL_S (120 s) is
+#    reported as "stalled", its stacks in failover-stall-gdb.txt.
 # Figures, not a pass/fail test. Needs a build (LAAS_BUILD_DIR, default build/) with
 # libosmlaas.so and laasctl, ibsim-utils and opensm. Runs in its own network namespace.
 #
@@ -235,7 +244,110 @@ print(len(sw), h.hexdigest()[:16])
 EOP
 }
 
-FAILOVER=""
+# cpu_ticks PID...: the CPU time (clock ticks) the processes have used, summed.
+cpu_ticks() {
+  local pid t=0 f
+  for pid in "$@"; do
+    read -r -a f <"/proc/$pid/stat" 2>/dev/null || continue
+    t=$((t + f[13] + f[14]))
+  done
+  echo "$t"
+}
+
+# wait_takeover N FROM APPLIED: until SM N's log shows "Entering MASTER state" and then APPLIED
+# (after line FROM); sets APPLIED_LINE. Returns 1 when SM N stalls: not master, and neither it
+# nor ibsim used any CPU for LAAS_BENCH_STALL_S seconds (default 120), its threads' stacks
+# then in failover-stall-gdb.txt.
+wait_takeover() {
+  local n=$1 from=$2 applied=$3 pid last_t now_t idle_since=$SECONDS master
+  pid=$(sm_pid "$n")
+  last_t=$(cpu_ticks "$pid" "$SIM_PID")
+  while :; do
+    master=$(last_line_of "$n" 'Entering MASTER state' "$from")
+    if [ "$master" -gt 0 ]; then
+      APPLIED_LINE=$(last_line_of "$n" "$applied" "$master")
+      [ "$APPLIED_LINE" -eq 0 ] || return 0
+    fi
+    check_sm "$n"
+    sleep 1
+    now_t=$(cpu_ticks "$pid" "$SIM_PID")
+    [ "$now_t" = "$last_t" ] || idle_since=$SECONDS
+    last_t=$now_t
+    if [ "$master" -eq 0 ] && [ $((SECONDS - idle_since)) -ge "${LAAS_BENCH_STALL_S:-120}" ]; then
+      gdb -batch -p "$pid" -ex 'thread apply all bt' >failover-stall-gdb.txt 2>&1 || true
+      return 1
+    fi
+  done
+}
+
+# stamp_time N LINE: the time of line LINE of osmN.log, or of the last stamped line before it
+# (OpenSM's log boxes, such as "SWITCHES CONFIGURED FOR UNICAST", carry no timestamp).
+stamp_time() {
+  log_time "$1" "$(awk -v to="$2" 'NR <= to && /^[A-Z][a-z][a-z] +[0-9]+ [0-9:]+ [0-9]+ / { l = NR }
+    END { print l + 0 }' "$WORK/osm$1.log")"
+}
+
+# failover_pair ENGINE: two OpenSMs routing with ENGINE (laas,ftree: with the plugin; ftree:
+# OpenSM alone) at SW_L2_0 (master) and SW_L2_1 (standby), kill -9 of the master. Sets
+# FO_TOOK (kill to the standby's tables applied, s), FO_LFT (kill to OpenSM's "SWITCHES
+# CONFIGURED FOR UNICAST", every LFT block acknowledged, s), FO_BLOCKS (the LFT blocks the new
+# master wrote: OpenSM's "Writing FT block" lines), FO_PEAKS, FO_SAME (laas: the tables the
+# standby sent are the master's) and FO_NOTE (why it was not run, or stalled).
+failover_pair() {
+  local engine=$1 n applied=$FO_UNICAST_DONE from2 avail last
+  FO_TOOK="" FO_LFT="" FO_BLOCKS="" FO_PEAKS="" FO_SAME="" FO_SENT="" FO_NOTE=""
+  # Each pair its own logs (OpenSM appends across runs); the LIDs stay (cacheN/).
+  for n in 1 2; do [ ! -f "osm$n.log" ] || mv "osm$n.log" "failover-$FO_LAST-osm$n.log"; done
+  FO_LAST=${engine%%,*}
+  export HA_ENGINE=$engine
+  [ "$FO_LAST" != laas ] || applied='laas: forwarding tables applied'
+  start_sm 1 15 SW_L2_0 "per_module_logging_file $WORK/per-module-logging.conf"
+  HA_APPLIED=SUBNET\ UP wait_master 1 3600
+  if [ "$FO_LAST" = laas ]; then
+    last=${SIZES##* }
+    "$LAASCTL" -s "$WORK/sm1.sock" --timeout 900 tenant add "ha$last" --hosts "$last" >/dev/null
+  fi
+  local peak1 peak2
+  peak1=$(OSM_PID=$OSM_PID_1 peak_mib)
+  avail=$(awk '/^MemAvailable/ { printf "%.0f", $2 / 1024 }' /proc/meminfo)
+  if [ "$avail" -lt $((peak1 * 12 / 10)) ]; then
+    FO_NOTE="not run: a standby needs about the master's ${peak1} MiB, ${avail} MiB available"
+    stop_sm 1
+    return 0
+  fi
+  start_sm 2 1 SW_L2_1 "per_module_logging_file $WORK/per-module-logging.conf"
+  wait_standby 2 3600
+  sleep 2
+  local before after
+  [ "$FO_LAST" != laas ] || before=$(tables_digest state/tables.bin)
+  from2=$(log_lines 2)
+  kill_sm 1
+  if ! wait_takeover 2 "$from2" "$applied"; then
+    FO_NOTE="stalled: the standby sat in DISCOVERING with it and ibsim idle for ${LAAS_BENCH_STALL_S:-120} s (a request lost in the killed master? see failover-stall-gdb.txt)"
+    stop_sm 2
+    return 0
+  fi
+  FO_TOOK=$(elapsed "$KILL_AT" "$(stamp_time 2 "$APPLIED_LINE")")
+  local master lft
+  master=$(last_line_of 2 'Entering MASTER state' "$from2")
+  lft=$(first_line_of 2 "$FO_UNICAST_DONE" "$master")
+  [ "$lft" -eq 0 ] || FO_LFT=$(elapsed "$KILL_AT" "$(stamp_time 2 "$lft")")
+  [ "${LAAS_BENCH_FAILOVER_BLOCKS:-1}" = 0 ] ||
+    FO_BLOCKS=$(count_sm_log 2 'Writing FT block' "$master")
+  peak2=$(OSM_PID=$OSM_PID_2 peak_mib)
+  FO_PEAKS="master ${peak1} MiB, standby ${peak2} MiB"
+  if [ "$FO_LAST" = laas ]; then
+    sleep 3 # the new master's tables.bin, written on the state directory's worker
+    after=$(tables_digest state/tables.bin)
+    FO_SAME=no
+    [ "$before" != "$after" ] || FO_SAME=yes
+    FO_SAME="$FO_SAME (${before%% *} switches; before ${before#* }, after ${after#* })"
+    FO_SENT=$(awk -v from="$from2" 'NR >= from && /laas: routing done/ { sub(/.*; /, ""); print; exit }' osm2.log)
+  fi
+  stop_sm 2
+}
+
+FAILOVER="" FAILOVER_FTREE="" FAILOVER_VS=""
 if [ "${LAAS_BENCH_FAILOVER:-0}" = 1 ]; then
   echo "== failover: two OpenSMs with the plugin, kill -9 of the master"
   # lib_ha.sh's SMs (its functions replace this script's ctl, whose changes are over).
@@ -246,33 +358,38 @@ if [ "${LAAS_BENCH_FAILOVER:-0}" = 1 ]; then
   source "$ROOT/tests/integration/lib_ha.sh"
   # Both SMs listed in laas.yaml as the pair's (management from the start, as docs/ha.md says).
   export HA_NODES="SW_L2_0 SW_L2_1"
-  start_sm 1 15 SW_L2_0
-  wait_master 1 3600
-  LAST=${SIZES##* }
-  "$LAASCTL" -s "$WORK/sm1.sock" --timeout 900 tenant add "ha$LAST" --hosts "$LAST" >/dev/null
-  PEAK_1=$(OSM_PID=$OSM_PID_1 peak_mib)
-  avail=$(awk '/^MemAvailable/ { printf "%.0f", $2 / 1024 }' /proc/meminfo)
-  if [ "$avail" -lt $((PEAK_1 * 12 / 10)) ]; then
-    FAILOVER="not run: a standby needs about the master's ${PEAK_1} MiB, ${avail} MiB available"
+  # The standby paused while the master answers its last SMInfo poll, then the kill: under
+  # ibsim a poll inside a killed SM is never answered and the standby would wait for it in
+  # DISCOVERING forever (lib_ha.sh's kill_sm; bench/plugin_routing_results.md).
+  export HA_KILL_QUIESCE_S=${LAAS_BENCH_KILL_QUIESCE_S:-2}
+  # OpenSM's own lines for both pairs: the state manager's VERBOSE box once every LFT block is
+  # acknowledged, and (LAAS_BENCH_FAILOVER_BLOCKS=1, the default) a DEBUG line per LFT block.
+  FO_UNICAST_DONE='SWITCHES CONFIGURED FOR UNICAST'
+  {
+    echo "osm_state_mgr.c 0x04"
+    [ "${LAAS_BENCH_FAILOVER_BLOCKS:-1}" = 0 ] || echo "osm_ucast_mgr.c 0x08"
+  } >per-module-logging.conf
+  FO_LAST=""
+  failover_pair laas,ftree
+  if [ -n "$FO_NOTE" ]; then
+    FAILOVER=$FO_NOTE
   else
-    start_sm 2 1 SW_L2_1
-    wait_standby 2 3600
-    sleep 2
-    BEFORE=$(tables_digest state/tables.bin)
-    from2=$(log_lines 2)
-    kill_sm 1
-    wait_master 2 3600 "$from2"
-    TOOK=$(elapsed "$KILL_AT" "$(log_time 2 "$APPLIED_LINE")")
-    sleep 3 # the new master's tables.bin, written on the state directory's worker
-    AFTER=$(tables_digest state/tables.bin)
-    SENT=$(awk -v from="$from2" 'NR >= from && /laas: routing done/ { sub(/.*; /, ""); print; exit }' osm2.log)
-    PEAK_2=$(OSM_PID=$OSM_PID_2 peak_mib)
-    SAME=no
-    [ "$BEFORE" != "$AFTER" ] || SAME=yes
-    FAILOVER="kill -9 of the master to the standby's tables applied ${TOOK} s; tables identical: ${SAME} (${BEFORE%% *} switches; before ${BEFORE#* }, after ${AFTER#* }); new master's first run: ${SENT}; peak memory master ${PEAK_1} MiB, standby ${PEAK_2} MiB"
-    stop_sm 2
+    FAILOVER="kill -9 of the master to the standby's tables applied ${FO_TOOK} s; tables identical: ${FO_SAME}; new master's first run: ${FO_SENT}; LFT blocks it wrote (OpenSM's log): ${FO_BLOCKS:-not counted}; peak memory ${FO_PEAKS}"
   fi
-  stop_sm 1
+  LAAS_FO=("$FO_LFT" "$FO_BLOCKS")
+  # LAAS_BENCH_FAILOVER_FTREE=1 (the default): the same with a pair of ftree SMs.
+  if [ "${LAAS_BENCH_FAILOVER_FTREE:-1}" = 1 ]; then
+    echo "== failover: two OpenSMs with ftree (no plugin), kill -9 of the master"
+    failover_pair ftree
+    FAILOVER_FTREE=${FO_NOTE:-"kill -9 of the master to the standby's tables applied (${FO_UNICAST_DONE}) ${FO_TOOK} s; LFT blocks the new master wrote: ${FO_BLOCKS:-not counted}; peak memory ${FO_PEAKS}"}
+    if [ -z "$FO_NOTE" ] && [ -n "${LAAS_FO[0]}" ]; then
+      FAILOVER_VS=$(awk -v la="${LAAS_FO[0]}" -v fa="$FO_LFT" -v lb="${LAAS_FO[1]:-}" -v fb="$FO_BLOCKS" 'BEGIN {
+        printf "kill -9 to every LFT block acknowledged (%s): laas %.3f s, ftree %.3f s, laas/ftree %.2f",
+          "SWITCHES CONFIGURED FOR UNICAST", la, fa, (fa > 0 ? la / fa : 0)
+        if (lb != "" && fb != "")
+          printf "; LFT blocks the new master wrote: laas %d, ftree %d, laas/ftree %.3f", lb, fb, (fb > 0 ? lb / fb : 0) }')
+    fi
+  fi
 fi
 
 HOSTS=$("$BUILD/topology/laas-topogen" "$SPEC" --summary | head -1 | sed 's/^[^:]*: //')
@@ -289,5 +406,7 @@ EOR
 [ ${#ROWS[@]} = 0 ] || printf '%s\n' "${ROWS[@]}"
 [ ${#CHECKS[@]} = 0 ] || printf 'switch check, %s\n' "${CHECKS[@]}"
 [ -z "$FAILOVER" ] || echo "failover: $FAILOVER"
+[ -z "$FAILOVER_FTREE" ] || echo "failover ftree: $FAILOVER_FTREE"
+[ -z "$FAILOVER_VS" ] || echo "failover laas vs ftree: $FAILOVER_VS"
 EOR_AIM=$(awk -v f="$FTREE" 'BEGIN { printf "%.0f", f * 100 }')
 echo "aim: a tenant change live within 10 % of ftree's full routing, i.e. under ${EOR_AIM} ms here"

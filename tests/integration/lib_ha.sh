@@ -8,7 +8,10 @@
 # default 1000), HA_RETRIES (polling_retry_number, default 2), QOS=1 (qos TRUE on both),
 # LAAS_YAML_EXTRA (lines added to both laasN.yaml; LAAS_YAML_EXTRA_N: to SM N's instead), POLL_MS (tenants_poll_ms, default 300),
 # HA_OWN_STATE_DIR=1 (each SM its own state_dir, $WORK/stateN: shared through etcd),
-# PLUGIN_DIR_N (the directory of SM N's libosmlaas.so, default LAAS_PLUGIN_DIR: another release's).
+# PLUGIN_DIR_N (the directory of SM N's libosmlaas.so, default LAAS_PLUGIN_DIR: another release's),
+# HA_ENGINE (routing_engine, default laas,ftree; one without laas runs OpenSM without the plugin),
+# HA_APPLIED (the log line wait_master waits for after "Entering MASTER state"),
+# HA_KILL_QUIESCE_S (kill_sm pauses the other SM around the kill: see there).
 # Per SM N (read through eval): OSM_PID_N, SM_FROM_N (osmN.log's line count when SM N was last
 # started: OpenSM appends to its log across restarts), SM_NODE_N, SM_PRIO_N (its sm_priority).
 # shellcheck disable=SC2034
@@ -79,9 +82,12 @@ ${trusted:+subnet_managers: [$trusted]}
 $extra
 EOC
   {
-    echo "event_plugin_name osmlaas"
-    echo "event_plugin_options $WORK/laas$n.yaml"
-    echo "routing_engine laas,ftree"
+    # HA_ENGINE (default laas,ftree): another engine alone (e.g. ftree) runs without the plugin.
+    if [[ ${HA_ENGINE:-laas,ftree} == laas* ]]; then
+      echo "event_plugin_name osmlaas"
+      echo "event_plugin_options $WORK/laas$n.yaml"
+    fi
+    echo "routing_engine ${HA_ENGINE:-laas,ftree}"
     echo "force_log_flush TRUE"
     echo "sweep_interval ${HA_SWEEP:-0}"
     echo "sm_priority $prio"
@@ -117,14 +123,36 @@ ha_pair_up() {
 }
 
 # kill_sm N: kill -9 (sets KILL_AT, the time of the kill, date +%s.%N).
+# HA_KILL_QUIESCE_S=S (default 0: off): the other SM is paused (SIGSTOP) S seconds before the
+# kill and resumed once N is gone (reaped: its sockets closed), so that none of its requests is
+# inside N when N dies. Under ibsim a request delivered to an SM that is then killed is never
+# answered (umad2sim emulates no send timeout, where the kernel's MAD layer would time it out),
+# and OpenSM waits for every outstanding SMP before it goes on with a sweep: a standby whose
+# SMInfo poll was inside the killed master enters DISCOVERING and waits there forever
+# (bench/plugin_routing_results.md, "DISCOVERING stall"). Such a poll is one the master had
+# not answered yet, or one sent after the kill while the master was still exiting (a process
+# killed with SIGKILL frees its memory before it closes its sockets: 0.3 s for 4 GiB).
+# S must cover the time the master takes to answer a poll.
+# No fork between the caller's last step and the kill (a caller may time the kill to the
+# microsecond): the PIDs are read by indirection, the time from bash's own clock.
 kill_sm() {
-  local pid
-  pid=$(sm_pid "$1")
+  local var="OSM_PID_$1" other_var="OSM_PID_$((3 - $1))" pid other=""
+  pid=${!var}
   [ -n "$pid" ] || die "SM $1 is not running"
+  if [ "${HA_KILL_QUIESCE_S:-0}" != 0 ]; then
+    other=${!other_var}
+    [ -z "$other" ] || kill -STOP "$other" 2>/dev/null || true
+    sleep "$HA_KILL_QUIESCE_S"
+  fi
   # shellcheck disable=SC2034 # for the caller
-  KILL_AT=$(date +%s.%N)
+  KILL_AT=$EPOCHREALTIME
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
+  if [ -n "$other" ]; then
+    # (not a child of this shell: until it is gone)
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+    kill -CONT "$other" 2>/dev/null || true
+  fi
   eval "OSM_PID_$1=''"
 }
 
@@ -185,8 +213,9 @@ first_line_of() {
 }
 
 # wait_master N [TIMEOUT_S] [FROM_LINE]: until SM N's log shows "Entering MASTER state" and,
-# after that line, "laas: forwarding tables applied" (both after FROM_LINE, default: the line
-# count when SM N was started). Sets MASTER_LINE and APPLIED_LINE (line numbers in osmN.log).
+# after that line, "laas: forwarding tables applied" (HA_APPLIED: another line, e.g. for an SM
+# without the plugin) (both after FROM_LINE, default: the line count when SM N was started).
+# Sets MASTER_LINE and APPLIED_LINE (line numbers in osmN.log).
 wait_master() {
   local n=$1 timeout=${2:-60} from deadline
   from=${3:-$(eval "echo \$SM_FROM_$n")}
@@ -194,7 +223,7 @@ wait_master() {
   while :; do
     MASTER_LINE=$(last_line_of "$n" 'Entering MASTER state' "$from")
     if [ "$MASTER_LINE" -gt 0 ]; then
-      APPLIED_LINE=$(last_line_of "$n" 'laas: forwarding tables applied' "$MASTER_LINE")
+      APPLIED_LINE=$(last_line_of "$n" "${HA_APPLIED:-laas: forwarding tables applied}" "$MASTER_LINE")
       [ "$APPLIED_LINE" -gt 0 ] && break
     fi
     [ $SECONDS -lt $deadline ] || die "SM $n did not become master and apply tables in ${timeout}s"
