@@ -14,13 +14,19 @@ function(laas_add_library name)
   target_link_libraries(${name} PUBLIC ${ARG_PUBLIC} PRIVATE ${ARG_PRIVATE})
 endfunction()
 
-# laas_add_executable(NAME SOURCES src... [LINK lib...] [INSTALL])
-# A program; INSTALL puts it in bin/ (tools and test helpers are not installed).
+# laas_add_executable(NAME SOURCES src... [LINK lib...] [UNITY n] [INSTALL])
+# A program; INSTALL puts it in bin/ (tools and test helpers are not installed). UNITY n
+# compiles its files n to a translation unit (CMake's unity build): for the programs whose
+# every file includes CLI11, whose inline functions gcc and clang otherwise compile again in
+# each file. Names at file scope must then differ from one file to the next.
 function(laas_add_executable name)
-  cmake_parse_arguments(ARG "INSTALL" "" "SOURCES;LINK" ${ARGN})
+  cmake_parse_arguments(ARG "INSTALL" "UNITY" "SOURCES;LINK" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ${ARG_LINK})
+  if(ARG_UNITY)
+    set_target_properties(${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${ARG_UNITY})
+  endif()
   if(ARG_INSTALL)
     install(TARGETS ${name} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endif()
