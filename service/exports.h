@@ -49,6 +49,11 @@ class ServiceExports {
   // administrator's base and this SM's port (SELF) a full member of every partition.
   exports::PartitionOptions partition_options() const;
   bool refresh_managed_partitions();  // true when the file changed
+  // The managed partitions.conf as last written here (by a change, a routing run or a standby
+  // following the shared state), and whether a write is owed (the directory hung).
+  const std::string& last_written() const { return managed_.last_written; }
+  void note_written(const std::string& text) { managed_.last_written = text; }
+  bool unsynced() const { return managed_.unsynced; }
   // Replaces the managed partitions.conf with `text`, after keeping the administrator's own
   // file once as <file>.pre-laas. Throws std::runtime_error, the file untouched.
   void write_managed_partitions(const std::string& text);
@@ -76,6 +81,11 @@ class ServiceExports {
   PlacementRecorder& placements_;
   const ServiceViews& views_;
   const SharedState& shared_;
+  // The managed partitions.conf (mu).
+  struct ManagedFile {
+    std::string last_written;
+    bool unsynced = false;  // could not be written: the next routing run retries
+  } managed_;
 };
 
 }  // namespace laas::service

@@ -13,9 +13,7 @@ ServiceState::ServiceState(ServiceConfig config_in, Logger log_in)
       log(std::move(log_in)),
       store(config.state_dir, config.etcd && !config.state_dir_unknown
                                   ? std::make_shared<EtcdState>(*config.etcd, /*follow=*/true)
-                                  : nullptr),
-      health(config.link_error_threshold, config.link_error_clean_readings,
-             config.link_error_consecutive_readings) {}
+                                  : nullptr) {}
 
 ServiceState::~ServiceState() {
   if (const auto& etcd = store.etcd()) {
@@ -33,9 +31,9 @@ std::string unknown_state_dir_text(const ServiceConfig& config) {
 }
 
 void require_topology(const ServiceState& st) {
-  if (!st.blocked.empty()) fail(error::kUnavailable, st.blocked);
+  if (!st.condition.blocked.empty()) fail(error::kUnavailable, st.condition.blocked);
   if (!st.view || !st.cluster)
-    fail(error::kUnavailable, "no fat-tree is recognized: " + st.topology_error);
+    fail(error::kUnavailable, "no fat-tree is recognized: " + st.routing.topology_error);
 }
 
 std::vector<topology::HostId> whole_servers(const ServiceState& st,

@@ -253,6 +253,18 @@ class TenantService final : private ChangeCommitter,
   // The shared state and the SM's role: service/shared_state.h.
 
   ServiceState st_;
+  // The lifecycle's own bookkeeping (mu): faults as last logged, to log one line per change.
+  struct Warnings {
+    allocator::Faults last_faults;
+    std::vector<topology::LinkId> last_uncabled;  // up-links uncabled by design, as last logged
+    std::set<std::string> warned_mgmt_leaves;     // management leaves without a free up-link
+    std::string last_faults_spec;                 // the tree last_faults were logged on
+  } warnings_;
+  std::condition_variable routed_cv_;  // with mu: a routing run is done, or waits interrupted
+  bool interrupted_ = false;           // mu: shutting down, nothing waits for routing any more
+  // Live audits (each takes OpenSM's lock for its snapshot, then seconds of CPU): one per uid,
+  // two in all; more are refused busy. Its own lock.
+  RunLimit audits_{2, 1};
   // The types the service is made of, each given the state and exactly the other types and
   // lifecycle interfaces (service/service_lifecycle.h) it calls; a reference to one declared
   // later is only kept, never used, before the service is constructed.

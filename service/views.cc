@@ -24,9 +24,9 @@ json ServiceViews::status() const {
             {"sm", role_json(sm)},
             {"term", st_.persisted.term},
             {"generation", st_.persisted.generation},
-            {"routed_generation", st_.routed_generation},
+            {"routed_generation", st_.routing.routed_generation},
             {"tenants", st_.cluster ? st_.cluster->tenants().size() : st_.persisted.tenants.size()},
-            {"tenants_not_placed", st_.unplaced.size()},
+            {"tenants_not_placed", st_.routing.unplaced.size()},
             {"algorithm", st_.config.algorithm}};
   // The placements (cluster, ids) exist only with the view they were made on; all three or none.
   if (st_.view && st_.cluster && st_.ids) {
@@ -69,12 +69,12 @@ json ServiceViews::status() const {
     s["quarantined_hosts"] = quarantined;
   } else {
     s["topology"] = nullptr;
-    s["topology_error"] = st_.topology_error;
+    s["topology_error"] = st_.routing.topology_error;
   }
-  if (!st_.blocked.empty()) s["blocked"] = st_.blocked;
-  if (!st_.fail_closed.empty()) s["fail_closed"] = st_.fail_closed;
+  if (!st_.condition.blocked.empty()) s["blocked"] = st_.condition.blocked;
+  if (!st_.routing.fail_closed.empty()) s["fail_closed"] = st_.routing.fail_closed;
   if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
-  if (!st_.tenants_file_note.empty()) s["tenants_file"] = st_.tenants_file_note;
+  if (!st_.routing.tenants_file_note.empty()) s["tenants_file"] = st_.routing.tenants_file_note;
   if (const std::string hung = st_.io->not_answering(); !hung.empty())
     s["state_dir_not_answering"] = hung;
   if (const std::string lost = st_.store.unavailable(); !lost.empty())
@@ -85,11 +85,11 @@ json ServiceViews::status() const {
     if (!st_.tables_file->last_error.empty()) s["tables_file_error"] = st_.tables_file->last_error;
   }
   s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
-  if (st_.unaccepted_sms > 0) s["unaccepted_sms"] = st_.unaccepted_sms;
-  if (!st_.weak_keys.empty()) s["weak_keys"] = st_.weak_keys;
-  if (st_.adapter_status) s["adapter"] = st_.adapter_status();
-  if (st_.switch_check && st_.switch_check->enabled()) {
-    auto check = st_.switch_check->report(SwitchCheck::Clock::now());
+  if (st_.sm.unaccepted_sms > 0) s["unaccepted_sms"] = st_.sm.unaccepted_sms;
+  if (!st_.sm.weak_keys.empty()) s["weak_keys"] = st_.sm.weak_keys;
+  if (st_.hooks.adapter_status) s["adapter"] = st_.hooks.adapter_status();
+  if (st_.hooks.switch_check && st_.hooks.switch_check->enabled()) {
+    auto check = st_.hooks.switch_check->report(SwitchCheck::Clock::now());
     check.erase("switches");  // per switch: laasctl audit
     s["switch_check"] = check;
   }
@@ -331,7 +331,7 @@ json ServiceViews::tenant_json(const allocator::Tenant& t) const {
     }
   }
   if (st_.servers.multi_port()) out["servers"] = servers_json(t);
-  if (!st_.health.totals().empty()) out["link_health"] = metrics_.link_health_json(t);
+  if (!metrics_.link_health().totals().empty()) out["link_health"] = metrics_.link_health_json(t);
   out.update(extra);
   return out;
 }
@@ -440,9 +440,10 @@ json ServiceViews::role_json(const SmRole& sm) const {
   j["holds_state"] = sm.may_change_tenants() && shared_.holds_term();
   j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
   // Who is master as the plugin last looked (it may have changed since the role was read).
-  j["master_trusted"] = st_.master_trusted;
-  if (st_.fabric_master && (!sm.master || sm.master->port_guid != st_.fabric_master->port_guid))
-    j["master"] = sm_identity_json(*st_.fabric_master);
+  j["master_trusted"] = st_.sm.master_trusted;
+  if (st_.sm.fabric_master &&
+      (!sm.master || sm.master->port_guid != st_.sm.fabric_master->port_guid))
+    j["master"] = sm_identity_json(*st_.sm.fabric_master);
   return j;
 }
 
@@ -463,7 +464,7 @@ json ServiceViews::tenant_list() const {
                                t.placement.shape.text(), degraded ? "degraded" : "routed",
                                degraded ? health_text(t) : ""));
   }
-  for (const auto& [name, why] : st_.unplaced)
+  for (const auto& [name, why] : st_.routing.unplaced)
     if (const auto* record = persisted_tenant(st_, name))
       list.push_back(tenant_line(*record, "not placed", why));
   return list;
@@ -473,7 +474,7 @@ json ServiceViews::tenant_get(const json& params) const {
   const std::string name = get_string(params, "name");
   std::lock_guard<std::mutex> lock(st_.mu);
   const auto* record = persisted_tenant(st_, name);
-  if (auto it = st_.unplaced.find(name); it != st_.unplaced.end() && record)
+  if (auto it = st_.routing.unplaced.find(name); it != st_.routing.unplaced.end() && record)
     return recorded_tenant_json(*record, "not placed", it->second);
   if (!st_.cluster && record) return recorded_tenant_json(*record, "not routed", unrouted());
   const auto* t = st_.cluster ? st_.cluster->find(name) : nullptr;
@@ -483,7 +484,8 @@ json ServiceViews::tenant_get(const json& params) const {
 
 // Why no tenant is routed now (no fat-tree recognized, or the state blocked).
 std::string ServiceViews::unrouted() const {
-  return "not routed: " + (st_.blocked.empty() ? st_.topology_error : st_.blocked);
+  return "not routed: " +
+         (st_.condition.blocked.empty() ? st_.routing.topology_error : st_.condition.blocked);
 }
 
 }  // namespace laas::service
