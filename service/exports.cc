@@ -24,7 +24,6 @@
 #include "service/partition_inputs.h"
 #include "service/physical_ids.h"
 #include "service/request_params.h"
-#include "service/shared_state.h"
 #include "service/views.h"
 
 namespace laas::service {
@@ -160,7 +159,7 @@ bool ServiceExports::refresh_managed_partitions() {
   managed_.unsynced = false;
   // Members that changed without a change of the state (a free host gone): the standbys
   // learn of them too.
-  if (record_partition_members() && shared_.holds_term())
+  if (record_partition_members() && holds_term(st_))
     placements_.save_placed("the members of the tenant partitions");
   try {
     const std::string text = partitions_text();

@@ -5,7 +5,7 @@
 // One of the types the tenant service is made of: it works on the service's shared state
 // (service/service_state.h) under its one lock; files are read and written on the state
 // directory's worker. It exports tenants as ServiceViews shows them, and records the members of
-// the partitions (PlacementRecorder) while this SM holds the shared state (SharedState).
+// the partitions (PlacementRecorder) while this SM holds the shared state (holds_term).
 // Locking: every method is called with ServiceState::mu held.
 #pragma once
 
@@ -24,13 +24,11 @@
 namespace laas::service {
 
 class ServiceViews;
-class SharedState;
 
 class ServiceExports {
  public:
-  ServiceExports(ServiceState& st, PlacementRecorder& placements, const ServiceViews& views,
-                 const SharedState& shared)
-      : st_(st), placements_(placements), views_(views), shared_(shared) {}
+  ServiceExports(ServiceState& st, PlacementRecorder& placements, const ServiceViews& views)
+      : st_(st), placements_(placements), views_(views) {}
 
   // The managed partitions.conf of the tenants routed now. Throws exports::ExportError.
   std::string partitions_text() const;
@@ -80,7 +78,6 @@ class ServiceExports {
   ServiceState& st_;
   PlacementRecorder& placements_;
   const ServiceViews& views_;
-  const SharedState& shared_;
   // The managed partitions.conf (mu).
   struct ManagedFile {
     std::string last_written;

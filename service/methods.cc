@@ -200,11 +200,11 @@ json TenantService::dispatch(const std::string& name, const json& params, const 
 
 json TenantService::answer(const Method& m, bool change, const json& params, const Caller& caller) {
   // Only the master changes tenants; the others answer from the shared state.
-  const SmRole sm = shared_.role();
+  const SmRole sm = current_role(st_);
   bool master;
   {
     std::lock_guard<std::mutex> lock(st_.mu);
-    master = sm.may_change_tenants() && shared_.holds_term();
+    master = sm.may_change_tenants() && holds_term(st_);
   }
   if (!master && m.standby == OnStandby::kRefuse) {
     std::string fenced;
@@ -223,7 +223,11 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
            "run as master is under way): try again in a few seconds");
     fail(error::kNotMaster, sm.refusal());
   }
-  if (!master && m.standby == OnStandby::kSharedState) return shared_.answer(m.name, params, sm);
+  if (!master && m.standby == OnStandby::kSharedState) {
+    std::lock_guard<std::mutex> lock(st_.mu);
+    shared_.reload();  // what the master wrote since
+    return views_.recorded_answer(m.name, params, sm);
+  }
   if (change) {
     refuse_changes_while_not_answering();
     refuse_changes_while_closed();

@@ -5,10 +5,9 @@
 // repaired onto a free column as for a cable down, routes avoid it -- until it stays
 // clean for `link_error_clean_readings` readings. A counter reset counts no errors
 // (service/link_health.h).
-#include <algorithm>
+#include "service/port_counters.h"
 
-#include "service/fabric_drains.h"
-#include "service/service_metrics.h"
+#include <algorithm>
 
 namespace laas::service {
 
@@ -16,21 +15,21 @@ using nlohmann::json;
 
 // Built on first use after a new view, not at every routing run: only perfmgr readings and
 // isolated links need it.
-const std::map<PortKey, topology::LinkId>& ServiceMetrics::port_links() const {
-  if (index_.ports_indexed) return index_.port_link;
-  index_.port_link.clear();
-  if (!st_.view || !st_.ids) return index_.port_link;
+const std::map<PortKey, topology::LinkId>& LinkMonitor::port_links() const {
+  if (ports_indexed_) return port_link_;
+  port_link_.clear();
+  if (!st_.view || !st_.ids) return port_link_;
   for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l) {
     const auto lower = st_.ids->link(l);
-    index_.port_link[{lower.switch_guid, lower.port}] = l;
+    port_link_[{lower.switch_guid, lower.port}] = l;
     const auto [upper, port] = st_.ids->link_upper(l);
-    index_.port_link[{st_.ids->switch_guid(upper.first, upper.second), port}] = l;
+    port_link_[{st_.ids->switch_guid(upper.first, upper.second), port}] = l;
   }
-  index_.ports_indexed = true;
-  return index_.port_link;
+  ports_indexed_ = true;
+  return port_link_;
 }
 
-std::vector<topology::LinkId> ServiceMetrics::isolated_links() const {
+std::vector<topology::LinkId> LinkMonitor::isolated_links() const {
   std::vector<topology::LinkId> out;
   const auto ports = health_.isolated_ports();
   if (ports.empty()) return out;
@@ -42,20 +41,20 @@ std::vector<topology::LinkId> ServiceMetrics::isolated_links() const {
   return out;
 }
 
-allocator::Faults ServiceMetrics::current_faults() const {
+allocator::Faults LinkMonitor::current_faults() const {
   const auto& emb = st_.view->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
   for (const auto& q : st_.quarantine) faults.hosts.push_back(q.host);
-  faults.drained = drains_.drained_links();  // maintenance (fabric_drains.cc)
+  faults.drained = drained_links(st_);  // maintenance (fabric_drains.cc)
   return faults;
 }
 
 // Called on perfmgr's thread, possibly for every port of the fabric at each sweep: nothing here
 // waits for the disk. Repairs around a link isolated or returned are recorded in memory and
 // written by the routing run the isolation asks for (on_topology).
-void ServiceMetrics::on_port_counters(topology::Guid switch_guid, int port,
-                                      const PortCounters& delta) {
+void LinkMonitor::on_port_counters(topology::Guid switch_guid, int port,
+                                   const PortCounters& delta) {
   {
     std::lock_guard<std::mutex> lock(st_.mu);
     const PortKey key{switch_guid, port};
@@ -96,7 +95,7 @@ void ServiceMetrics::on_port_counters(topology::Guid switch_guid, int port,
   if (st_.hooks.reroute) st_.hooks.reroute();
 }
 
-json ServiceMetrics::link_health_json(const allocator::Tenant& t) const {
+json LinkMonitor::link_health_json(const allocator::Tenant& t) const {
   std::vector<PortKey> ports;
   auto link_ports = [&](topology::LinkId l) {
     const auto lower = st_.ids->link(l);

@@ -11,6 +11,7 @@
 #include "service/etcd_state.h"
 #include "service/fabric_drains.h"
 #include "service/host_states.h"
+#include "service/port_counters.h"
 #include "service/switch_check.h"
 
 namespace laas::service {
@@ -46,7 +47,7 @@ int ServiceMetrics::largest_tenant() const {
   const std::vector<long> key = {static_cast<long>(st_.persisted.generation), state.free_hosts(),
                                  state.faulty_links(), state.down_hosts(),
                                  static_cast<long>(st_.cluster->tenants().size())};
-  if (index_.largest_key == key) return index_.largest;
+  if (largest_key_ == key) return largest_;
   const bool by_server = st_.servers.multi_port();
   int lo = 0, hi = by_server ? st_.servers.count() : state.free_hosts();
   while (lo < hi) {
@@ -60,8 +61,8 @@ int ServiceMetrics::largest_tenant() const {
     }
     (fits ? lo : hi) = fits ? mid : mid - 1;
   }
-  index_.largest_key = key;
-  index_.largest = lo;
+  largest_key_ = key;
+  largest_ = lo;
   return lo;
 }
 
@@ -170,7 +171,7 @@ void ServiceMetrics::tenant_families(std::vector<MetricFamily>& f) const {
 void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
   // Port counters of the performance manager (perfmgr TRUE), summed over a tenant's links and
   // host ports since this SM started.
-  if (st_.cluster && st_.ids && !health_.totals().empty()) {
+  if (st_.cluster && st_.ids && !links_.health().totals().empty()) {
     MetricFamily errors{"laas_tenant_port_errors_total",
                         "Port errors (symbol, link recovery and downed, receive, integrity, "
                         "overrun) on a tenant's links and host ports",
@@ -185,7 +186,7 @@ void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
                       "counter",
                       {}};
     for (const auto& [name, t] : st_.cluster->tenants()) {
-      const auto h = link_health_json(t);
+      const auto h = links_.link_health_json(t);
       errors.samples.push_back({{{"tenant", name}}, h["errors"].get<double>()});
       discards.samples.push_back({{{"tenant", name}}, h["xmit_discards"].get<double>()});
       wait.samples.push_back({{{"tenant", name}}, h["xmit_wait"].get<double>()});
@@ -197,11 +198,11 @@ void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
     f.push_back({"laas_port_counter_resets_total",
                  "Performance-manager readings of a port whose error counters had been reset",
                  "counter",
-                 {{{}, static_cast<double>(health_.resets())}}});
+                 {{{}, static_cast<double>(links_.health().resets())}}});
   }
   f.push_back(gauge("laas_isolated_links",
                     "Links isolated as faults for their error counters (link_error_threshold)",
-                    static_cast<double>(isolated_links().size())));
+                    static_cast<double>(links_.isolated_links().size())));
 }
 
 // Hosts, links and switches by state, parts down, and the capacity left (view and cluster set).
@@ -245,7 +246,7 @@ void ServiceMetrics::link_families(std::vector<MetricFamily>& f) const {
   std::set<topology::LinkId> routed;
   for (const auto& [name, t] : st_.cluster->tenants())
     routed.insert(t.placement.links.begin(), t.placement.links.end());
-  const auto drained_set = drains_.drained_links();  // sorted; down ones too
+  const auto drained_set = drained_links(st_);  // sorted; down ones too
   for (int level = 1; level < tree.height(); ++level) {
     double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
     const auto& by_design = st_.view->embedding.uncabled;

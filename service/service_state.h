@@ -1,6 +1,7 @@
-// Every fact the tenant service keeps, shared by the types that make it up (the lifecycle in
-// TenantService, host states, fabric drains, metrics, exports, the shared state and views), as
-// OpenSM's managers share the subnet: one struct, one lock.
+// The tenant service's shared model: what the types that make it up (the lifecycle in
+// TenantService, link monitor, host states, fabric drains, metrics, views, exports, SM trust and
+// the shared state) all read, as OpenSM's managers share the subnet: one struct, one lock, and
+// the reads of it they share. What only one type counts or remembers is that type's own.
 //
 // Locking: `mu` guards every field of ServiceState and of its groups except those set once
 // before the service is used (config, log, store, the hooks, io) and those that say they have
@@ -262,6 +263,15 @@ constexpr std::chrono::milliseconds kIoDeadline{2000};
 
 // Reads of the state that the service's types share (service_state.cc). mu held unless said.
 //
+// Whether this service may write the shared state now: it is the only SM (no role provider), or
+// it holds the state's current term (SharedState takes it over, a fenced write loses it).
+bool holds_term(const ServiceState& st);
+// The SM's role from the provider (SharedState::set_role_provider; without one, a master that
+// owns its state directory). Takes mu to read the provider, calls it without.
+SmRole current_role(const ServiceState& st);
+// The role as status shows it: whether this SM holds the state, who took it over last, and the
+// master as the plugin last looked.
+nlohmann::json role_json(const ServiceState& st, const SmRole& sm);
 // Refuses (RequestError, unavailable) while the state is blocked or no fat-tree is recognized.
 void require_topology(const ServiceState& st);
 // `hosts` with every other port of their servers (sorted, once each).
@@ -271,6 +281,14 @@ std::vector<topology::HostId> whole_servers(const ServiceState& st,
 int wait_ms(const ServiceState& st, const nlohmann::json& params);
 // The recorded tenant of that name (nullptr: none).
 const PersistedTenant* persisted_tenant(const ServiceState& st, const std::string& name);
+// Drains of links and switches as persisted records them, on the current view (FabricDrains
+// makes and undoes them): read by hosts, faults, status and the metrics alike.
+const PersistedFabricDrain* switch_drain_of(const ServiceState& st, int level, int index);
+const PersistedFabricDrain* leaf_drain_of(const ServiceState& st, topology::HostId h);
+// Every link drained, by its own record or with its switch; sorted.
+std::vector<topology::LinkId> drained_links(const ServiceState& st);
+// Whether link `l` has an end on switch (level, index).
+bool link_touches(const topology::FatTree& tree, topology::LinkId l, int level, int index);
 // read_text on the state directory's worker, waiting at most kIoDeadline (NotAnsweringError).
 std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists);
 

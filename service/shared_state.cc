@@ -11,9 +11,6 @@
 
 #include "service/exports.h"
 #include "service/partition_inputs.h"
-#include "service/protocol.h"
-#include "service/request_error.h"
-#include "service/views.h"
 
 namespace laas::service {
 
@@ -24,17 +21,6 @@ void SharedState::set_role_provider(std::function<SmRole()> provider) {
   st_.sm.role_provider = std::move(provider);
   st_.term.term_held = false;  // until the first routing run as master takes the state over
 }
-
-SmRole SharedState::role() const {
-  std::function<SmRole()> provider;
-  {
-    std::lock_guard<std::mutex> lock(st_.mu);
-    provider = st_.sm.role_provider;
-  }
-  return provider ? provider() : SmRole{};
-}
-
-bool SharedState::holds_term() const { return !st_.sm.role_provider || st_.term.term_held; }
 
 std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& self,
                                                             bool state_expected) {
@@ -211,9 +197,9 @@ std::string SharedState::partitions_text() const {
 }
 
 void SharedState::follow() {
-  const SmRole sm = role();
+  const SmRole sm = current_role(st_);
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (sm.may_change_tenants() && holds_term()) return;  // the writer has nothing to follow
+  if (sm.may_change_tenants() && holds_term(st_)) return;  // the writer has nothing to follow
   const bool changed = reload();
   const auto& path = st_.config.exports.managed_partitions_file;
   if (path.empty() || !st_.condition.blocked.empty() ||
@@ -246,59 +232,6 @@ void SharedState::follow() {
     st_.log(LogLevel::kError,
             "laas: " + path + " not updated: the base partitions file is unreadable");
   }
-}
-
-namespace {
-
-const char* kRecorded = "recorded";
-
-}  // namespace
-
-json SharedState::answer(const std::string& asked, const json& params, const SmRole& sm) {
-  std::lock_guard<std::mutex> lock(st_.mu);
-  reload();
-  const std::string why =
-      sm.may_change_tenants()
-          ? "this SM is becoming master; the tenants are as the shared state records them"
-          : "this SM is " + sm.name() + ": the tenants are as the shared state records them; " +
-                (sm.master && sm.master->port_guid != sm.self.port_guid
-                     ? "the master SM " + sm.master->text() + " routes them"
-                     : std::string("no master is known to this SM"));
-  if (asked == method::kStatus) {
-    json s = {
-        {"state_file", st_.store.path()},
-        {"sm", views_.role_json(sm)},
-        {"term", st_.persisted.term},
-        {"generation", st_.persisted.generation},
-        {"tenants", st_.persisted.tenants.size()},
-        {"algorithm", st_.config.algorithm},
-        {"topology", st_.persisted.topology.empty() ? json(nullptr) : json(st_.persisted.topology)},
-        {"topology_error", why}};
-    if (!st_.condition.blocked.empty()) s["blocked"] = st_.condition.blocked;
-    if (!st_.routing.fail_closed.empty()) s["fail_closed"] = st_.routing.fail_closed;
-    if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
-    if (const std::string hung = st_.io->not_answering(); !hung.empty())
-      s["state_dir_not_answering"] = hung;
-    if (const std::string lost = st_.store.unavailable(); !lost.empty())
-      s["state_store_not_answering"] = lost;
-    s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
-    return s;
-  }
-  if (!st_.condition.blocked.empty()) fail(error::kUnavailable, st_.condition.blocked);
-  if (asked == method::kTenantList) {
-    json list = json::array();
-    for (const auto& t : st_.persisted.tenants)
-      list.push_back(ServiceViews::tenant_line(t, kRecorded, why));
-    return list;
-  }
-  // tenant.get
-  const auto name_it = params.find("name");
-  if (name_it == params.end() || !name_it->is_string())
-    fail(error::kBadRequest, "field 'name' must be a string");
-  const std::string name = name_it->get<std::string>();
-  for (const auto& t : st_.persisted.tenants)
-    if (t.name == name) return ServiceViews::recorded_tenant_json(t, kRecorded, why);
-  fail(error::kNotFound, "no tenant named '" + name + "'");
 }
 
 }  // namespace laas::service

@@ -10,7 +10,6 @@
 
 #include "service/request_params.h"
 #include "service/service_metrics.h"
-#include "service/tenant_service.h"
 
 namespace laas::service {
 
@@ -204,19 +203,5 @@ json SmTrust::sm_change(const json& params, const Caller& caller, bool accept) {
                                          : "the SM IS forgotten (state.json no longer lists it)",
                                   {{"guid", guid_hex(guid)}, {"state", sm_state(guid)}}, wait);
 }
-
-// The service's public calls, answered here.
-std::vector<topology::Guid> TenantService::sm_ports() const { return sm_trust_.sm_ports(); }
-
-std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
-                                                        std::vector<SmSeen> seen) {
-  return sm_trust_.note_subnet_managers(self, std::move(seen));
-}
-
-void TenantService::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
-  sm_trust_.note_fabric_sms(role, std::move(seen));
-}
-
-json TenantService::sm_list() const { return sm_trust_.sm_list(); }
 
 }  // namespace laas::service

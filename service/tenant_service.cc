@@ -171,9 +171,8 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
                                               true, &st_.view->known());
       group_servers();
-      metrics_.forget_port_index();  // a new view: ServiceMetrics::port_links() re-indexes
-      if (!st_.condition.unsaved.empty() && shared_.holds_term())
-        save_placed(st_.condition.unsaved);
+      links_.forget_port_index();  // a new view: LinkMonitor::port_links() re-indexes
+      if (!st_.condition.unsaved.empty() && holds_term(st_)) save_placed(st_.condition.unsaved);
       // A partitions.conf the worker could not write (the directory hung) is written now.
       if (exports_.unsynced()) partitions_changed = exports_.refresh_managed_partitions();
     } else {
@@ -235,11 +234,11 @@ void TenantService::rebuild_cluster() {
   st_.cluster->set_switch_namer(
       [this](int level, int index) { return st_.ids->switch_name(level, index); });
   group_servers();
-  metrics_.forget_port_index();  // a new view: ServiceMetrics::port_links() re-indexes
+  links_.forget_port_index();  // a new view: LinkMonitor::port_links() re-indexes
   log_fabric_faults();
   find_quarantine();
   st_.cluster->set_faults(
-      metrics_.current_faults());  // with the links isolated and the hosts quarantined
+      links_.current_faults());  // with the links isolated and the hosts quarantined
   // A management port keeps its whole server out of tenants' hands. Reserved on an empty
   // cluster, before any tenant: a recorded tenant holding one of them is not restored
   // (restore_tenants says which and why), never the management host given away.
@@ -330,7 +329,7 @@ void TenantService::save_as_found() {
   for (const auto& t : st_.persisted.tenants)
     if (const auto* placed = st_.cluster->find(t.name))
       changed = changed || !(persist(*placed) == t);
-  if (changed && shared_.holds_term()) save_placed("the placements as found on this fabric");
+  if (changed && holds_term(st_)) save_placed("the placements as found on this fabric");
 }
 
 void TenantService::log_placed() {
@@ -451,7 +450,7 @@ RoutingSnapshot TenantService::snapshot() const {
   s.config_error = st_.config.config_error;
   if (st_.cluster)
     for (const auto& [name, t] : st_.cluster->tenants()) s.tenants.emplace_back(name, t.placement);
-  s.isolated_links = metrics_.isolated_links();
+  s.isolated_links = links_.isolated_links();
   // Drained links no tenant routes over any more are avoided like isolated ones: the
   // administrator may pull them.
   for (auto l : drains_.out_of_service_links()) s.isolated_links.push_back(l);
@@ -604,7 +603,7 @@ TenantService::AddPlan TenantService::plan_on_host_list(const AddRequest& r) {
     if (const auto* d = hosts_.drain_of(h))
       fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
                                 d->by + ", " + d->at + "): `laasctl host resume` it first");
-    if (const auto* d = drains_.leaf_drain_of(h))
+    if (const auto* d = leaf_drain_of(st_, h))
       fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
                                 "' (" + d->reason + ", " + d->by + ", " + d->at +
                                 "): `laasctl switch resume` it first");
@@ -759,7 +758,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
                                       [&](const QuarantinedHost& q) { return q.tenant == name; }),
                        st_.quarantine.end());
   if (st_.quarantine.size() != quarantined && st_.cluster)
-    st_.cluster->set_faults(metrics_.current_faults());
+    st_.cluster->set_faults(links_.current_faults());
   if (before && st_.view)
     st_.cluster->reserve(whole_servers(st_, hosts_.drained_hosts()));  // drained ones leave
   if (before && st_.view) {
@@ -932,7 +931,7 @@ void TenantService::record_routing(double seconds, long lft_blocks) {
 
 void TenantService::on_port_counters(topology::Guid switch_guid, int port,
                                      const PortCounters& delta) {
-  metrics_.on_port_counters(switch_guid, port, delta);
+  links_.on_port_counters(switch_guid, port, delta);
 }
 
 // The SM's role and the shared state: service/shared_state.h.
@@ -940,7 +939,7 @@ void TenantService::set_role_provider(std::function<SmRole()> provider) {
   shared_.set_role_provider(std::move(provider));
 }
 
-SmRole TenantService::role() const { return shared_.role(); }
+SmRole TenantService::role() const { return current_role(st_); }
 
 void TenantService::set_weak_keys(const std::string& what) {
   std::lock_guard<std::mutex> lock(st_.mu);
@@ -960,7 +959,7 @@ void TenantService::set_first_hop_drop(bool on) {
 
 std::uint64_t TenantService::state_term(bool* held) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  *held = shared_.holds_term();
+  *held = holds_term(st_);
   return st_.persisted.term;
 }
 
@@ -970,5 +969,19 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
 }
 
 void TenantService::follow_shared_state() { shared_.follow(); }
+
+// Subnet managers: answered by SmTrust (service/sm_trust.h).
+std::vector<topology::Guid> TenantService::sm_ports() const { return sm_trust_.sm_ports(); }
+
+std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
+                                                        std::vector<SmSeen> seen) {
+  return sm_trust_.note_subnet_managers(self, std::move(seen));
+}
+
+void TenantService::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
+  sm_trust_.note_fabric_sms(role, std::move(seen));
+}
+
+json TenantService::sm_list() const { return sm_trust_.sm_list(); }
 
 }  // namespace laas::service

@@ -27,6 +27,7 @@
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
+#include "service/port_counters.h"
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
@@ -268,13 +269,14 @@ class TenantService final : private ChangeCommitter,
   // The types the service is made of, each given the state and exactly the other types and
   // lifecycle interfaces (service/service_lifecycle.h) it calls; a reference to one declared
   // later is only kept, never used, before the service is constructed.
-  HostManager hosts_{st_, *this, drains_, metrics_};
-  FabricDrains drains_{st_, *this, *this, *this, hosts_, metrics_};
-  ServiceViews views_{st_, shared_, hosts_, drains_, metrics_};
-  ServiceMetrics metrics_{st_, *this, hosts_, drains_};
-  ServiceExports exports_{st_, *this, views_, shared_};
+  LinkMonitor links_{st_, *this};
+  HostManager hosts_{st_, *this, links_};
+  FabricDrains drains_{st_, *this, *this, *this, hosts_, links_};
+  ServiceMetrics metrics_{st_, hosts_, drains_, links_};
+  ServiceViews views_{st_, hosts_, drains_, links_};
+  ServiceExports exports_{st_, *this, views_};
   SmTrust sm_trust_{st_, *this, metrics_};
-  SharedState shared_{st_, exports_, views_};
+  SharedState shared_{st_, exports_};
 };
 
 }  // namespace laas::service
