@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "service/etcd_client.h"
-#include "service/state_store.h"
+#include "service/state_stamp.h"
 
 namespace laas::service {
 

@@ -24,7 +24,6 @@
 #include "service/partition_inputs.h"
 #include "service/physical_ids.h"
 #include "service/request_params.h"
-#include "service/shared_state.h"
 #include "service/views.h"
 
 namespace laas::service {
@@ -155,17 +154,18 @@ bool ServiceExports::refresh_managed_partitions() {
   if (path.empty() || !st_.view) return false;
   // The file holds the tenants last routed: a state that cannot be read (or was never taken
   // over) says nothing about them, and rewriting from it would wipe every tenant's P_Key.
-  if (!st_.blocked.empty() || !st_.config.config_error.empty() || !st_.loaded) return false;
-  st_.partitions_unsynced = false;
+  if (!st_.condition.blocked.empty() || !st_.config.config_error.empty() || !st_.condition.loaded)
+    return false;
+  managed_.unsynced = false;
   // Members that changed without a change of the state (a free host gone): the standbys
   // learn of them too.
-  if (record_partition_members() && shared_.holds_term())
+  if (record_partition_members() && holds_term(st_))
     placements_.save_placed("the members of the tenant partitions");
   try {
     const std::string text = partitions_text();
-    if (text == st_.last_partitions) return false;
+    if (text == managed_.last_written) return false;
     write_managed_partitions(text);
-    st_.last_partitions = text;
+    managed_.last_written = text;
     st_.log(LogLevel::kInfo, "laas: wrote " + path + " (" +
                                  std::to_string(st_.cluster ? st_.cluster->tenants().size() : 0) +
                                  " tenant partitions)");
@@ -174,9 +174,9 @@ bool ServiceExports::refresh_managed_partitions() {
     st_.log(LogLevel::kError, "laas: " + path + " not updated: " + e.message);
   } catch (const NotAnsweringError& e) {
     // The P_Keys in place stay; written at the first routing run after it answers.
-    if (!st_.partitions_unsynced)
+    if (!managed_.unsynced)
       st_.log(LogLevel::kError, "laas: " + path + " not updated yet: " + e.what());
-    st_.partitions_unsynced = true;
+    managed_.unsynced = true;
   } catch (const std::exception& e) {
     st_.log(LogLevel::kError, "laas: " + path + " not updated: " + e.what());
   }

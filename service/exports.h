@@ -5,7 +5,7 @@
 // One of the types the tenant service is made of: it works on the service's shared state
 // (service/service_state.h) under its one lock; files are read and written on the state
 // directory's worker. It exports tenants as ServiceViews shows them, and records the members of
-// the partitions (PlacementRecorder) while this SM holds the shared state (SharedState).
+// the partitions (PlacementRecorder) while this SM holds the shared state (holds_term).
 // Locking: every method is called with ServiceState::mu held.
 #pragma once
 
@@ -24,13 +24,11 @@
 namespace laas::service {
 
 class ServiceViews;
-class SharedState;
 
 class ServiceExports {
  public:
-  ServiceExports(ServiceState& st, PlacementRecorder& placements, const ServiceViews& views,
-                 const SharedState& shared)
-      : st_(st), placements_(placements), views_(views), shared_(shared) {}
+  ServiceExports(ServiceState& st, PlacementRecorder& placements, const ServiceViews& views)
+      : st_(st), placements_(placements), views_(views) {}
 
   // The managed partitions.conf of the tenants routed now. Throws exports::ExportError.
   std::string partitions_text() const;
@@ -49,6 +47,11 @@ class ServiceExports {
   // administrator's base and this SM's port (SELF) a full member of every partition.
   exports::PartitionOptions partition_options() const;
   bool refresh_managed_partitions();  // true when the file changed
+  // The managed partitions.conf as last written here (by a change, a routing run or a standby
+  // following the shared state), and whether a write is owed (the directory hung).
+  const std::string& last_written() const { return managed_.last_written; }
+  void note_written(const std::string& text) { managed_.last_written = text; }
+  bool unsynced() const { return managed_.unsynced; }
   // Replaces the managed partitions.conf with `text`, after keeping the administrator's own
   // file once as <file>.pre-laas. Throws std::runtime_error, the file untouched.
   void write_managed_partitions(const std::string& text);
@@ -75,7 +78,11 @@ class ServiceExports {
   ServiceState& st_;
   PlacementRecorder& placements_;
   const ServiceViews& views_;
-  const SharedState& shared_;
+  // The managed partitions.conf (mu).
+  struct ManagedFile {
+    std::string last_written;
+    bool unsynced = false;  // could not be written: the next routing run retries
+  } managed_;
 };
 
 }  // namespace laas::service

@@ -15,8 +15,8 @@
 #include <set>
 
 #include "service/host_states.h"
+#include "service/port_counters.h"
 #include "service/request_params.h"
-#include "service/service_metrics.h"
 
 namespace laas::service {
 
@@ -41,20 +41,7 @@ std::string holder(const allocator::Cluster& cluster, topology::LinkId l) {
   return "";
 }
 
-bool touches(const topology::FatTree& tree, topology::LinkId l, int level, int index) {
-  const auto lo = tree.link_lower(l), up = tree.link_upper(l);
-  return (lo.level == level && lo.index == index) || (up.level == level && up.index == index);
-}
-
 }  // namespace
-
-const PersistedFabricDrain* FabricDrains::switch_drain_of(int level, int index) const {
-  if (!st_.ids || st_.persisted.drained_switches.empty()) return nullptr;
-  const auto guid = st_.ids->switch_guid(level, index);
-  for (const auto& d : st_.persisted.drained_switches)
-    if (guid && d.guid == guid) return &d;
-  return nullptr;
-}
 
 const PersistedFabricDrain* FabricDrains::link_drain_of(topology::LinkId l) const {
   if (!st_.ids) return nullptr;
@@ -62,39 +49,15 @@ const PersistedFabricDrain* FabricDrains::link_drain_of(topology::LinkId l) cons
   for (const auto& d : st_.persisted.drained_links)
     if (d.guid == id.switch_guid && d.port == id.port) return &d;
   const auto lo = st_.view->tree.link_lower(l), up = st_.view->tree.link_upper(l);
-  if (const auto* d = switch_drain_of(lo.level, lo.index)) return d;
-  return switch_drain_of(up.level, up.index);
-}
-
-const PersistedFabricDrain* FabricDrains::leaf_drain_of(topology::HostId h) const {
-  if (!st_.view || st_.persisted.drained_switches.empty()) return nullptr;
-  return switch_drain_of(1, st_.view->tree.leaf_of_host(h));
-}
-
-std::vector<topology::LinkId> FabricDrains::drained_links() const {
-  std::vector<topology::LinkId> out;
-  if (!st_.view || !st_.ids) return out;
-  for (const auto& d : st_.persisted.drained_links)
-    if (const auto l = st_.ids->link_at(d.guid, d.port)) out.push_back(*l);
-  if (!st_.persisted.drained_switches.empty()) {
-    const auto& tree = st_.view->tree;
-    for (int level = 1; level <= tree.height(); ++level)
-      for (int i = 0; i < tree.num_switches(level); ++i) {
-        if (!switch_drain_of(level, i)) continue;
-        for (topology::LinkId l = 0; l < tree.total_links(); ++l)
-          if (touches(tree, l, level, i)) out.push_back(l);
-      }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+  if (const auto* d = switch_drain_of(st_, lo.level, lo.index)) return d;
+  return switch_drain_of(st_, up.level, up.index);
 }
 
 std::vector<topology::LinkId> FabricDrains::out_of_service_links() const {
   std::vector<topology::LinkId> out;
   if (!st_.cluster) return out;
   const auto routed = routed_links(*st_.cluster);
-  for (auto l : drained_links())
+  for (auto l : drained_links(st_))
     if (!routed.count(l)) out.push_back(l);
   return out;
 }
@@ -146,7 +109,7 @@ topology::LinkId FabricDrains::resolve_link(const std::string& text) const {
   const auto [level, index] = resolve_switch(text.substr(0, colon));
   const int port = std::stoi(text.substr(colon + 1));
   const auto guid = st_.ids->switch_guid(level, index);
-  const auto& links = metrics_.port_links();
+  const auto& links = links_.port_links();
   const auto it = links.find({guid, port});
   if (it == links.end())
     fail(error::kBadRequest, "port " + std::to_string(port) + " of switch '" +
@@ -162,7 +125,7 @@ std::string FabricDrains::link_state(topology::LinkId l,
   if (std::binary_search(uncabled.begin(), uncabled.end(), l)) return "uncabled";
   if (link_drain_of(l)) return routed.count(l) ? "draining" : "drained";
   if (!st_.view->link_present(l)) return "down";
-  const auto isolated = metrics_.isolated_links();
+  const auto isolated = links_.isolated_links();
   if (std::binary_search(isolated.begin(), isolated.end(), l)) return "isolated";
   const auto owner = st_.cluster->state().link_owner(l);
   if (owner == allocator::kReserved) return "management";
@@ -171,10 +134,10 @@ std::string FabricDrains::link_state(topology::LinkId l,
 
 std::string FabricDrains::switch_state(
     int level, int index, const std::map<topology::LinkId, std::string>& routed) const {
-  if (switch_drain_of(level, index)) {
+  if (switch_drain_of(st_, level, index)) {
     const auto& tree = st_.view->tree;
     for (const auto& [l, tenant] : routed)
-      if (touches(tree, l, level, index)) return "draining";
+      if (link_touches(tree, l, level, index)) return "draining";
     if (level == 1)
       for (int s = 0; s < tree.hosts_per_leaf(); ++s)
         if (st_.cluster->state().host_owner(tree.host_at(index, s)) >= 0) return "draining";
@@ -217,7 +180,7 @@ json FabricDrains::switch_json(int level, int index,
   std::set<std::string> tenants;
   int links = 0;
   for (topology::LinkId l = 0; l < tree.total_links(); ++l) {
-    if (!touches(tree, l, level, index)) continue;
+    if (!link_touches(tree, l, level, index)) continue;
     ++links;
     if (auto it = routed.find(l); it != routed.end()) tenants.insert(it->second);
   }
@@ -234,7 +197,7 @@ json FabricDrains::switch_json(int level, int index,
             {"state", switch_state(level, index, routed)},
             {"links", links},
             {"tenants", tenants}};
-  if (const auto* d = switch_drain_of(level, index)) j["drain"] = drain_json(*d, false);
+  if (const auto* d = switch_drain_of(st_, level, index)) j["drain"] = drain_json(*d, false);
   return j;
 }
 
@@ -257,14 +220,14 @@ json FabricDrains::maintenance_counts() const {
   if (!st_.view || !st_.cluster) return out;
   if (st_.persisted.drained_links.empty() && st_.persisted.drained_switches.empty()) return out;
   const auto routed = routed_links(*st_.cluster);
-  for (auto l : drained_links()) {
+  for (auto l : drained_links(st_)) {
     auto& n = out["links"][routed.count(l) ? "draining" : "drained"];
     n = n.get<int>() + 1;
   }
   const auto& tree = st_.view->tree;
   for (int level = 1; level <= tree.height(); ++level)
     for (int i = 0; i < tree.num_switches(level); ++i)
-      if (switch_drain_of(level, i)) {
+      if (switch_drain_of(st_, level, i)) {
         auto& n = out["switches"][switch_state(level, i, routed)];
         n = n.get<int>() + 1;
       }
@@ -310,7 +273,7 @@ json FabricDrains::switch_list(const json& params) const {
 }
 
 void FabricDrains::apply_fabric_drains() {
-  st_.cluster->set_faults(metrics_.current_faults());
+  st_.cluster->set_faults(links_.current_faults());
   // Hosts out of placements: management servers, drained hosts and the hosts of drained
   // leaves; those no longer drained go back to the free pool.
   std::set<topology::HostId> keep;

@@ -6,7 +6,7 @@
 // One of the types the tenant service is made of: it works on the service's shared state
 // (service/service_state.h) under its one lock, commits its changes through the service's
 // lifecycle (ChangeCommitter; PlacementRecorder and ClusterRebuilder for the repairs), and asks
-// HostManager about hosts and ServiceMetrics about faults and isolated links. Locking: every method
+// HostManager about hosts and LinkMonitor about faults and isolated links. Locking: every method
 // is called with ServiceState::mu held unless it says "takes mu" (those lock it themselves).
 #pragma once
 
@@ -23,25 +23,22 @@
 namespace laas::service {
 
 class HostManager;
-class ServiceMetrics;
+class LinkMonitor;
 
 class FabricDrains {
  public:
   FabricDrains(ServiceState& st, ChangeCommitter& lifecycle, PlacementRecorder& placements,
-               ClusterRebuilder& rebuilder, const HostManager& hosts, const ServiceMetrics& metrics)
+               ClusterRebuilder& rebuilder, const HostManager& hosts, const LinkMonitor& links)
       : st_(st),
         lifecycle_(lifecycle),
         placements_(placements),
         rebuilder_(rebuilder),
         hosts_(hosts),
-        metrics_(metrics) {}
+        links_(links) {}
 
-  std::vector<topology::LinkId> drained_links() const;  // by record or with their switch
   // Drained links no tenant routes over: the routing avoids them like isolated links.
   std::vector<topology::LinkId> out_of_service_links() const;
-  const PersistedFabricDrain* switch_drain_of(int level, int index) const;
   const PersistedFabricDrain* link_drain_of(topology::LinkId l) const;  // its own or its switch's
-  const PersistedFabricDrain* leaf_drain_of(topology::HostId h) const;  // the host's leaf drained
   // {"switch": {name, guid, port}, "peer": {...}}: a link by its two physical ends.
   nlohmann::json link_ends_json(topology::LinkId l) const;
   nlohmann::json maintenance_counts() const;  // status: links and switches drained, draining
@@ -68,7 +65,7 @@ class FabricDrains {
   PlacementRecorder& placements_;
   ClusterRebuilder& rebuilder_;
   const HostManager& hosts_;
-  const ServiceMetrics& metrics_;
+  const LinkMonitor& links_;
 };
 
 }  // namespace laas::service

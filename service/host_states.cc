@@ -10,10 +10,9 @@
 #include <ctime>
 #include <set>
 
-#include "service/fabric_drains.h"
+#include "service/port_counters.h"
 #include "service/request_params.h"
 #include "service/resume_check.h"
-#include "service/service_metrics.h"
 
 namespace laas::service {
 
@@ -88,7 +87,7 @@ std::vector<topology::HostId> HostManager::drained_hosts() const {
   // The hosts of a drained leaf (fabric_drains.cc) are out of service with it.
   if (!st_.persisted.drained_switches.empty())
     for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
-      if (!drain_of(h) && drains_.leaf_drain_of(h)) out.push_back(h);
+      if (!drain_of(h) && leaf_drain_of(st_, h)) out.push_back(h);
   return out;
 }
 
@@ -113,7 +112,7 @@ json HostManager::host_json(topology::HostId h,
   const auto owner = st_.cluster ? st_.cluster->state().host_owner(h) : allocator::kFree;
   const auto tenant = tenants.find(owner);
   const auto* drained = drain_of(h);
-  const auto* leaf_drained = drained ? nullptr : drains_.leaf_drain_of(h);
+  const auto* leaf_drained = drained ? nullptr : leaf_drain_of(st_, h);
   const auto id = st_.ids ? st_.ids->host(h) : PersistedHost{};
   json j = {{"name", id.name.empty() ? st_.view->host_name(h) : id.name},
             {"guid", guid_hex(st_.view->host_guid(h))},
@@ -268,7 +267,7 @@ json HostManager::resume(const json& params, const Caller& caller) {
     std::lock_guard<std::mutex> lock(st_.mu);
     for (auto h : hosts_to_change(params, caller, "resume")) {
       if (!drain_of(h)) {
-        if (const auto* d = drains_.leaf_drain_of(h))
+        if (const auto* d = leaf_drain_of(st_, h))
           fail(error::kBadRequest, "host " + host_label(h) + " is out of service with its leaf '" +
                                        d->name + "' (drained): `laasctl switch resume` it");
         fail(error::kBadRequest, "host " + host_label(h) + " is not drained");
@@ -445,7 +444,7 @@ json HostManager::accept(const json& params, const Caller& caller) {
     --st_.persisted.generation;
     fail(e.code.c_str(), "hosts not accepted: " + e.message);
   }
-  st_.cluster->set_faults(metrics_.current_faults());  // the slots are up for their tenants again
+  st_.cluster->set_faults(links_.current_faults());  // the slots are up for their tenants again
   std::string what;
   for (const auto& a : accepted)
     what += (what.empty() ? "" : ", ") + a["guid"].get<std::string>() + " ('" +

@@ -4,8 +4,8 @@
 //
 // One of the types the tenant service is made of: it works on the service's shared state
 // (service/service_state.h) under its one lock, commits its changes through the service's
-// lifecycle (ChangeCommitter), asks FabricDrains whether a host's leaf is drained and
-// ServiceMetrics what is faulty. Locking: every method is called with
+// lifecycle (ChangeCommitter), reads whether a host's leaf is drained from the shared model
+// (leaf_drain_of) and asks LinkMonitor what is faulty. Locking: every method is called with
 // ServiceState::mu held unless it says "takes mu" (those lock it themselves; resume runs the
 // administrator's check with mu released).
 #pragma once
@@ -21,14 +21,12 @@
 
 namespace laas::service {
 
-class FabricDrains;
-class ServiceMetrics;
+class LinkMonitor;
 
 class HostManager {
  public:
-  HostManager(ServiceState& st, ChangeCommitter& lifecycle, const FabricDrains& drains,
-              const ServiceMetrics& metrics)
-      : st_(st), lifecycle_(lifecycle), drains_(drains), metrics_(metrics) {}
+  HostManager(ServiceState& st, ChangeCommitter& lifecycle, const LinkMonitor& links)
+      : st_(st), lifecycle_(lifecycle), links_(links) {}
 
   std::vector<topology::HostId> resolve_hosts(const nlohmann::json& names, const char* field) const;
   const PersistedDrain* drain_of(topology::HostId h) const;
@@ -55,8 +53,7 @@ class HostManager {
 
   ServiceState& st_;
   ChangeCommitter& lifecycle_;
-  const FabricDrains& drains_;
-  const ServiceMetrics& metrics_;
+  const LinkMonitor& links_;
 };
 
 }  // namespace laas::service

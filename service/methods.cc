@@ -151,7 +151,7 @@ const std::vector<TenantService::Method>& TenantService::methods() {
       {method::kReroute, [](S& s, P, C c) { return s.reroute_now(c); }, false, OnStandby::kRefuse},
       {method::kExport,
        [](S& s, P p, C) {
-         if (s.st_.export_hook) return s.st_.export_hook(p);
+         if (s.st_.hooks.export_hook) return s.st_.hooks.export_hook(p);
          std::lock_guard<std::mutex> lock(s.st_.mu);
          return s.exports_.export_files(p);
        },
@@ -200,17 +200,17 @@ json TenantService::dispatch(const std::string& name, const json& params, const 
 
 json TenantService::answer(const Method& m, bool change, const json& params, const Caller& caller) {
   // Only the master changes tenants; the others answer from the shared state.
-  const SmRole sm = shared_.role();
+  const SmRole sm = current_role(st_);
   bool master;
   {
     std::lock_guard<std::mutex> lock(st_.mu);
-    master = sm.may_change_tenants() && shared_.holds_term();
+    master = sm.may_change_tenants() && holds_term(st_);
   }
   if (!master && m.standby == OnStandby::kRefuse) {
     std::string fenced;
     {
       std::lock_guard<std::mutex> lock(st_.mu);
-      fenced = st_.fenced;
+      fenced = st_.term.fenced;
     }
     if (sm.may_change_tenants() && !fenced.empty())
       fail(error::kNotMaster,
@@ -223,7 +223,11 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
            "run as master is under way): try again in a few seconds");
     fail(error::kNotMaster, sm.refusal());
   }
-  if (!master && m.standby == OnStandby::kSharedState) return shared_.answer(m.name, params, sm);
+  if (!master && m.standby == OnStandby::kSharedState) {
+    std::lock_guard<std::mutex> lock(st_.mu);
+    shared_.reload();  // what the master wrote since
+    return views_.recorded_answer(m.name, params, sm);
+  }
   if (change) {
     refuse_changes_while_not_answering();
     refuse_changes_while_closed();
@@ -237,7 +241,7 @@ json TenantService::answer(const Method& m, bool change, const json& params, con
 // that pass found differing. Bounded by "timeout_s" (default 600): a pass at the LID limit
 // takes about 20 minutes.
 json TenantService::read_back_now(const json& params) {
-  if (!st_.switch_check)
+  if (!st_.hooks.switch_check)
     fail(error::kUnavailable,
          "this process reads no table back from the switches; use laasctl audit "
          "--from-switches --via-diags on a host with a port");
@@ -247,12 +251,12 @@ json TenantService::read_back_now(const json& params) {
     fail(error::kBadRequest,
          "timeout_s " + std::to_string(timeout_s) + " is out of range (1-86400)");
   const auto start = SwitchCheck::Clock::now();
-  const long pass = st_.switch_check->request_pass_now();
-  if (!st_.switch_check->wait_pass_finished(pass, std::chrono::seconds(timeout_s)))
+  const long pass = st_.hooks.switch_check->request_pass_now();
+  if (!st_.hooks.switch_check->wait_pass_finished(pass, std::chrono::seconds(timeout_s)))
     fail(error::kUnavailable, "the read-back pass did not finish in " + std::to_string(timeout_s) +
                                   " s (is this SM master? laasctl status); it goes on, and its "
                                   "findings count in laasctl audit");
-  const auto report = st_.switch_check->report(SwitchCheck::Clock::now());
+  const auto report = st_.hooks.switch_check->report(SwitchCheck::Clock::now());
   return {
       {"pass", pass},
       {"seconds",
@@ -264,20 +268,20 @@ json TenantService::read_back_now(const json& params) {
 }
 
 json TenantService::run_audit(const json& params, const Caller& caller) {
-  if (!st_.audit) fail(error::kUnavailable, "no audit is available in this process");
+  if (!st_.hooks.audit) fail(error::kUnavailable, "no audit is available in this process");
   // Without mu: the hook takes OpenSM's lock, which the routing side holds while it calls in.
-  const auto run = st_.audits.start(caller.uid);
+  const auto run = audits_.start(caller.uid);
   if (!run) fail(error::kBusy, "too many audits (" + run.why + "); try again when one is done");
   json read_back;
   if (get_bool(params, "read_back", false)) read_back = read_back_now(params);
-  json report = st_.audit();
+  json report = st_.hooks.audit();
   if (!read_back.is_null()) {
     report["source"] = "switches";
     report["read_back"] = read_back;
   }
   std::lock_guard<std::mutex> lock(st_.mu);
   if (report.contains("violations") && report["violations"].is_number_integer())
-    st_.last_audit_violations = report["violations"].get<int>();
+    metrics_.note_audit(report["violations"].get<int>());
   metrics_.write_metrics_file();
   return report;
 }

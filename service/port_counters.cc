@@ -5,10 +5,9 @@
 // repaired onto a free column as for a cable down, routes avoid it -- until it stays
 // clean for `link_error_clean_readings` readings. A counter reset counts no errors
 // (service/link_health.h).
-#include <algorithm>
+#include "service/port_counters.h"
 
-#include "service/fabric_drains.h"
-#include "service/service_metrics.h"
+#include <algorithm>
 
 namespace laas::service {
 
@@ -16,23 +15,23 @@ using nlohmann::json;
 
 // Built on first use after a new view, not at every routing run: only perfmgr readings and
 // isolated links need it.
-const std::map<PortKey, topology::LinkId>& ServiceMetrics::port_links() const {
-  if (st_.ports_indexed) return st_.port_link;
-  st_.port_link.clear();
-  if (!st_.view || !st_.ids) return st_.port_link;
+const std::map<PortKey, topology::LinkId>& LinkMonitor::port_links() const {
+  if (ports_indexed_) return port_link_;
+  port_link_.clear();
+  if (!st_.view || !st_.ids) return port_link_;
   for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l) {
     const auto lower = st_.ids->link(l);
-    st_.port_link[{lower.switch_guid, lower.port}] = l;
+    port_link_[{lower.switch_guid, lower.port}] = l;
     const auto [upper, port] = st_.ids->link_upper(l);
-    st_.port_link[{st_.ids->switch_guid(upper.first, upper.second), port}] = l;
+    port_link_[{st_.ids->switch_guid(upper.first, upper.second), port}] = l;
   }
-  st_.ports_indexed = true;
-  return st_.port_link;
+  ports_indexed_ = true;
+  return port_link_;
 }
 
-std::vector<topology::LinkId> ServiceMetrics::isolated_links() const {
+std::vector<topology::LinkId> LinkMonitor::isolated_links() const {
   std::vector<topology::LinkId> out;
-  const auto ports = st_.health.isolated_ports();
+  const auto ports = health_.isolated_ports();
   if (ports.empty()) return out;
   const auto& links = port_links();
   for (const auto& port : ports)
@@ -42,24 +41,24 @@ std::vector<topology::LinkId> ServiceMetrics::isolated_links() const {
   return out;
 }
 
-allocator::Faults ServiceMetrics::current_faults() const {
+allocator::Faults LinkMonitor::current_faults() const {
   const auto& emb = st_.view->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
   for (const auto& q : st_.quarantine) faults.hosts.push_back(q.host);
-  faults.drained = drains_.drained_links();  // maintenance (fabric_drains.cc)
+  faults.drained = drained_links(st_);  // maintenance (fabric_drains.cc)
   return faults;
 }
 
 // Called on perfmgr's thread, possibly for every port of the fabric at each sweep: nothing here
 // waits for the disk. Repairs around a link isolated or returned are recorded in memory and
 // written by the routing run the isolation asks for (on_topology).
-void ServiceMetrics::on_port_counters(topology::Guid switch_guid, int port,
-                                      const PortCounters& delta) {
+void LinkMonitor::on_port_counters(topology::Guid switch_guid, int port,
+                                   const PortCounters& delta) {
   {
     std::lock_guard<std::mutex> lock(st_.mu);
     const PortKey key{switch_guid, port};
-    const auto reading = st_.health.add(key, delta);
+    const auto reading = health_.add(key, delta);
     if (!st_.view || !st_.cluster || (!reading.changed && !reading.reset)) return;
     const auto& links = port_links();
     const auto link = links.find(key);
@@ -68,18 +67,18 @@ void ServiceMetrics::on_port_counters(topology::Guid switch_guid, int port,
                                   : "port " + guid_hex(switch_guid) + "/" + std::to_string(port);
     // Whoever may clear the counters may do it at every sweep: the 1st, 2nd, 4th, 8th... reset
     // of a port is logged, the metrics count them all.
-    if (const auto n = st_.health.resets(key); reading.reset && (n & (n - 1)) == 0)
+    if (const auto n = health_.resets(key); reading.reset && (n & (n - 1)) == 0)
       st_.log(LogLevel::kInfo, "laas: the error counters of " + where +
                                    " went back (reset by a reboot or a counter clear): they count "
                                    "no errors in this reading (" +
                                    std::to_string(n) + " such reading(s) of this port)");
     if (!reading.changed) return;
-    if (st_.health.isolated(key))
+    if (health_.isolated(key))
       st_.log(LogLevel::kWarning,
               "laas: fault: " + where + " had " + std::to_string(reading.errors) +
-                  " errors in each of " + std::to_string(st_.health.consecutive()) +
+                  " errors in each of " + std::to_string(health_.consecutive()) +
                   " performance-manager reading(s) in a row (threshold " +
-                  std::to_string(st_.health.threshold()) + "): isolated as a fault");
+                  std::to_string(health_.threshold()) + "): isolated as a fault");
     else
       st_.log(LogLevel::kInfo, "laas: fault cleared: " + where + " clean for " +
                                    std::to_string(st_.config.link_error_clean_readings) +
@@ -90,13 +89,13 @@ void ServiceMetrics::on_port_counters(topology::Guid switch_guid, int port,
     for (const auto& line : lines) st_.log(LogLevel::kInfo, "laas: " + line);
     if (!lines.empty()) {
       placements_.record_placed();
-      st_.unsaved = "the repairs around an isolated link";
+      st_.condition.unsaved = "the repairs around an isolated link";
     }
   }
-  if (st_.reroute) st_.reroute();
+  if (st_.hooks.reroute) st_.hooks.reroute();
 }
 
-json ServiceMetrics::link_health_json(const allocator::Tenant& t) const {
+json LinkMonitor::link_health_json(const allocator::Tenant& t) const {
   std::vector<PortKey> ports;
   auto link_ports = [&](topology::LinkId l) {
     const auto lower = st_.ids->link(l);
@@ -114,12 +113,12 @@ json ServiceMetrics::link_health_json(const allocator::Tenant& t) const {
   std::uint64_t resets = 0;
   json bad = json::array();
   for (const auto& key : ports) {
-    const auto it = st_.health.totals().find(key);
-    const bool isolated = st_.health.isolated(key);
-    if (it == st_.health.totals().end() && !isolated) continue;
-    const PortCounters c = it == st_.health.totals().end() ? PortCounters{} : it->second;
+    const auto it = health_.totals().find(key);
+    const bool isolated = health_.isolated(key);
+    if (it == health_.totals().end() && !isolated) continue;
+    const PortCounters c = it == health_.totals().end() ? PortCounters{} : it->second;
     sum.add(c);
-    resets = saturating_add(resets, st_.health.resets(key));
+    resets = saturating_add(resets, health_.resets(key));
     if (c.errors() == 0 && c.xmit_discards == 0 && !isolated) continue;
     const auto link = port_links().find(key);
     bad.push_back({{"port", link != port_links().end()

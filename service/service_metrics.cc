@@ -11,6 +11,7 @@
 #include "service/etcd_state.h"
 #include "service/fabric_drains.h"
 #include "service/host_states.h"
+#include "service/port_counters.h"
 #include "service/switch_check.h"
 
 namespace laas::service {
@@ -25,14 +26,16 @@ MetricFamily gauge(const std::string& name, const std::string& help, double valu
 
 void ServiceMetrics::record_routing(double seconds, long lft_blocks) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  ++st_.routing_runs;
-  st_.lft_blocks_sent += lft_blocks;
-  st_.routing_seconds.observe(seconds);
+  ++counters_.routing_runs;
+  counters_.lft_blocks_sent += lft_blocks;
+  counters_.routing_seconds.observe(seconds);
 }
 
+void ServiceMetrics::note_audit(int violations) { counters_.last_audit_violations = violations; }
+
 void ServiceMetrics::note_change(const char* op, double seconds, bool ok) {
-  ++st_.changes[std::string(op) + (ok ? " ok" : " refused")];
-  st_.change_seconds.observe(seconds);
+  ++counters_.changes[std::string(op) + (ok ? " ok" : " refused")];
+  counters_.change_seconds.observe(seconds);
 }
 
 // The largest tenant a request would be placed for now: a binary search over the placer
@@ -44,7 +47,7 @@ int ServiceMetrics::largest_tenant() const {
   const std::vector<long> key = {static_cast<long>(st_.persisted.generation), state.free_hosts(),
                                  state.faulty_links(), state.down_hosts(),
                                  static_cast<long>(st_.cluster->tenants().size())};
-  if (st_.largest_key == key) return st_.largest;
+  if (largest_key_ == key) return largest_;
   const bool by_server = st_.servers.multi_port();
   int lo = 0, hi = by_server ? st_.servers.count() : state.free_hosts();
   while (lo < hi) {
@@ -58,8 +61,8 @@ int ServiceMetrics::largest_tenant() const {
     }
     (fits ? lo : hi) = fits ? mid : mid - 1;
   }
-  st_.largest_key = key;
-  st_.largest = lo;
+  largest_key_ = key;
+  largest_ = lo;
   return lo;
 }
 
@@ -71,8 +74,8 @@ std::string ServiceMetrics::metrics_text() const {
   port_counter_families(f);
   if (st_.view && st_.cluster) fabric_families(f);
   activity_families(f);
-  if (st_.adapter_metrics)
-    for (auto& family : st_.adapter_metrics()) f.push_back(std::move(family));
+  if (st_.hooks.adapter_metrics)
+    for (auto& family : st_.hooks.adapter_metrics()) f.push_back(std::move(family));
   return exposition(f);
 }
 
@@ -85,11 +88,11 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
                     "Term of the shared tenant state (rises at every SM take-over)",
                     static_cast<double>(st_.persisted.term)));
   f.push_back(gauge("laas_holds_state", "1 when this SM holds the tenant state (the master)",
-                    st_.term_held ? 1 : 0));
+                    st_.term.term_held ? 1 : 0));
   f.push_back(gauge("laas_fail_closed",
                     "1 while the fabric or the tenant state cannot be used and routing keeps the "
                     "last good tenant routes (see laasctl status for why)",
-                    st_.fail_closed.empty() ? 0 : 1));
+                    st_.routing.fail_closed.empty() ? 0 : 1));
   f.push_back(gauge("laas_state_dir_not_answering_seconds",
                     "Seconds the state directory has not answered (0: it answers); meanwhile "
                     "routing uses the last state it gave and changes are refused",
@@ -102,7 +105,7 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
   f.push_back(gauge("laas_state_blocked",
                     "1 while the tenant state cannot be read or taken over (laasctl status says "
                     "why): routing keeps the tenants last routed, a standby its partitions.conf",
-                    st_.blocked.empty() ? 0 : 1));
+                    st_.condition.blocked.empty() ? 0 : 1));
   f.push_back(gauge("laas_config_error",
                     "1 while laas.yaml is invalid: routing keeps the tenants last routed and "
                     "changes are refused (laasctl config check names the line)",
@@ -110,15 +113,15 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
   f.push_back(gauge("laas_unaccepted_subnet_managers",
                     "Subnet managers on the fabric that laas.yaml does not list and nobody "
                     "accepted (laasctl sm list): not management, routed as their port was",
-                    static_cast<double>(st_.unaccepted_sms)));
+                    static_cast<double>(st_.sm.unaccepted_sms)));
   f.push_back(gauge("laas_master_trusted",
                     "1 while a trusted SM (this one, one laas.yaml lists or one accepted) is the "
                     "fabric's master, 0 while an SM nobody trusts is or none is known",
-                    st_.master_trusted ? 1 : 0));
+                    st_.sm.master_trusted ? 1 : 0));
   f.push_back(gauge("laas_weak_keys",
                     "1 while OpenSM runs with its default sm_key or sa_key, no m_key or a "
                     "protection level below 2: a tenant's root can undo its isolation",
-                    st_.weak_keys.empty() ? 0 : 1));
+                    st_.sm.weak_keys.empty() ? 0 : 1));
   f.push_back(gauge("laas_free_pool_open",
                     "1 while hosts without a tenant reach each other (free_pool: open)",
                     st_.config.free_pool_open ? 1 : 0));
@@ -130,7 +133,7 @@ void ServiceMetrics::state_families(std::vector<MetricFamily>& f) const {
   f.push_back({"laas_takeovers_total",
                "Times this SM took the tenant state over as master",
                "counter",
-               {{{}, static_cast<double>(st_.takeovers)}}});
+               {{{}, static_cast<double>(st_.term.takeovers)}}});
 }
 
 // Tenants by state, each one's hosts, links and health, and the repairs made.
@@ -156,7 +159,7 @@ void ServiceMetrics::tenant_families(std::vector<MetricFamily>& f) const {
     }
   tenants.samples = {{{{"state", "routed"}}, double(routed)},
                      {{{"state", "degraded"}}, double(degraded)},
-                     {{{"state", "not_placed"}}, double(st_.unplaced.size())}};
+                     {{{"state", "not_placed"}}, double(st_.routing.unplaced.size())}};
   f.push_back(std::move(tenants));
   f.push_back(std::move(tenant_hosts));
   f.push_back(std::move(tenant_links));
@@ -168,7 +171,7 @@ void ServiceMetrics::tenant_families(std::vector<MetricFamily>& f) const {
 void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
   // Port counters of the performance manager (perfmgr TRUE), summed over a tenant's links and
   // host ports since this SM started.
-  if (st_.cluster && st_.ids && !st_.health.totals().empty()) {
+  if (st_.cluster && st_.ids && !links_.health().totals().empty()) {
     MetricFamily errors{"laas_tenant_port_errors_total",
                         "Port errors (symbol, link recovery and downed, receive, integrity, "
                         "overrun) on a tenant's links and host ports",
@@ -183,7 +186,7 @@ void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
                       "counter",
                       {}};
     for (const auto& [name, t] : st_.cluster->tenants()) {
-      const auto h = link_health_json(t);
+      const auto h = links_.link_health_json(t);
       errors.samples.push_back({{{"tenant", name}}, h["errors"].get<double>()});
       discards.samples.push_back({{{"tenant", name}}, h["xmit_discards"].get<double>()});
       wait.samples.push_back({{{"tenant", name}}, h["xmit_wait"].get<double>()});
@@ -195,11 +198,11 @@ void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
     f.push_back({"laas_port_counter_resets_total",
                  "Performance-manager readings of a port whose error counters had been reset",
                  "counter",
-                 {{{}, static_cast<double>(st_.health.resets())}}});
+                 {{{}, static_cast<double>(links_.health().resets())}}});
   }
   f.push_back(gauge("laas_isolated_links",
                     "Links isolated as faults for their error counters (link_error_threshold)",
-                    static_cast<double>(isolated_links().size())));
+                    static_cast<double>(links_.isolated_links().size())));
 }
 
 // Hosts, links and switches by state, parts down, and the capacity left (view and cluster set).
@@ -243,7 +246,7 @@ void ServiceMetrics::link_families(std::vector<MetricFamily>& f) const {
   std::set<topology::LinkId> routed;
   for (const auto& [name, t] : st_.cluster->tenants())
     routed.insert(t.placement.links.begin(), t.placement.links.end());
-  const auto drained_set = drains_.drained_links();  // sorted; down ones too
+  const auto drained_set = drained_links(st_);  // sorted; down ones too
   for (int level = 1; level < tree.height(); ++level) {
     double held = 0, free = 0, faulty = 0, uncabled = 0, drained = 0, draining = 0;
     const auto& by_design = st_.view->embedding.uncabled;
@@ -276,27 +279,27 @@ void ServiceMetrics::activity_families(std::vector<MetricFamily>& f) const {
   f.push_back({"laas_routing_runs_total",
                "Routing runs of the laas engine",
                "counter",
-               {{{}, double(st_.routing_runs)}}});
+               {{{}, double(counters_.routing_runs)}}});
   f.push_back({"laas_lft_blocks_sent_total",
                "LFT blocks the routing runs left OpenSM to send to the switches",
                "counter",
-               {{{}, double(st_.lft_blocks_sent)}}});
-  f.push_back(st_.routing_seconds.family("laas_routing_duration_seconds",
-                                         "Duration of a routing run of the laas engine"));
+               {{{}, double(counters_.lft_blocks_sent)}}});
+  f.push_back(counters_.routing_seconds.family("laas_routing_duration_seconds",
+                                               "Duration of a routing run of the laas engine"));
   MetricFamily changes{"laas_changes_total",
                        "Tenant and host changes requested, by operation and outcome",
                        "counter",
                        {}};
-  for (const auto& [key, n] : st_.changes) {
+  for (const auto& [key, n] : counters_.changes) {
     const auto space = key.find(' ');
     changes.samples.push_back(
         {{{"op", key.substr(0, space)}, {"result", key.substr(space + 1)}}, double(n)});
   }
   f.push_back(std::move(changes));
-  f.push_back(st_.change_seconds.family("laas_change_duration_seconds",
-                                        "Duration of a tenant or host change request"));
-  if (st_.switch_check && st_.switch_check->enabled()) {
-    const auto& check = *st_.switch_check;
+  f.push_back(counters_.change_seconds.family("laas_change_duration_seconds",
+                                              "Duration of a tenant or host change request"));
+  if (st_.hooks.switch_check && st_.hooks.switch_check->enabled()) {
+    const auto& check = *st_.hooks.switch_check;
     f.push_back(
         {"laas_switch_table_mismatches_total",
          "LFT blocks and port tables read back from the switches and hosts that differed from what "
@@ -317,17 +320,17 @@ void ServiceMetrics::activity_families(std::vector<MetricFamily>& f) const {
                  "counter",
                  {{{}, double(check.passes_total())}}});
   }
-  if (st_.last_audit_violations >= 0)
+  if (counters_.last_audit_violations >= 0)
     f.push_back(gauge("laas_audit_violations",
                       "Violations found by the last audit of the live tables (laasctl audit)",
-                      st_.last_audit_violations));
+                      counters_.last_audit_violations));
 }
 
 void ServiceMetrics::write_metrics_file() {
   if (st_.config.metrics_file.empty()) return;
   // Queued on the state directory's worker (never waited for: every change and routing run
   // rewrites it, the latest text replacing one not written yet): renamed into place, not synced.
-  auto failing = st_.metrics_file_failing;
+  auto failing = file_failing_;
   st_.io->post("metrics", [path = st_.config.metrics_file, text = metrics_text(), failing,
                            log = st_.log] {
     try {

@@ -1,17 +1,18 @@
 // What the cluster's monitoring sees of LaaS (service/service_metrics.cc): tenants, hosts and
 // links by state, the capacity left, routing runs and changes, the last audit, in Prometheus
-// text for `laasctl metrics` and node_exporter's textfile; and the performance manager's port
-// counters (service/port_counters.cc), summed into each tenant's link health, that isolate a
-// link whose errors persist.
+// text for `laasctl metrics` and node_exporter's textfile, with the link health LinkMonitor
+// sums from the performance manager's port counters (service/port_counters.h).
 //
-// One of the types the tenant service is made of: it works on the service's shared state
-// (service/service_state.h) under its one lock, counts hosts by state as HostManager does and
-// links and switches as FabricDrains does, and records repairs made around an isolated link
-// (PlacementRecorder). Locking: every method is called with
+// One of the types the tenant service is made of: it reads the service's shared state
+// (service/service_state.h) under its one lock, counts hosts by state as HostManager does,
+// links and switches as FabricDrains does and link errors as LinkMonitor does, and keeps its own
+// counters; no part it asks asks it. Locking: every method is called with
 // ServiceState::mu held unless it says "takes mu" (those lock it themselves).
 #pragma once
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -24,24 +25,19 @@ namespace laas::service {
 
 class FabricDrains;
 class HostManager;
+class LinkMonitor;
 
 class ServiceMetrics {
  public:
-  ServiceMetrics(ServiceState& st, PlacementRecorder& placements, const HostManager& hosts,
-                 const FabricDrains& drains)
-      : st_(st), placements_(placements), hosts_(hosts), drains_(drains) {}
+  ServiceMetrics(ServiceState& st, const HostManager& hosts, const FabricDrains& drains,
+                 const LinkMonitor& links)
+      : st_(st), hosts_(hosts), drains_(drains), links_(links) {}
 
   std::string metrics_text() const;
   void write_metrics_file();  // logs (once per failure streak) when it cannot
   void note_change(const char* op, double seconds, bool ok);
   void record_routing(double seconds, long lft_blocks);  // takes mu
-  // A reading of one switch port (differences since the last one). Takes mu; asks for a
-  // routing run, with mu released, when a link is isolated or returns.
-  void on_port_counters(topology::Guid switch_guid, int port, const PortCounters& delta);
-  const std::map<PortKey, topology::LinkId>& port_links() const;  // either end of every link
-  std::vector<topology::LinkId> isolated_links() const;
-  allocator::Faults current_faults() const;  // the fabric's and the isolated links
-  nlohmann::json link_health_json(const allocator::Tenant& t) const;
+  void note_audit(int violations);                       // a live audit's finding
 
  private:
   int largest_tenant() const;  // cluster set
@@ -53,9 +49,22 @@ class ServiceMetrics {
   void activity_families(std::vector<MetricFamily>& f) const;
 
   ServiceState& st_;
-  PlacementRecorder& placements_;
   const HostManager& hosts_;
   const FabricDrains& drains_;
+  const LinkMonitor& links_;
+  // What only the metrics count (mu, as the state they describe).
+  struct Counters {
+    long routing_runs = 0, lft_blocks_sent = 0;
+    std::map<std::string, long> changes;  // "add ok", "remove refused", ...
+    Histogram routing_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
+    Histogram change_seconds{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
+    int last_audit_violations = -1;  // -1: no audit run yet
+  } counters_;
+  // largest_tenant(), kept until the allocation changes (mu).
+  mutable std::vector<long> largest_key_;  // what largest_ was computed for
+  mutable int largest_ = 0;
+  // The metrics file's last write failed (set on the worker: its own atomic).
+  std::shared_ptr<std::atomic<bool>> file_failing_ = std::make_shared<std::atomic<bool>>();
 };
 
 }  // namespace laas::service

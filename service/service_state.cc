@@ -13,9 +13,7 @@ ServiceState::ServiceState(ServiceConfig config_in, Logger log_in)
       log(std::move(log_in)),
       store(config.state_dir, config.etcd && !config.state_dir_unknown
                                   ? std::make_shared<EtcdState>(*config.etcd, /*follow=*/true)
-                                  : nullptr),
-      health(config.link_error_threshold, config.link_error_clean_readings,
-             config.link_error_consecutive_readings) {}
+                                  : nullptr) {}
 
 ServiceState::~ServiceState() {
   if (const auto& etcd = store.etcd()) {
@@ -32,10 +30,32 @@ std::string unknown_state_dir_text(const ServiceConfig& config) {
          "is fixed and OpenSM restarted";
 }
 
+bool holds_term(const ServiceState& st) { return !st.sm.role_provider || st.term.term_held; }
+
+SmRole current_role(const ServiceState& st) {
+  std::function<SmRole()> provider;
+  {
+    std::lock_guard<std::mutex> lock(st.mu);
+    provider = st.sm.role_provider;
+  }
+  return provider ? provider() : SmRole{};
+}
+
+nlohmann::json role_json(const ServiceState& st, const SmRole& sm) {
+  nlohmann::json j = sm.to_json();
+  j["holds_state"] = sm.may_change_tenants() && holds_term(st);
+  j["state_master"] = st.persisted.master;  // the SM that took the shared state over last
+  // Who is master as the plugin last looked (it may have changed since the role was read).
+  j["master_trusted"] = st.sm.master_trusted;
+  if (st.sm.fabric_master && (!sm.master || sm.master->port_guid != st.sm.fabric_master->port_guid))
+    j["master"] = sm_identity_json(*st.sm.fabric_master);
+  return j;
+}
+
 void require_topology(const ServiceState& st) {
-  if (!st.blocked.empty()) fail(error::kUnavailable, st.blocked);
+  if (!st.condition.blocked.empty()) fail(error::kUnavailable, st.condition.blocked);
   if (!st.view || !st.cluster)
-    fail(error::kUnavailable, "no fat-tree is recognized: " + st.topology_error);
+    fail(error::kUnavailable, "no fat-tree is recognized: " + st.routing.topology_error);
 }
 
 std::vector<topology::HostId> whole_servers(const ServiceState& st,
@@ -68,6 +88,43 @@ const PersistedTenant* persisted_tenant(const ServiceState& st, const std::strin
   for (const auto& p : st.persisted.tenants)
     if (p.name == name) return &p;
   return nullptr;
+}
+
+bool link_touches(const topology::FatTree& tree, topology::LinkId l, int level, int index) {
+  const auto lo = tree.link_lower(l), up = tree.link_upper(l);
+  return (lo.level == level && lo.index == index) || (up.level == level && up.index == index);
+}
+
+const PersistedFabricDrain* switch_drain_of(const ServiceState& st, int level, int index) {
+  if (!st.ids || st.persisted.drained_switches.empty()) return nullptr;
+  const auto guid = st.ids->switch_guid(level, index);
+  for (const auto& d : st.persisted.drained_switches)
+    if (guid && d.guid == guid) return &d;
+  return nullptr;
+}
+
+const PersistedFabricDrain* leaf_drain_of(const ServiceState& st, topology::HostId h) {
+  if (!st.view || st.persisted.drained_switches.empty()) return nullptr;
+  return switch_drain_of(st, 1, st.view->tree.leaf_of_host(h));
+}
+
+std::vector<topology::LinkId> drained_links(const ServiceState& st) {
+  std::vector<topology::LinkId> out;
+  if (!st.view || !st.ids) return out;
+  for (const auto& d : st.persisted.drained_links)
+    if (const auto l = st.ids->link_at(d.guid, d.port)) out.push_back(*l);
+  if (!st.persisted.drained_switches.empty()) {
+    const auto& tree = st.view->tree;
+    for (int level = 1; level <= tree.height(); ++level)
+      for (int i = 0; i < tree.num_switches(level); ++i) {
+        if (!switch_drain_of(st, level, i)) continue;
+        for (topology::LinkId l = 0; l < tree.total_links(); ++l)
+          if (link_touches(tree, l, level, i)) out.push_back(l);
+      }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists) {

@@ -1,11 +1,15 @@
-// Every fact the tenant service keeps, shared by the types that make it up (the lifecycle in
-// TenantService, host states, fabric drains, metrics, exports, the shared state and views), as
-// OpenSM's managers share the subnet: one struct, one lock.
+// The tenant service's shared model: what the types that make it up (the lifecycle in
+// TenantService, link monitor, host states, fabric drains, metrics, views, exports, SM trust and
+// the shared state) all read, as OpenSM's managers share the subnet: one struct, one lock, and
+// the reads of it they share. What only one type counts or remembers is that type's own.
 //
-// Locking: `mu` guards every field below except those set once before the service is used
-// (config, log, store, the hooks, io) and `polled` (its own mutex: the state directory's worker
-// never takes mu, which a request holds while it waits for the worker). A method documented
-// "mu held" must be called with mu locked; "takes mu" locks it itself.
+// Locking: `mu` guards every field of ServiceState and of its groups except those set once
+// before the service is used (config, log, store, the hooks, io) and those that say they have
+// their own lock (events, the polled stamp, the hang flag, tables.bin's health, stopping): the
+// state directory's worker never takes mu, which a request holds while it waits for the worker.
+// The bookkeeping the types keep themselves (ServiceMetrics, ServiceExports, TenantService) is
+// guarded by the same mu. A method documented "mu held" must be called with mu locked; "takes
+// mu" locks it itself.
 #pragma once
 
 #include <atomic>
@@ -115,79 +119,69 @@ struct TablesFileHealth {
 
 class SwitchCheck;  // service/switch_check.h
 
-struct ServiceState {
-  ServiceState(ServiceConfig config, Logger log);
-  // Stops etcd's threads before anything they report to goes.
-  ~ServiceState();
-  ServiceState(const ServiceState&) = delete;
-  ServiceState& operator=(const ServiceState&) = delete;
+// state.json's stamp as the state directory's worker last saw it, written by the worker (its
+// own mutex: the worker never takes ServiceState::mu, which a request holds while it waits for
+// the worker).
+class PolledStamp {
+ public:
+  FileStamp get() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stamp_;
+  }
+  void set(const FileStamp& stamp) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stamp_ = stamp;
+  }
 
-  ServiceConfig config;
-  Logger log;
-  StateStore store;
-  std::function<void()> reroute;
+ private:
+  mutable std::mutex mu_;
+  FileStamp stamp_;
+};
+
+// What the host process plugs in (TenantService's setters). Set once before the service is
+// used, so read without mu; adapter_status and adapter_metrics are set under mu and called with
+// it held: they must not call the service.
+struct ServiceHooks {
+  std::function<void()> reroute;  // ask the SM to recompute routes soon
   std::function<nlohmann::json()> audit;
-  // Live audits (each takes OpenSM's lock for its snapshot, then seconds of CPU): one per uid,
-  // two in all; more are refused busy.
-  RunLimit audits{2, 1};
   std::function<nlohmann::json(const nlohmann::json&)> export_hook;
-  std::function<void()> partitions_hook;
-  std::string last_partitions;
-  // The change events (service/events.h): observed wherever `persisted` becomes a new state
-  // (a change saved, the shared state re-read or taken over); its own lock.
-  EventLog events;
+  std::function<void()> partitions_hook;  // OpenSM re-reads partitions.conf
   // The adapter's own section of status ("adapter") and its metric families (laas-sdn: what
-  // it wrote, reloaded and read back). Called with mu held: they must not call the service.
+  // it wrote, reloaded and read back).
   std::function<nlohmann::json()> adapter_status;
   std::function<std::vector<MetricFamily>()> adapter_metrics;
+  // The plugin's; null: none. Not const: audit --from-switches starts a pass.
+  std::shared_ptr<SwitchCheck> switch_check;
+};
 
-  mutable std::mutex mu;
-  std::condition_variable routed_cv;
-  std::shared_ptr<const TopologyView> view;
+// Whether the persisted state can be used and written (mu).
+struct StateCondition {
+  bool loaded = false;  // read once (at start or by a take-over)
+  std::string blocked;  // corrupt or inconsistent state
+  // Why persisted holds placements not written yet (empty: none): changed off the routing
+  // thread (repairs around an isolated link), or the directory did not answer; written by the
+  // next routing run.
+  std::string unsaved;
+  // A hang of the state directory was logged (one line per hang; the recovery hooks clear it).
+  // Shared with the worker's hooks, so its own atomic, not mu.
+  std::shared_ptr<std::atomic<bool>> hang_logged = std::make_shared<std::atomic<bool>>();
+};
+
+// What the routing runs found and how far they got (mu).
+struct RoutingProgress {
   std::string topology_error = "no routing run has discovered the fabric yet";
-  std::unique_ptr<allocator::Cluster> cluster;
-  std::unique_ptr<PhysicalIds> ids;             // on view
-  topology::Servers servers;                    // on view: host ports grouped by server
-  allocator::Faults last_faults;                // as last logged, to log one line per change
-  std::vector<topology::LinkId> last_uncabled;  // up-links uncabled by design, as last logged
-  std::set<std::string> warned_mgmt_leaves;     // management leaves without a free up-link
-  std::string last_faults_spec;
-  PersistedState persisted;
-  std::string blocked;                          // corrupt or inconsistent state
   std::string fail_closed;                      // why routing keeps the last good tenants
   std::string tenants_file_note;                // why tenants.yaml was ignored (status)
   std::map<std::string, std::string> unplaced;  // persisted tenants not on this fabric, and why
-  std::vector<QuarantinedHost> quarantine;      // on view
   std::uint64_t routed_generation = 0;
   std::uint64_t failed_generation = 0;  // the last generation whose tables or P_Keys failed
   std::string apply_failure;            // and what failed
-  // Counters for the metrics (mu).
-  long routing_runs = 0, lft_blocks_sent = 0, takeovers = 0;
-  std::map<std::string, long> changes;  // "add ok", "remove refused", ...
-  Histogram routing_seconds{{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}};
-  Histogram change_seconds{{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5}};
-  int last_audit_violations = -1;  // -1: no audit run yet
-  // The plugin's; null: none. Not const: audit --from-switches starts a pass.
-  std::shared_ptr<SwitchCheck> switch_check;
-  LinkHealth health;
-  mutable std::map<PortKey, topology::LinkId> port_link;  // see port_links()
-  mutable bool ports_indexed = false;                     // port_link is for view/ids
-  mutable std::vector<long> largest_key;                  // what largest was computed for
-  mutable int largest = 0;
-  std::shared_ptr<std::atomic<bool>> metrics_file_failing = std::make_shared<std::atomic<bool>>();
-  std::shared_ptr<TablesFileHealth> tables_file = std::make_shared<TablesFileHealth>();
-  bool loaded = false;
-  bool interrupted = false;
-  CancelSignal stopping;  // set by interrupt_waits(): resume checks watch it
+};
+
+// The subnet managers as OpenSM shows them (service/sm_trust.cc, service/shared_state.cc; mu).
+struct SmFacts {
+  // The SM's role (SharedState::set_role_provider); called with no lock held.
   std::function<SmRole()> role_provider;
-  // Whether this service holds the shared state's current term: always without a provider;
-  // with one, from take_over_if_needed until another SM's write (seen or fenced) shows
-  // otherwise.
-  bool term_held = true;
-  FileStamp state_stamp;  // state.json as this service last read or wrote it
-  std::string fenced;     // why another SM holds the state now (empty: none took it from us)
-  bool sm_ports_dirty = false;
-  bool held_a_term = false;         // this service took the shared state over once
   topology::Guid self_sm_port = 0;  // this SM's port, as of the last routing run
   std::vector<SmSeen> seen_sms;     // the SMs OpenSM saw at the last routing run
   std::size_t unaccepted_sms = 0;   // of those, trusted by nobody
@@ -203,32 +197,59 @@ struct ServiceState {
   // The switches drop packets between owners (OpenSM's qos TRUE): placements then keep the
   // management-way rule (allocator/management_way.h). Set by the SM at start and every run.
   bool first_hop_drop = false;
-  // Why persisted holds placements not written yet (empty: none): changed off the routing
-  // thread (repairs around an isolated link), or the directory did not answer; written by the
-  // next routing run.
-  std::string unsaved;
-  bool partitions_unsynced = false;  // partitions.conf could not be written: next run retries
-  bool missing_logged = false;       // a standby said once that state.json does not exist
-  // A hang was logged (one line per hang; the recovery hook clears it).
-  std::shared_ptr<std::atomic<bool>> hang_logged = std::make_shared<std::atomic<bool>>();
-  // state.json's stamp as the worker last saw it, written by the worker (its own mutex: the
-  // worker never takes mu, which a request holds while it waits for the worker).
-  class PolledStamp {
-   public:
-    FileStamp get() const {
-      std::lock_guard<std::mutex> lock(mu_);
-      return stamp_;
-    }
-    void set(const FileStamp& stamp) {
-      std::lock_guard<std::mutex> lock(mu_);
-      stamp_ = stamp;
-    }
+};
 
-   private:
-    mutable std::mutex mu_;
-    FileStamp stamp_;
-  };
+// The shared state's term as this service holds it (service/shared_state.cc; mu, except
+// `polled`, which has its own mutex).
+struct TermFacts {
+  // Whether this service holds the shared state's current term: always without a provider;
+  // with one, from take_over_if_needed until another SM's write (seen or fenced) shows
+  // otherwise.
+  bool term_held = true;
+  bool held_a_term = false;     // this service took the shared state over once
+  long takeovers = 0;           // times it did (the metrics)
+  FileStamp state_stamp;        // state.json as this service last read or wrote it
+  std::string fenced;           // why another SM holds the state now (empty: none took it from us)
+  bool missing_logged = false;  // a standby said once that state.json does not exist
+  // state.json's stamp as the worker last saw it (probe, load, save, take-over).
   std::shared_ptr<PolledStamp> polled = std::make_shared<PolledStamp>();
+};
+
+// The shared model of the tenant service: the fabric as last recognized, the tenants placed on
+// it and as persisted, and how far the state and the routing got. The types the service is made
+// of keep their own bookkeeping (ServiceMetrics its counters, ServiceExports the managed file,
+// TenantService its warnings); what they all read is here, behind `mu`.
+struct ServiceState {
+  ServiceState(ServiceConfig config, Logger log);
+  // Stops etcd's threads before anything they report to goes.
+  ~ServiceState();
+  ServiceState(const ServiceState&) = delete;
+  ServiceState& operator=(const ServiceState&) = delete;
+
+  // Set once before the service is used: read without mu.
+  ServiceConfig config;
+  Logger log;
+  StateStore store;
+  ServiceHooks hooks;
+  // The change events (service/events.h): observed wherever `persisted` becomes a new state
+  // (a change saved, the shared state re-read or taken over); its own lock.
+  EventLog events;
+
+  // Guards every field below except those that say otherwise.
+  mutable std::mutex mu;
+  std::shared_ptr<const TopologyView> view;
+  std::unique_ptr<allocator::Cluster> cluster;
+  std::unique_ptr<PhysicalIds> ids;         // on view
+  topology::Servers servers;                // on view: host ports grouped by server
+  std::vector<QuarantinedHost> quarantine;  // on view
+  PersistedState persisted;
+  StateCondition condition;
+  RoutingProgress routing;
+  SmFacts sm;
+  TermFacts term;
+  // tables.bin's writes (its own mutex and atomic).
+  std::shared_ptr<TablesFileHealth> tables_file = std::make_shared<TablesFileHealth>();
+  CancelSignal stopping;  // set by interrupt_waits(): resume checks watch it (its own lock)
   // Last: destroyed first, while everything a queued operation's completion reports to lives.
   std::unique_ptr<StateIo> io;
 };
@@ -242,6 +263,15 @@ constexpr std::chrono::milliseconds kIoDeadline{2000};
 
 // Reads of the state that the service's types share (service_state.cc). mu held unless said.
 //
+// Whether this service may write the shared state now: it is the only SM (no role provider), or
+// it holds the state's current term (SharedState takes it over, a fenced write loses it).
+bool holds_term(const ServiceState& st);
+// The SM's role from the provider (SharedState::set_role_provider; without one, a master that
+// owns its state directory). Takes mu to read the provider, calls it without.
+SmRole current_role(const ServiceState& st);
+// The role as status shows it: whether this SM holds the state, who took it over last, and the
+// master as the plugin last looked.
+nlohmann::json role_json(const ServiceState& st, const SmRole& sm);
 // Refuses (RequestError, unavailable) while the state is blocked or no fat-tree is recognized.
 void require_topology(const ServiceState& st);
 // `hosts` with every other port of their servers (sorted, once each).
@@ -251,6 +281,14 @@ std::vector<topology::HostId> whole_servers(const ServiceState& st,
 int wait_ms(const ServiceState& st, const nlohmann::json& params);
 // The recorded tenant of that name (nullptr: none).
 const PersistedTenant* persisted_tenant(const ServiceState& st, const std::string& name);
+// Drains of links and switches as persisted records them, on the current view (FabricDrains
+// makes and undoes them): read by hosts, faults, status and the metrics alike.
+const PersistedFabricDrain* switch_drain_of(const ServiceState& st, int level, int index);
+const PersistedFabricDrain* leaf_drain_of(const ServiceState& st, topology::HostId h);
+// Every link drained, by its own record or with its switch; sorted.
+std::vector<topology::LinkId> drained_links(const ServiceState& st);
+// Whether link `l` has an end on switch (level, index).
+bool link_touches(const topology::FatTree& tree, topology::LinkId l, int level, int index);
 // read_text on the state directory's worker, waiting at most kIoDeadline (NotAnsweringError).
 std::string read_text_io(const ServiceState& st, const std::string& path, bool* exists);
 

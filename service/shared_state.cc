@@ -11,9 +11,6 @@
 
 #include "service/exports.h"
 #include "service/partition_inputs.h"
-#include "service/protocol.h"
-#include "service/request_error.h"
-#include "service/views.h"
 
 namespace laas::service {
 
@@ -21,34 +18,24 @@ using nlohmann::json;
 
 void SharedState::set_role_provider(std::function<SmRole()> provider) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  st_.role_provider = std::move(provider);
-  st_.term_held = false;  // until the first routing run as master takes the state over
+  st_.sm.role_provider = std::move(provider);
+  st_.term.term_held = false;  // until the first routing run as master takes the state over
 }
-
-SmRole SharedState::role() const {
-  std::function<SmRole()> provider;
-  {
-    std::lock_guard<std::mutex> lock(st_.mu);
-    provider = st_.role_provider;
-  }
-  return provider ? provider() : SmRole{};
-}
-
-bool SharedState::holds_term() const { return !st_.role_provider || st_.term_held; }
 
 std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& self,
                                                             bool state_expected) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (!st_.role_provider) return std::nullopt;  // one owner, no other SM: nothing to take over
+  if (!st_.sm.role_provider) return std::nullopt;  // one owner, no other SM: nothing to take over
   if (st_.config.state_dir_unknown)
-    return "cannot take the tenant state over as master: " + st_.blocked;
+    return "cannot take the tenant state over as master: " + st_.condition.blocked;
   // Whether another SM wrote state.json since: a stat on the worker, waited for at most
   // kIoDeadline; while the directory does not answer, the stamp the worker last saw (probes,
   // our own writes), so the run routes from memory without waiting.
-  FileStamp seen = st_.polled->get();
-  if (st_.term_held && st_.io->not_answering().empty() && st_.store.unavailable().empty()) try {
+  FileStamp seen = st_.term.polled->get();
+  if (st_.term.term_held && st_.io->not_answering().empty() && st_.store.unavailable().empty())
+    try {
       seen = st_.io->call(
-          [store = st_.store, polled = st_.polled] {
+          [store = st_.store, polled = st_.term.polled] {
             const FileStamp stamp = store.stamp();
             polled->set(stamp);
             return stamp;
@@ -56,8 +43,8 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
           kIoDeadline);
     } catch (const NotAnsweringError&) {
     }
-  if (st_.term_held && seen == st_.state_stamp) return std::nullopt;
-  const bool after_other = st_.term_held;  // held it, but another SM has written since
+  if (st_.term.term_held && seen == st_.term.state_stamp) return std::nullopt;
+  const bool after_other = st_.term.term_held;  // held it, but another SM has written since
   const auto t0 = std::chrono::steady_clock::now();
   try {
     // On the worker, with copies; refused at once while the directory does not answer.
@@ -65,9 +52,9 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
       PersistedState state;
       FileStamp written;
     };
-    const bool held = st_.held_a_term;
+    const bool held = st_.term.held_a_term;
     Taken taken = st_.io->call(
-        [store = st_.store, polled = st_.polled, must_exist = st_.config.state_must_exist,
+        [store = st_.store, polled = st_.term.polled, must_exist = st_.config.state_must_exist,
          expected = state_expected, held, master = self.text(), port = self.port_guid] {
           // Whether a missing state.json may be taken over as an empty state, decided by
           // StateStore::take_over under the directory lock. A missing file is an empty state
@@ -92,22 +79,22 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
         },
         kIoDeadline);
     st_.persisted = std::move(taken.state);
-    st_.state_stamp = taken.written;
-    st_.unsaved.clear();  // what was recorded and not written is replaced by the file
+    st_.term.state_stamp = taken.written;
+    st_.condition.unsaved.clear();  // what was recorded and not written is replaced by the file
   } catch (const std::exception& e) {
     // Unreadable, unwritable or not answering: route no tenant from it (never re-allocate);
     // try again at the next routing run, so a repaired file is taken over by itself.
-    st_.term_held = false;
-    if (st_.blocked != e.what()) st_.log(LogLevel::kError, std::string("laas: ") + e.what());
-    st_.blocked = e.what();
-    return "cannot take the tenant state over as master: " + st_.blocked;
+    st_.term.term_held = false;
+    if (st_.condition.blocked != e.what())
+      st_.log(LogLevel::kError, std::string("laas: ") + e.what());
+    st_.condition.blocked = e.what();
+    return "cannot take the tenant state over as master: " + st_.condition.blocked;
   }
-  st_.term_held = true;
-  st_.held_a_term = true;
-  st_.fenced.clear();
-  st_.blocked.clear();
-  st_.loaded = true;
-  st_.sm_ports_dirty = false;
+  st_.term.term_held = true;
+  st_.term.held_a_term = true;
+  st_.term.fenced.clear();
+  st_.condition.blocked.clear();
+  st_.condition.loaded = true;
   exports_.assign_missing_pkeys();
   st_.events.observe(st_.persisted);  // what another SM changed since this one last read it
   // The next on_topology maps every tenant read here onto the fabric (nothing re-computed).
@@ -115,14 +102,14 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   // that refer into it (every reader tests `view` alone; status and the metrics may run
   // between this take-over and the routing run's on_topology, or for as long as later runs
   // fail closed before it).
-  st_.unplaced.clear();
+  st_.routing.unplaced.clear();
   st_.cluster.reset();
   st_.ids.reset();
   st_.view.reset();
   st_.quarantine.clear();
-  st_.topology_error =
+  st_.routing.topology_error =
       "this SM took the tenant state over; the next routing run maps the tenants onto the fabric";
-  ++st_.takeovers;
+  ++st_.term.takeovers;
   char line[512];
   std::snprintf(
       line, sizeof line,
@@ -146,7 +133,7 @@ bool SharedState::reload() {
   Read read;
   try {
     read = st_.io->call(
-        [store = st_.store, polled = st_.polled, known = st_.state_stamp] {
+        [store = st_.store, polled = st_.term.polled, known = st_.term.state_stamp] {
           Read r;
           r.stamp = store.stamp();
           polled->set(r.stamp);
@@ -171,34 +158,34 @@ bool SharedState::reload() {
         kIoDeadline);
   } catch (const NotAnsweringError& e) {
     // What was read last stands; the reads say so (status), changes are refused anyway here.
-    if (!st_.hang_logged->exchange(true))
+    if (!st_.condition.hang_logged->exchange(true))
       st_.log(LogLevel::kError,
               std::string("laas: ") + e.what() + "; answering from the shared state as last read");
     return false;
   }
   if (!read.changed) return false;
-  st_.state_stamp = read.stamp;
+  st_.term.state_stamp = read.stamp;
   if (!read.state) {
-    if (st_.blocked != read.error) st_.log(LogLevel::kError, "laas: " + read.error);
-    st_.blocked = read.error;
+    if (st_.condition.blocked != read.error) st_.log(LogLevel::kError, "laas: " + read.error);
+    st_.condition.blocked = read.error;
     return false;
   }
   st_.persisted = std::move(*read.state);
-  st_.unsaved.clear();                // the file is the truth
+  st_.condition.unsaved.clear();      // the file is the truth
   st_.events.observe(st_.persisted);  // a standby serves the master's changes as events
-  if (!st_.blocked.empty())
+  if (!st_.condition.blocked.empty())
     st_.log(LogLevel::kInfo, "laas: " + st_.store.path() + " is readable again");
-  st_.blocked.clear();
+  st_.condition.blocked.clear();
   // What this SM placed when it was master is stale now: the file is the truth.
-  if (st_.term_held && st_.role_provider)
-    st_.fenced = "SM " + st_.persisted.master + " wrote " + st_.store.path() + " (term " +
-                 std::to_string(st_.persisted.term) + ")";
-  st_.term_held = false;
+  if (st_.term.term_held && st_.sm.role_provider)
+    st_.term.fenced = "SM " + st_.persisted.master + " wrote " + st_.store.path() + " (term " +
+                      std::to_string(st_.persisted.term) + ")";
+  st_.term.term_held = false;
   st_.cluster.reset();
   st_.ids.reset();
   st_.view.reset();
-  st_.unplaced.clear();
-  st_.topology_error = "this SM is not the master; the master SM routes the tenants";
+  st_.routing.unplaced.clear();
+  st_.routing.topology_error = "this SM is not the master; the master SM routes the tenants";
   return true;
 }
 
@@ -210,27 +197,29 @@ std::string SharedState::partitions_text() const {
 }
 
 void SharedState::follow() {
-  const SmRole sm = role();
+  const SmRole sm = current_role(st_);
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (sm.may_change_tenants() && holds_term()) return;  // the writer has nothing to follow
+  if (sm.may_change_tenants() && holds_term(st_)) return;  // the writer has nothing to follow
   const bool changed = reload();
   const auto& path = st_.config.exports.managed_partitions_file;
-  if (path.empty() || !st_.blocked.empty() || (!changed && !st_.last_partitions.empty())) return;
+  if (path.empty() || !st_.condition.blocked.empty() ||
+      (!changed && !exports_.last_written().empty()))
+    return;
   // No state.json (read at start or since): nothing to follow. An SM started while the share
   // is unmounted keeps the partitions.conf it has, which may hold every tenant's P_Key.
-  if (!st_.state_stamp.exists) {
-    if (!st_.missing_logged)
+  if (!st_.term.state_stamp.exists) {
+    if (!st_.term.missing_logged)
       st_.log(LogLevel::kWarning, "laas: " + st_.store.path() + " does not exist: " + path +
                                       " is kept as it is until the master writes the state");
-    st_.missing_logged = true;
+    st_.term.missing_logged = true;
     return;
   }
-  st_.missing_logged = false;
+  st_.term.missing_logged = false;
   try {
     const std::string text = partitions_text();
-    if (text == st_.last_partitions) return;
+    if (text == exports_.last_written()) return;
     exports_.write_managed_partitions(text);
-    st_.last_partitions = text;
+    exports_.note_written(text);
     // No partitions hook: a standby's OpenSM programs no P_Key; it reads the file when it
     // becomes master, at the start of its first sweep, before the routing run.
     st_.log(LogLevel::kInfo, "laas: wrote " + path + " (" +
@@ -243,59 +232,6 @@ void SharedState::follow() {
     st_.log(LogLevel::kError,
             "laas: " + path + " not updated: the base partitions file is unreadable");
   }
-}
-
-namespace {
-
-const char* kRecorded = "recorded";
-
-}  // namespace
-
-json SharedState::answer(const std::string& asked, const json& params, const SmRole& sm) {
-  std::lock_guard<std::mutex> lock(st_.mu);
-  reload();
-  const std::string why =
-      sm.may_change_tenants()
-          ? "this SM is becoming master; the tenants are as the shared state records them"
-          : "this SM is " + sm.name() + ": the tenants are as the shared state records them; " +
-                (sm.master && sm.master->port_guid != sm.self.port_guid
-                     ? "the master SM " + sm.master->text() + " routes them"
-                     : std::string("no master is known to this SM"));
-  if (asked == method::kStatus) {
-    json s = {
-        {"state_file", st_.store.path()},
-        {"sm", views_.role_json(sm)},
-        {"term", st_.persisted.term},
-        {"generation", st_.persisted.generation},
-        {"tenants", st_.persisted.tenants.size()},
-        {"algorithm", st_.config.algorithm},
-        {"topology", st_.persisted.topology.empty() ? json(nullptr) : json(st_.persisted.topology)},
-        {"topology_error", why}};
-    if (!st_.blocked.empty()) s["blocked"] = st_.blocked;
-    if (!st_.fail_closed.empty()) s["fail_closed"] = st_.fail_closed;
-    if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
-    if (const std::string hung = st_.io->not_answering(); !hung.empty())
-      s["state_dir_not_answering"] = hung;
-    if (const std::string lost = st_.store.unavailable(); !lost.empty())
-      s["state_store_not_answering"] = lost;
-    s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
-    return s;
-  }
-  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
-  if (asked == method::kTenantList) {
-    json list = json::array();
-    for (const auto& t : st_.persisted.tenants)
-      list.push_back(ServiceViews::tenant_line(t, kRecorded, why));
-    return list;
-  }
-  // tenant.get
-  const auto name_it = params.find("name");
-  if (name_it == params.end() || !name_it->is_string())
-    fail(error::kBadRequest, "field 'name' must be a string");
-  const std::string name = name_it->get<std::string>();
-  for (const auto& t : st_.persisted.tenants)
-    if (t.name == name) return ServiceViews::recorded_tenant_json(t, kRecorded, why);
-  fail(error::kNotFound, "no tenant named '" + name + "'");
 }
 
 }  // namespace laas::service

@@ -7,9 +7,9 @@
 //
 // One of the types the tenant service is made of: it works on the service's shared facts
 // (service/service_state.h) under their one lock, writes the managed partitions.conf and gives
-// tenants read over their P_Keys through ServiceExports, and shows the SM's role as
-// ServiceViews does. Locking: every method is called with ServiceState::mu held unless it says
-// "takes mu".
+// tenants read over their P_Keys through ServiceExports, the only part it asks; the role itself
+// is read from the shared model (current_role, role_json in service/service_state.h). Locking:
+// every method is called with ServiceState::mu held unless it says "takes mu".
 #pragma once
 
 #include <functional>
@@ -22,19 +22,14 @@
 namespace laas::service {
 
 class ServiceExports;
-class ServiceViews;
 
 class SharedState {
  public:
-  SharedState(ServiceState& st, ServiceExports& exports, const ServiceViews& views)
-      : st_(st), exports_(exports), views_(views) {}
+  SharedState(ServiceState& st, ServiceExports& exports) : st_(st), exports_(exports) {}
 
   // Without a provider the service is a master that owns its state directory (tests, offline
   // tools). The provider is called with no lock held.
   void set_role_provider(std::function<SmRole()> provider);  // takes mu
-  SmRole role() const;                                       // takes mu, calls the provider
-  // Whether this service may write the shared state now.
-  bool holds_term() const;
   // TenantService::take_over_if_needed and follow_shared_state say what these do. Take mu.
   std::optional<std::string> take_over_if_needed(const SmIdentity& self, bool state_expected);
   void follow();
@@ -42,14 +37,10 @@ class SharedState {
   bool reload();
   // The managed partitions.conf of the tenants the shared state records (no topology needed).
   std::string partitions_text() const;
-  // An SM that is not the master answers status, tenant list and tenant show from the shared
-  // state. Takes mu.
-  nlohmann::json answer(const std::string& asked, const nlohmann::json& params, const SmRole& sm);
 
  private:
   ServiceState& st_;
   ServiceExports& exports_;
-  const ServiceViews& views_;
 };
 
 }  // namespace laas::service

@@ -10,7 +10,6 @@
 
 #include "service/request_params.h"
 #include "service/service_metrics.h"
-#include "service/tenant_service.h"
 
 namespace laas::service {
 
@@ -24,7 +23,7 @@ std::vector<topology::Guid> SmTrust::sm_ports() const {
 std::vector<topology::Guid> SmTrust::trusted_sm_ports() const {
   std::vector<topology::Guid> ports = st_.persisted.sm_ports;
   ports.insert(ports.end(), st_.config.subnet_managers.begin(), st_.config.subnet_managers.end());
-  if (st_.self_sm_port) ports.push_back(st_.self_sm_port);
+  if (st_.sm.self_sm_port) ports.push_back(st_.sm.self_sm_port);
   std::sort(ports.begin(), ports.end());
   ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
   return ports;
@@ -32,18 +31,18 @@ std::vector<topology::Guid> SmTrust::trusted_sm_ports() const {
 
 std::vector<SmSeen> SmTrust::note_subnet_managers(topology::Guid self, std::vector<SmSeen> seen) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  st_.self_sm_port = self;
+  st_.sm.self_sm_port = self;
   // A routing run knows names and LIDs, the plugin's look the SMInfo states: keep those.
   for (auto& sm : seen)
-    for (const auto& before : st_.seen_sms)
+    for (const auto& before : st_.sm.seen_sms)
       if (before.guid == sm.guid && sm.role == SmState::kUnknown) {
         sm.role = before.role;
         sm.priority = before.priority;
       }
-  st_.seen_sms = std::move(seen);
+  st_.sm.seen_sms = std::move(seen);
   const auto unaccepted = unaccepted_sms();
-  if (unaccepted.size() != st_.unaccepted_sms) {
-    st_.unaccepted_sms = unaccepted.size();
+  if (unaccepted.size() != st_.sm.unaccepted_sms) {
+    st_.sm.unaccepted_sms = unaccepted.size();
     metrics_.write_metrics_file();
   }
   return unaccepted;
@@ -57,7 +56,7 @@ bool SmTrust::trusted(topology::Guid guid) const {
 std::vector<SmSeen> SmTrust::unaccepted_sms() const {
   const auto ports = trusted_sm_ports();
   std::vector<SmSeen> out;
-  for (const auto& sm : st_.seen_sms)
+  for (const auto& sm : st_.sm.seen_sms)
     if (sm.guid && !std::binary_search(ports.begin(), ports.end(), sm.guid)) out.push_back(sm);
   return out;
 }
@@ -85,26 +84,26 @@ std::string master_change_line(const SmRole& role, bool trusted) {
 
 void SmTrust::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (role.self.port_guid) st_.self_sm_port = role.self.port_guid;
+  if (role.self.port_guid) st_.sm.self_sm_port = role.self.port_guid;
   // Names and LIDs of a routing run stay where the plugin's look has none.
   for (auto& sm : seen)
-    for (const auto& before : st_.seen_sms)
+    for (const auto& before : st_.sm.seen_sms)
       if (before.guid == sm.guid) {
         if (sm.name.empty()) sm.name = before.name;
         if (!sm.lid) sm.lid = before.lid;
       }
-  st_.seen_sms = std::move(seen);
+  st_.sm.seen_sms = std::move(seen);
   const std::size_t unaccepted = unaccepted_sms().size();
   const bool master_trusted = role.master && trusted(role.master->port_guid);
   const auto guid_of = [](const std::optional<SmIdentity>& id) -> topology::Guid {
     return id ? id->port_guid : 0;
   };
-  const bool master_changed =
-      guid_of(role.master) != guid_of(st_.fabric_master) || master_trusted != st_.master_trusted;
-  const bool changed = master_changed || unaccepted != st_.unaccepted_sms;
-  st_.fabric_master = role.master;
-  st_.master_trusted = master_trusted;
-  st_.unaccepted_sms = unaccepted;
+  const bool master_changed = guid_of(role.master) != guid_of(st_.sm.fabric_master) ||
+                              master_trusted != st_.sm.master_trusted;
+  const bool changed = master_changed || unaccepted != st_.sm.unaccepted_sms;
+  st_.sm.fabric_master = role.master;
+  st_.sm.master_trusted = master_trusted;
+  st_.sm.unaccepted_sms = unaccepted;
   if (master_changed)
     st_.log(
         master_trusted || role.state == SmState::kDiscovering ? LogLevel::kInfo : LogLevel::kError,
@@ -113,7 +112,7 @@ void SmTrust::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
 }
 
 std::string SmTrust::sm_state(topology::Guid guid) const {
-  if (guid == st_.self_sm_port) return "this";
+  if (guid == st_.sm.self_sm_port) return "this";
   if (std::find(st_.config.subnet_managers.begin(), st_.config.subnet_managers.end(), guid) !=
       st_.config.subnet_managers.end())
     return "listed";
@@ -127,8 +126,8 @@ json SmTrust::sm_list() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   json list = json::array();
   std::vector<topology::Guid> shown;
-  const topology::Guid master = st_.fabric_master ? st_.fabric_master->port_guid : 0;
-  for (const auto& sm : st_.seen_sms) {
+  const topology::Guid master = st_.sm.fabric_master ? st_.sm.fabric_master->port_guid : 0;
+  for (const auto& sm : st_.sm.seen_sms) {
     json entry = {{"guid", guid_hex(sm.guid)},
                   {"name", sm.name},
                   {"lid", sm.lid},
@@ -166,7 +165,7 @@ json SmTrust::sm_change(const json& params, const Caller& caller, bool accept) {
   if (!caller.may_write)
     fail(error::kPermission,
          "uid " + std::to_string(caller.uid) + " may read but not change which SMs are trusted");
-  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
+  if (!st_.condition.blocked.empty()) fail(error::kUnavailable, st_.condition.blocked);
   auto& ports = st_.persisted.sm_ports;
   const bool held = std::find(ports.begin(), ports.end(), guid) != ports.end();
   if (accept && held) fail(error::kDuplicate, "SM port " + guid_hex(guid) + " is accepted already");
@@ -204,19 +203,5 @@ json SmTrust::sm_change(const json& params, const Caller& caller, bool accept) {
                                          : "the SM IS forgotten (state.json no longer lists it)",
                                   {{"guid", guid_hex(guid)}, {"state", sm_state(guid)}}, wait);
 }
-
-// The service's public calls, answered here.
-std::vector<topology::Guid> TenantService::sm_ports() const { return sm_trust_.sm_ports(); }
-
-std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
-                                                        std::vector<SmSeen> seen) {
-  return sm_trust_.note_subnet_managers(self, std::move(seen));
-}
-
-void TenantService::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
-  sm_trust_.note_fabric_sms(role, std::move(seen));
-}
-
-json TenantService::sm_list() const { return sm_trust_.sm_list(); }
 
 }  // namespace laas::service

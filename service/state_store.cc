@@ -92,129 +92,175 @@ std::string first_non_integer(const nlohmann::json& doc) {
 
 }  // namespace
 
-PersistedState parse_state(const std::string& text, const std::string& where) {
-  PersistedState state;
-  auto fail = [&](const std::string& why) {
-    throw std::runtime_error("state file " + where + " is not trusted: " + why +
-                             "; tenants are not routed until it is repaired or removed");
-  };
+namespace {
+
+// Why a state file is not trusted; parse_state says which file, and what follows.
+struct Untrusted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void untrusted(const std::string& why) { throw Untrusted(why); }
+
+nlohmann::json parse_document(const std::string& text) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-    fail(std::string("invalid JSON (") + e.what() + ")");
+    untrusted(std::string("invalid JSON (") + e.what() + ")");
   }
   if (const std::string number = first_non_integer(doc); !number.empty())
-    fail("the number " + number + " is not an integer (every number in it is)");
+    untrusted("the number " + number + " is not an integer (every number in it is)");
+  return doc;
+}
+
+std::vector<topology::Guid> guid_list(const nlohmann::json& doc, const char* key) {
+  std::vector<topology::Guid> out;
+  for (const auto& g : doc.value(key, nlohmann::json::array()))
+    out.push_back(parse_guid(g.get<std::string>()));
+  return out;
+}
+
+// Everything but the tenants and the drains: format, version, term and the members lists.
+void parse_header(const nlohmann::json& doc, PersistedState& state) {
+  if (!doc.is_object() || doc.value("format", "") != kFormat)
+    untrusted("'format' is not \"laas-state\"");
+  const int version = doc.value("version", 0);
+  if (version != 1 && version != kVersion)
+    untrusted("'version' is " + doc.value("version", nlohmann::json()).dump() +
+              ", expected 1 or 2");
+  state.loaded_version = version;
+  state.topology = doc.at("topology").get<std::string>();
+  state.generation = doc.at("generation").get<std::uint64_t>();
+  state.term = doc.value("term", std::uint64_t{0});
+  state.master = doc.value("master", "");
+  state.sm_ports = guid_list(doc, "sm_ports");
+  state.management = guid_list(doc, "management");
+  state.outside_members = guid_list(doc, "outside_members");
+  state.free_pool_members = guid_list(doc, "free_pool_members");
+  for (const auto& n : doc.value("unrouted_tenants", nlohmann::json::array()))
+    state.unrouted_tenants.push_back(n.get<std::string>());
+}
+
+// What no two tenants may hold, across the whole file.
+struct HeldOnce {
+  std::set<std::string> names;
+  std::set<topology::Guid> guids;
+  std::set<std::pair<topology::Guid, int>> slots;
+  std::set<PersistedLink> links;
+
+  void take_link(const PersistedLink& l, const std::string& tenant) {
+    if (!links.insert(l).second)
+      untrusted("link " + guid_hex(l.switch_guid) + " port " + std::to_string(l.port) +
+                " is held twice (tenant '" + tenant + "')");
+  }
+};
+
+// Version 1 records a host by its port GUID; version 2 by its slot (leaf and port).
+PersistedHost parse_host(const nlohmann::json& h, int version, const std::string& tenant,
+                         HeldOnce& held) {
+  PersistedHost host;
+  if (version == 1) {
+    host.guid = parse_guid(h.get<std::string>());
+    // Located by this GUID at the next recognition: 0 could never be, nor saved again.
+    if (host.guid == 0) untrusted("tenant '" + tenant + "': host GUID 0");
+  } else {
+    host.leaf_guid = parse_guid(h.at("leaf").get<std::string>());
+    host.port = h.at("port").get<int>();
+    host.guid = h.contains("guid") ? parse_guid(h.at("guid").get<std::string>()) : 0;
+    host.name = h.value("name", "");
+    // leaf 0: a version-1 host not located yet (it was absent); found by its GUID.
+    if (host.leaf_guid == 0 ? host.guid == 0 : host.port <= 0 || host.port > 254)
+      untrusted("tenant '" + tenant + "': host slot " + guid_hex(host.leaf_guid) + " port " +
+                std::to_string(host.port));
+    if (host.leaf_guid && !held.slots.insert({host.leaf_guid, host.port}).second)
+      untrusted("host " + guid_hex(host.leaf_guid) + " port " + std::to_string(host.port) +
+                " is held by two tenants");
+  }
+  if (host.guid && !held.guids.insert(host.guid).second)
+    untrusted("host " + guid_hex(host.guid) + " is held by two tenants");
+  return host;
+}
+
+void parse_tenant_links(const nlohmann::json& t, PersistedTenant& p, HeldOnce& held) {
+  for (const auto& l : t.at("links")) {
+    p.links.push_back(link_from(l));
+    held.take_link(p.links.back(), p.name);
+  }
+  if (!t.contains("repairs")) return;
+  for (const auto& r : t.at("repairs")) {
+    PersistedRepair repair;
+    for (const auto& l : r.at("retired")) repair.retired.push_back(link_from(l));
+    for (const auto& l : r.at("added")) {
+      repair.added.push_back(link_from(l));
+      held.take_link(repair.added.back(), p.name);
+    }
+    if (repair.retired.empty() || repair.retired.size() != repair.added.size())
+      untrusted("tenant '" + p.name + "' has a repair that does not pair retired and added links");
+    p.repairs.push_back(std::move(repair));
+  }
+}
+
+PersistedTenant parse_tenant(const nlohmann::json& t, int version, HeldOnce& held) {
+  PersistedTenant p;
+  p.name = t.at("name").get<std::string>();
+  if (!held.names.insert(p.name).second) untrusted("tenant '" + p.name + "' appears twice");
+  p.requested = t.at("requested").get<int>();
+  p.shape = t.value("shape", "");
+  if (t.contains("shape_numbers")) {
+    p.shape_numbers = t.at("shape_numbers").get<std::vector<int>>();
+    if (p.shape_numbers.size() != 6) untrusted("tenant '" + p.name + "': shape_numbers needs 6");
+  }
+  const int pkey = t.value("pkey", 0);
+  if (pkey < 0 || pkey >= 0x7fff)
+    untrusted("tenant '" + p.name + "' has P_Key " + std::to_string(pkey));
+  p.pkey = static_cast<std::uint16_t>(pkey);
+  p.slurm_accounts = t.value("slurm_accounts", std::vector<std::string>{});
+  p.slurm_users = t.value("slurm_users", std::vector<std::string>{});
+  p.openstack_project = t.value("openstack_project", "");
+  for (const auto& h : t.at("hosts")) p.hosts.push_back(parse_host(h, version, p.name, held));
+  parse_tenant_links(t, p, held);
+  if (p.requested <= 0 || p.hosts.empty()) untrusted("tenant '" + p.name + "' holds no hosts");
+  return p;
+}
+
+// Hosts an administrator took out of service.
+void parse_drained_hosts(const nlohmann::json& doc, PersistedState& state) {
+  if (!doc.contains("drained")) return;
+  std::set<topology::Guid> drained;
+  for (const auto& d : doc.at("drained")) {
+    PersistedDrain one;
+    one.guid = parse_guid(d.at("guid").get<std::string>());
+    if (one.guid == 0) untrusted("a drained host has port GUID 0");
+    if (!drained.insert(one.guid).second)
+      untrusted("host " + guid_hex(one.guid) + " is drained twice");
+    one.reason = d.at("reason").get<std::string>();
+    one.name = d.value("name", "");
+    one.by = d.value("by", "");
+    one.at = d.value("at", "");
+    state.drained.push_back(std::move(one));
+  }
+}
+
+}  // namespace
+
+PersistedState parse_state(const std::string& text, const std::string& where) {
+  PersistedState state;
   try {
-    if (!doc.is_object() || doc.value("format", "") != kFormat)
-      fail("'format' is not \"laas-state\"");
-    const int version = doc.value("version", 0);
-    if (version != 1 && version != kVersion)
-      fail("'version' is " + doc.value("version", nlohmann::json()).dump() + ", expected 1 or 2");
-    state.loaded_version = version;
-    state.topology = doc.at("topology").get<std::string>();
-    state.generation = doc.at("generation").get<std::uint64_t>();
-    state.term = doc.value("term", std::uint64_t{0});
-    state.master = doc.value("master", "");
-    for (const auto& g : doc.value("sm_ports", nlohmann::json::array()))
-      state.sm_ports.push_back(parse_guid(g.get<std::string>()));
-    for (const auto& g : doc.value("management", nlohmann::json::array()))
-      state.management.push_back(parse_guid(g.get<std::string>()));
-    for (const auto& g : doc.value("outside_members", nlohmann::json::array()))
-      state.outside_members.push_back(parse_guid(g.get<std::string>()));
-    for (const auto& g : doc.value("free_pool_members", nlohmann::json::array()))
-      state.free_pool_members.push_back(parse_guid(g.get<std::string>()));
-    for (const auto& n : doc.value("unrouted_tenants", nlohmann::json::array()))
-      state.unrouted_tenants.push_back(n.get<std::string>());
-    std::set<std::string> names;
-    std::set<topology::Guid> guids_seen;
-    std::set<std::pair<topology::Guid, int>> slots_seen;
-    std::set<PersistedLink> links_seen;
-    auto take_link = [&](const PersistedLink& l, const std::string& tenant) {
-      if (!links_seen.insert(l).second)
-        fail("link " + guid_hex(l.switch_guid) + " port " + std::to_string(l.port) +
-             " is held twice (tenant '" + tenant + "')");
-    };
-    for (const auto& t : doc.at("tenants")) {
-      PersistedTenant p;
-      p.name = t.at("name").get<std::string>();
-      if (!names.insert(p.name).second) fail("tenant '" + p.name + "' appears twice");
-      p.requested = t.at("requested").get<int>();
-      p.shape = t.value("shape", "");
-      if (t.contains("shape_numbers")) {
-        p.shape_numbers = t.at("shape_numbers").get<std::vector<int>>();
-        if (p.shape_numbers.size() != 6) fail("tenant '" + p.name + "': shape_numbers needs 6");
-      }
-      const int pkey = t.value("pkey", 0);
-      if (pkey < 0 || pkey >= 0x7fff)
-        fail("tenant '" + p.name + "' has P_Key " + std::to_string(pkey));
-      p.pkey = static_cast<std::uint16_t>(pkey);
-      p.slurm_accounts = t.value("slurm_accounts", std::vector<std::string>{});
-      p.slurm_users = t.value("slurm_users", std::vector<std::string>{});
-      p.openstack_project = t.value("openstack_project", "");
-      for (const auto& h : t.at("hosts")) {
-        PersistedHost host;
-        if (version == 1) {
-          host.guid = parse_guid(h.get<std::string>());
-          // Located by this GUID at the next recognition: 0 could never be, nor saved again.
-          if (host.guid == 0) fail("tenant '" + p.name + "': host GUID 0");
-        } else {
-          host.leaf_guid = parse_guid(h.at("leaf").get<std::string>());
-          host.port = h.at("port").get<int>();
-          host.guid = h.contains("guid") ? parse_guid(h.at("guid").get<std::string>()) : 0;
-          host.name = h.value("name", "");
-          // leaf 0: a version-1 host not located yet (it was absent); found by its GUID.
-          if (host.leaf_guid == 0 ? host.guid == 0 : host.port <= 0 || host.port > 254)
-            fail("tenant '" + p.name + "': host slot " + guid_hex(host.leaf_guid) + " port " +
-                 std::to_string(host.port));
-          if (host.leaf_guid && !slots_seen.insert({host.leaf_guid, host.port}).second)
-            fail("host " + guid_hex(host.leaf_guid) + " port " + std::to_string(host.port) +
-                 " is held by two tenants");
-        }
-        if (host.guid && !guids_seen.insert(host.guid).second)
-          fail("host " + guid_hex(host.guid) + " is held by two tenants");
-        p.hosts.push_back(host);
-      }
-      for (const auto& l : t.at("links")) {
-        p.links.push_back(link_from(l));
-        take_link(p.links.back(), p.name);
-      }
-      if (t.contains("repairs"))
-        for (const auto& r : t.at("repairs")) {
-          PersistedRepair repair;
-          for (const auto& l : r.at("retired")) repair.retired.push_back(link_from(l));
-          for (const auto& l : r.at("added")) {
-            repair.added.push_back(link_from(l));
-            take_link(repair.added.back(), p.name);
-          }
-          if (repair.retired.empty() || repair.retired.size() != repair.added.size())
-            fail("tenant '" + p.name + "' has a repair that does not pair retired and added links");
-          p.repairs.push_back(std::move(repair));
-        }
-      if (p.requested <= 0 || p.hosts.empty()) fail("tenant '" + p.name + "' holds no hosts");
-      state.tenants.push_back(std::move(p));
+    const nlohmann::json doc = parse_document(text);
+    try {
+      parse_header(doc, state);
+      HeldOnce held;
+      for (const auto& t : doc.at("tenants"))
+        state.tenants.push_back(parse_tenant(t, state.loaded_version, held));
+      parse_drained_hosts(doc, state);
+      parse_fabric_drains(doc, state);
+    } catch (const nlohmann::json::exception& e) {
+      untrusted(std::string("missing or mistyped field (") + e.what() + ")");
+    } catch (const std::invalid_argument& e) {
+      untrusted(e.what());
     }
-    if (doc.contains("drained")) {
-      std::set<topology::Guid> drained;
-      for (const auto& d : doc.at("drained")) {
-        PersistedDrain one;
-        one.guid = parse_guid(d.at("guid").get<std::string>());
-        if (one.guid == 0) fail("a drained host has port GUID 0");
-        if (!drained.insert(one.guid).second)
-          fail("host " + guid_hex(one.guid) + " is drained twice");
-        one.reason = d.at("reason").get<std::string>();
-        one.name = d.value("name", "");
-        one.by = d.value("by", "");
-        one.at = d.value("at", "");
-        state.drained.push_back(std::move(one));
-      }
-    }
-    parse_fabric_drains(doc, state);
-  } catch (const nlohmann::json::exception& e) {
-    fail(std::string("missing or mistyped field (") + e.what() + ")");
-  } catch (const std::invalid_argument& e) {
-    fail(e.what());
+  } catch (const Untrusted& e) {
+    throw std::runtime_error("state file " + where + " is not trusted: " + e.what() +
+                             "; tenants are not routed until it is repaired or removed");
   }
   return state;
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "service/state_stamp.h"
 #include "topology/fabric.h"
 #include "util/durable_file.h"
 
@@ -152,28 +153,7 @@ void write_fabric_drains(const PersistedState& state, nlohmann::json& doc);
 std::string serialize_state(const PersistedState& state);
 PersistedState parse_state(const std::string& text, const std::string& where);
 
-// A file's identity and version as stat(2) sees it: a file replaced by rename gets a new one.
-// In etcd (service/etcd_state.h), the key's mod_revision is its version (`revision`).
-struct FileStamp {
-  bool exists = false;
-  long long mtime_ns = 0;
-  long long size = 0;
-  unsigned long long inode = 0;
-  long long revision = 0;
-  bool operator==(const FileStamp& o) const {
-    return exists == o.exists && mtime_ns == o.mtime_ns && size == o.size && inode == o.inode &&
-           revision == o.revision;
-  }
-  bool operator!=(const FileStamp& o) const { return !(*this == o); }
-};
 FileStamp stamp_of(const std::string& path);
-
-// A save refused because another SM took the state over (a higher term on disk) or wrote a
-// newer generation: this writer's view is stale and nothing was written.
-class FencedError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // The modes of everything the plugin creates: the state directory (and any directory it
 // makes) and every file in it, and the managed partitions.conf. Readable by the directory's

@@ -68,32 +68,32 @@ TenantService::TenantService(ServiceConfig config, Logger log)
               "laas: " + refusal + "; `laasctl host resume` is refused until it is fixed");
   st_.io = std::make_unique<StateIo>(st_.config.state_dir);
   st_.io->set_recovery_hook([this](double seconds) {
-    st_.hang_logged->store(false);
+    st_.condition.hang_logged->store(false);
     char line[64];
     std::snprintf(line, sizeof line, " after %.0f s", seconds);
     st_.log(LogLevel::kInfo, "laas: state directory " + st_.config.state_dir + " answers again" +
                                  line +
                                  "; changes are accepted again, and what was not written is "
                                  "written at the next routing run");
-    if (st_.reroute) st_.reroute();
+    if (st_.hooks.reroute) st_.hooks.reroute();
   });
   if (const auto& etcd = st_.store.etcd())
     etcd->set_recovery_hook([this](double seconds) {
-      st_.hang_logged->store(false);
+      st_.condition.hang_logged->store(false);
       char line[64];
       std::snprintf(line, sizeof line, " after %.1f s", seconds);
       st_.log(LogLevel::kInfo, "laas: " + st_.store.path() + " answers again" + line +
                                    "; changes are accepted again, and what was not written is "
                                    "written at the next routing run");
-      if (st_.reroute) st_.reroute();
+      if (st_.hooks.reroute) st_.hooks.reroute();
     });
   if (const auto& etcd = st_.store.etcd())
     etcd->set_log_hook([log = st_.log](bool error, const std::string& line) {
       log(error ? LogLevel::kError : LogLevel::kWarning, line);
     });
   if (st_.config.state_dir_unknown) {
-    st_.blocked = unknown_state_dir_text(st_.config);
-    st_.log(LogLevel::kError, "laas: " + st_.blocked);
+    st_.condition.blocked = unknown_state_dir_text(st_.config);
+    st_.log(LogLevel::kError, "laas: " + st_.condition.blocked);
     return;
   }
   try {
@@ -104,27 +104,31 @@ TenantService::TenantService(ServiceConfig config, Logger log)
           return std::make_pair(stamp, store.load());
         },
         std::chrono::seconds(10));
-    st_.state_stamp = loaded.first;
-    st_.polled->set(st_.state_stamp);
+    st_.term.state_stamp = loaded.first;
+    st_.term.polled->set(st_.term.state_stamp);
     st_.persisted = std::move(loaded.second);
-    st_.loaded = true;
+    st_.condition.loaded = true;
     exports_.assign_missing_pkeys();
     st_.events.observe(st_.persisted);  // where the events start
     st_.log(LogLevel::kInfo, "laas: loaded " + std::to_string(st_.persisted.tenants.size()) +
                                  " tenants from " + st_.store.path());
   } catch (const std::exception& e) {
-    st_.blocked = e.what();
+    st_.condition.blocked = e.what();
     st_.log(LogLevel::kError, std::string("laas: ") + e.what());
   }
 }
 
-void TenantService::set_reroute_hook(std::function<void()> hook) { st_.reroute = std::move(hook); }
-void TenantService::set_audit_hook(std::function<json()> hook) { st_.audit = std::move(hook); }
+void TenantService::set_reroute_hook(std::function<void()> hook) {
+  st_.hooks.reroute = std::move(hook);
+}
+void TenantService::set_audit_hook(std::function<json()> hook) {
+  st_.hooks.audit = std::move(hook);
+}
 void TenantService::set_adapter_report(std::function<json()> status,
                                        std::function<std::vector<MetricFamily>()> metrics) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  st_.adapter_status = std::move(status);
-  st_.adapter_metrics = std::move(metrics);
+  st_.hooks.adapter_status = std::move(status);
+  st_.hooks.adapter_metrics = std::move(metrics);
 }
 
 // `laasctl reroute`: a routing run now (laas-sdn: discover the fabric again, rewrite what
@@ -133,31 +137,30 @@ void TenantService::set_adapter_report(std::function<json()> status,
 json TenantService::reroute_now(const Caller& caller) {
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) + " may not ask for a re-route");
-  if (!st_.reroute) fail(error::kUnavailable, "this process cannot start a routing run");
-  st_.reroute();
+  if (!st_.hooks.reroute) fail(error::kUnavailable, "this process cannot start a routing run");
+  st_.hooks.reroute();
   st_.log(LogLevel::kInfo, "laas: uid " + std::to_string(caller.uid) + " asked for a re-route");
   return {{"requested", true}};
 }
 void TenantService::set_switch_check(std::shared_ptr<SwitchCheck> check) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  st_.switch_check = std::move(check);
+  st_.hooks.switch_check = std::move(check);
 }
 void TenantService::set_export_hook(std::function<json(const json&)> hook) {
-  st_.export_hook = std::move(hook);
+  st_.hooks.export_hook = std::move(hook);
 }
 void TenantService::set_partitions_hook(std::function<void()> hook) {
-  st_.partitions_hook = std::move(hook);
+  st_.hooks.partitions_hook = std::move(hook);
 }
 
 void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
   bool partitions_changed = false;
   {
     std::lock_guard<std::mutex> lock(st_.mu);
-    st_.topology_error.clear();
+    st_.routing.topology_error.clear();
     const auto& was = st_.view ? st_.view->embedding : view->embedding;
     const auto& now = view->embedding;
-    if (st_.view && st_.cluster && !st_.sm_ports_dirty &&
-        st_.view->fingerprint() == view->fingerprint() &&
+    if (st_.view && st_.cluster && st_.view->fingerprint() == view->fingerprint() &&
         st_.view->management_hosts == view->management_hosts &&
         st_.view->outside_members == view->outside_members &&
         was.missing_links == now.missing_links && was.missing_hosts == now.missing_hosts &&
@@ -168,17 +171,17 @@ void TenantService::on_topology(std::shared_ptr<const TopologyView> view) {
       st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
                                               true, &st_.view->known());
       group_servers();
-      st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
-      if (!st_.unsaved.empty() && shared_.holds_term()) save_placed(st_.unsaved);
+      links_.forget_port_index();  // a new view: LinkMonitor::port_links() re-indexes
+      if (!st_.condition.unsaved.empty() && holds_term(st_)) save_placed(st_.condition.unsaved);
       // A partitions.conf the worker could not write (the directory hung) is written now.
-      if (st_.partitions_unsynced) partitions_changed = exports_.refresh_managed_partitions();
+      if (exports_.unsynced()) partitions_changed = exports_.refresh_managed_partitions();
     } else {
       st_.view = std::move(view);
       rebuild_cluster();
       partitions_changed = exports_.refresh_managed_partitions();
     }
   }
-  if (partitions_changed && st_.partitions_hook) st_.partitions_hook();
+  if (partitions_changed && st_.hooks.partitions_hook) st_.hooks.partitions_hook();
 }
 
 namespace {
@@ -224,24 +227,24 @@ void log_fault_changes(const PhysicalIds& ids, const topology::FatTree& tree,
 void TenantService::rebuild_cluster() {
   st_.cluster = std::make_unique<allocator::Cluster>(
       st_.view->tree,
-      allocator::make_placer(st_.config.algorithm, st_.first_hop_drop, st_.config.whole_leaves));
+      allocator::make_placer(st_.config.algorithm, st_.sm.first_hop_drop, st_.config.whole_leaves));
   st_.ids = std::make_unique<PhysicalIds>(st_.view->tree, st_.view->embedding, st_.view->fabric,
                                           true, &st_.view->known());
   st_.cluster->set_link_namer([this](topology::LinkId l) { return st_.ids->link_name(l); });
   st_.cluster->set_switch_namer(
       [this](int level, int index) { return st_.ids->switch_name(level, index); });
   group_servers();
-  st_.ports_indexed = false;  // a new view: ServiceMetrics::port_links() re-indexes
+  links_.forget_port_index();  // a new view: LinkMonitor::port_links() re-indexes
   log_fabric_faults();
   find_quarantine();
   st_.cluster->set_faults(
-      metrics_.current_faults());  // with the links isolated and the hosts quarantined
+      links_.current_faults());  // with the links isolated and the hosts quarantined
   // A management port keeps its whole server out of tenants' hands. Reserved on an empty
   // cluster, before any tenant: a recorded tenant holding one of them is not restored
   // (restore_tenants says which and why), never the management host given away.
   st_.cluster->reserve(whole_servers(st_, st_.view->management_hosts));
-  st_.unplaced.clear();
-  if (!st_.blocked.empty()) return;
+  st_.routing.unplaced.clear();
+  if (!st_.condition.blocked.empty()) return;
   restore_tenants();
   // Drained hosts stay out of service; those a tenant holds (restored above) leave when it
   // releases them.
@@ -256,28 +259,29 @@ void TenantService::rebuild_cluster() {
 // faults, but are no fault: one line says so when the set changes, not one "down" line each.
 void TenantService::log_fabric_faults() {
   const auto& emb = st_.view->embedding;
-  if (st_.last_faults_spec != st_.view->tree.spec().text()) st_.last_faults = {};
+  if (warnings_.last_faults_spec != st_.view->tree.spec().text()) warnings_.last_faults = {};
   allocator::Faults down{{}, emb.missing_hosts, emb.missing_switches};
   std::set_difference(emb.missing_links.begin(), emb.missing_links.end(), emb.uncabled.begin(),
                       emb.uncabled.end(), std::back_inserter(down.links));
-  log_fault_changes(*st_.ids, st_.view->tree, st_.last_faults, down, st_.log);
-  st_.last_faults = down;
-  if (emb.uncabled != st_.last_uncabled && !emb.uncabled.empty())
+  log_fault_changes(*st_.ids, st_.view->tree, warnings_.last_faults, down, st_.log);
+  warnings_.last_faults = down;
+  if (emb.uncabled != warnings_.last_uncabled && !emb.uncabled.empty())
     st_.log(LogLevel::kInfo,
             "laas: " + std::to_string(emb.uncabled.size()) + " leaf up-link(s) of " +
                 st_.view->tree.spec().text() +
                 " are uncabled on every leaf of their pod: uneven cabling by design, never "
                 "allocated, not reported as down (first: " +
                 st_.ids->link_name(emb.uncabled.front()) + ")");
-  st_.last_uncabled = emb.uncabled;
-  st_.last_faults_spec = st_.view->tree.spec().text();
+  warnings_.last_uncabled = emb.uncabled;
+  warnings_.last_faults_spec = st_.view->tree.spec().text();
 }
 
 // Another port GUID in a tenant's slot is quarantined: the slot stays the tenant's and counts
 // as down for it until `laasctl host accept`.
 void TenantService::find_quarantine() {
   st_.quarantine.clear();
-  if (st_.blocked.empty()) st_.quarantine = find_quarantined(st_.persisted.tenants, *st_.ids);
+  if (st_.condition.blocked.empty())
+    st_.quarantine = find_quarantined(st_.persisted.tenants, *st_.ids);
   for (const auto& q : st_.quarantine)
     st_.log(LogLevel::kWarning,
             "laas: quarantined: " +
@@ -291,25 +295,26 @@ void TenantService::restore_tenants() {
     std::string missing;
     const auto model = to_model(t, *st_.ids, &missing);
     if (!model) {
-      st_.unplaced[t.name] = "not on the fabric: " + missing;
+      st_.routing.unplaced[t.name] = "not on the fabric: " + missing;
       st_.log(LogLevel::kWarning,
-              "laas: tenant '" + t.name + "' is not routed: " + st_.unplaced[t.name]);
+              "laas: tenant '" + t.name + "' is not routed: " + st_.routing.unplaced[t.name]);
       continue;
     }
     auto r = st_.cluster->restore(t.name, t.requested, model->intended, model->repairs);
     if (!r.ok()) {
-      st_.unplaced[t.name] = r.message;
+      st_.routing.unplaced[t.name] = r.message;
       // The only hosts reserved yet are management's: name the first the tenant holds, as
       // "already allocated" would not say to whom.
       for (auto h : model->intended.hosts)
         if (st_.cluster->state().host_owner(h) == allocator::kReserved) {
-          st_.unplaced[t.name] = "it holds host " + hosts_.host_label(h) +
-                                 ", now a management host (laas.yaml management, or an SM's "
-                                 "server); remove the tenant or take the host out of management";
+          st_.routing.unplaced[t.name] =
+              "it holds host " + hosts_.host_label(h) +
+              ", now a management host (laas.yaml management, or an SM's "
+              "server); remove the tenant or take the host out of management";
           break;
         }
       st_.log(LogLevel::kError,
-              "laas: tenant '" + t.name + "' is not routed: " + st_.unplaced[t.name]);
+              "laas: tenant '" + t.name + "' is not routed: " + st_.routing.unplaced[t.name]);
     }
   }
 }
@@ -319,12 +324,12 @@ void TenantService::restore_tenants() {
 // of the shared state's term.
 void TenantService::save_as_found() {
   const bool members_changed = exports_.record_partition_members();
-  bool changed = st_.persisted.loaded_version != kStateVersion || st_.sm_ports_dirty ||
-                 !st_.unsaved.empty() || members_changed;
+  bool changed = st_.persisted.loaded_version != kStateVersion || !st_.condition.unsaved.empty() ||
+                 members_changed;
   for (const auto& t : st_.persisted.tenants)
     if (const auto* placed = st_.cluster->find(t.name))
       changed = changed || !(persist(*placed) == t);
-  if (changed && shared_.holds_term()) save_placed("the placements as found on this fabric");
+  if (changed && holds_term(st_)) save_placed("the placements as found on this fabric");
 }
 
 void TenantService::log_placed() {
@@ -334,12 +339,13 @@ void TenantService::log_placed() {
     ++degraded;
     st_.log(LogLevel::kWarning, "laas: tenant '" + name + "' " + views_.health_text(t));
   }
-  st_.log(LogLevel::kInfo, "laas: " + std::to_string(st_.cluster->tenants().size()) +
-                               " tenants placed on " + st_.view->tree.spec().text() +
-                               (degraded ? ", " + std::to_string(degraded) + " degraded" : "") +
-                               (st_.unplaced.empty() ? ""
-                                                     : ", " + std::to_string(st_.unplaced.size()) +
-                                                           " not placed (see laasctl status)"));
+  st_.log(LogLevel::kInfo,
+          "laas: " + std::to_string(st_.cluster->tenants().size()) + " tenants placed on " +
+              st_.view->tree.spec().text() +
+              (degraded ? ", " + std::to_string(degraded) + " degraded" : "") +
+              (st_.routing.unplaced.empty() ? ""
+                                            : ", " + std::to_string(st_.routing.unplaced.size()) +
+                                                  " not placed (see laasctl status)"));
 }
 
 // Every leaf with a management host keeps one up-link no tenant may take: with
@@ -358,7 +364,7 @@ void TenantService::reserve_management_uplinks() {
     if (reserved) continue;
     if (!st_.view->switch_present(1, leaf) || st_.cluster->reserve_uplink(leaf)) continue;
     const std::string name = st_.ids->switch_name(1, leaf);
-    if (st_.warned_mgmt_leaves.insert(name).second)
+    if (warnings_.warned_mgmt_leaves.insert(name).second)
       st_.log(LogLevel::kWarning, "laas: management leaf " + name +
                                       " has no free working up-link: tenants hold them all, so "
                                       "management reaches other leaves only over their links");
@@ -375,17 +381,16 @@ void TenantService::save_placed(const std::string& why) {
   try {
     save_or_throw();
     st_.persisted.loaded_version = kStateVersion;
-    st_.sm_ports_dirty = false;
   } catch (const FencedError& e) {
-    st_.term_held = false;
-    st_.fenced = e.what();
+    st_.term.term_held = false;
+    st_.term.fenced = e.what();
     st_.log(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   } catch (const NotAnsweringError& e) {
     // Kept in memory and routed; written by the first routing run after the directory answers.
-    if (!st_.hang_logged->exchange(true))
+    if (!st_.condition.hang_logged->exchange(true))
       st_.log(LogLevel::kError, "laas: cannot save " + why + " yet: " + e.what() +
                                     "; routed from memory, written when it answers");
-    st_.unsaved = why;
+    st_.condition.unsaved = why;
   } catch (const std::exception& e) {
     st_.log(LogLevel::kError, "laas: cannot save " + why + ": " + e.what());
   }
@@ -393,7 +398,7 @@ void TenantService::save_placed(const std::string& why) {
 
 void TenantService::on_topology_error(const std::string& reason) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  st_.topology_error = reason;
+  st_.routing.topology_error = reason;
   st_.cluster.reset();
   st_.ids.reset();  // it refers into view_
   st_.view.reset();
@@ -402,24 +407,25 @@ void TenantService::on_topology_error(const std::string& reason) {
 
 void TenantService::set_fail_closed(const std::string& reason) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (st_.fail_closed == reason) return;
-  st_.fail_closed = reason;
+  if (st_.routing.fail_closed == reason) return;
+  st_.routing.fail_closed = reason;
   metrics_.write_metrics_file();
 }
 
 void TenantService::set_quarantine_while_blocked(std::vector<QuarantinedHost> quarantined) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (!st_.blocked.empty() && st_.view && st_.ids) st_.quarantine = std::move(quarantined);
+  if (!st_.condition.blocked.empty() && st_.view && st_.ids)
+    st_.quarantine = std::move(quarantined);
 }
 
 void TenantService::set_tenants_file_note(const std::string& note) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  st_.tenants_file_note = note;
+  st_.routing.tenants_file_note = note;
 }
 
 std::string TenantService::fail_closed() const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  return st_.fail_closed;
+  return st_.routing.fail_closed;
 }
 
 // Routing keeps the tenants last routed (fail closed) because the fabric, the state or the
@@ -430,9 +436,9 @@ void TenantService::refuse_changes_while_closed() const {
     fail(error::kUnavailable, "laas.yaml is invalid (" + st_.config.config_error +
                                   "); changes are refused until it is fixed and OpenSM "
                                   "restarted (check it with `laasctl config check`)");
-  if (!st_.fail_closed.empty())
-    fail(error::kUnavailable,
-         "failing closed: " + st_.fail_closed + "; changes are refused until it is repaired");
+  if (!st_.routing.fail_closed.empty())
+    fail(error::kUnavailable, "failing closed: " + st_.routing.fail_closed +
+                                  "; changes are refused until it is repaired");
 }
 
 RoutingSnapshot TenantService::snapshot() const {
@@ -440,11 +446,11 @@ RoutingSnapshot TenantService::snapshot() const {
   RoutingSnapshot s;
   s.topology = st_.view;
   s.generation = st_.persisted.generation;
-  s.blocked = st_.blocked;
+  s.blocked = st_.condition.blocked;
   s.config_error = st_.config.config_error;
   if (st_.cluster)
     for (const auto& [name, t] : st_.cluster->tenants()) s.tenants.emplace_back(name, t.placement);
-  s.isolated_links = metrics_.isolated_links();
+  s.isolated_links = links_.isolated_links();
   // Drained links no tenant routes over any more are avoided like isolated ones: the
   // administrator may pull them.
   for (auto l : drains_.out_of_service_links()) s.isolated_links.push_back(l);
@@ -459,16 +465,16 @@ void TenantService::on_routing_done(std::uint64_t generation, const std::string&
   {
     std::lock_guard<std::mutex> lock(st_.mu);
     if (failure.empty()) {
-      st_.routed_generation = std::max(st_.routed_generation, generation);
+      st_.routing.routed_generation = std::max(st_.routing.routed_generation, generation);
     } else {
-      st_.failed_generation = std::max(st_.failed_generation, generation);
-      st_.apply_failure = failure;
+      st_.routing.failed_generation = std::max(st_.routing.failed_generation, generation);
+      st_.routing.apply_failure = failure;
       st_.log(LogLevel::kError, "laas: generation " + std::to_string(generation) +
                                     " is not in the fabric as it should be: " + failure);
     }
     metrics_.write_metrics_file();
   }
-  st_.routed_cv.notify_all();
+  routed_cv_.notify_all();
 }
 
 std::vector<std::string> TenantService::tenant_names() const {
@@ -481,7 +487,7 @@ std::vector<std::string> TenantService::tenant_names() const {
 
 bool TenantService::state_blocked() const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  return !st_.blocked.empty();
+  return !st_.condition.blocked.empty();
 }
 
 PersistedTenant TenantService::persist(const allocator::Tenant& t) const {
@@ -501,7 +507,7 @@ void TenantService::store_save() {
     std::string not_durable;
   };
   const StateStore store = st_.store;
-  auto polled = st_.polled;
+  auto polled = st_.term.polled;
   const Saved saved = st_.io->call(
       [store, polled, state = st_.persisted] {
         Saved out;
@@ -515,17 +521,17 @@ void TenantService::store_save() {
         return out;
       },
       kIoDeadline);
-  st_.state_stamp = saved.stamp;
+  st_.term.state_stamp = saved.stamp;
   st_.events.observe(st_.persisted);  // in place (durable or not): readers see it
   if (!saved.not_durable.empty()) throw NotDurableError(saved.not_durable);
-  st_.unsaved.clear();  // everything persisted_ holds is written
+  st_.condition.unsaved.clear();  // everything persisted_ holds is written
 }
 
-FileStamp TenantService::polled_stamp() const { return st_.polled->get(); }
+FileStamp TenantService::polled_stamp() const { return st_.term.polled->get(); }
 
 void TenantService::probe_state_dir() {
   if (st_.config.state_dir_unknown) return;
-  auto polled = st_.polled;
+  auto polled = st_.term.polled;
   st_.io->post("probe state.json", [polled, store = st_.store] { polled->set(store.stamp()); });
 }
 
@@ -597,7 +603,7 @@ TenantService::AddPlan TenantService::plan_on_host_list(const AddRequest& r) {
     if (const auto* d = hosts_.drain_of(h))
       fail(error::kRefused, "host " + hosts_.host_label(h) + " is drained (" + d->reason + ", " +
                                 d->by + ", " + d->at + "): `laasctl host resume` it first");
-    if (const auto* d = drains_.leaf_drain_of(h))
+    if (const auto* d = leaf_drain_of(st_, h))
       fail(error::kRefused, "host " + hosts_.host_label(h) + " is on drained leaf '" + d->name +
                                 "' (" + d->reason + ", " + d->by + ", " + d->at +
                                 "): `laasctl switch resume` it first");
@@ -688,7 +694,7 @@ json TenantService::add(const json& params, const Caller& caller) {
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not change tenants (root or the laas group)");
   require_topology(st_);
-  if (st_.unplaced.count(r.name))
+  if (st_.routing.unplaced.count(r.name))
     fail(error::kDuplicate, "tenant '" + r.name + "' already exists (not placed)");
   AddPlan plan = r.host_list ? plan_on_host_list(r) : plan_by_count(r);
   // The Cluster counts host ports: a tenant of N servers asked for all their ports.
@@ -715,7 +721,7 @@ json TenantService::remove(const json& params, const Caller& caller) {
   if (!caller.may_write)
     fail(error::kPermission, "uid " + std::to_string(caller.uid) +
                                  " may read but not change tenants (root or the laas group)");
-  if (!st_.blocked.empty()) fail(error::kUnavailable, st_.blocked);
+  if (!st_.condition.blocked.empty()) fail(error::kUnavailable, st_.condition.blocked);
   auto it = std::find_if(st_.persisted.tenants.begin(), st_.persisted.tenants.end(),
                          [&](const PersistedTenant& t) { return t.name == name; });
   if (it == st_.persisted.tenants.end()) fail(error::kNotFound, "no tenant named '" + name + "'");
@@ -745,14 +751,14 @@ json TenantService::remove(const json& params, const Caller& caller) {
     }
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
-  st_.unplaced.erase(name);
+  st_.routing.unplaced.erase(name);
   // Its quarantined slots are free now: a newcomer there is a free host like any other.
   const auto quarantined = st_.quarantine.size();
   st_.quarantine.erase(std::remove_if(st_.quarantine.begin(), st_.quarantine.end(),
                                       [&](const QuarantinedHost& q) { return q.tenant == name; }),
                        st_.quarantine.end());
   if (st_.quarantine.size() != quarantined && st_.cluster)
-    st_.cluster->set_faults(metrics_.current_faults());
+    st_.cluster->set_faults(links_.current_faults());
   if (before && st_.view)
     st_.cluster->reserve(whole_servers(st_, hosts_.drained_hosts()));  // drained ones leave
   if (before && st_.view) {
@@ -773,11 +779,11 @@ json TenantService::remove(const json& params, const Caller& caller) {
 json TenantService::change_warnings() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   json warnings = json::array();
-  if (!st_.weak_keys.empty())
-    warnings.push_back("OpenSM runs with " + st_.weak_keys +
+  if (!st_.sm.weak_keys.empty())
+    warnings.push_back("OpenSM runs with " + st_.sm.weak_keys +
                        ": a tenant's root can undo its isolation (docs/security.md)");
-  if (!st_.master_trusted && st_.fabric_master)
-    warnings.push_back("the master SM " + st_.fabric_master->text() +
+  if (!st_.sm.master_trusted && st_.sm.fabric_master)
+    warnings.push_back("the master SM " + st_.sm.fabric_master->text() +
                        " is not trusted (laasctl sm list)");
   return warnings;
 }
@@ -791,8 +797,8 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
                                   json result, int wait, bool reroute) {
   const auto generation = st_.persisted.generation;
   lock.unlock();
-  if (partitions_changed && st_.partitions_hook) st_.partitions_hook();
-  if (reroute && st_.reroute) st_.reroute();
+  if (partitions_changed && st_.hooks.partitions_hook) st_.hooks.partitions_hook();
+  if (reroute && st_.hooks.reroute) st_.hooks.reroute();
   if (!not_durable.empty())
     fail(error::kInternal, done + " but the change may not survive a crash: " + not_durable);
   result["generation"] = generation;
@@ -804,9 +810,10 @@ json TenantService::finish_change(std::unique_lock<std::mutex>& lock, bool parti
     // "Routed" is said only of tables and P_Keys applied without error: otherwise the reply
     // names what failed, and that the state holds the change.
     std::lock_guard<std::mutex> relock(st_.mu);
-    if (!result["routed"].get<bool>() && st_.failed_generation >= generation)
-      fail(error::kInternal, done + ", but the fabric does not have it yet: " + st_.apply_failure +
-                                 "; OpenSM tries again at its next sweep");
+    if (!result["routed"].get<bool>() && st_.routing.failed_generation >= generation)
+      fail(error::kInternal,
+           done + ", but the fabric does not have it yet: " + st_.routing.apply_failure +
+               "; OpenSM tries again at its next sweep");
   }
   return result;
 }
@@ -815,17 +822,17 @@ json TenantService::wait_routed(std::uint64_t generation, int timeout_ms) {
   std::unique_lock<std::mutex> lock(st_.mu);
   // A failed application is not the end: OpenSM tries again at its next sweep, and a success
   // before the timeout is a success.
-  st_.routed_cv.wait_for(lock, std::chrono::milliseconds(timeout_ms),
-                         [&] { return st_.routed_generation >= generation || st_.interrupted; });
-  return st_.routed_generation >= generation;
+  routed_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
+                      [&] { return st_.routing.routed_generation >= generation || interrupted_; });
+  return st_.routing.routed_generation >= generation;
 }
 
 void TenantService::interrupt_waits() {
   {
     std::lock_guard<std::mutex> lock(st_.mu);
-    st_.interrupted = true;
+    interrupted_ = true;
   }
-  st_.routed_cv.notify_all();
+  routed_cv_.notify_all();
   st_.stopping.cancel();  // a `host resume` inside its check
   st_.events.interrupt();
 }
@@ -892,8 +899,8 @@ bool TenantService::commit(std::string* not_durable) {
       }
     if (fenced) {
       // Another SM took the shared state over: this one is no longer the master's service.
-      st_.term_held = false;
-      st_.fenced = e.what();
+      st_.term.term_held = false;
+      st_.term.fenced = e.what();
       fail(error::kNotMaster, std::string("this SM no longer holds the tenant state: ") + e.what());
     }
     if (dynamic_cast<const StoreUnavailableError*>(&e))
@@ -909,7 +916,7 @@ bool TenantService::commit(std::string* not_durable) {
     fail(error::kInternal, std::string("the state could not be saved: ") + e.what());
   }
   if (changed) {
-    st_.last_partitions = text;
+    exports_.note_written(text);
     st_.log(LogLevel::kInfo, "laas: wrote " + path + " (" +
                                  std::to_string(st_.cluster->tenants().size()) +
                                  " tenant partitions)");
@@ -924,7 +931,7 @@ void TenantService::record_routing(double seconds, long lft_blocks) {
 
 void TenantService::on_port_counters(topology::Guid switch_guid, int port,
                                      const PortCounters& delta) {
-  metrics_.on_port_counters(switch_guid, port, delta);
+  links_.on_port_counters(switch_guid, port, delta);
 }
 
 // The SM's role and the shared state: service/shared_state.h.
@@ -932,17 +939,17 @@ void TenantService::set_role_provider(std::function<SmRole()> provider) {
   shared_.set_role_provider(std::move(provider));
 }
 
-SmRole TenantService::role() const { return shared_.role(); }
+SmRole TenantService::role() const { return current_role(st_); }
 
 void TenantService::set_weak_keys(const std::string& what) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  st_.weak_keys = what;
+  st_.sm.weak_keys = what;
 }
 
 void TenantService::set_first_hop_drop(bool on) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (st_.first_hop_drop == on) return;
-  st_.first_hop_drop = on;
+  if (st_.sm.first_hop_drop == on) return;
+  st_.sm.first_hop_drop = on;
   if (st_.cluster) st_.cluster->set_placer(allocator::make_placer(st_.config.algorithm, on));
   st_.log(LogLevel::kInfo,
           on ? "laas: the switches drop packets between owners (qos TRUE): placements keep an "
@@ -952,7 +959,7 @@ void TenantService::set_first_hop_drop(bool on) {
 
 std::uint64_t TenantService::state_term(bool* held) const {
   std::lock_guard<std::mutex> lock(st_.mu);
-  *held = shared_.holds_term();
+  *held = holds_term(st_);
   return st_.persisted.term;
 }
 
@@ -962,5 +969,19 @@ std::optional<std::string> TenantService::take_over_if_needed(const SmIdentity& 
 }
 
 void TenantService::follow_shared_state() { shared_.follow(); }
+
+// Subnet managers: answered by SmTrust (service/sm_trust.h).
+std::vector<topology::Guid> TenantService::sm_ports() const { return sm_trust_.sm_ports(); }
+
+std::vector<SmSeen> TenantService::note_subnet_managers(topology::Guid self,
+                                                        std::vector<SmSeen> seen) {
+  return sm_trust_.note_subnet_managers(self, std::move(seen));
+}
+
+void TenantService::note_fabric_sms(const SmRole& role, std::vector<SmSeen> seen) {
+  sm_trust_.note_fabric_sms(role, std::move(seen));
+}
+
+json TenantService::sm_list() const { return sm_trust_.sm_list(); }
 
 }  // namespace laas::service

@@ -27,6 +27,7 @@
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
+#include "service/port_counters.h"
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
@@ -253,16 +254,29 @@ class TenantService final : private ChangeCommitter,
   // The shared state and the SM's role: service/shared_state.h.
 
   ServiceState st_;
+  // The lifecycle's own bookkeeping (mu): faults as last logged, to log one line per change.
+  struct Warnings {
+    allocator::Faults last_faults;
+    std::vector<topology::LinkId> last_uncabled;  // up-links uncabled by design, as last logged
+    std::set<std::string> warned_mgmt_leaves;     // management leaves without a free up-link
+    std::string last_faults_spec;                 // the tree last_faults were logged on
+  } warnings_;
+  std::condition_variable routed_cv_;  // with mu: a routing run is done, or waits interrupted
+  bool interrupted_ = false;           // mu: shutting down, nothing waits for routing any more
+  // Live audits (each takes OpenSM's lock for its snapshot, then seconds of CPU): one per uid,
+  // two in all; more are refused busy. Its own lock.
+  RunLimit audits_{2, 1};
   // The types the service is made of, each given the state and exactly the other types and
   // lifecycle interfaces (service/service_lifecycle.h) it calls; a reference to one declared
   // later is only kept, never used, before the service is constructed.
-  HostManager hosts_{st_, *this, drains_, metrics_};
-  FabricDrains drains_{st_, *this, *this, *this, hosts_, metrics_};
-  ServiceViews views_{st_, shared_, hosts_, drains_, metrics_};
-  ServiceMetrics metrics_{st_, *this, hosts_, drains_};
-  ServiceExports exports_{st_, *this, views_, shared_};
+  LinkMonitor links_{st_, *this};
+  HostManager hosts_{st_, *this, links_};
+  FabricDrains drains_{st_, *this, *this, *this, hosts_, links_};
+  ServiceMetrics metrics_{st_, hosts_, drains_, links_};
+  ServiceViews views_{st_, hosts_, drains_, links_};
+  ServiceExports exports_{st_, *this, views_};
   SmTrust sm_trust_{st_, *this, metrics_};
-  SharedState shared_{st_, exports_, views_};
+  SharedState shared_{st_, exports_};
 };
 
 }  // namespace laas::service

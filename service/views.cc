@@ -8,25 +8,42 @@
 
 #include "service/fabric_drains.h"
 #include "service/host_states.h"
+#include "service/port_counters.h"
+#include "service/protocol.h"
+#include "service/request_error.h"
 #include "service/request_params.h"
-#include "service/service_metrics.h"
-#include "service/shared_state.h"
 #include "service/switch_check.h"
 
 namespace laas::service {
 
+namespace {
+
+const char* kRecorded = "recorded";
+
+}  // namespace
+
 using nlohmann::json;
 
+void ServiceViews::add_troubles(json& s) const {
+  if (!st_.condition.blocked.empty()) s["blocked"] = st_.condition.blocked;
+  if (!st_.routing.fail_closed.empty()) s["fail_closed"] = st_.routing.fail_closed;
+  if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
+  if (const std::string hung = st_.io->not_answering(); !hung.empty())
+    s["state_dir_not_answering"] = hung;
+  if (const std::string lost = st_.store.unavailable(); !lost.empty())
+    s["state_store_not_answering"] = lost;
+}
+
 json ServiceViews::status() const {
-  const SmRole sm = shared_.role();
+  const SmRole sm = current_role(st_);
   std::lock_guard<std::mutex> lock(st_.mu);
   json s = {{"state_file", st_.store.path()},
-            {"sm", role_json(sm)},
+            {"sm", role_json(st_, sm)},
             {"term", st_.persisted.term},
             {"generation", st_.persisted.generation},
-            {"routed_generation", st_.routed_generation},
+            {"routed_generation", st_.routing.routed_generation},
             {"tenants", st_.cluster ? st_.cluster->tenants().size() : st_.persisted.tenants.size()},
-            {"tenants_not_placed", st_.unplaced.size()},
+            {"tenants_not_placed", st_.routing.unplaced.size()},
             {"algorithm", st_.config.algorithm}};
   // The placements (cluster, ids) exist only with the view they were made on; all three or none.
   if (st_.view && st_.cluster && st_.ids) {
@@ -35,7 +52,7 @@ json ServiceViews::status() const {
     s["free_hosts"] = st_.cluster->state().free_hosts();
     // Drained links are faulty to the allocator but work: counted apart (maintenance).
     int faulty = 0;
-    const auto drained = drains_.drained_links();  // sorted; counted in "maintenance", down or not
+    const auto drained = drained_links(st_);  // sorted; counted in "maintenance", down or not
     for (topology::LinkId l = 0; l < st_.view->tree.total_links(); ++l)
       faulty += st_.cluster->state().link_faulty(l) &&
                 !std::binary_search(drained.begin(), drained.end(), l);
@@ -69,27 +86,21 @@ json ServiceViews::status() const {
     s["quarantined_hosts"] = quarantined;
   } else {
     s["topology"] = nullptr;
-    s["topology_error"] = st_.topology_error;
+    s["topology_error"] = st_.routing.topology_error;
   }
-  if (!st_.blocked.empty()) s["blocked"] = st_.blocked;
-  if (!st_.fail_closed.empty()) s["fail_closed"] = st_.fail_closed;
-  if (!st_.config.config_error.empty()) s["config_error"] = st_.config.config_error;
-  if (!st_.tenants_file_note.empty()) s["tenants_file"] = st_.tenants_file_note;
-  if (const std::string hung = st_.io->not_answering(); !hung.empty())
-    s["state_dir_not_answering"] = hung;
-  if (const std::string lost = st_.store.unavailable(); !lost.empty())
-    s["state_store_not_answering"] = lost;
+  add_troubles(s);
+  if (!st_.routing.tenants_file_note.empty()) s["tenants_file"] = st_.routing.tenants_file_note;
   s["tables_file_write_failures"] = st_.tables_file->write_failures.load();
   {
     std::lock_guard<std::mutex> tables_lock(st_.tables_file->mu);
     if (!st_.tables_file->last_error.empty()) s["tables_file_error"] = st_.tables_file->last_error;
   }
   s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
-  if (st_.unaccepted_sms > 0) s["unaccepted_sms"] = st_.unaccepted_sms;
-  if (!st_.weak_keys.empty()) s["weak_keys"] = st_.weak_keys;
-  if (st_.adapter_status) s["adapter"] = st_.adapter_status();
-  if (st_.switch_check && st_.switch_check->enabled()) {
-    auto check = st_.switch_check->report(SwitchCheck::Clock::now());
+  if (st_.sm.unaccepted_sms > 0) s["unaccepted_sms"] = st_.sm.unaccepted_sms;
+  if (!st_.sm.weak_keys.empty()) s["weak_keys"] = st_.sm.weak_keys;
+  if (st_.hooks.adapter_status) s["adapter"] = st_.hooks.adapter_status();
+  if (st_.hooks.switch_check && st_.hooks.switch_check->enabled()) {
+    auto check = st_.hooks.switch_check->report(SwitchCheck::Clock::now());
     check.erase("switches");  // per switch: laasctl audit
     s["switch_check"] = check;
   }
@@ -143,7 +154,7 @@ json ServiceViews::topology_info(const json& params) const {
       const auto h = tree.host_at(leaf, s);
       // A drained host no tenant holds; one a tenant holds still shows its tenant.
       const bool out_of_service = state.host_owner(h) == allocator::kReserved &&
-                                  (hosts_.drain_of(h) || drains_.leaf_drain_of(h));
+                                  (hosts_.drain_of(h) || leaf_drain_of(st_, h));
       hosts.push_back(out_of_service ? json("@drained") : owner(state.host_owner(h)));
       down.push_back(state.host_down(tree.host_at(leaf, s)));
     }
@@ -331,7 +342,7 @@ json ServiceViews::tenant_json(const allocator::Tenant& t) const {
     }
   }
   if (st_.servers.multi_port()) out["servers"] = servers_json(t);
-  if (!st_.health.totals().empty()) out["link_health"] = metrics_.link_health_json(t);
+  if (!links_.health().totals().empty()) out["link_health"] = links_.link_health_json(t);
   out.update(extra);
   return out;
 }
@@ -435,17 +446,6 @@ json ServiceViews::servers_json(const allocator::Tenant& t) const {
   return out;
 }
 
-json ServiceViews::role_json(const SmRole& sm) const {
-  json j = sm.to_json();
-  j["holds_state"] = sm.may_change_tenants() && shared_.holds_term();
-  j["state_master"] = st_.persisted.master;  // the SM that took the shared state over last
-  // Who is master as the plugin last looked (it may have changed since the role was read).
-  j["master_trusted"] = st_.master_trusted;
-  if (st_.fabric_master && (!sm.master || sm.master->port_guid != st_.fabric_master->port_guid))
-    j["master"] = sm_identity_json(*st_.fabric_master);
-  return j;
-}
-
 json ServiceViews::tenant_list() const {
   std::lock_guard<std::mutex> lock(st_.mu);
   json list = json::array();
@@ -463,7 +463,7 @@ json ServiceViews::tenant_list() const {
                                t.placement.shape.text(), degraded ? "degraded" : "routed",
                                degraded ? health_text(t) : ""));
   }
-  for (const auto& [name, why] : st_.unplaced)
+  for (const auto& [name, why] : st_.routing.unplaced)
     if (const auto* record = persisted_tenant(st_, name))
       list.push_back(tenant_line(*record, "not placed", why));
   return list;
@@ -473,7 +473,7 @@ json ServiceViews::tenant_get(const json& params) const {
   const std::string name = get_string(params, "name");
   std::lock_guard<std::mutex> lock(st_.mu);
   const auto* record = persisted_tenant(st_, name);
-  if (auto it = st_.unplaced.find(name); it != st_.unplaced.end() && record)
+  if (auto it = st_.routing.unplaced.find(name); it != st_.routing.unplaced.end() && record)
     return recorded_tenant_json(*record, "not placed", it->second);
   if (!st_.cluster && record) return recorded_tenant_json(*record, "not routed", unrouted());
   const auto* t = st_.cluster ? st_.cluster->find(name) : nullptr;
@@ -483,7 +483,48 @@ json ServiceViews::tenant_get(const json& params) const {
 
 // Why no tenant is routed now (no fat-tree recognized, or the state blocked).
 std::string ServiceViews::unrouted() const {
-  return "not routed: " + (st_.blocked.empty() ? st_.topology_error : st_.blocked);
+  return "not routed: " +
+         (st_.condition.blocked.empty() ? st_.routing.topology_error : st_.condition.blocked);
+}
+
+// An SM that is not the master shows the tenants as the shared state records them.
+json ServiceViews::recorded_answer(const std::string& asked, const json& params,
+                                   const SmRole& sm) const {
+  const std::string why =
+      sm.may_change_tenants()
+          ? "this SM is becoming master; the tenants are as the shared state records them"
+          : "this SM is " + sm.name() + ": the tenants are as the shared state records them; " +
+                (sm.master && sm.master->port_guid != sm.self.port_guid
+                     ? "the master SM " + sm.master->text() + " routes them"
+                     : std::string("no master is known to this SM"));
+  if (asked == method::kStatus) {
+    json s = {
+        {"state_file", st_.store.path()},
+        {"sm", role_json(st_, sm)},
+        {"term", st_.persisted.term},
+        {"generation", st_.persisted.generation},
+        {"tenants", st_.persisted.tenants.size()},
+        {"algorithm", st_.config.algorithm},
+        {"topology", st_.persisted.topology.empty() ? json(nullptr) : json(st_.persisted.topology)},
+        {"topology_error", why}};
+    add_troubles(s);
+    s["free_pool"] = st_.config.free_pool_open ? "open" : "closed";
+    return s;
+  }
+  if (!st_.condition.blocked.empty()) fail(error::kUnavailable, st_.condition.blocked);
+  if (asked == method::kTenantList) {
+    json list = json::array();
+    for (const auto& t : st_.persisted.tenants) list.push_back(tenant_line(t, kRecorded, why));
+    return list;
+  }
+  // tenant.get
+  const auto name_it = params.find("name");
+  if (name_it == params.end() || !name_it->is_string())
+    fail(error::kBadRequest, "field 'name' must be a string");
+  const std::string name = name_it->get<std::string>();
+  for (const auto& t : st_.persisted.tenants)
+    if (t.name == name) return recorded_tenant_json(t, kRecorded, why);
+  fail(error::kNotFound, "no tenant named '" + name + "'");
 }
 
 }  // namespace laas::service

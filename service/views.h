@@ -3,8 +3,8 @@
 // health under faults (service/views.cc). Nothing here changes state.
 //
 // One of the types the tenant service is made of: it reads the service's shared state
-// (service/service_state.h) under its one lock, and shows the SM's role (SharedState), hosts
-// (HostManager), links and switches (FabricDrains) and link health (ServiceMetrics) as they say.
+// (service/service_state.h) under its one lock, and shows the SM's role (role_json), hosts
+// (HostManager), links and switches (FabricDrains) and link health (LinkMonitor) as they say.
 // Locking: every method is called with
 // ServiceState::mu held unless it says "takes mu" (those lock it themselves).
 #pragma once
@@ -20,14 +20,13 @@ namespace laas::service {
 
 class FabricDrains;
 class HostManager;
-class ServiceMetrics;
-class SharedState;
+class LinkMonitor;
 
 class ServiceViews {
  public:
-  ServiceViews(const ServiceState& st, const SharedState& shared, const HostManager& hosts,
-               const FabricDrains& drains, const ServiceMetrics& metrics)
-      : st_(st), shared_(shared), hosts_(hosts), drains_(drains), metrics_(metrics) {}
+  ServiceViews(const ServiceState& st, const HostManager& hosts, const FabricDrains& drains,
+               const LinkMonitor& links)
+      : st_(st), hosts_(hosts), drains_(drains), links_(links) {}
 
   nlohmann::json status() const;  // takes mu, after asking the SM's role without it
   nlohmann::json topology_info(const nlohmann::json& params) const;  // takes mu
@@ -42,22 +41,27 @@ class ServiceViews {
                                     const std::string& reason);
   static nlohmann::json recorded_tenant_json(const PersistedTenant& t, const std::string& state,
                                              const std::string& reason);
+  // An SM that is not the master answers status, tenant list and tenant show from the shared
+  // state as last read (SharedState::reload first).
+  nlohmann::json recorded_answer(const std::string& asked, const nlohmann::json& params,
+                                 const SmRole& sm) const;
   std::string unrouted() const;  // why no tenant is routed now
   // "routed" or "degraded", and why (down hosts, faulty links, lost pairs, repairs).
   std::string health_text(const allocator::Tenant& t) const;
-  nlohmann::json role_json(const SmRole& role) const;
 
  private:
   nlohmann::json down_parts() const;  // parts down now
+  // What keeps the state or the routing from working, as every status (master's or standby's)
+  // says it.
+  void add_troubles(nlohmann::json& s) const;
   nlohmann::json health_json(const allocator::Tenant& t) const;
   // A tenant's servers with each port's leaf (its rail), LID and GUID.
   nlohmann::json servers_json(const allocator::Tenant& t) const;
 
   const ServiceState& st_;
-  const SharedState& shared_;
   const HostManager& hosts_;
   const FabricDrains& drains_;
-  const ServiceMetrics& metrics_;
+  const LinkMonitor& links_;
 };
 
 }  // namespace laas::service
