@@ -151,7 +151,6 @@ const std::vector<TenantService::Method>& TenantService::methods() {
       {method::kReroute, [](S& s, P, C c) { return s.reroute_now(c); }, false, OnStandby::kRefuse},
       {method::kExport,
        [](S& s, P p, C) {
-         if (s.st_.hooks.export_hook) return s.st_.hooks.export_hook(p);
          std::lock_guard<std::mutex> lock(s.st_.mu);
          return s.exports_.export_files(p);
        },

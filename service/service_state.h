@@ -144,7 +144,6 @@ class PolledStamp {
 struct ServiceHooks {
   std::function<void()> reroute;  // ask the SM to recompute routes soon
   std::function<nlohmann::json()> audit;
-  std::function<nlohmann::json(const nlohmann::json&)> export_hook;
   std::function<void()> partitions_hook;  // OpenSM re-reads partitions.conf
   // The adapter's own section of status ("adapter") and its metric families (laas-sdn: what
   // it wrote, reloaded and read back).

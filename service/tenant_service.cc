@@ -146,9 +146,7 @@ void TenantService::set_switch_check(std::shared_ptr<SwitchCheck> check) {
   std::lock_guard<std::mutex> lock(st_.mu);
   st_.hooks.switch_check = std::move(check);
 }
-void TenantService::set_export_hook(std::function<json(const json&)> hook) {
-  st_.hooks.export_hook = std::move(hook);
-}
+
 void TenantService::set_partitions_hook(std::function<void()> hook) {
   st_.hooks.partitions_hook = std::move(hook);
 }

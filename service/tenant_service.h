@@ -79,7 +79,6 @@ class TenantService final : private ChangeCommitter,
   // service's lock held, so neither may call back into the service. Either may be empty.
   void set_adapter_report(std::function<nlohmann::json()> status,
                           std::function<std::vector<MetricFamily>()> metrics);
-  void set_export_hook(std::function<nlohmann::json(const nlohmann::json& params)> hook);
   // Called after the managed partitions.conf changed: OpenSM re-reads it on a heavy sweep.
   void set_partitions_hook(std::function<void()> hook);
   // The switch check's findings (service/switch_check.h), for status and the metrics.
