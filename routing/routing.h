@@ -1,7 +1,7 @@
 // The isolating routing engine: from a fat-tree model and its tenants' placements to model-space
 // forwarding tables (a pure function), and from those to LID-indexed tables for a real fabric.
 //
-// Semantics (see DESIGN.md, "Routing semantics the engine must guarantee"):
+// The semantics the engine guarantees:
 //  - every route is a minimal up*/down* path of the tree (up to the lowest common ancestor level,
 //    then down), so the tables are deadlock-free and a switch's direction for a destination never
 //    depends on who owns which link; ownership only picks which up-column / parallel link;

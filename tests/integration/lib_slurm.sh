@@ -1,4 +1,4 @@
-# Debian's Slurm 22.05 standalone in a test's network namespace (shared/DESIGN.md): munged with
+# Debian's Slurm 22.05 standalone in a test's network namespace: munged with
 # a fresh key and its own socket, slurmctld -D -i with one node per fabric host, no slurmd, no
 # slurmdbd (accounting_storage/none: accounts are plain strings Slurm still checks). Sourced
 # after lib.sh by slurm_flow.sh and slurm_follow.sh.
