@@ -114,11 +114,6 @@ std::vector<std::vector<PortOwner>> port_owners(const Sl2VlInput& in);
 // Throws std::invalid_argument when pointers are missing or sizes do not match.
 Sl2VlPlan plan_sl2vl(const Sl2VlInput& in);
 
-// Applies a drop verdict to a 16-entry SL -> VL table (the callback's job).
-inline void apply_drop(std::uint8_t vl_by_sl[16]) {
-  for (int s = 0; s < 16; ++s) vl_by_sl[s] = kDropVl;
-}
-
 // A malformed SL2VL dump; what() is "<source>:<line>: <reason>: <the line>".
 class Sl2VlDumpError : public std::runtime_error {
  public:

@@ -39,20 +39,6 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
-const char* source_name(TreeSource s) {
-  switch (s) {
-    case TreeSource::kLayout:
-      return "layout";
-    case TreeSource::kDeclared:
-      return "declared";
-    case TreeSource::kCabling:
-      return "cabling";
-    case TreeSource::kGrown:
-      return "grown";
-  }
-  return "?";
-}
-
 Recognition recognize(const Fabric& fabric, Guid sm_port_guid) {
   RecognizeOptions options;
   options.sm_port_guid = sm_port_guid;

@@ -32,7 +32,6 @@ namespace laas::topology {
 
 // kGrown: the recorded layout, grown by switches cabled to it since (staged build-out).
 enum class TreeSource { kLayout, kDeclared, kCabling, kGrown };
-const char* source_name(TreeSource s);  // "layout", "declared", "cabling", "grown"
 
 struct Recognition {
   std::optional<FatTree> tree;  // set on success

@@ -106,13 +106,6 @@ class Recognizer {
       ignored_.insert({b, f_.nodes[a].ports[p].peer_port});
     }
   }
-  int pod_of_node(int node) const {
-    for (size_t k = 0; k < pod_l2_.size(); ++k)
-      if (std::find(pod_l2_[k].begin(), pod_l2_[k].end(), node) != pod_l2_[k].end() ||
-          std::find(pod_leaves_[k].begin(), pod_leaves_[k].end(), node) != pod_leaves_[k].end())
-        return static_cast<int>(k);
-    return -1;
-  }
 
   const Fabric& f_;
   const int n_;
