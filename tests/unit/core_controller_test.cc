@@ -22,34 +22,20 @@
 #include "core/controller.h"
 #include "core/controller_testing.h"
 #include "core/tenants.h"
+#include "temp_files.h"
 #include "topology/embedding.h"
 #include "topology/layout.h"
 
 using namespace laas;
 using namespace laas::core;
+using laas::test::TempDir;
 using nlohmann::json;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/laas-plugin-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ + "/" + name) << text;
-  }
-
- private:
-  std::string path_;
-};
-
 Config config_in(const TempDir& dir) {
   Config c;
-  c.state_dir = dir.path();
+  c.state_dir = dir.path;
   return c;
 }
 
@@ -105,7 +91,7 @@ TEST(PluginConfig, DefaultsAndKeys) {
   TempDir dir;
   dir.write("laas.yaml",
             "state_dir: /x/y/\nplacer: simple\nmanagement: [0x10, '0x20']\ntenants_poll_ms: 0\n");
-  const Config c = load_config(dir.path() + "/laas.yaml");
+  const Config c = load_config(dir.path + "/laas.yaml");
   EXPECT_EQ(c.state_dir, "/x/y");
   EXPECT_EQ(c.placer, "simple");
   EXPECT_EQ(c.management, (std::vector<std::uint64_t>{0x10, 0x20}));
@@ -113,11 +99,11 @@ TEST(PluginConfig, DefaultsAndKeys) {
   EXPECT_EQ(c.routing_threads, 0);  // the default
   EXPECT_EQ(c.switch_check_interval_s, 300);
   dir.write("check.yaml", "switch_check_interval: 0\n");
-  EXPECT_EQ(load_config(dir.path() + "/check.yaml").switch_check_interval_s, 0);
+  EXPECT_EQ(load_config(dir.path + "/check.yaml").switch_check_interval_s, 0);
   for (const char* bad : {"switch_check_interval: -1\n", "switch_check_interval: 86401\n",
                           "switch_check_interval: soon\n"}) {
     dir.write("check_bad.yaml", bad);
-    const Config b = check_config(dir.path() + "/check_bad.yaml");
+    const Config b = check_config(dir.path + "/check_bad.yaml");
     ASSERT_EQ(b.problems.size(), 1u) << bad;
     EXPECT_NE(b.problems[0].find("check_bad.yaml:1: key 'switch_check_interval'"),
               std::string::npos)
@@ -125,19 +111,19 @@ TEST(PluginConfig, DefaultsAndKeys) {
     EXPECT_EQ(b.switch_check_interval_s, 300) << bad;
   }
   dir.write("threads.yaml", "routing_threads: 1\n");
-  EXPECT_EQ(load_config(dir.path() + "/threads.yaml").routing_threads, 1);
+  EXPECT_EQ(load_config(dir.path + "/threads.yaml").routing_threads, 1);
   dir.write("threads9.yaml", "routing_threads: 9\n");
   try {
-    load_config(dir.path() + "/threads9.yaml");
+    load_config(dir.path + "/threads9.yaml");
     ADD_FAILURE() << "routing_threads: 9 accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("routing_threads"), std::string::npos) << e.what();
   }
   dir.write("bad.yaml", "sokcet: /tmp/x\n");
-  EXPECT_THROW(load_config(dir.path() + "/bad.yaml"), std::runtime_error);
+  EXPECT_THROW(load_config(dir.path + "/bad.yaml"), std::runtime_error);
   dir.write("bad2.yaml", "management: [zz]\n");
-  EXPECT_THROW(load_config(dir.path() + "/bad2.yaml"), std::runtime_error);
-  EXPECT_THROW(load_config(dir.path() + "/absent.yaml"), std::runtime_error);
+  EXPECT_THROW(load_config(dir.path + "/bad2.yaml"), std::runtime_error);
+  EXPECT_THROW(load_config(dir.path + "/absent.yaml"), std::runtime_error);
 }
 
 // Each laas.yaml text of `bad` makes check_config's first problem name what it pairs it with.
@@ -145,7 +131,7 @@ template <std::size_t N>
 void expect_first_problems(TempDir& dir, const std::pair<const char*, const char*> (&bad)[N]) {
   for (const auto& [text, expected] : bad) {
     dir.write("bad.yaml", text);
-    const Config b = check_config(dir.path() + "/bad.yaml");
+    const Config b = check_config(dir.path + "/bad.yaml");
     ASSERT_FALSE(b.problems.empty()) << text;
     EXPECT_NE(b.problems[0].find(expected), std::string::npos) << b.problems[0];
     // Never the default directory instead: the state is not read from a guess.
@@ -159,7 +145,7 @@ TEST(PluginConfig, EtcdStateStoreAndItsErrorsNamingTheField) {
   dir.write("etcd.yaml",
             "state_store: etcd\netcd:\n  endpoints: [127.0.0.1:2379, 'https://sm-b:2379']\n"
             "  cacert: /etc/laas/ca.pem\n  timeout_ms: 800\n");
-  const Config c = load_config(dir.path() + "/etcd.yaml");
+  const Config c = load_config(dir.path + "/etcd.yaml");
   EXPECT_EQ(c.state_store, "etcd");
   EXPECT_EQ(c.etcd.endpoints, (std::vector<std::string>{"127.0.0.1:2379", "https://sm-b:2379"}));
   EXPECT_EQ(c.etcd.prefix, "/laas/");  // the default
@@ -188,12 +174,12 @@ TEST(PluginConfig, EtcdStateStoreAndItsErrorsNamingTheField) {
 TEST(PluginConfig, EtcdLeaseTtlHasADefaultAndBadValuesNameTheField) {
   TempDir dir;
   dir.write("d.yaml", "state_store: etcd\netcd:\n  endpoints: [a:1]\n");
-  EXPECT_EQ(load_config(dir.path() + "/d.yaml").etcd.lease_ttl_s, 10);
+  EXPECT_EQ(load_config(dir.path + "/d.yaml").etcd.lease_ttl_s, 10);
   dir.write("g.yaml", "state_store: etcd\netcd:\n  endpoints: [a:1]\n  lease_ttl_s: 30\n");
-  EXPECT_EQ(load_config(dir.path() + "/g.yaml").etcd.lease_ttl_s, 30);
+  EXPECT_EQ(load_config(dir.path + "/g.yaml").etcd.lease_ttl_s, 30);
   // Not given with a long deadline: two deadlines, so a slow keep-alive still lands in time.
   dir.write("l.yaml", "state_store: etcd\netcd:\n  endpoints: [a:1]\n  timeout_ms: 20000\n");
-  EXPECT_EQ(load_config(dir.path() + "/l.yaml").etcd.lease_ttl_s, 40);
+  EXPECT_EQ(load_config(dir.path + "/l.yaml").etcd.lease_ttl_s, 40);
   const std::pair<const char*, const char*> bad[] = {
       {"state_store: etcd\netcd:\n  endpoints: [a:1]\n  lease_ttl_s: 1\n",
        "'etcd.lease_ttl_s' (line 4): must be between 2 and 3600"},
@@ -209,27 +195,27 @@ TEST(PluginConfig, LinkErrorConsecutiveReadings) {
   EXPECT_EQ(load_config("").link_error_consecutive_readings, 2);
   TempDir dir;
   dir.write("k.yaml", "link_error_threshold: 10\nlink_error_consecutive_readings: 5\n");
-  EXPECT_EQ(load_config(dir.path() + "/k.yaml").link_error_consecutive_readings, 5);
+  EXPECT_EQ(load_config(dir.path + "/k.yaml").link_error_consecutive_readings, 5);
   for (const char* bad : {"0", "1001", "-1"}) {
     dir.write("bad.yaml", std::string("link_error_consecutive_readings: ") + bad + "\n");
-    EXPECT_THROW(load_config(dir.path() + "/bad.yaml"), std::runtime_error) << bad;
+    EXPECT_THROW(load_config(dir.path + "/bad.yaml"), std::runtime_error) << bad;
   }
 }
 
 TEST(PluginTenants, RequestsFile) {
   TempDir dir;
-  EXPECT_TRUE(load_tenant_requests(dir.path() + "/none.yaml").empty());
+  EXPECT_TRUE(load_tenant_requests(dir.path + "/none.yaml").empty());
   dir.write("t.yaml", "- name: A\n  hosts: 10\n- name: B\n  hosts: 3\n");
-  const auto r = load_tenant_requests(dir.path() + "/t.yaml");
+  const auto r = load_tenant_requests(dir.path + "/t.yaml");
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[1].name, "B");
   EXPECT_EQ(r[1].hosts, 3);
   dir.write("dup.yaml", "- name: A\n  hosts: 1\n- name: A\n  hosts: 2\n");
-  EXPECT_THROW(load_tenant_requests(dir.path() + "/dup.yaml"), std::runtime_error);
+  EXPECT_THROW(load_tenant_requests(dir.path + "/dup.yaml"), std::runtime_error);
   dir.write("res.yaml", "- name: _mgmt_1\n  hosts: 1\n");
-  EXPECT_THROW(load_tenant_requests(dir.path() + "/res.yaml"), std::runtime_error);
+  EXPECT_THROW(load_tenant_requests(dir.path + "/res.yaml"), std::runtime_error);
   dir.write("key.yaml", "- name: A\n  host: 1\n");
-  EXPECT_THROW(load_tenant_requests(dir.path() + "/key.yaml"), std::runtime_error);
+  EXPECT_THROW(load_tenant_requests(dir.path + "/key.yaml"), std::runtime_error);
 }
 
 TEST(PluginTenants, AllocationsJsonRoundTrip) {
@@ -292,7 +278,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   ASSERT_TRUE(out.ok) << out.error;
   ASSERT_EQ(out.tables.size(), fabric.nodes.size());
   EXPECT_FALSE(out.tables[emb.switch_node[0][0]].empty());
-  const auto first = load_allocations(dir.path() + "/allocations.json");
+  const auto first = load_allocations(dir.path + "/allocations.json");
   ASSERT_TRUE(first);
   ASSERT_EQ(first->tenants.count("A"), 1u);
   const std::string a_json = to_json(Allocations{"", 0, {}, {{"A", first->tenants.at("A")}}});
@@ -300,19 +286,19 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   // Another tenant comes; A is untouched. A fresh engine (a restart) restores both.
   sleep(0);
   dir.write("tenants.yaml.new", "- name: A\n  hosts: 10\n- name: B\n  hosts: 6\n");
-  std::rename((dir.path() + "/tenants.yaml.new").c_str(), (dir.path() + "/tenants.yaml").c_str());
+  std::rename((dir.path + "/tenants.yaml.new").c_str(), (dir.path + "/tenants.yaml").c_str());
   EXPECT_TRUE(engine.tenants_changed());
   out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(engine.tenants_changed());
   for (const auto& w : out.warnings) ADD_FAILURE() << w;
-  auto second = load_allocations(dir.path() + "/allocations.json");
+  auto second = load_allocations(dir.path + "/allocations.json");
   ASSERT_EQ(second->tenants.size(), 2u);
   EXPECT_EQ(to_json(Allocations{"", 0, {}, {{"A", second->tenants.at("A")}}}), a_json);
   Controller restarted(config_in(dir), quiet());
   out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
-  const auto third = load_allocations(dir.path() + "/allocations.json");
+  const auto third = load_allocations(dir.path + "/allocations.json");
   EXPECT_EQ(to_json(*third), to_json(*second));
 
   // A cable held by A disappears: A keeps its placement (the link is reported faulty).
@@ -326,7 +312,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   ASSERT_TRUE(out.ok) << out.error;
   for (const auto& w : out.warnings)
     EXPECT_EQ(w.find("cannot be restored"), std::string::npos) << w;
-  const auto fourth = load_allocations(dir.path() + "/allocations.json");
+  const auto fourth = load_allocations(dir.path + "/allocations.json");
   EXPECT_EQ(fourth->tenants.at("A").hosts.size(), 10u);
   EXPECT_EQ(fourth->tenants.at("A").links.size(), second->tenants.at("A").links.size());
 
@@ -334,7 +320,7 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   dir.write("tenants.yaml", "- name: A\n  hosts: 10\n");
   out = routed(restarted, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
-  EXPECT_EQ(load_allocations(dir.path() + "/allocations.json")->tenants.count("B"), 0u);
+  EXPECT_EQ(load_allocations(dir.path + "/allocations.json")->tenants.count("B"), 0u);
 }
 
 TEST(PluginEngine, SmHostIsManagementAndNeverAllocated) {
@@ -346,7 +332,7 @@ TEST(PluginEngine, SmHostIsManagementAndNeverAllocated) {
   Controller engine(config_in(dir), quiet());
   auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
-  const auto a = load_allocations(dir.path() + "/allocations.json");
+  const auto a = load_allocations(dir.path + "/allocations.json");
   EXPECT_EQ(a->tenants.count("all"), 0u);  // refused: the SM's host is not allocatable
   ASSERT_EQ(a->management.size(), 1u);
   EXPECT_EQ(a->management[0].name, "comp-1");
@@ -396,7 +382,7 @@ TEST(PluginEngine, RefusesNonFatTreesAndCorruptState) {
 
   Config pinned = config_in(dir);
   pinned.topology = "xgft(2;4,4;1,4)";
-  std::remove((dir.path() + "/state.json").c_str());
+  std::remove((dir.path + "/state.json").c_str());
   Controller expecting(pinned, quiet());
   out = routed(expecting, fabric, 0);
   EXPECT_FALSE(out.ok);
@@ -423,11 +409,11 @@ TEST(PluginEngine, AStartFailingClosedGivesTheSwitchesTheTablesLastSent) {
     first.keep_sent_tables({}, guids, good.tables, sl2vl);
     ASSERT_TRUE(first.service().io().idle(std::chrono::seconds(10)));
   }
-  std::ifstream kept(dir.path() + "/tables.bin", std::ios::binary);
+  std::ifstream kept(dir.path + "/tables.bin", std::ios::binary);
   ASSERT_TRUE(kept) << "no tables.bin written";
   const std::string bytes((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
   dir.write("state.json", "{ truncated");
-  std::remove((dir.path() + "/allocations.json").c_str());
+  std::remove((dir.path + "/allocations.json").c_str());
   Controller restarted(config_in(dir), quiet());
   auto out = routed(restarted, fabric, 0);
   EXPECT_TRUE(out.ok) << out.error;
@@ -504,7 +490,7 @@ TEST(PluginEngine, TablesFromAnOlderTermThanTheLastMastersAreRefused) {
     first.keep_sent_tables({{1, {0x1, 0, 0}}}, k.guids, k.good.tables, nullptr);
     ASSERT_TRUE(first.service().io().idle(std::chrono::seconds(10)));
   }
-  ASSERT_TRUE(exists(dir.path() + "/tables.bin"));
+  ASSERT_TRUE(exists(dir.path + "/tables.bin"));
   // One take-over since (term 4, this SM's own without a provider): the last master's is 3.
   write_term(dir, 4);
   {
@@ -536,7 +522,7 @@ TEST(PluginEngine, ADeposedMasterDoesNotReplaceTheTablesFile) {
   write_term(dir, 4);  // another SM took over meanwhile
   engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
   ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
-  EXPECT_FALSE(exists(dir.path() + "/tables.bin")) << "a deposed master's tables were written";
+  EXPECT_FALSE(exists(dir.path + "/tables.bin")) << "a deposed master's tables were written";
   EXPECT_EQ(engine.service().tables_file_health()->write_failures.load(), 0);
 
   TempDir standby_dir;
@@ -548,7 +534,7 @@ TEST(PluginEngine, ADeposedMasterDoesNotReplaceTheTablesFile) {
   });
   standby.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
   ASSERT_TRUE(standby.service().io().idle(std::chrono::seconds(10)));
-  EXPECT_FALSE(exists(standby_dir.path() + "/tables.bin")) << "a standby wrote tables.bin";
+  EXPECT_FALSE(exists(standby_dir.path + "/tables.bin")) << "a standby wrote tables.bin";
 }
 
 // A write that fails is counted in the metrics and said by status; the file is 0640 once
@@ -559,7 +545,7 @@ TEST(PluginEngine, AFailedTablesWriteIsCountedAndShown) {
   auto k = route_once(engine);
   ASSERT_TRUE(k.good.ok) << k.good.error;
   // A directory where the file should be: the rename fails.
-  ASSERT_EQ(std::system(("mkdir -p '" + dir.path() + "/tables.bin/x'").c_str()), 0);
+  ASSERT_EQ(std::system(("mkdir -p '" + dir.path + "/tables.bin/x'").c_str()), 0);
   engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
   ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
   EXPECT_EQ(engine.service().tables_file_health()->write_failures.load(), 1);
@@ -571,12 +557,12 @@ TEST(PluginEngine, AFailedTablesWriteIsCountedAndShown) {
       call(engine, "metrics").value("text", "").find("laas_tables_file_write_failures_total 1\n"),
       std::string::npos);
   // Repaired: written, 0640, status no longer names an error (the count stays).
-  ASSERT_EQ(std::system(("rm -rf '" + dir.path() + "/tables.bin'").c_str()), 0);
+  ASSERT_GT(std::filesystem::remove_all(dir.path + "/tables.bin"), 0u);
   k.good.tables[0].push_back(0xFF);  // other tables: not skipped as already written
   engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
   ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
   struct stat st;
-  ASSERT_EQ(::stat((dir.path() + "/tables.bin").c_str(), &st), 0);
+  ASSERT_EQ(::stat((dir.path + "/tables.bin").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0640u);
   EXPECT_FALSE(call(engine, "status").contains("tables_file_error"));
 }
@@ -590,7 +576,7 @@ TEST(PluginEngine, AFailedTablesWriteRemovesTheOlderFile) {
   ASSERT_TRUE(k.good.ok) << k.good.error;
   engine.keep_sent_tables({}, k.guids, k.good.tables, nullptr);
   ASSERT_TRUE(engine.service().io().idle(std::chrono::seconds(10)));
-  ASSERT_TRUE(exists(dir.path() + "/tables.bin"));
+  ASSERT_TRUE(exists(dir.path + "/tables.bin"));
   struct rlimit old_limit;
   ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
   const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
@@ -604,7 +590,7 @@ TEST(PluginEngine, AFailedTablesWriteRemovesTheOlderFile) {
   std::signal(SIGXFSZ, old_handler);
   ASSERT_TRUE(idle);
   EXPECT_EQ(engine.service().tables_file_health()->write_failures.load(), 1);
-  EXPECT_FALSE(exists(dir.path() + "/tables.bin")) << "the older tables.bin was left";
+  EXPECT_FALSE(exists(dir.path + "/tables.bin")) << "the older tables.bin was left";
 }
 
 // The configuration file the packages install loads, with its documented defaults.
@@ -649,7 +635,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   Controller engine(config_in(dir), quiet());
   auto clean = routed(engine, fabric, sm);
   ASSERT_TRUE(clean.ok) << clean.error;
-  const auto before = load_allocations(dir.path() + "/allocations.json");
+  const auto before = load_allocations(dir.path + "/allocations.json");
   ASSERT_EQ(before->tenants.at("A").links.size(), 4u);
   const auto& link = before->tenants.at("A").links.front();
   int node = -1;
@@ -670,7 +656,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   }
   auto out = routed(engine, broken, sm);
   ASSERT_TRUE(out.ok) << out.error;
-  const auto after = load_allocations(dir.path() + "/allocations.json");
+  const auto after = load_allocations(dir.path + "/allocations.json");
   const auto& a = after->tenants.at("A");
   EXPECT_EQ(a.links.size(), 4u);
   ASSERT_EQ(a.idle.size(), 2u);
@@ -682,7 +668,7 @@ TEST(PluginEngine, RepairsATenantUnderACableFault) {
   auto back = routed(engine, fabric, sm);
   ASSERT_TRUE(back.ok) << back.error;
   EXPECT_EQ(back.tables, clean.tables);
-  EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->tenants.at("A").idle.empty());
+  EXPECT_TRUE(load_allocations(dir.path + "/allocations.json")->tenants.at("A").idle.empty());
 }
 namespace laas::core {
 namespace {
@@ -732,7 +718,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   Controller engine(config_in(dir), quiet());
   const auto before = routed(engine, fabric, sm);
   ASSERT_TRUE(before.ok) << before.error;
-  const auto alloc = load_allocations(dir.path() + "/allocations.json");
+  const auto alloc = load_allocations(dir.path + "/allocations.json");
   const Guid recorded = alloc->tenants.at("A").hosts[1].guid;
   int node = -1;
   for (std::size_t n = 0; n < fabric.nodes.size(); ++n)
@@ -754,7 +740,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   }
   EXPECT_EQ(entries, 12);
   EXPECT_NE(before.tables[emb.switch_node[1][0]][lid], routing::kNoRoute);
-  const auto q = load_allocations(dir.path() + "/allocations.json");
+  const auto q = load_allocations(dir.path + "/allocations.json");
   ASSERT_EQ(q->quarantined.size(), 1u);
   EXPECT_EQ(q->quarantined[0].tenant, "A");
   EXPECT_EQ(q->quarantined[0].seen.guid, 0xdeadu);
@@ -778,7 +764,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   const auto accepted = routed(engine, fabric, sm);
   ASSERT_TRUE(accepted.ok) << accepted.error;
   EXPECT_EQ(accepted.tables, before.tables);
-  EXPECT_TRUE(load_allocations(dir.path() + "/allocations.json")->quarantined.empty());
+  EXPECT_TRUE(load_allocations(dir.path + "/allocations.json")->quarantined.empty());
   report = engine.audit(fabric, accepted.tables, sm, &accepted.sl2vl);
   EXPECT_TRUE(report["ok"].get<bool>()) << report.dump(1);
 }
@@ -793,7 +779,7 @@ TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
   {
     Controller engine(config_in(dir), quiet());
     ASSERT_TRUE(routed(engine, fabric, sm).ok);
-    recorded = load_allocations(dir.path() + "/allocations.json")->tenants.at("A").hosts[1].guid;
+    recorded = load_allocations(dir.path + "/allocations.json")->tenants.at("A").hosts[1].guid;
   }
   dir.write("state.json", "{ truncated");
   Controller blocked(config_in(dir), quiet());
@@ -915,7 +901,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   EXPECT_EQ(engine.audit(fabric, out.tables, sm)["violations"], 0);
 
   // A restart on an unreadable state: the tenants of allocations.json are routed as before.
-  const std::string state = dir.path() + "/state.json";
+  const std::string state = dir.path + "/state.json";
   std::rename(state.c_str(), (state + ".good").c_str());
   dir.write("state.json", "{ truncated");
   Controller restarted(config_in(dir), quiet());
@@ -958,7 +944,7 @@ TEST(PluginEngine, FailsClosedWhileTenantsExistAndRecovers) {
   // A restart on an unreadable state with allocations.json lost as well: closed, with no
   // tenant (before, the next engine routed the fabric open); once it has routed, a run that
   // finds both lost keeps what the switches hold.
-  std::remove((dir.path() + "/allocations.json").c_str());
+  std::remove((dir.path + "/allocations.json").c_str());
   Controller lost(config_in(dir), quiet());
   out = routed(lost, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
@@ -1108,13 +1094,13 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
     auto out = routed(engine, before, sm);
     ASSERT_TRUE(out.ok) << out.error;
     const auto old_layout = topology::parse_layout([&] {
-      std::ifstream in(dir.path() + "/layout.json");
+      std::ifstream in(dir.path + "/layout.json");
       std::stringstream s;
       s << in.rdbuf();
       return s.str();
     }());
     EXPECT_EQ(old_layout.spec, "xgft(2;4,4;1,4)");
-    const auto a0 = load_allocations(dir.path() + "/allocations.json");
+    const auto a0 = load_allocations(dir.path + "/allocations.json");
     ASSERT_EQ(a0->tenants.size(), 3u);
     const auto tables0 = out.tables;
 
@@ -1126,7 +1112,7 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
                              "grew the intended tree from xgft(2;4,4;1,4) to "
                              "xgft(2;4,5;1,5): +1 leaf, +1 spine") == 0;
     EXPECT_TRUE(logged) << ::testing::PrintToString(out.info);
-    std::ifstream in(dir.path() + "/layout.json");
+    std::ifstream in(dir.path + "/layout.json");
     std::stringstream text;
     text << in.rdbuf();
     const auto layout = topology::parse_layout(text.str());
@@ -1136,7 +1122,7 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
     for (int l = 0; l < 2; ++l)
       for (int i = 0; i < 4; ++i)
         EXPECT_EQ(layout.switches[l][i].guid, old_layout.switches[l][i].guid);
-    const auto a1 = load_allocations(dir.path() + "/allocations.json");
+    const auto a1 = load_allocations(dir.path + "/allocations.json");
     for (const auto& [name, t] : a0->tenants)
       EXPECT_EQ(to_json(Allocations{"", 0, {}, {{name, a1->tenants.at(name)}}}),
                 to_json(Allocations{"", 0, {}, {{name, t}}}));
@@ -1173,7 +1159,7 @@ TEST(PluginEngine, AGrownTreeKeepsTenantsTablesBitIdentical) {
                   names + "]\n");
     out = routed(engine, grown, sm);
     ASSERT_TRUE(out.ok) << out.error;
-    const auto a2 = load_allocations(dir.path() + "/allocations.json");
+    const auto a2 = load_allocations(dir.path + "/allocations.json");
     ASSERT_EQ(a2->tenants.count("D"), 1u) << ::testing::PrintToString(out.warnings);
     EXPECT_EQ(a2->tenants.at("D").hosts.size(), 3u);
   }
@@ -1197,7 +1183,7 @@ TEST(PluginEngine, AnEmptyOrCutOffTenantsFileRemovesNobody) {
   for (const char* text : {"", "\n  \n", "- name: A\n  hosts: 4"}) {
     SCOPED_TRACE(text);
     dir.write("tenants.yaml.new", text);
-    std::rename((dir.path() + "/tenants.yaml.new").c_str(), (dir.path() + "/tenants.yaml").c_str());
+    std::rename((dir.path + "/tenants.yaml.new").c_str(), (dir.path + "/tenants.yaml").c_str());
     auto out = routed(engine, fabric, sm);
     ASSERT_TRUE(out.ok) << out.error;
     EXPECT_EQ(names(), (std::vector<std::string>{"A", "B"}));
@@ -1218,7 +1204,7 @@ TEST(PluginEngine, AMissingOrUnreadableTenantsFileRemovesNobody) {
   const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = topology::build_model_fabric(tree);
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
-  const std::string file = dir.path() + "/tenants.yaml";
+  const std::string file = dir.path + "/tenants.yaml";
   dir.write("tenants.yaml", "- name: A\n  hosts: 4\n- name: B\n  hosts: 4\n");
   Controller engine(config_in(dir), quiet());
   ASSERT_TRUE(routed(engine, fabric, sm).ok);
@@ -1329,7 +1315,7 @@ TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
       std::this_thread::yield();
     }
   });
-  const std::string state = dir.path() + "/state.json";
+  const std::string state = dir.path + "/state.json";
   for (int run = 0; run < 12 || audits < 3; ++run) {
     topology::Fabric renamed = fabric;
     // Another machine in a free slot (a new port GUID): its name is recorded with it. (A name
@@ -1349,7 +1335,7 @@ TEST(PluginEngine, AuditsAndMulticastTreesWhileRoutingReRecordsTheLayout) {
       break;
     }
     EXPECT_EQ(out.took_over, run % 3 == 2) << run;
-    std::ifstream layout(dir.path() + "/layout.json");
+    std::ifstream layout(dir.path + "/layout.json");
     std::stringstream recorded;
     recorded << layout.rdbuf();
     EXPECT_NE(recorded.str().find("\"spare-" + std::to_string(run) + "\""), std::string::npos)
@@ -1374,7 +1360,7 @@ TEST(PluginConfig, EveryProblemIsListedWithItsLine) {
             "management: [comp-1, 0x1234]\n"
             "free_pool: open\n"
             "[a]: 1\n");
-  const Config c = check_config(dir.path() + "/laas.yaml");
+  const Config c = check_config(dir.path + "/laas.yaml");
   ASSERT_EQ(c.problems.size(), 4u);
   EXPECT_NE(c.problems[0].find("laas.yaml:1: key 'placer'"), std::string::npos) << c.problems[0];
   EXPECT_NE(c.problems[1].find("laas.yaml:2: key 'routing_threads'"), std::string::npos);
@@ -1384,7 +1370,7 @@ TEST(PluginConfig, EveryProblemIsListedWithItsLine) {
   EXPECT_NE(c.problems[3].find("laas.yaml:5: a key must be a plain name"), std::string::npos);
   EXPECT_EQ(c.management, std::vector<std::uint64_t>{0x1234});
   EXPECT_TRUE(c.free_pool_open);
-  EXPECT_THROW(load_config(dir.path() + "/laas.yaml"), std::runtime_error);
+  EXPECT_THROW(load_config(dir.path + "/laas.yaml"), std::runtime_error);
 }
 
 // laas-api's api: section: read into Config::api; its problems are listed apart (file, line,
@@ -1402,7 +1388,7 @@ TEST(PluginConfig, ApiSectionIsLaasApisAlone) {
             "  readers: [monitor]\n"
             "  threads: 4\n"
             "  max_connections: 32\n");
-  const Config c = load_config(dir.path() + "/laas.yaml");
+  const Config c = load_config(dir.path + "/laas.yaml");
   EXPECT_TRUE(c.api_problems.empty());
   EXPECT_EQ(c.api.listen, "0.0.0.0:8443");
   EXPECT_EQ(c.api.key, "/etc/laas/api/server.key");
@@ -1418,7 +1404,7 @@ TEST(PluginConfig, ApiSectionIsLaasApisAlone) {
             "  writers: ops\n"
             "  threads: 0\n"
             "  colour: red\n");
-  const Config b = load_config(dir.path() + "/bad.yaml");  // the plugin's part is fine
+  const Config b = load_config(dir.path + "/bad.yaml");  // the plugin's part is fine
   ASSERT_EQ(b.api_problems.size(), 5u);
   EXPECT_NE(b.api_problems[0].find("bad.yaml:3: key 'api.listen'"), std::string::npos)
       << b.api_problems[0];
@@ -1429,12 +1415,12 @@ TEST(PluginConfig, ApiSectionIsLaasApisAlone) {
   EXPECT_NE(b.api_problems[3].find("bad.yaml:6: key 'api.threads'"), std::string::npos);
   EXPECT_NE(b.api_problems[4].find("bad.yaml:7: key 'api.colour': unknown key"), std::string::npos);
   dir.write("port.yaml", "api:\n  listen: \"[::]:99999\"\n");
-  const Config p = check_config(dir.path() + "/port.yaml");
+  const Config p = check_config(dir.path + "/port.yaml");
   ASSERT_EQ(p.api_problems.size(), 1u);
   EXPECT_NE(p.api_problems[0].find("1-65535"), std::string::npos) << p.api_problems[0];
   EXPECT_TRUE(p.problems.empty());
   dir.write("notmap.yaml", "api: [1]\n");
-  EXPECT_EQ(check_config(dir.path() + "/notmap.yaml").api_problems.size(), 1u);
+  EXPECT_EQ(check_config(dir.path + "/notmap.yaml").api_problems.size(), 1u);
 }
 
 // A file that cannot be read as a whole -- cut to zero by a full disk, only comments, a YAML
@@ -1452,18 +1438,18 @@ TEST(PluginConfig, AFileThatCannotBeReadAsAWholeIsNoConfiguration) {
   for (const auto& [name, text] : whole) {
     SCOPED_TRACE(name);
     dir.write(name + ".yaml", text);
-    const Config c = check_config(dir.path() + "/" + name + ".yaml");
+    const Config c = check_config(dir.path + "/" + name + ".yaml");
     EXPECT_FALSE(c.problems.empty());
     EXPECT_TRUE(c.state_dir_unknown);
-    EXPECT_THROW(load_config(dir.path() + "/" + name + ".yaml"), std::runtime_error);
+    EXPECT_THROW(load_config(dir.path + "/" + name + ".yaml"), std::runtime_error);
   }
   // Unreadable: a directory in its place (root reads a mode-000 file).
-  std::filesystem::create_directory(dir.path() + "/dir.yaml");
-  const Config unreadable = check_config(dir.path() + "/dir.yaml");
+  std::filesystem::create_directory(dir.path + "/dir.yaml");
+  const Config unreadable = check_config(dir.path + "/dir.yaml");
   EXPECT_FALSE(unreadable.problems.empty());
   EXPECT_TRUE(unreadable.state_dir_unknown);
-  EXPECT_TRUE(check_config(dir.path() + "/absent.yaml").state_dir_unknown);
-  const Config empty = check_config(dir.path() + "/empty.yaml");
+  EXPECT_TRUE(check_config(dir.path + "/absent.yaml").state_dir_unknown);
+  const Config empty = check_config(dir.path + "/empty.yaml");
   ASSERT_EQ(empty.problems.size(), 1u);
   EXPECT_NE(empty.problems[0].find("holds no key"), std::string::npos) << empty.problems[0];
   EXPECT_NE(empty.problems[0].find("nothing is read from the default one (/var/lib/laas)"),
@@ -1471,7 +1457,7 @@ TEST(PluginConfig, AFileThatCannotBeReadAsAWholeIsNoConfiguration) {
       << empty.problems[0];
   // A wrong key elsewhere: a problem, the state directory as written.
   dir.write("key.yaml", "state_dir: /srv/laas\nplacer: bogus\n");
-  const Config key = check_config(dir.path() + "/key.yaml");
+  const Config key = check_config(dir.path + "/key.yaml");
   EXPECT_EQ(key.problems.size(), 1u);
   EXPECT_FALSE(key.state_dir_unknown);
   EXPECT_EQ(key.state_dir, "/srv/laas");
@@ -1492,7 +1478,7 @@ TEST(PluginEngine, AGuessedStateDirectoryIsNeitherReadNorWritten) {
   }
   auto listing = [&] {
     std::map<std::string, std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(t.dir.path())) {
+    for (const auto& e : std::filesystem::directory_iterator(t.dir.path)) {
       std::ifstream in(e.path());
       files[e.path().filename()] = std::string(std::istreambuf_iterator<char>(in), {});
     }
@@ -1541,12 +1527,12 @@ TEST(PluginEngine, AGuessedStateDirectoryIsNeitherReadNorWritten) {
 // so that a wider mode shows). tables.bin has its own test.
 TEST(PluginEngine, EveryFileItCreatesIs0640AndEveryDirectory0750) {
   TempDir root;
-  const std::string dir = root.path() + "/state";
+  const std::string dir = root.path + "/state";
   const mode_t old = ::umask(0);
   {
     Config c;
     c.state_dir = dir;
-    c.managed_partitions_file = root.path() + "/partitions.conf";
+    c.managed_partitions_file = root.path + "/partitions.conf";
     const auto tree = topology::FatTree::parse("xgft(2;4,8;1,4)");
     auto [fabric, emb] = topology::build_model_fabric(tree);
     const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
@@ -1576,7 +1562,7 @@ TEST(PluginEngine, EveryFileItCreatesIs0640AndEveryDirectory0750) {
   for (const char* f :
        {"state.json", "state.lock", "allocations.json", "layout.json", "tenants.yaml.applied"})
     EXPECT_TRUE(seen.count(f)) << f;
-  EXPECT_EQ(mode(root.path() + "/partitions.conf"), 0640u);
+  EXPECT_EQ(mode(root.path + "/partitions.conf"), 0640u);
 }
 
 // laas-sdn's section: every key read, each wrong one a problem naming `sdn.KEY` and its line,
@@ -1590,7 +1576,7 @@ TEST(PluginConfig, SdnSection) {
             "state_dir: /x\nwhole_leaves: false\nsdn:\n  lfts_file: /run/laas/lfts\n"
             "  partitions_file: /run/laas/partitions.conf\n  reload: [kill, -HUP, '42']\n"
             "  discover_interval: 30\n");
-  const Config c = load_config(dir.path() + "/sdn.yaml");
+  const Config c = load_config(dir.path + "/sdn.yaml");
   EXPECT_TRUE(c.sdn.present);
   EXPECT_EQ(c.sdn.lfts_file, "/run/laas/lfts");
   EXPECT_EQ(c.sdn.partitions_file, "/run/laas/partitions.conf");
@@ -1601,7 +1587,7 @@ TEST(PluginConfig, SdnSection) {
   dir.write("bad.yaml",
             "sdn:\n  lfts_file: lfts\n  reload: kill -HUP 42\n  discover_interval: -1\n"
             "  relaod: [x]\n  partitions_file: /p\n");
-  const Config b = check_config(dir.path() + "/bad.yaml");
+  const Config b = check_config(dir.path + "/bad.yaml");
   ASSERT_EQ(b.problems.size(), 4u);
   EXPECT_NE(b.problems[0].find("bad.yaml:2: key 'sdn.lfts_file': must be an absolute path"),
             std::string::npos)
@@ -1618,7 +1604,7 @@ TEST(PluginConfig, SdnSection) {
   EXPECT_EQ(missing[0].rfind("sdn.lfts_file: required", 0), 0u) << missing[0];
   EXPECT_EQ(missing[1].rfind("sdn.reload: required", 0), 0u) << missing[1];
   dir.write("notmap.yaml", "sdn: [a]\n");
-  const Config n = check_config(dir.path() + "/notmap.yaml");
+  const Config n = check_config(dir.path + "/notmap.yaml");
   ASSERT_EQ(n.problems.size(), 1u);
   EXPECT_NE(n.problems[0].find("key 'sdn': expected a mapping"), std::string::npos);
 }
@@ -1632,13 +1618,13 @@ TEST(PluginConfig, SdnDiscoveryKeys) {
   dir.write("d.yaml",
             "sdn:\n  ibnetdiscover: /opt/diags/ibnetdiscover\n  discover_timeout: 5\n"
             "  ca: mlx5_1\n  port: 2\n");
-  const Config c = load_config(dir.path() + "/d.yaml");
+  const Config c = load_config(dir.path + "/d.yaml");
   EXPECT_EQ(c.sdn.ibnetdiscover, "/opt/diags/ibnetdiscover");
   EXPECT_EQ(c.sdn.discover_timeout_s, 5);
   EXPECT_EQ(c.sdn.ca, "mlx5_1");
   EXPECT_EQ(c.sdn.port, 2);
   dir.write("bad.yaml", "sdn:\n  discover_timeout: 0\n");
-  const Config b = check_config(dir.path() + "/bad.yaml");
+  const Config b = check_config(dir.path + "/bad.yaml");
   ASSERT_EQ(b.problems.size(), 1u);
   EXPECT_NE(b.problems[0].find("bad.yaml:2: key 'sdn.discover_timeout': "), std::string::npos)
       << b.problems[0];

@@ -11,31 +11,12 @@
 #include "core/controller.h"
 #include "core/controller_testing.h"
 #include "core/tenants.h"
+#include "temp_files.h"
 #include "topology/embedding.h"
 
 using namespace laas;
 using namespace laas::core;
-
-namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/laas-mcast-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ + "/" + name + ".new") << text;
-    std::rename((path_ + "/" + name + ".new").c_str(), (path_ + "/" + name).c_str());
-  }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
+using laas::test::TempDir;
 
 TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
   TempDir dir;
@@ -44,14 +25,14 @@ TEST(PluginMulticast, TreesFromMemberGuidsFollowTheTenants) {
   const Guid sm = fabric.nodes[emb.switch_node[1][0]].port_guid;
   dir.write("tenants.yaml", "- name: a\n  hosts: 8\n- name: b\n  hosts: 10\n");
   Config config;
-  config.state_dir = dir.path();
+  config.state_dir = dir.path;
   Controller engine(config, [](service::LogLevel, const std::string&) {});
   EXPECT_FALSE(engine.multicast_tree({1, 2}, 0xC001).ok);  // nothing routed yet
 
   auto out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
   EXPECT_FALSE(out.multicast_changed);
-  const auto alloc = load_allocations(dir.path() + "/allocations.json");
+  const auto alloc = load_allocations(dir.path + "/allocations.json");
   ASSERT_TRUE(alloc);
   std::vector<Guid> b;
   for (const auto& h : alloc->tenants.at("b").hosts) b.push_back(h.guid);

@@ -21,6 +21,10 @@ struct TempDir {
   ~TempDir() { std::filesystem::remove_all(path); }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+  // Writes `text` as the whole content of the file `name` in this directory.
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path + "/" + name) << text;
+  }
   std::string path;
 };
 
