@@ -187,8 +187,6 @@ void Controller::connect(AdapterHooks hooks) {
 
 std::string Controller::state_error() const { return service_.snapshot().blocked; }
 
-bool Controller::tenants_changed() const { return tenants_file_.changed(routed_once()); }
-
 bool Controller::claim_tenants_change() { return tenants_file_.claim_change(routed_once()); }
 
 bool Controller::routed_once() const {

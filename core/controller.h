@@ -54,10 +54,8 @@ class Controller {
   void set_reroute_hook(std::function<void()> hook);
   // Why tenants cannot be routed (corrupt state), empty when they can.
   std::string state_error() const;
-  // Whether tenants.yaml differs from the version the last routing run looked at.
-  bool tenants_changed() const;
-  // Like tenants_changed(), but true only once per version of the file: whoever gets true
-  // asks for the re-route.
+  // Whether tenants.yaml differs from the version the last routing run looked at, true only
+  // once per version of the file: whoever gets true asks for the re-route.
   bool claim_tenants_change();
 
   // with_sl2vl false leaves out the first-hop drop (out.sl2vl empty): an SM that programs no
@@ -111,6 +109,7 @@ class Controller {
   McastOutcome multicast_tree(const std::vector<Guid>& member_ports, unsigned mlid) const;
 
  private:
+  friend struct ControllerTesting;  // core/controller_testing.h
   // layout.json, allocations.json, tenants.yaml.applied, read on the state directory's worker
   // within `deadline`; false (memory kept) when the directory does not answer.
   bool read_shared_files(std::chrono::milliseconds deadline);

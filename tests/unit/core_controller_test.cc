@@ -287,10 +287,10 @@ TEST(PluginEngine, PlacesRestoresAndReleases) {
   sleep(0);
   dir.write("tenants.yaml.new", "- name: A\n  hosts: 10\n- name: B\n  hosts: 6\n");
   std::rename((dir.path + "/tenants.yaml.new").c_str(), (dir.path + "/tenants.yaml").c_str());
-  EXPECT_TRUE(engine.tenants_changed());
+  EXPECT_TRUE(ControllerTesting::tenants_changed(engine));
   out = routed(engine, fabric, sm);
   ASSERT_TRUE(out.ok) << out.error;
-  EXPECT_FALSE(engine.tenants_changed());
+  EXPECT_FALSE(ControllerTesting::tenants_changed(engine));
   for (const auto& w : out.warnings) ADD_FAILURE() << w;
   auto second = load_allocations(dir.path + "/allocations.json");
   ASSERT_EQ(second->tenants.size(), 2u);
