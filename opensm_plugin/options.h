@@ -1,0 +1,16 @@
+// What OpenSM's options mean for LaaS: laas.yaml (event_plugin_options) and the managed
+// partitions file, and the options that weaken tenant isolation (keys, qos) or change routing
+// (LMC), said in OpenSM's log.
+#pragma once
+
+#include "core/config.h"
+#include "opensm_plugin/plugin.h"
+
+namespace laas::plugin {
+
+core::Config read_config(osm_opensm_t* osm);
+// The keys and qos options, checked at start and at every routing run.
+void check_qos(Plugin* plugin);
+void note_lmc(Plugin* plugin);
+
+}  // namespace laas::plugin
