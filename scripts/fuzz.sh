@@ -37,18 +37,35 @@ for t in "${targets[@]}"; do
     "$regressions"/* >"$build/fuzz-regressions-$t.log" 2>&1 ||
     { echo "fuzz: $t fails on a regression input: see $build/fuzz-regressions-$t.log" >&2; status=1; }
 done
-printf '%-16s %10s %8s %8s %9s %7s  %s\n' target execs exec/s cov features corpus result
-for t in "${targets[@]}"; do
-  seeds="tests/fuzz/corpus/$t"
-  work="$build/fuzz-corpus/$t"
-  art="$build/fuzz-artifacts/$t"
-  log="$build/fuzz-logs/$t.log"
+# One target a core at a time (LAAS_FUZZ_JOBS, default nproc): each runs for SECONDS, so the
+# pass takes SECONDS per round of targets instead of per target.
+jobs=${LAAS_FUZZ_JOBS:-$(nproc)}
+fuzz_one() {
+  local t=$1
+  local work="$build/fuzz-corpus/$t" art="$build/fuzz-artifacts/$t" log="$build/fuzz-logs/$t.log"
   mkdir -p "$work" "$art" "$(dirname "$log")"
-  rc=0
+  local rc=0
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ASAN_OPTIONS=detect_leaks=1 \
     "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
-    -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "$work" "$seeds" \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="$art/" "$work" "tests/fuzz/corpus/$t" \
     >"$log" 2>&1 || rc=$?
+  echo "$rc" >"$log.rc"
+}
+running=0
+for t in "${targets[@]}"; do
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+printf '%-16s %10s %8s %8s %9s %7s  %s\n' target execs exec/s cov features corpus result
+for t in "${targets[@]}"; do
+  log="$build/fuzz-logs/$t.log"
+  art="$build/fuzz-artifacts/$t"
+  rc=$(cat "$log.rc" 2>/dev/null || echo 1)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)

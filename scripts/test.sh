@@ -36,7 +36,11 @@ if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
   # runs them) instead of a second one. -O1: the speed ASan's authors advise, with line
   # tables. No vptr check: clang's reports a false positive in std::thread when a test has used
   # up its file descriptors (the check tests memory through a pipe); gcc's pass never had it.
-  CC=clang CXX=clang++ LAAS_BUILD_DIR="$asan" bash scripts/build.sh -DLAAS_WERROR=ON \
+  # Only what this pass and the fuzzing pass run: the unit tests, laas-sim (labels sim and
+  # e2e) and the fuzz targets; the other programs run in the fabric tests only, on the first
+  # build.
+  CC=clang CXX=clang++ LAAS_BUILD_DIR="$asan" LAAS_BUILD_TARGETS="laas_unit_tests laas-sim fuzz_all" \
+    bash scripts/build.sh -DLAAS_WERROR=ON \
     -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DLAAS_NO_SANITIZE=vptr \
     -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_FUZZ=ON -DLAAS_BUILD_BENCH=OFF \
     -DLAAS_BUILD_PLUGIN=OFF
