@@ -10,7 +10,7 @@
 #include "allocator/placer.h"
 #include "service/etcd_state.h"
 #include "service/fabric_drains.h"
-#include "service/host_states.h"
+#include "service/host_manager.h"
 #include "service/port_counters.h"
 #include "service/switch_check.h"
 

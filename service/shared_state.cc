@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "service/exports.h"
 #include "service/partition_inputs.h"
+#include "service/service_exports.h"
 
 namespace laas::service {
 

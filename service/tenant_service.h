@@ -20,10 +20,9 @@
 #include "allocator/cluster.h"
 #include "export/records.h"
 #include "service/caller.h"
-#include "service/exports.h"
 #include "service/fabric_drains.h"
 #include "service/host_identity.h"
-#include "service/host_states.h"
+#include "service/host_manager.h"
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
@@ -31,6 +30,7 @@
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
+#include "service/service_exports.h"
 #include "service/service_lifecycle.h"
 #include "service/service_metrics.h"
 #include "service/service_state.h"
@@ -241,10 +241,10 @@ class TenantService final : private ChangeCommitter,
   void log_placed();
   // Servers (service/servers.cc).
   void group_servers();  // mu held; servers_ from view_
-  // Host states: service/host_states.h.
+  // Host states: service/host_manager.h.
   // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
   // Metrics and port counters: service/service_metrics.h. The managed partitions.conf and
-  // the export formats: service/exports.h.
+  // the export formats: service/service_exports.h.
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote

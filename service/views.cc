@@ -7,7 +7,7 @@
 #include <set>
 
 #include "service/fabric_drains.h"
-#include "service/host_states.h"
+#include "service/host_manager.h"
 #include "service/port_counters.h"
 #include "service/protocol.h"
 #include "service/request_error.h"

@@ -1,6 +1,6 @@
 // Host states, as a scheduler's node states: free, allocated, drained, draining, down,
 // management and quarantined (another port GUID than the tenant's in its slot); the socket's
-// `host list/show/drain/resume/accept` (service/host_states.cc).
+// `host list/show/drain/resume/accept` (service/host_manager.cc).
 //
 // One of the types the tenant service is made of: it works on the service's shared state
 // (service/service_state.h) under its one lock, commits its changes through the service's

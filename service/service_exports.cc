@@ -1,6 +1,6 @@
 // The tenant service and the rest of the cluster: the managed partitions.conf (generated from the
 // tenants, written atomically, applied by OpenSM) and the export formats (`laasctl export`).
-#include "service/exports.h"
+#include "service/service_exports.h"
 
 #include <unistd.h>
 

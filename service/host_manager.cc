@@ -4,7 +4,7 @@
 // management. Drains are kept in state.json by port GUID, so they survive restarts and SM
 // failover; a drained host is reserved in the allocator (never placed) and, being no tenant's,
 // routed as a free host (reached from management only).
-#include "service/host_states.h"
+#include "service/host_manager.h"
 
 #include <algorithm>
 #include <ctime>
