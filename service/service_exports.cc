@@ -45,7 +45,7 @@ exports::SlurmOptions slurm_options_of(const ExportConfig& cfg, const json& para
 }  // namespace
 
 // The master's: its tenants as routed (the GUID recorded for a slot whose host is down or
-// quarantined, as `tenant show` says), straight from memory.
+// unaccepted, as `tenant show` says), straight from memory.
 std::string ServiceExports::partitions_text() const {
   std::vector<exports::TenantRecord> records;
   if (st_.cluster) {

@@ -207,7 +207,11 @@ void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
 
 // Hosts, links and switches by state, parts down, and the capacity left (view and cluster set).
 void ServiceMetrics::fabric_families(std::vector<MetricFamily>& f) const {
-  MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
+  MetricFamily hosts{"laas_hosts",
+                     "Host ports by state (quarantined: the old name of unaccepted, the same "
+                     "ports, for one release)",
+                     "gauge",
+                     {}};
   const nlohmann::json counts = hosts_.host_states();
   for (auto it = counts.begin(); it != counts.end(); ++it)
     hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});
