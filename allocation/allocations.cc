@@ -77,13 +77,14 @@ std::string to_json(const Allocations& a) {
             {"management", std::move(management)},
             {"tenants", std::move(tenants)}};
   if (!a.isolated_links.empty()) root["isolated_links"] = links_json(a.isolated_links);
-  if (!a.quarantined.empty()) {
+  if (!a.unaccepted.empty()) {
     json list = json::array();
-    for (const auto& q : a.quarantined)
+    for (const auto& q : a.unaccepted)
       list.push_back({{"tenant", q.tenant},
                       {"recorded", endpoint_json(q.recorded, false, false)},
                       {"seen", endpoint_json(q.seen, false, true)}});
-    root["quarantined"] = std::move(list);
+    root["quarantined"] = list;  // the name before "unaccepted", for readers of one release ago
+    root["unaccepted"] = std::move(list);
   }
   if (!a.sm_ports.empty()) {
     json ports = json::array();
@@ -123,11 +124,13 @@ Allocations allocations_from_json(const std::string& text) {
             {endpoint_from(l.at("switch"), true), endpoint_from(l.at("peer"), true)});
     if (root.contains("servers"))
       a.servers = root.at("servers").get<std::map<std::string, std::string>>();
-    if (root.contains("quarantined"))
-      for (const auto& q : root.at("quarantined"))
-        a.quarantined.push_back({q.at("tenant").get<std::string>(),
-                                 endpoint_from(q.at("recorded"), false),
-                                 endpoint_from(q.at("seen"), false)});
+    // A file of the release before names them "quarantined" only.
+    const char* unaccepted = root.contains("unaccepted") ? "unaccepted" : "quarantined";
+    if (root.contains(unaccepted))
+      for (const auto& q : root.at(unaccepted))
+        a.unaccepted.push_back({q.at("tenant").get<std::string>(),
+                                endpoint_from(q.at("recorded"), false),
+                                endpoint_from(q.at("seen"), false)});
     for (const auto& t : root.at("tenants")) {
       TenantRecord r;
       r.name = t.at("name").get<std::string>();
@@ -252,10 +255,10 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
   return placement_of(record, ids, out, why);
 }
 
-void record_quarantine(Allocations& a, const std::vector<service::QuarantinedHost>& quarantined,
+void record_unaccepted(Allocations& a, const std::vector<service::UnacceptedHost>& unaccepted,
                        const topology::Embedding& emb, const topology::Fabric& fabric) {
-  for (const auto& q : quarantined) {
-    QuarantineRecord r;
+  for (const auto& q : unaccepted) {
+    UnacceptedRecord r;
     r.tenant = q.tenant;
     r.recorded = {q.recorded_name, q.recorded_guid, 0, 0, q.leaf_guid, q.port};
     const int node = emb.host_node.at(q.host);
@@ -267,7 +270,7 @@ void record_quarantine(Allocations& a, const std::vector<service::QuarantinedHos
           h.guid = q.recorded_guid;
           h.lid = 0;
         }
-    a.quarantined.push_back(std::move(r));
+    a.unaccepted.push_back(std::move(r));
   }
 }
 
@@ -284,18 +287,18 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
   const service::PhysicalIds ids(*rec.tree, rec.embedding, fabric);
   for (const auto& l : alloc.isolated_links)
     if (const auto id = ids.link_at(l.lower.guid, l.lower.port)) input.faulty_links.push_back(*id);
-  // Quarantined slots stay their tenants' hosts, audited as absent ones; the
+  // Unaccepted slots stay their tenants' hosts, audited as absent ones; the
   // newcomer's LID (as the fabric has it now) must be in no switch's table.
   std::vector<topology::HostId> hidden;
-  for (const auto& q : alloc.quarantined) {
+  for (const auto& q : alloc.unaccepted) {
     const auto h = q.recorded.slot_switch
                        ? ids.host_at(q.recorded.slot_switch, q.recorded.slot_port)
                        : std::nullopt;
     if (!h)
-      throw std::runtime_error("quarantined slot of tenant " + q.tenant + " (" + q.recorded.name +
+      throw std::runtime_error("unaccepted slot of tenant " + q.tenant + " (" + q.recorded.name +
                                ") is not in the fabric");
     const int node = rec.embedding.host_node[*h];
-    routing::AuditQuarantine a;
+    routing::AuditUnaccepted a;
     a.host = *h;
     a.lid = node < 0 ? 0 : fabric.lid_of(node);
     a.tenant = q.tenant;
@@ -305,7 +308,7 @@ routing::AuditInput audit_input(const topology::Recognition& rec, const topology
                format_guid(node < 0 ? q.seen.guid : fabric.nodes[node].port_guid) + " (" + a.name +
                "), not the recorded " + format_guid(q.recorded.guid) + " (" + q.recorded.name +
                "): not accepted (`laasctl host accept`)";
-    input.quarantined.push_back(std::move(a));
+    input.unaccepted.push_back(std::move(a));
     hidden.push_back(*h);
   }
   if (!hidden.empty()) {

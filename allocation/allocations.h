@@ -32,7 +32,7 @@ using records::TenantRecord;
 
 // A tenant's slot holding a port GUID the tenant has not accepted: the slot stays the
 // tenant's host (its record in the tenant names the recorded GUID), the newcomer is unrouted.
-struct QuarantineRecord {
+struct UnacceptedRecord {
   std::string tenant;
   Endpoint recorded;  // the tenant's host as recorded: name, port GUID, slot
   Endpoint seen;      // what the slot holds now: name, port GUID, LID
@@ -49,7 +49,7 @@ struct Allocations {
   // Links isolated as faults for their error counters: the routing avoids them, so
   // the audit counts them as faulty too.
   std::vector<LinkRecord> isolated_links{};
-  std::vector<QuarantineRecord> quarantined{};
+  std::vector<UnacceptedRecord> unaccepted{};
   // laas.yaml's `servers:` map the tenants were placed with: the audit groups servers by it.
   std::map<std::string, std::string> servers{};
   // The hosts cabled outside the tree's slots that may talk to everyone (listed as management
@@ -79,10 +79,10 @@ bool to_placement(const TenantRecord& record, const topology::FatTree& tree,
                   const topology::Embedding& emb, const topology::Fabric& fabric,
                   allocator::Placement* out, std::string* why);
 
-// Names the quarantined slots in `a` (a.quarantined) and makes their tenants' records
+// Names the unaccepted slots in `a` (a.unaccepted) and makes their tenants' records
 // name the host recorded for the slot (no LID), not the newcomer. `emb` is the recognized
 // embedding (the newcomers present in it).
-void record_quarantine(Allocations& a, const std::vector<service::QuarantinedHost>& quarantined,
+void record_unaccepted(Allocations& a, const std::vector<service::UnacceptedHost>& unaccepted,
                        const topology::Embedding& emb, const topology::Fabric& fabric);
 
 // The audit's input: tables on a recognized fabric, the tenants of `alloc`; the SM's port,

@@ -103,19 +103,19 @@ service::ServiceConfig service_config(const Config& c) {
 // The SL2VL plan for the tables just computed (routing/sl2vl.h), summarized in the log.
 // `mgmt_switch_nodes`: the fabric nodes of the switches an SM runs on (every SM's, so that
 // the exemptions do not move at failover).
-// `emb`: the recognized embedding without the quarantined slots.
+// `emb`: the recognized embedding without the unaccepted slots.
 routing::Sl2VlTables first_hop_drop(const topology::Fabric& fabric,
                                     const topology::Recognition& rec,
                                     const topology::Embedding& emb,
                                     const routing::RoutingRequest& req,
                                     const std::vector<int>& mgmt_switch_nodes,
-                                    const std::vector<topology::HostId>& quarantined,
+                                    const std::vector<topology::HostId>& unaccepted,
                                     const std::vector<int>& closed_attached, RouteOutcome& out) {
   routing::Sl2VlInput in;
   in.closed_attached = closed_attached;
   in.fabric = &fabric;
   in.embedding = &emb;
-  in.quarantined_hosts = quarantined;
+  in.unaccepted_hosts = unaccepted;
   in.tree = &*rec.tree;
   in.tables = &out.tables;
   for (const auto& t : req.tenants) in.tenants.push_back(t.placement);
@@ -221,8 +221,8 @@ struct RoutingRun {
   std::vector<Guid> trusted_sms;  // the SM ports the administrator trusts, read once per run
   std::shared_ptr<const service::TopologyView> view;
   service::RoutingSnapshot snap;
-  std::vector<topology::HostId> quarantined;
-  topology::Embedding without_quarantined;  // the embedding the tables are computed on
+  std::vector<topology::HostId> unaccepted;
+  topology::Embedding without_unaccepted;  // the embedding the tables are computed on
   routing::RoutingRequest req;
   routing::ClosedAttached closed_attached;  // unlisted hosts outside the slots: free hosts
   Allocations alloc;
@@ -230,7 +230,7 @@ struct RoutingRun {
   const topology::Embedding& emb() const { return rec.embedding; }
   const topology::FatTree& tree() const { return *rec.tree; }
   const topology::Embedding& routed_emb() const {
-    return quarantined.empty() ? rec.embedding : without_quarantined;
+    return unaccepted.empty() ? rec.embedding : without_unaccepted;
   }
 };
 
@@ -505,10 +505,10 @@ bool Controller::choose_tenants(RoutingRun& run) {
       return false;
     }
     run.closed = run.closed.empty() ? unusable : run.closed + "; " + unusable;
-    // The records place hosts by slot: a newcomer in a slot is quarantined here, since the
+    // The records place hosts by slot: a newcomer in a slot is unaccepted here, since the
     // service (which decides it from state.json) cannot while the state is blocked.
-    run.snap.tenants = last_routed_tenants(*run.view, out, &run.snap.quarantined);
-    service_.set_quarantine_while_blocked(run.snap.quarantined);
+    run.snap.tenants = last_routed_tenants(*run.view, out, &run.snap.unaccepted);
+    service_.set_unaccepted_while_blocked(run.snap.unaccepted);
     if (run.snap.tenants.empty() && !run.snap.blocked.empty()) {
       // A tenant state that cannot be read, and nothing records what was routed
       // (allocations.json lost too): the switches' own tables are the only record left of
@@ -540,7 +540,7 @@ bool Controller::choose_tenants(RoutingRun& run) {
 
 // The routing request and allocations.json's record of it, in four steps.
 void Controller::build_request(RoutingRun& run) {
-  note_quarantined(run);
+  note_unaccepted(run);
   run.alloc.topology = run.tree().spec().text();
   run.alloc.sm_port_guid = run.sm_port_guid;
   run.alloc.sm_ports = service_.sm_ports();
@@ -555,13 +555,14 @@ void Controller::build_request(RoutingRun& run) {
 // Tenants' slots holding an unaccepted port GUID stay in their placements (their routes and
 // everyone else's are unchanged) but are routed like absent hosts: no switch has an entry for
 // the newcomer, its port is a free one for the first-hop drop, and it is in no multicast tree.
-void Controller::note_quarantined(RoutingRun& run) {
-  for (const auto& q : run.snap.quarantined) run.quarantined.push_back(q.host);
-  if (run.quarantined.empty()) return;
-  run.without_quarantined = routing::without_hosts(run.emb(), run.quarantined);
-  run.out.warnings.push_back(std::to_string(run.quarantined.size()) +
-                             " host(s) quarantined: another port GUID than recorded in a "
-                             "tenant's slot, unrouted until `laasctl host accept` (laasctl "
+void Controller::note_unaccepted(RoutingRun& run) {
+  for (const auto& q : run.snap.unaccepted) run.unaccepted.push_back(q.host);
+  if (run.unaccepted.empty()) return;
+  run.without_unaccepted = routing::without_hosts(run.emb(), run.unaccepted);
+  // The old word too, for the log watchers that match it.
+  run.out.warnings.push_back(std::to_string(run.unaccepted.size()) +
+                             " host(s) unaccepted (quarantined): another port GUID than recorded "
+                             "in a tenant's slot, unrouted until `laasctl host accept` (laasctl "
                              "host list)");
 }
 
@@ -584,7 +585,7 @@ void Controller::request_tenants(RoutingRun& run, const topology::Layout* layout
     run.alloc.tenants[name] = std::move(record);
   }
   run.owners.set_tenants(placements, tree.num_hosts());
-  record_quarantine(run.alloc, run.snap.quarantined, run.emb(), run.fabric);
+  record_unaccepted(run.alloc, run.snap.unaccepted, run.emb(), run.fabric);
 }
 
 // The hosts that reach and are reached by everyone: management, and every host without a
@@ -657,7 +658,7 @@ void Controller::close_unlisted_attached(RoutingRun& run) {
   for (const auto& t : run.req.tenants)
     for (topology::HostId h : t.placement.hosts) taken[h] = 1;
   for (topology::HostId h : run.req.management_hosts) taken[h] = 1;
-  for (topology::HostId h : run.quarantined) taken[h] = 1;
+  for (topology::HostId h : run.unaccepted) taken[h] = 1;
   for (topology::HostId h = 0; h < run.tree().num_hosts(); ++h)
     if (!taken[h] && emb.host_node[h] >= 0) run.closed_attached.free_hosts.push_back(h);
 }
@@ -683,7 +684,7 @@ void Controller::compute_and_publish(RoutingRun& run) {
   routing::spread_lmc(fabric, lmc_, out.tables);
   if (run.with_sl2vl)
     out.sl2vl = first_hop_drop(fabric, run.rec, remb, run.req, run.mgmt_switch_nodes,
-                               run.quarantined, run.closed_attached.nodes, out);
+                               run.unaccepted, run.closed_attached.nodes, out);
   out.ms_tables = ms_since(t_tables);
   const auto t_save = Clock::now();
   if (config_.problems.empty()) files_.queue_allocations(run.alloc);
@@ -700,8 +701,8 @@ void Controller::compute_and_publish(RoutingRun& run) {
 
 // Multicast trees are built between routing runs (joins), from what this run routed.
 void Controller::publish_multicast(RoutingRun& run) {
-  auto mcast_tenants = run.req.tenants;  // quarantined newcomers are no tenant's members
-  const auto& q = run.quarantined;
+  auto mcast_tenants = run.req.tenants;  // unaccepted newcomers are no tenant's members
+  const auto& q = run.unaccepted;
   for (auto& t : mcast_tenants)
     t.placement.hosts.erase(std::remove_if(t.placement.hosts.begin(), t.placement.hosts.end(),
                                            [&](topology::HostId h) {
@@ -765,7 +766,7 @@ bool Controller::tenants_known() const {
 
 std::vector<std::pair<std::string, allocator::Placement>> Controller::last_routed_tenants(
     const service::TopologyView& view, RouteOutcome& out,
-    std::vector<service::QuarantinedHost>* quarantined) const {
+    std::vector<service::UnacceptedHost>* unaccepted) const {
   Allocations last;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -788,9 +789,9 @@ std::vector<std::pair<std::string, allocator::Placement>> Controller::last_route
       t.hosts.push_back({h.slot_switch, h.slot_port, h.guid, h.name});
     slots.push_back(std::move(t));
   }
-  quarantined->clear();
+  unaccepted->clear();
   if (!slots.empty())
-    *quarantined = service::find_quarantined(
+    *unaccepted = service::find_unaccepted(
         slots, service::PhysicalIds(view.tree, view.embedding, view.fabric));
   for (const auto& [name, record] : last.tenants) {
     allocator::Placement p;
@@ -944,7 +945,7 @@ nlohmann::json Controller::audit(const topology::Fabric& fabric,
   if (mfts) {
     routing::McastMembership membership;
     if (members) {
-      // On the audited embedding: quarantined newcomers are no members.
+      // On the audited embedding: unaccepted newcomers are no members.
       const routing::OwnerIndex owners(*rec.tree, *input.embedding, fabric);
       for (const auto& [mlid, guids] : *members) {
         auto& hosts = membership[mlid];

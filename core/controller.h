@@ -129,7 +129,7 @@ class Controller {
   void widen_management_to_adapters(RoutingRun& run);
   bool choose_tenants(RoutingRun& run);
   void build_request(RoutingRun& run);
-  void note_quarantined(RoutingRun& run);
+  void note_unaccepted(RoutingRun& run);
   void request_tenants(RoutingRun& run, const topology::Layout* layout);
   void request_reach_all(RoutingRun& run);
   void request_faulty_links(RoutingRun& run, const topology::Layout* layout);
@@ -152,11 +152,11 @@ class Controller {
                             RouteOutcome& out);
   bool tenants_known() const;
   // The tenants last routed (memory, else allocations.json), placed on this view, and the
-  // slots of theirs another port GUID holds now (`quarantined`: decided here, as the service
+  // slots of theirs another port GUID holds now (`unaccepted`: decided here, as the service
   // decides them from a readable state).
   std::vector<std::pair<std::string, allocator::Placement>> last_routed_tenants(
       const service::TopologyView& view, RouteOutcome& out,
-      std::vector<service::QuarantinedHost>* quarantined) const;
+      std::vector<service::UnacceptedHost>* unaccepted) const;
 
   Config config_;
   service::Logger log_;

@@ -34,10 +34,10 @@ using allocation::Endpoint;
 using allocation::LinkRecord;
 using allocation::load_allocations;
 using allocation::make_record;
-using allocation::QuarantineRecord;
-using allocation::record_quarantine;
+using allocation::record_unaccepted;
 using allocation::TenantRecord;
 using allocation::to_json;
 using allocation::to_placement;
+using allocation::UnacceptedRecord;
 
 }  // namespace laas::core

@@ -100,14 +100,15 @@ int host_accept(const Context& c, const HostArgs& a) {
 
 void add_host_commands(CLI::App& app, CommandTable& table) {
   auto a = std::make_shared<HostArgs>();
-  auto* host =
-      add_group(app, "host",
-                "host states: free, allocated, drained, draining, down, management, quarantined");
+  auto* host = add_group(
+      app, "host", "host states: free, allocated, drained, draining, down, management, unaccepted");
 
   auto* list = host->add_subcommand("list", "every host with its state, tenant and drain");
-  list->add_option("--state", a->state, "only hosts in this state")
-      ->check(CLI::IsMember(
-          {"free", "allocated", "drained", "draining", "down", "management", "quarantined"}));
+  // "quarantined" is the old name of "unaccepted", accepted for one release.
+  list->add_option("--state", a->state,
+                   "only hosts in this state (quarantined: the old name of unaccepted)")
+      ->check(CLI::IsMember({"free", "allocated", "drained", "draining", "down", "management",
+                             "unaccepted", "quarantined"}));
   table.add(list, a, host_list);
 
   auto* show = host->add_subcommand("show", "one host (or every port of a server)");
@@ -130,7 +131,7 @@ void add_host_commands(CLI::App& app, CommandTable& table) {
   auto* accept = host->add_subcommand(
       "accept",
       "record the port GUID now in a tenant's slot as the tenant's host (a replaced server): "
-      "until then it is quarantined, with no routes and no P_Key");
+      "until then it is unaccepted, with no routes and no P_Key");
   accept
       ->add_option("HOST", a->host_names,
                    "host names, port GUIDs (seen or recorded), server names or LEAF:PORT slots")

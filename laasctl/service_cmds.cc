@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-// status: the fabric, the hosts in quarantine, what is down and what is in maintenance.
+// status: the fabric, the unaccepted hosts, what is down and what is in maintenance.
 void print_fabric(const json& s) {
   if (s["topology"].is_null())
     std::cout << "fabric:     not a recognized fat-tree: " << s.value("topology_error", "") << "\n";
@@ -21,11 +21,15 @@ void print_fabric(const json& s) {
     std::cout << "fabric:     " << s["topology"].get<std::string>() << ", " << s.value("hosts", 0)
               << " hosts, " << s.value("free_hosts", 0) << " free, " << s.value("faulty_links", 0)
               << " faulty links\n";
-  if (s.contains("quarantined_hosts") && !s["quarantined_hosts"].empty()) {
-    std::cout << "quarantined: " << s["quarantined_hosts"].size()
-              << " host(s) in tenants' slots with another port GUID than recorded (no routes, "
-                 "no P_Key; laasctl host accept):\n";
-    for (const auto& q : s["quarantined_hosts"])
+  // A service of the release before names them "quarantined_hosts" only.
+  const char* unaccepted =
+      s.contains("unaccepted_hosts") ? "unaccepted_hosts" : "quarantined_hosts";
+  if (s.contains(unaccepted) && !s[unaccepted].empty()) {
+    // The line keeps its old label for the scripts that match it.
+    std::cout << "quarantined: " << s[unaccepted].size()
+              << " host(s) unaccepted: in tenants' slots with another port GUID than recorded "
+                 "(no routes, no P_Key; laasctl host accept):\n";
+    for (const auto& q : s[unaccepted])
       std::cout << "            tenant " << q.value("tenant", "") << ", " << q.value("leaf", "")
                 << " port " << q.value("port", 0) << ": " << q["seen"].value("guid", "") << " '"
                 << q["seen"].value("name", "") << "', recorded " << q["recorded"].value("guid", "")

@@ -14,7 +14,7 @@ namespace {
 
 struct TenantArgs {
   std::string name;
-  int hosts = 0;
+  int servers = 0;  // --servers, or its alias --hosts
   bool dry_run = false;
   bool no_wait = false;
   std::vector<std::string> slurm_accounts, slurm_users;
@@ -58,15 +58,13 @@ void print_tenant(const json& t) {
 }
 
 int tenant_add(const Context& c, const TenantArgs& a) {
-  if (a.hosts == 0) {
-    std::cerr << "laasctl: tenant add needs --hosts N or --servers N\n";
+  if (a.servers == 0) {
+    std::cerr << "laasctl: tenant add needs --servers N or --hosts N\n";
     return kExitUsage;
   }
-  json params = {{"name", a.name},
-                 {"hosts", a.hosts},
-                 {"dry_run", a.dry_run},
-                 {"wait", !a.no_wait},
-                 {"timeout_ms", c.wait_ms()}};
+  // "hosts" too, the field's old name, so that a service of the release before understands it.
+  json params = {{"name", a.name},       {"servers", a.servers}, {"hosts", a.servers},
+                 {"dry_run", a.dry_run}, {"wait", !a.no_wait},   {"timeout_ms", c.wait_ms()}};
   if (!a.slurm_accounts.empty()) params["slurm_accounts"] = a.slurm_accounts;
   if (!a.slurm_users.empty()) params["slurm_users"] = a.slurm_users;
   if (!a.openstack_project.empty()) params["openstack_project"] = a.openstack_project;
@@ -127,15 +125,17 @@ void add_tenant_commands(CLI::App& app, CommandTable& table) {
   auto* add = tenant->add_subcommand("add", "place a tenant on dedicated hosts and links");
   add->add_option("NAME", a->name, "tenant name: letters, digits, '_', '.', '-'")->required();
   // A tenant holds whole servers. On a fabric where every server has one port (one host per
-  // server) --hosts counts those hosts, as it always did; where servers have several HCAs or a
-  // dual-port HCA, it counts servers, every port of each included.
-  auto* hosts_opt =
-      add->add_option("--hosts", a->hosts,
-                      "number of hosts, i.e. servers: a server with several ports (HCAs on "
-                      "rail leaves, a dual-port HCA) counts once and comes with all its ports")
+  // server) --hosts, the older name, counts those hosts, as it always did; where servers have
+  // several HCAs or a dual-port HCA, both count servers, every port of each included. Two
+  // options rather than an alias, so that a usage error names the one given.
+  auto* servers_opt =
+      add->add_option("--servers", a->servers,
+                      "number of servers: a server with several ports (HCAs on rail leaves, a "
+                      "dual-port HCA) counts once and comes with all its ports")
           ->check(CLI::Range(1, 1 << 20));
-  auto* servers_opt = add->add_option("--servers", a->hosts, "the same as --hosts: whole servers")
-                          ->check(CLI::Range(1, 1 << 20));
+  auto* hosts_opt =
+      add->add_option("--hosts", a->servers, "the same as --servers (one host per server)")
+          ->check(CLI::Range(1, 1 << 20));
   hosts_opt->excludes(servers_opt);
   servers_opt->excludes(hosts_opt);
   add->add_flag("--dry-run", a->dry_run, "show the placement without making it");

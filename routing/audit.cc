@@ -22,9 +22,9 @@ AuditReport audit(const AuditInput& input, const AuditOptions& options) {
   if (!input.fabric || !input.embedding || !input.tree || !input.tables)
     throw std::invalid_argument("audit: fabric, embedding, tree and tables are required");
   AuditReport report;
-  // Quarantined slots are audited as absent hosts of their tenants.
+  // Unaccepted slots are audited as absent hosts of their tenants.
   std::vector<HostId> hide;
-  for (const auto& q : input.quarantined)
+  for (const auto& q : input.unaccepted)
     if (q.host >= 0 && q.host < static_cast<HostId>(input.embedding->host_node.size()) &&
         input.embedding->host_node[q.host] >= 0)
       hide.push_back(q.host);

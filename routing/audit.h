@@ -24,7 +24,7 @@ struct AuditTenant {
 
 // A tenant's slot holding a port GUID the tenant has not accepted: the slot is the
 // tenant's, but no switch may route to the newcomer, and the audit reports it until accepted.
-struct AuditQuarantine {
+struct AuditUnaccepted {
   HostId host = -1;       // the slot's model host
   topology::Lid lid = 0;  // the newcomer's LID (0: it has none)
   std::string tenant;     // whose slot
@@ -46,10 +46,10 @@ struct AuditInput {
   // SL2VL tables (read back): when given, every (source host, destination) pair is traced
   // with them too, and they are compared with the first-hop drop plan (sl2vl.h).
   const Sl2VlTables* sl2vl = nullptr;
-  // Quarantined slots: audited as absent hosts of their tenants (the embedding is
+  // Unaccepted slots: audited as absent hosts of their tenants (the embedding is
   // taken without them when it still shows them), each reported (`unaccepted-host`), and every
-  // switch's entry for the newcomer's LID must be empty (`quarantined-host-routed`).
-  std::vector<AuditQuarantine> quarantined{};
+  // switch's entry for the newcomer's LID must be empty (`unaccepted-host-routed`).
+  std::vector<AuditUnaccepted> unaccepted{};
   // Attached hosts nobody listed (fabric nodes): free hosts, reached from management only and
   // dropped at their first switch (routing.h ClosedAttached, sl2vl.h rule 4).
   std::vector<int> closed_attached{};
@@ -86,8 +86,8 @@ enum class FindingKind {
   kSharedCable,          // a cable carries the own traffic of two owners
   kSl2VlMismatch,        // an (in, out) pair dropped where the plan passes, or the reverse
   kExemption,            // (info) a cross-owner (in, out) pair passed for management traffic
-  kFreeHostReachable,    // a host other than management reaches a free host (free hosts
-                         // are quarantined, reached from management only)
+  kFreeHostReachable,    // a host other than management reaches a free host (the free
+                         // pool is closed: free hosts are reached from management only)
   // (info) two hosts of one tenant cannot reach each other, and could not even if the tenant
   // were routed alone on the links it holds that are up: a tenant degraded by a fault
   kDegradedUnreachable,
@@ -99,8 +99,8 @@ enum class FindingKind {
   kServerSplit,
   // A tenant's slot holds a port GUID the tenant has not accepted (`host accept`)
   kUnacceptedHost,
-  // A switch routes to a quarantined newcomer's LID (nobody may reach it)
-  kQuarantinedHostRouted,
+  // A switch routes to an unaccepted newcomer's LID (nobody may reach it)
+  kUnacceptedHostRouted,
   // A host cabled outside the tree's slots (a storage host on a spine) and a tenant or
   // management host do not reach each other
   kAttachedUnreachable,

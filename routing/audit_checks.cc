@@ -1,5 +1,5 @@
 // The audit's checks of routes to and from hosts and switches, through the LID tables:
-// quarantined slots, servers, every host from every leaf, management, attached hosts.
+// unaccepted slots, servers, every host from every leaf, management, attached hosts.
 #include "routing/audit_checks.h"
 
 #include <algorithm>
@@ -31,7 +31,7 @@ AuditChecks::AuditChecks(const AuditModel& model, const AuditOptions& opt, Audit
       load_(model.f.nodes.size() * 256, 0) {}
 
 void AuditChecks::run() {
-  check_quarantine();
+  check_unaccepted();
   check_servers();
   check_hosts();
   check_management();
@@ -43,11 +43,11 @@ void AuditChecks::run() {
   for (int ti = 0; ti < static_cast<int>(in_.tenants.size()); ++ti) balance(ti);
 }
 
-// Every quarantined slot is reported, and no switch may have an entry for the
+// Every unaccepted slot is reported, and no switch may have an entry for the
 // newcomer's LID (OpenSM's "no route", 0xFF, everywhere).
-void AuditChecks::check_quarantine() {
+void AuditChecks::check_unaccepted() {
   long checked = 0;
-  for (const auto& q : in_.quarantined) {
+  for (const auto& q : in_.unaccepted) {
     add(FindingKind::kUnacceptedHost, q.tenant, q.name, "", q.detail);
     if (q.lid == 0) continue;
     for (std::size_t n = 0; n < f_.nodes.size(); ++n) {
@@ -55,13 +55,17 @@ void AuditChecks::check_quarantine() {
       if (!f_.nodes[n].is_switch || table.empty()) continue;
       ++checked;
       if (q.lid < table.size() && table[q.lid] != kNoRoute)
-        add(FindingKind::kQuarantinedHostRouted, q.tenant, f_.nodes[n].name, q.name,
+        add(FindingKind::kUnacceptedHostRouted, q.tenant, f_.nodes[n].name, q.name,
             f_.nodes[n].name + " routes LID " + std::to_string(q.lid) + " (" + q.name +
-                ", quarantined) to port " + std::to_string(table[q.lid]));
+                ", unaccepted) to port " + std::to_string(table[q.lid]));
     }
   }
-  if (!in_.quarantined.empty()) {
-    rep_.figures["quarantined_hosts"] = static_cast<long>(in_.quarantined.size());
+  if (!in_.unaccepted.empty()) {
+    const long hosts = static_cast<long>(in_.unaccepted.size());
+    rep_.figures["unaccepted_hosts"] = hosts;
+    rep_.figures["unaccepted_lid_entries_checked"] = checked;
+    // The names of the release before, for the readers that still parse them.
+    rep_.figures["quarantined_hosts"] = hosts;
     rep_.figures["quarantined_lid_entries_checked"] = checked;
   }
 }
@@ -102,8 +106,8 @@ void AuditChecks::check_hosts() {
     for (int leaf = 0; leaf < t_.num_leaves(); ++leaf) {
       // intra: hosts of d's own tenant other than d; allowed: anyone who may reach d (intra,
       // management hosts or an SM on this leaf, anyone if d is management); other: hosts that
-      // may not reach d -- for a free d every host but management (free hosts are
-      // quarantined).
+      // may not reach d -- for a free d every host but management (the free pool is
+      // closed).
       bool intra = false, other = false, any = false;
       for (int c : leaf_classes_[leaf]) {
         any = true;

@@ -1,5 +1,5 @@
 // The audit's checks (audit.h), over its model (audit_model.h) with its traversers
-// (audit_trace.h), writing findings to the report: audit_checks.cc (LID tables: quarantine,
+// (audit_trace.h), writing findings to the report: audit_checks.cc (LID tables: unaccepted slots,
 // servers, hosts, management, attached hosts), audit_sl2vl.cc (with SL2VL tables read back),
 // audit_balance.cc (shift-permutation balance). Internal to routing/.
 #pragma once
@@ -19,7 +19,7 @@ class AuditChecks {
 
  private:
   // ---- LID tables (audit_checks.cc)
-  void check_quarantine();
+  void check_unaccepted();
   void check_servers();
   void check_hosts();
   void check_links(int cls, const std::vector<Hop>& hops, const std::string& tenant,

@@ -26,7 +26,7 @@ Sl2VlInput AuditChecks::sl2vl_input() const {
   for (const auto& t : in_.tenants) si.tenants.push_back(t.placement);
   si.management_hosts = in_.management_hosts;
   si.management_nodes = in_.management_nodes;
-  for (const auto& q : in_.quarantined) si.quarantined_hosts.push_back(q.host);
+  for (const auto& q : in_.unaccepted) si.unaccepted_hosts.push_back(q.host);
   si.closed_attached = in_.closed_attached;
   return si;
 }
@@ -212,7 +212,7 @@ void AuditChecks::check_pair(int leaf, int in, int x, const std::string& sname, 
     else
       ++c.cross_dropped_first;
   } else {
-    // A free host is quarantined: its port is reached from management only.
+    // The free pool is closed: a free host's port is reached from management only.
     ++c.to_free;
     if (!r.delivered && !r.left_first_switch)
       ++c.to_free_dropped_first;

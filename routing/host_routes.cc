@@ -408,7 +408,7 @@ void HostRoutes::route_leaf_jobs(int ld, const std::vector<char>* pods, LeafScra
         ok.push_back(host);
       }
     if (owner == kFree) {
-      // Free hosts are quarantined: only management leaves route to them, over
+      // The free pool is closed: only management leaves route to free hosts, over
       // their management up-links (sl2vl.h rule 3 keeps everyone else off those), then on
       // over any link; the job below moves them onto open links wherever those lead there.
       Job any{kManagement, &od, &ok, &mgmt_leaves_, &all_level2_};

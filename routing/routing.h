@@ -10,7 +10,7 @@
 //    tenant's placement and the faulty links (no churn when other tenants come and go);
 //  - a leaf has an entry for host d only if some host on it may reach d (same tenant, or a
 //    management host on the leaf / an SM on the leaf switch): leaves gate what enters;
-//  - free hosts are quarantined: reached from management only, never from tenants or
+//  - the free pool is closed: free hosts are reached from management only, never from tenants or
 //    from each other, so a host being re-imaged between tenants is nobody's; management
 //    destinations (switches, management hosts) are reached by everyone, and every non-leaf
 //    switch routes to every host, over all non-faulty links;

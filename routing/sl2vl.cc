@@ -36,7 +36,7 @@ std::vector<std::vector<PortOwner>> port_owners(const Sl2VlInput& in) {
     for (HostId h : in.tenants[ti].hosts)
       if (h >= 0 && h < t.num_hosts()) host_owner[h] = ti;
   }
-  for (HostId h : in.quarantined_hosts)
+  for (HostId h : in.unaccepted_hosts)
     if (h >= 0 && h < t.num_hosts()) host_owner[h] = -1;
   for (HostId h : in.management_hosts)
     if (h >= 0 && h < t.num_hosts()) host_owner[h] = -2;

@@ -12,7 +12,7 @@
 //
 // Policy (docs/architecture.md, "First-hop drop"):
 //  0. output a free host's leaf port, input another host's leaf port that is not management:
-//     drop (free hosts are quarantined; traffic from above is management's, as leaves
+//     drop (the free pool is closed; traffic from above is management's, as leaves
 //     without management hosts have no route to free hosts);
 //  1. output owned by tenant Y, input neither Y nor management: drop (every SL -> VL15), unless
 //  2. the pair is an exemption: a hop where management traffic addressed to Y's hosts leaves an
@@ -88,7 +88,7 @@ struct Sl2VlInput {
   // Tenants' slots holding an unaccepted port GUID: their leaf ports are free host
   // ports whatever the placements say, so the newcomer's packets die at its leaf (rule 1) and
   // no other host's enter its port (rule 0).
-  std::vector<HostId> quarantined_hosts{};
+  std::vector<HostId> unaccepted_hosts{};
   // Fabric nodes of the attached hosts nobody listed (rule 4).
   std::vector<int> closed_attached{};
 };

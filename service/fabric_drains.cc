@@ -1,5 +1,5 @@
 // The maintenance of links and switches: drained and resumed as hosts are
-// (host_states.cc), so that an administrator can pull a cable or power a switch off without
+// (host_manager.cc), so that an administrator can pull a cable or power a switch off without
 // touching a tenant. A drained link is never placed; a tenant routing over it is repaired onto a
 // free column the way a fault is repaired (allocator::Cluster::reconcile), and once no tenant
 // routes over it the routing avoids it like a link isolated for its errors -- then it is
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <set>
 
-#include "service/host_states.h"
+#include "service/host_manager.h"
 #include "service/port_counters.h"
 #include "service/request_params.h"
 

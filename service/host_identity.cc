@@ -2,9 +2,9 @@
 
 namespace laas::service {
 
-std::vector<QuarantinedHost> find_quarantined(const std::vector<PersistedTenant>& tenants,
-                                              const PhysicalIds& ids) {
-  std::vector<QuarantinedHost> out;
+std::vector<UnacceptedHost> find_unaccepted(const std::vector<PersistedTenant>& tenants,
+                                            const PhysicalIds& ids) {
+  std::vector<UnacceptedHost> out;
   for (const auto& t : tenants)
     for (const auto& recorded : t.hosts) {
       if (!recorded.leaf_guid || !recorded.guid) continue;  // version 1, or never seen
@@ -18,7 +18,7 @@ std::vector<QuarantinedHost> find_quarantined(const std::vector<PersistedTenant>
   return out;
 }
 
-std::string describe(const QuarantinedHost& q, const std::string& leaf_name) {
+std::string describe(const UnacceptedHost& q, const std::string& leaf_name) {
   auto named = [](topology::Guid g, const std::string& name) {
     return guid_hex(g) + (name.empty() ? "" : " ('" + name + "')");
   };

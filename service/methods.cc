@@ -67,12 +67,12 @@ json change_request(const char* method, json params) {
 }  // namespace
 
 // Through handle(), so that a change asked in code passes every check a socket request does.
-ChangeResult TenantService::add_tenant(const std::string& name, int hosts,
+ChangeResult TenantService::add_tenant(const std::string& name, int servers,
                                        const std::vector<std::string>& host_list,
                                        const Caller& caller) {
   json params = {{"name", name}};
   if (host_list.empty())
-    params["hosts"] = hosts;
+    params["servers"] = servers;
   else
     params["host_list"] = host_list;
   return change_result(handle(change_request(method::kTenantAdd, std::move(params)), caller));

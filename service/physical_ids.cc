@@ -154,7 +154,7 @@ PersistedTenant to_persisted(const allocator::Tenant& t, const PhysicalIds& ids,
     PersistedHost id = ids.host(h);
     // A host that is down keeps the port GUID and name last seen on its slot; a slot holding
     // another port GUID than the one recorded keeps the recorded one (the newcomer is
-    // quarantined until `laasctl host accept` records it).
+    // unaccepted until `laasctl host accept` records it).
     if (old)
       for (const auto& was : old->hosts)
         if (was.leaf_guid == id.leaf_guid && was.port == id.port && was.guid &&

@@ -45,7 +45,7 @@ allocator::Faults LinkMonitor::current_faults() const {
   const auto& emb = st_.view->embedding;
   allocator::Faults faults{emb.missing_links, emb.missing_hosts, emb.missing_switches};
   for (auto l : isolated_links()) faults.links.push_back(l);
-  for (const auto& q : st_.quarantine) faults.hosts.push_back(q.host);
+  for (const auto& q : st_.unaccepted) faults.hosts.push_back(q.host);
   faults.drained = drained_links(st_);  // maintenance (fabric_drains.cc)
   return faults;
 }

@@ -10,7 +10,7 @@
 #include "allocator/placer.h"
 #include "service/etcd_state.h"
 #include "service/fabric_drains.h"
-#include "service/host_states.h"
+#include "service/host_manager.h"
 #include "service/port_counters.h"
 #include "service/switch_check.h"
 
@@ -207,7 +207,11 @@ void ServiceMetrics::port_counter_families(std::vector<MetricFamily>& f) const {
 
 // Hosts, links and switches by state, parts down, and the capacity left (view and cluster set).
 void ServiceMetrics::fabric_families(std::vector<MetricFamily>& f) const {
-  MetricFamily hosts{"laas_hosts", "Host ports by state", "gauge", {}};
+  MetricFamily hosts{"laas_hosts",
+                     "Host ports by state (quarantined: the old name of unaccepted, the same "
+                     "ports, for one release)",
+                     "gauge",
+                     {}};
   const nlohmann::json counts = hosts_.host_states();
   for (auto it = counts.begin(); it != counts.end(); ++it)
     hosts.samples.push_back({{{"state", it.key()}}, it.value().get<double>()});

@@ -238,9 +238,9 @@ struct ServiceState {
   mutable std::mutex mu;
   std::shared_ptr<const TopologyView> view;
   std::unique_ptr<allocator::Cluster> cluster;
-  std::unique_ptr<PhysicalIds> ids;         // on view
-  topology::Servers servers;                // on view: host ports grouped by server
-  std::vector<QuarantinedHost> quarantine;  // on view
+  std::unique_ptr<PhysicalIds> ids;        // on view
+  topology::Servers servers;               // on view: host ports grouped by server
+  std::vector<UnacceptedHost> unaccepted;  // on view
   PersistedState persisted;
   StateCondition condition;
   RoutingProgress routing;

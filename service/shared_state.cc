@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdio>
 
-#include "service/exports.h"
 #include "service/partition_inputs.h"
+#include "service/service_exports.h"
 
 namespace laas::service {
 
@@ -106,7 +106,7 @@ std::optional<std::string> SharedState::take_over_if_needed(const SmIdentity& se
   st_.cluster.reset();
   st_.ids.reset();
   st_.view.reset();
-  st_.quarantine.clear();
+  st_.unaccepted.clear();
   st_.routing.topology_error =
       "this SM took the tenant state over; the next routing run maps the tenants onto the fabric";
   ++st_.term.takeovers;

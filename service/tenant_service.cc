@@ -234,9 +234,9 @@ void TenantService::rebuild_cluster() {
   group_servers();
   links_.forget_port_index();  // a new view: LinkMonitor::port_links() re-indexes
   log_fabric_faults();
-  find_quarantine();
+  find_unaccepted_slots();
   st_.cluster->set_faults(
-      links_.current_faults());  // with the links isolated and the hosts quarantined
+      links_.current_faults());  // with the links isolated and the slots unaccepted
   // A management port keeps its whole server out of tenants' hands. Reserved on an empty
   // cluster, before any tenant: a recorded tenant holding one of them is not restored
   // (restore_tenants says which and why), never the management host given away.
@@ -274,17 +274,18 @@ void TenantService::log_fabric_faults() {
   warnings_.last_faults_spec = st_.view->tree.spec().text();
 }
 
-// Another port GUID in a tenant's slot is quarantined: the slot stays the tenant's and counts
+// Another port GUID in a tenant's slot is unaccepted: the slot stays the tenant's and counts
 // as down for it until `laasctl host accept`.
-void TenantService::find_quarantine() {
-  st_.quarantine.clear();
+void TenantService::find_unaccepted_slots() {
+  st_.unaccepted.clear();
   if (st_.condition.blocked.empty())
-    st_.quarantine = find_quarantined(st_.persisted.tenants, *st_.ids);
-  for (const auto& q : st_.quarantine)
+    st_.unaccepted = find_unaccepted(st_.persisted.tenants, *st_.ids);
+  for (const auto& q : st_.unaccepted)
+    // The line's old tag stays for the log watchers that match it; the text says the new word.
     st_.log(LogLevel::kWarning,
             "laas: quarantined: " +
                 describe(q, st_.ids->switch_name(1, st_.view->tree.leaf_of_host(q.host))) +
-                "; no routes and no P_Key until `laasctl host accept`");
+                ": unaccepted, no routes and no P_Key until `laasctl host accept`");
 }
 
 // Every recorded tenant back in the Cluster as recorded, or in `unplaced` with the reason.
@@ -400,7 +401,7 @@ void TenantService::on_topology_error(const std::string& reason) {
   st_.cluster.reset();
   st_.ids.reset();  // it refers into view_
   st_.view.reset();
-  st_.quarantine.clear();
+  st_.unaccepted.clear();
 }
 
 void TenantService::set_fail_closed(const std::string& reason) {
@@ -410,10 +411,9 @@ void TenantService::set_fail_closed(const std::string& reason) {
   metrics_.write_metrics_file();
 }
 
-void TenantService::set_quarantine_while_blocked(std::vector<QuarantinedHost> quarantined) {
+void TenantService::set_unaccepted_while_blocked(std::vector<UnacceptedHost> unaccepted) {
   std::lock_guard<std::mutex> lock(st_.mu);
-  if (!st_.condition.blocked.empty() && st_.view && st_.ids)
-    st_.quarantine = std::move(quarantined);
+  if (!st_.condition.blocked.empty() && st_.view && st_.ids) st_.unaccepted = std::move(unaccepted);
 }
 
 void TenantService::set_tenants_file_note(const std::string& note) {
@@ -455,7 +455,7 @@ RoutingSnapshot TenantService::snapshot() const {
   std::sort(s.isolated_links.begin(), s.isolated_links.end());
   s.isolated_links.erase(std::unique(s.isolated_links.begin(), s.isolated_links.end()),
                          s.isolated_links.end());
-  if (st_.cluster) s.quarantined = st_.quarantine;
+  if (st_.cluster) s.unaccepted = st_.unaccepted;
   return s;
 }
 
@@ -555,7 +555,7 @@ struct TenantService::AddRequest {
   bool dry_run = false;
   const json* host_list = nullptr;  // exactly these hosts (names or GUIDs)
   const char* count_field = "hosts";
-  int count = 0;  // servers (or hosts where a server has one port); 0: as many as host_list
+  int count = 0;  // servers (one host each where a server has one port); 0: as many as host_list
   int wait = 0;
 };
 
@@ -585,9 +585,12 @@ TenantService::AddRequest TenantService::parse_add(const json& params) const {
       fail(error::kBadRequest, "field 'host_list' must be an array of host names or GUIDs");
     r.host_list = &params["host_list"];
   }
-  // "servers" and "hosts" both count servers: one host per server where servers have one port.
+  // "servers" and "hosts" (its old name) both count servers: one host per server where servers
+  // have one port. A client of this release sends both, one of the release before "hosts" only.
   r.count_field = params.contains("servers") ? "servers" : "hosts";
   r.count = r.host_list && !params.contains(r.count_field) ? 0 : get_int(params, r.count_field);
+  if (params.contains("servers") && params.contains("hosts") && get_int(params, "hosts") != r.count)
+    fail(error::kBadRequest, "fields 'servers' and 'hosts' (its old name) differ");
   r.wait = wait_ms(st_, params);  // validated before anything is written
   return r;
 }
@@ -750,12 +753,12 @@ json TenantService::remove(const json& params, const Caller& caller) {
     fail(e.code.c_str(), "tenant '" + name + "' not removed: " + e.message);
   }
   st_.routing.unplaced.erase(name);
-  // Its quarantined slots are free now: a newcomer there is a free host like any other.
-  const auto quarantined = st_.quarantine.size();
-  st_.quarantine.erase(std::remove_if(st_.quarantine.begin(), st_.quarantine.end(),
-                                      [&](const QuarantinedHost& q) { return q.tenant == name; }),
-                       st_.quarantine.end());
-  if (st_.quarantine.size() != quarantined && st_.cluster)
+  // Its unaccepted slots are free now: a newcomer there is a free host like any other.
+  const auto unaccepted = st_.unaccepted.size();
+  st_.unaccepted.erase(std::remove_if(st_.unaccepted.begin(), st_.unaccepted.end(),
+                                      [&](const UnacceptedHost& q) { return q.tenant == name; }),
+                       st_.unaccepted.end());
+  if (st_.unaccepted.size() != unaccepted && st_.cluster)
     st_.cluster->set_faults(links_.current_faults());
   if (before && st_.view)
     st_.cluster->reserve(whole_servers(st_, hosts_.drained_hosts()));  // drained ones leave

@@ -20,10 +20,9 @@
 #include "allocator/cluster.h"
 #include "export/records.h"
 #include "service/caller.h"
-#include "service/exports.h"
 #include "service/fabric_drains.h"
 #include "service/host_identity.h"
-#include "service/host_states.h"
+#include "service/host_manager.h"
 #include "service/link_health.h"
 #include "service/metrics.h"
 #include "service/physical_ids.h"
@@ -31,6 +30,7 @@
 #include "service/protocol.h"
 #include "service/resume_check.h"
 #include "service/run_limit.h"
+#include "service/service_exports.h"
 #include "service/service_lifecycle.h"
 #include "service/service_metrics.h"
 #include "service/service_state.h"
@@ -62,7 +62,7 @@ struct RoutingSnapshot {
   std::vector<topology::LinkId> isolated_links;  // over the error threshold: route around them
   // Tenants' slots holding another port GUID than recorded: held by their tenant
   // (in its placement), but routed like absent hosts -- no switch has an entry for them.
-  std::vector<QuarantinedHost> quarantined;
+  std::vector<UnacceptedHost> unaccepted;
 };
 
 class TenantService final : private ChangeCommitter,
@@ -129,10 +129,10 @@ class TenantService final : private ChangeCommitter,
   // Why tenants.yaml was last ignored (missing, unreadable, cut off) and the tenants it listed
   // kept; empty once it is read. Shown by status as "tenants_file".
   void set_tenants_file_note(const std::string& note);
-  // While the state is blocked the routing run decides quarantine from the tenants last routed
-  // (the service cannot, without state.json): shown by status and the metrics as its own.
+  // While the state is blocked the routing run finds the unaccepted slots of the tenants last
+  // routed (the service cannot, without state.json): shown by status and the metrics as its own.
   // Ignored when the state is readable.
-  void set_quarantine_while_blocked(std::vector<QuarantinedHost> quarantined);
+  void set_unaccepted_while_blocked(std::vector<UnacceptedHost> unaccepted);
   RoutingSnapshot snapshot() const;
   // The tables of `generation` reached the switches; `failure` non-empty: they or the P_Keys
   // did not (what failed), and requests waiting for that generation are told so.
@@ -147,8 +147,9 @@ class TenantService final : private ChangeCommitter,
   nlohmann::json handle(const nlohmann::json& request, const Caller& caller);
   // The same changes asked in code (the tenants file): checked, permitted, saved and counted
   // exactly as `tenant add` and `tenant remove` over the socket, without waiting for routing.
-  // `hosts`: how many ports; `host_list` non-empty: exactly those hosts (names or GUIDs).
-  ChangeResult add_tenant(const std::string& name, int hosts,
+  // `servers`: how many whole servers (one host each where servers have one port); `host_list`
+  // non-empty: exactly those hosts (names or GUIDs).
+  ChangeResult add_tenant(const std::string& name, int servers,
                           const std::vector<std::string>& host_list, const Caller& caller);
   ChangeResult remove_tenant(const std::string& name, const Caller& caller);
 
@@ -235,16 +236,16 @@ class TenantService final : private ChangeCommitter,
   void rebuild_cluster() override;
   // rebuild_cluster's steps (mu held).
   void log_fabric_faults();
-  void find_quarantine();
+  void find_unaccepted_slots();
   void restore_tenants();
   void save_as_found();
   void log_placed();
   // Servers (service/servers.cc).
   void group_servers();  // mu held; servers_ from view_
-  // Host states: service/host_states.h.
+  // Host states: service/host_manager.h.
   // Maintenance of links and switches: service/fabric_drains.h. Read views: service/views.h.
   // Metrics and port counters: service/service_metrics.h. The managed partitions.conf and
-  // the export formats: service/exports.h.
+  // the export formats: service/service_exports.h.
   PersistedTenant persist(const allocator::Tenant& t) const;
   void save_or_throw();
   void store_save();  // store_.save(persisted_), remembering the stamp of what it wrote

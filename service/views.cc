@@ -7,7 +7,7 @@
 #include <set>
 
 #include "service/fabric_drains.h"
-#include "service/host_states.h"
+#include "service/host_manager.h"
 #include "service/port_counters.h"
 #include "service/protocol.h"
 #include "service/request_error.h"
@@ -75,15 +75,16 @@ json ServiceViews::status() const {
     const auto outside = outside_tree_json(*st_.view);
     if (!outside["attached_hosts"].empty() || !outside["extra_cables"].empty())
       s["outside_tree"] = outside;
-    json quarantined = json::array();
-    for (const auto& q : st_.quarantine)
-      quarantined.push_back(
+    json unaccepted = json::array();
+    for (const auto& q : st_.unaccepted)
+      unaccepted.push_back(
           {{"tenant", q.tenant},
            {"leaf", st_.ids->switch_name(1, st_.view->tree.leaf_of_host(q.host))},
            {"port", q.port},
            {"recorded", {{"guid", guid_hex(q.recorded_guid)}, {"name", q.recorded_name}}},
            {"seen", {{"guid", guid_hex(q.seen_guid)}, {"name", q.seen_name}}}});
-    s["quarantined_hosts"] = quarantined;
+    s["quarantined_hosts"] = unaccepted;  // the old name, for the readers of one release ago
+    s["unaccepted_hosts"] = std::move(unaccepted);
   } else {
     s["topology"] = nullptr;
     s["topology_error"] = st_.routing.topology_error;
@@ -291,10 +292,10 @@ json ServiceViews::tenant_json(const allocator::Tenant& t) const {
   const PersistedTenant* record = persisted_tenant(st_, t.name);
   for (auto h : t.placement.hosts) {
     PersistedHost id = st_.ids->host(h);
-    const auto* quarantined = hosts_.quarantine_of(h);
+    const auto* unaccepted = hosts_.unaccepted_of(h);
     const bool down = st_.cluster && st_.cluster->state().host_down(h);
     // The GUID recorded for the slot is the tenant's host: for a host that is down
-    // (not the one the layout last saw there) and for a quarantined slot.
+    // (not the one the layout last saw there) and for an unaccepted slot.
     if (record)
       for (const auto& was : record->hosts)
         if (was.leaf_guid == id.leaf_guid && was.port == id.port &&
@@ -304,13 +305,15 @@ json ServiceViews::tenant_json(const allocator::Tenant& t) const {
         }
     json host = {{"name", id.name.empty() ? st_.view->host_name(h) : id.name},
                  {"guid", guid_hex(id.guid)},
-                 {"lid", quarantined ? 0 : st_.view->host_lid(h)},
+                 {"lid", unaccepted ? 0 : st_.view->host_lid(h)},
                  {"leaf", {{"guid", guid_hex(id.leaf_guid)}, {"port", id.port}}}};
     if (down) host["down"] = true;
     // What is in the slot now is not the tenant's host (no P_Key, no routes).
-    if (quarantined)
-      host["quarantined"] = {{"guid", guid_hex(quarantined->seen_guid)},
-                             {"name", quarantined->seen_name}};
+    if (unaccepted) {
+      host["unaccepted"] = {{"guid", guid_hex(unaccepted->seen_guid)},
+                            {"name", unaccepted->seen_name}};
+      host["quarantined"] = host["unaccepted"];  // the old name, for one release
+    }
     hosts.push_back(std::move(host));
   }
   for (auto l : t.placement.links) {
@@ -353,7 +356,7 @@ json ServiceViews::health_json(const allocator::Tenant& t) const {
   const auto h = st_.cluster->health(t);
   const auto& tree = st_.view->tree;
   auto host_name = [&](topology::HostId id) {
-    if (const auto* q = hosts_.quarantine_of(id); q && !q->recorded_name.empty())
+    if (const auto* q = hosts_.unaccepted_of(id); q && !q->recorded_name.empty())
       return q->recorded_name;
     const PersistedHost p = st_.ids->host(id);
     if (!p.name.empty()) return p.name;
@@ -364,12 +367,12 @@ json ServiceViews::health_json(const allocator::Tenant& t) const {
     return st_.view->host_name(id);
   };
   json down = json::array(), faulty = json::array(), pairs = json::array(), repairs = json::array();
-  json quarantined = json::array();  // down for the tenant, a newcomer in the slot
+  json unaccepted = json::array();  // down for the tenant, a newcomer in the slot
   for (auto id : h.down_hosts)
-    if (const auto* q = hosts_.quarantine_of(id))
-      quarantined.push_back({{"name", host_name(id)},
-                             {"guid", guid_hex(q->recorded_guid)},
-                             {"seen", guid_hex(q->seen_guid)}});
+    if (const auto* q = hosts_.unaccepted_of(id))
+      unaccepted.push_back({{"name", host_name(id)},
+                            {"guid", guid_hex(q->recorded_guid)},
+                            {"seen", guid_hex(q->seen_guid)}});
     else
       down.push_back(host_name(id));
   for (auto l : h.faulty_links) faulty.push_back(st_.ids->link_name(l));
@@ -391,7 +394,8 @@ json ServiceViews::health_json(const allocator::Tenant& t) const {
   }
   return {{"degraded", h.degraded()},
           {"down_hosts", down},
-          {"quarantined_hosts", quarantined},
+          {"unaccepted_hosts", unaccepted},
+          {"quarantined_hosts", unaccepted},  // the old name, for one release
           {"faulty_links", faulty},
           {"lost_pairs", pairs},
           {"lost_pairs_total", total},
@@ -404,9 +408,9 @@ std::string ServiceViews::health_text(const allocator::Tenant& t) const {
   std::string out;
   auto add = [&](const std::string& part) { out += (out.empty() ? "" : "; ") + part; };
   for (const auto& name : h["down_hosts"]) add("host " + name.get<std::string>() + " down");
-  for (const auto& q : h["quarantined_hosts"])
-    add("host " + q["name"].get<std::string>() + " quarantined (" + q["seen"].get<std::string>() +
-        " in its slot, not accepted)");
+  for (const auto& q : h["unaccepted_hosts"])
+    add("host " + q["name"].get<std::string>() + " unaccepted (quarantined: " +
+        q["seen"].get<std::string>() + " in its slot, not accepted)");
   for (const auto& name : h["faulty_links"]) add("link " + name.get<std::string>() + " faulty");
   const auto total = h["lost_pairs_total"].get<size_t>();
   if (total > 0) {

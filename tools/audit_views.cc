@@ -20,10 +20,10 @@ struct Owners {
 
   explicit Owners(const AuditInputs& in) {
     si.fabric = &in.fabric;
-    si.embedding = in.input.embedding;  // without quarantined slots
+    si.embedding = in.input.embedding;  // without unaccepted slots
     si.tree = &*in.rec.tree;
     si.tables = &in.tables;
-    for (const auto& q : in.input.quarantined) si.quarantined_hosts.push_back(q.host);
+    for (const auto& q : in.input.unaccepted) si.unaccepted_hosts.push_back(q.host);
     for (const auto& t : in.input.tenants) {
       si.tenants.push_back(t.placement);
       names.push_back(t.name);

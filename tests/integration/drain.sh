@@ -4,7 +4,7 @@
 # the request that needs it is refused naming it, a request that fits without it never gets it.
 # A tenant's host drained stays with its tenant ("draining") and leaves service when the tenant
 # is removed. Both survive kill -9 of OpenSM; the tables read back are audited throughout (a
-# drained host, being no tenant's, is quarantined like a free one); resume returns them.
+# drained host, being no tenant's, is kept apart like a free one); resume returns them.
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
 laas_setup drain

@@ -3,11 +3,11 @@
 # ibsim and infiniband-diags, on the paper's demo tree (32 hosts, OpenSM on SW_L2_0). Tenants a
 # and b placed; then the host in one of a's slots is given another node (and so port) GUID through
 # ibsim's console (`Guid`: a replaced server, or someone else's machine on a's cable) and
-# OpenSM heavy-sweeps. Until an administrator accepts it, the newcomer is quarantined: no switch
+# OpenSM heavy-sweeps. Until an administrator accepts it, the newcomer is unaccepted: no switch
 # routes its LID (dump_fts read back), every other LFT entry is unchanged, its port holds no P_Key
-# of a (smpquery pkeys; partitions.conf lacks its GUID), `laasctl host list` shows it quarantined
-# with the recorded GUID, status and metrics count it, `laasctl audit` and laas-audit exit 1
-# naming it (unaccepted-host, nothing else), and kill -9 of OpenSM changes none of it. After
+# of a (smpquery pkeys; partitions.conf lacks its GUID), `laasctl host list` shows it (by the new
+# name and the old, "quarantined") with the recorded GUID, status and metrics count it,
+# `laasctl audit` and laas-audit exit 1 naming it (unaccepted-host, nothing else), and kill -9 of OpenSM changes none of it. After
 # `laasctl host accept` the slot is routed exactly as before the swap, the newcomer holds a's
 # P_Key and both audits are clean.
 source "$(dirname "$0")/lib.sh"
@@ -46,9 +46,9 @@ restart_hard() {
   start_opensm
   wait_log 'laas: forwarding tables applied' $((applied + 1)) 45
 }
-# audit_expecting_quarantine TAG: tables, SL2VL and the fabric read back; laas-audit exits 1
+# audit_expecting_unaccepted TAG: tables, SL2VL and the fabric read back; laas-audit exits 1
 # with exactly one violation, the unaccepted host in a's slot, and no switch routing its LID.
-audit_expecting_quarantine() {
+audit_expecting_unaccepted() {
   local tag=$1 rc=0
   sim ibnetdiscover >"disc.$tag" 2>/dev/null || die "ibnetdiscover failed ($tag)"
   sim dump_fts >"lfts.$tag" 2>/dev/null || die "dump_fts failed ($tag)"
@@ -102,11 +102,19 @@ ctl status >status.quarantined || die "laasctl status failed"
 grep -q "^quarantined: 1 host" status.quarantined || die "laasctl status does not say it"
 ctl metrics >metrics.quarantined || die "laasctl metrics failed"
 grep -qx 'laas_hosts{state="quarantined"} 1' metrics.quarantined || die "the metrics do not count it"
+# The glossary's name beside the old one (kept for one release), in every place.
+ctl --json host list --state unaccepted >unaccepted.json || die "host list --state unaccepted failed"
+cmp -s quarantined.json unaccepted.json || die "--state unaccepted lists other hosts: $(cat unaccepted.json)"
+[ "$(ctl --json status | jq '.host_states.unaccepted, (.unaccepted_hosts | length)' | tr '\n' ' ')" = "1 1 " ] ||
+  die "status does not count it as unaccepted"
+grep -qx 'laas_hosts{state="unaccepted"} 1' metrics.quarantined || die "the metrics do not count it as unaccepted"
+[ "$(jq '(.unaccepted | length), (.quarantined | length)' state/allocations.json | tr '\n' ' ')" = "1 1 " ] ||
+  die "allocations.json does not name the slot by both names"
 [ "$(ctl --json tenant show a | jq -r '.hosts[1].guid')" = "$OLD_GUID" ] ||
   die "tenant show a names the newcomer as a's host"
 [ "$(ctl --json tenant show a | jq -r .state)" = degraded ] || die "a is not degraded by the quarantine"
 
-audit_expecting_quarantine quarantined
+audit_expecting_unaccepted quarantined
 [ "$(routes lfts.quarantined "$NEW_LID")" = 0 ] ||
   die "$(routes lfts.quarantined "$NEW_LID") switches route the newcomer's LID $NEW_LID"
 others lfts.before "$LID_BEFORE" >others.before
@@ -125,11 +133,11 @@ ctl audit >live.quarantined 2>&1 || rc=$?
 log "quarantined: newcomer $NEW_GUID (LID $NEW_LID) routed by 0 of $checked switch tables read back (was $ROUTED_BEFORE for $OLD_GUID); $(wc -l <others.before) other LFT entries unchanged; P_Keys over $DR: $(pkeys -D "$DR" | tr '\n' ' ')(not $FULL); laas-audit and laasctl audit exit 1 naming unaccepted-host only"
 
 # Never adopted silently: not by kill -9 of OpenSM, nor by a request that names a host not
-# quarantined.
+# unaccepted.
 restart_hard
 [ "$(ctl --json host show "$NEW_GUID" | jq -r .state)" = quarantined ] || die "kill -9 accepted the newcomer"
 grep -qi "${NEW_GUID#0x}" state/state.json && die "state.json records the newcomer"
-audit_expecting_quarantine restarted
+audit_expecting_unaccepted restarted
 rc=0
 ctl host accept "$(jq -r '.hosts[0].name' show.a)" >accept.refused 2>&1 || rc=$?
 [ $rc -eq 1 ] && grep -q "not quarantined" accept.refused || die "accept of a host not quarantined: exit $rc, $(cat accept.refused)"

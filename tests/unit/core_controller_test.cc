@@ -712,7 +712,7 @@ TEST(PluginEngine, FirstHopDropComesWithTheTables) {
 // has an entry for its LID, every other entry is unchanged -- allocations.json names the slot,
 // the audit of the same tables reports it (and a route to it), and `host.accept` restores the
 // tables exactly.
-TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
+TEST(PluginEngine, AnUnacceptedSlotIsRoutedLikeAnAbsentHost) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
   Controller engine(config_in(dir), quiet());
@@ -741,12 +741,17 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   EXPECT_EQ(entries, 12);
   EXPECT_NE(before.tables[emb.switch_node[1][0]][lid], routing::kNoRoute);
   const auto q = load_allocations(dir.path + "/allocations.json");
-  ASSERT_EQ(q->quarantined.size(), 1u);
-  EXPECT_EQ(q->quarantined[0].tenant, "A");
-  EXPECT_EQ(q->quarantined[0].seen.guid, 0xdeadu);
-  EXPECT_EQ(q->quarantined[0].recorded.guid, recorded);
+  ASSERT_EQ(q->unaccepted.size(), 1u);
+  EXPECT_EQ(q->unaccepted[0].tenant, "A");
+  EXPECT_EQ(q->unaccepted[0].seen.guid, 0xdeadu);
+  EXPECT_EQ(q->unaccepted[0].recorded.guid, recorded);
   EXPECT_EQ(q->tenants.at("A").hosts[1].guid, recorded);  // the slot is A's host, not the newcomer
-  EXPECT_EQ(allocations_from_json(to_json(*q)).quarantined[0].seen.lid, lid);
+  EXPECT_EQ(allocations_from_json(to_json(*q)).unaccepted[0].seen.lid, lid);
+  // The release before wrote the slots as "quarantined" only: such a file still loads.
+  json old_file = json::parse(to_json(*q));
+  ASSERT_EQ(old_file["quarantined"], old_file["unaccepted"]);
+  old_file.erase("unaccepted");
+  EXPECT_EQ(allocations_from_json(old_file.dump()).unaccepted[0].seen.lid, lid);
   auto report = engine.audit(fabric, after.tables, sm, &after.sl2vl);
   EXPECT_EQ(report["violations"], 1) << report.dump(1);
   EXPECT_EQ(report["counts"]["unaccepted-host"], 1) << report.dump(1);
@@ -756,6 +761,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   for (const auto& t : before.tables) routing += !t.empty() && t[lid] != routing::kNoRoute;
   EXPECT_GE(routing, 5);
   EXPECT_EQ(report["counts"]["quarantined-host-routed"], routing) << report.dump(1);
+  EXPECT_EQ(report["counts"]["unaccepted-host-routed"], routing) << report.dump(1);
   // Accepted: the tables are those of before, the audit clean.
   const json r = engine.service().handle(
       {{"v", 1}, {"method", "host.accept"}, {"params", {{"hosts", {"intruder"}}, {"wait", false}}}},
@@ -764,7 +770,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
   const auto accepted = routed(engine, fabric, sm);
   ASSERT_TRUE(accepted.ok) << accepted.error;
   EXPECT_EQ(accepted.tables, before.tables);
-  EXPECT_TRUE(load_allocations(dir.path + "/allocations.json")->quarantined.empty());
+  EXPECT_TRUE(load_allocations(dir.path + "/allocations.json")->unaccepted.empty());
   report = engine.audit(fabric, accepted.tables, sm, &accepted.sl2vl);
   EXPECT_TRUE(report["ok"].get<bool>()) << report.dump(1);
 }
@@ -772,7 +778,7 @@ TEST(PluginEngine, AQuarantinedSlotIsRoutedLikeAnAbsentHost) {
 // While the tenant state cannot be read, the tenants last routed are routed by slot: a newcomer
 // in one of their slots (another port GUID) is quarantined as it would be with a readable
 // state -- no switch routes its LID -- never given the tenant's routes.
-TEST(PluginEngine, ANewcomerIsQuarantinedWhileTheStateIsBlocked) {
+TEST(PluginEngine, ANewcomerIsUnacceptedWhileTheStateIsBlocked) {
   TwoTenants lab;
   auto& [dir, tree, fabric, emb, sm] = lab;
   Guid recorded = 0;

@@ -1,5 +1,5 @@
 // Identity is the host, not the slot. Another port GUID in a tenant's slot (a replaced
-// server, someone else's machine) is quarantined: the slot stays the tenant's, state.json keeps
+// server, someone else's machine) is unaccepted: the slot stays the tenant's, state.json keeps
 // the recorded GUID, the newcomer gets no P_Key and is routed like an absent host, until an
 // administrator accepts it (`host.accept`).
 #include "service/host_identity.h"
@@ -41,24 +41,24 @@ std::shared_ptr<const TopologyView> swapped_view(laas::topology::HostId h) {
   return std::make_shared<TopologyView>(tree, fabric, emb);
 }
 
-TEST(FindQuarantined, OnlyTenantSlotsWithAnotherPresentGuid) {
+TEST(FindUnaccepted, OnlyTenantSlotsWithAnotherPresentGuid) {
   auto tree = FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = laas::topology::build_model_fabric(tree);
   const PhysicalIds before(tree, emb, fabric);
   PersistedTenant a;
   a.name = "a";
   for (laas::topology::HostId h : {0, 1, 2, 3}) a.hosts.push_back(before.host(h));
-  a.hosts[2].guid = 0;  // never seen: whatever is there now is first seen, not quarantined
-  EXPECT_TRUE(find_quarantined({a}, before).empty());
+  a.hosts[2].guid = 0;  // never seen: whatever is there now is first seen, not unaccepted
+  EXPECT_TRUE(find_unaccepted({a}, before).empty());
 
   const auto recorded0 = fabric.nodes[emb.host_node[0]].port_guid;
-  fabric.nodes[emb.host_node[0]].port_guid = kNewcomer;  // a's slot: quarantined
+  fabric.nodes[emb.host_node[0]].port_guid = kNewcomer;  // a's slot: unaccepted
   fabric.nodes[emb.host_node[2]].port_guid = 0xbeef;     // a's slot never seen: not
   fabric.nodes[emb.host_node[9]].port_guid = 0xcafe;     // a free slot: not
   emb.host_node[1] = -1;                                 // a's host down: not
   emb.missing_hosts.push_back(1);
   const PhysicalIds now(tree, emb, fabric);
-  const auto q = find_quarantined({a}, now);
+  const auto q = find_unaccepted({a}, now);
   ASSERT_EQ(q.size(), 1u);
   EXPECT_EQ(q[0].tenant, "a");
   EXPECT_EQ(q[0].host, 0);
@@ -103,18 +103,18 @@ class HostIdentity : public ::testing::Test {
 
 }  // namespace
 
-TEST_F(HostIdentity, ANewGuidInATenantsSlotIsQuarantined) {
+TEST_F(HostIdentity, ANewGuidInATenantsSlotIsUnaccepted) {
   const std::string dead = "0x000000000000dead";
   // The slot stays a's, in its placement; routed like an absent host.
   const auto snap = service->snapshot();
-  ASSERT_EQ(snap.quarantined.size(), 1u);
-  EXPECT_EQ(snap.quarantined[0].host, 0);
-  EXPECT_EQ(snap.quarantined[0].tenant, "a");
+  ASSERT_EQ(snap.unaccepted.size(), 1u);
+  EXPECT_EQ(snap.unaccepted[0].host, 0);
+  EXPECT_EQ(snap.unaccepted[0].tenant, "a");
   bool held = false;
   for (const auto& [name, p] : snap.tenants)
     if (name == "a") held = std::find(p.hosts.begin(), p.hosts.end(), 0) != p.hosts.end();
   EXPECT_TRUE(held);
-  // host list / show: quarantined, with the recorded GUID.
+  // host list / show: unaccepted (its state still named "quarantined"), with the recorded GUID.
   const auto h = call("host.get", {{"name", dead}})["result"];
   EXPECT_EQ(h["state"], "quarantined") << h.dump();
   EXPECT_EQ(h["tenant"], "a");
@@ -133,6 +133,17 @@ TEST_F(HostIdentity, ANewGuidInATenantsSlotIsQuarantined) {
   EXPECT_NE(call("metrics")["result"]["text"].get<std::string>().find(
                 "laas_hosts{state=\"quarantined\"} 1"),
             std::string::npos);
+  // The glossary's word beside the old name (kept for one release) wherever both are written.
+  EXPECT_EQ(call("host.list", {{"state", "unaccepted"}})["result"],
+            call("host.list", {{"state", "quarantined"}})["result"]);
+  EXPECT_EQ(st["host_states"]["unaccepted"], 1);
+  EXPECT_EQ(st["unaccepted_hosts"], st["quarantined_hosts"]);
+  EXPECT_EQ(a["hosts"][0]["unaccepted"]["guid"], dead);
+  EXPECT_EQ(a["health"]["unaccepted_hosts"].size(), 1u) << a.dump();
+  EXPECT_NE(a["reason"].get<std::string>().find("unaccepted"), std::string::npos) << a["reason"];
+  EXPECT_NE(call("metrics")["result"]["text"].get<std::string>().find(
+                "laas_hosts{state=\"unaccepted\"} 1"),
+            std::string::npos);
   // No P_Key: partitions.conf names the recorded host, not the newcomer; state.json keeps it.
   EXPECT_EQ(slurp(dir.path + "/partitions.conf").find(dead), std::string::npos);
   EXPECT_NE(slurp(dir.path + "/partitions.conf").find(recorded.get<std::string>()),
@@ -141,15 +152,15 @@ TEST_F(HostIdentity, ANewGuidInATenantsSlotIsQuarantined) {
   bool logged = false;
   for (const auto& m : logs) logged = logged || m.find("quarantined: tenant 'a'") != m.npos;
   EXPECT_TRUE(logged);
-  // A restart with the newcomer still there: still quarantined (never adopted silently).
+  // A restart with the newcomer still there: still unaccepted (never adopted silently).
   service = make(swapped_view(0));
-  EXPECT_EQ(service->snapshot().quarantined.size(), 1u);
+  EXPECT_EQ(service->snapshot().unaccepted.size(), 1u);
   EXPECT_EQ(slurp(dir.path + "/state.json").find(dead), std::string::npos);
 }
 
 TEST_F(HostIdentity, AcceptRecordsTheNewGuid) {
   const std::string dead = "0x000000000000dead";
-  // Readers may not; unknown and unquarantined hosts are refused clearly.
+  // Readers may not; unknown and hosts not unaccepted are refused clearly.
   auto r = call("host.accept", {{"hosts", {dead}}}, kReader);
   EXPECT_EQ(r["error"]["code"], "permission_denied");
   r = call("host.accept", {{"hosts", {"nosuch"}}});
@@ -165,13 +176,13 @@ TEST_F(HostIdentity, AcceptRecordsTheNewGuid) {
   r = call("host.accept", {{"hosts", {slot}}, {"dry_run", true}});
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(r["result"]["accepted"][0]["guid"], dead);
-  EXPECT_EQ(service->snapshot().quarantined.size(), 1u);
+  EXPECT_EQ(service->snapshot().unaccepted.size(), 1u);
   const auto generation = service->snapshot().generation;
   // Accepted by the recorded GUID (the old host's name for the slot).
   r = call("host.accept", {{"hosts", {recorded}}});
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_EQ(r["result"]["accepted"][0]["was"]["guid"], recorded);
-  EXPECT_TRUE(service->snapshot().quarantined.empty());
+  EXPECT_TRUE(service->snapshot().unaccepted.empty());
   EXPECT_EQ(service->snapshot().generation, generation + 1);
   EXPECT_EQ(call("host.get", {{"name", dead}})["result"]["state"], "allocated");
   EXPECT_EQ(call("tenant.get", {{"name", "a"}})["result"]["state"], "routed");
@@ -180,11 +191,11 @@ TEST_F(HostIdentity, AcceptRecordsTheNewGuid) {
   bool logged = false;
   for (const auto& m : logs) logged = logged || m.find("uid 0 accepted " + dead) != m.npos;
   EXPECT_TRUE(logged);
-  // Once accepted, not quarantined any more, and survives a restart.
+  // Once accepted, not unaccepted any more, and survives a restart.
   r = call("host.accept", {{"hosts", {dead}}});
   EXPECT_EQ(r["error"]["code"], "refused");
   service = make(swapped_view(0));
-  EXPECT_TRUE(service->snapshot().quarantined.empty());
+  EXPECT_TRUE(service->snapshot().unaccepted.empty());
   EXPECT_EQ(call("host.get", {{"name", dead}})["result"]["state"], "allocated");
 }
 
@@ -192,17 +203,17 @@ TEST_F(HostIdentity, AcceptRecordsTheNewGuid) {
 // and the newcomer's GUID, remembered in the layout, is never adopted.
 TEST_F(HostIdentity, TheRecordedHostComingBackIsTheTenantsAgain) {
   service = make(laas::test::demo_view());  // the original host is back in its slot
-  EXPECT_TRUE(service->snapshot().quarantined.empty());
+  EXPECT_TRUE(service->snapshot().unaccepted.empty());
   EXPECT_EQ(call("tenant.get", {{"name", "a"}})["result"]["state"], "routed");
   EXPECT_EQ(slurp(dir.path + "/state.json").find("0x000000000000dead"), std::string::npos);
 }
 
-// The tenant leaves: its quarantined slot is free, the newcomer a free host another tenant may
+// The tenant leaves: its unaccepted slot is free, the newcomer a free host another tenant may
 // get (its GUID is then recorded for that tenant).
-TEST_F(HostIdentity, ATenantsRemovalFreesItsQuarantinedSlot) {
+TEST_F(HostIdentity, ATenantsRemovalFreesItsUnacceptedSlot) {
   const std::string dead = "0x000000000000dead";
   ASSERT_TRUE(call("tenant.remove", {{"name", "a"}})["ok"]);
-  EXPECT_TRUE(service->snapshot().quarantined.empty());
+  EXPECT_TRUE(service->snapshot().unaccepted.empty());
   EXPECT_EQ(call("host.get", {{"name", dead}})["result"]["state"], "free");
   EXPECT_EQ(call("status")["result"]["host_states"]["quarantined"], 0);
   auto r = call("tenant.add", {{"name", "c"}, {"host_list", {dead}}});
@@ -224,7 +235,7 @@ TEST_F(HostIdentity, ANewcomerThatLeftIsNeverNamedForTheSlot) {
   emb.missing_hosts = {0};
   service = make(std::make_shared<TopologyView>(tree, fabric, emb,
                                                 std::vector<laas::topology::HostId>{}, seen));
-  EXPECT_TRUE(service->snapshot().quarantined.empty());  // nothing there to quarantine
+  EXPECT_TRUE(service->snapshot().unaccepted.empty());  // nothing there is unaccepted
   const auto a = call("tenant.get", {{"name", "a"}})["result"];
   EXPECT_EQ(a["hosts"][0]["guid"], recorded) << a.dump();
   EXPECT_EQ(a["hosts"][0]["down"], true);

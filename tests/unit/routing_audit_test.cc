@@ -198,7 +198,7 @@ TEST_F(AuditFixture, CatchesARouteToAFreeHost) {
 // Tenant 4's slot of host 3 holds a newcomer (another port GUID). Routed like an
 // absent host (no switch has an entry for its LID) the audit reports the slot only; a single
 // switch routing the newcomer's LID is caught.
-TEST_F(AuditFixture, CatchesARouteToAQuarantinedHost) {
+TEST_F(AuditFixture, CatchesARouteToAnUnacceptedHost) {
   const HostId q = 3;
   const topology::Lid lid = fabric.lid_of(emb.host_node[q]);
   const auto full = tables;
@@ -211,10 +211,10 @@ TEST_F(AuditFixture, CatchesARouteToAQuarantinedHost) {
   in.tables = &tables;
   for (const auto& t : tenants) in.tenants.push_back({t.key, t.placement});
   in.management_nodes.push_back(emb.switch_node[1][0]);
-  in.quarantined.push_back({q, lid, "4", "intruder", "slot SW_L1_0 port 4"});
+  in.unaccepted.push_back({q, lid, "4", "intruder", "slot SW_L1_0 port 4"});
   AuditReport r = audit(in);
   EXPECT_EQ(r.count(FindingKind::kUnacceptedHost), 1) << dump(r);
-  EXPECT_EQ(r.count(FindingKind::kQuarantinedHostRouted), 0) << dump(r);
+  EXPECT_EQ(r.count(FindingKind::kUnacceptedHostRouted), 0) << dump(r);
   EXPECT_EQ(r.violations(), 1) << dump(r);  // the slot itself, until accepted
   EXPECT_EQ(r.figures.at("quarantined_lid_entries_checked"), 12);  // 8 leaves + 4 spines
   EXPECT_TRUE(is_violation(FindingKind::kUnacceptedHost));
@@ -227,10 +227,10 @@ TEST_F(AuditFixture, CatchesARouteToAQuarantinedHost) {
   // One spine routes the newcomer: caught, naming the switch.
   tables[emb.switch_node[1][2]][lid] = full[emb.switch_node[1][2]][lid];
   r = audit(in);
-  ASSERT_EQ(r.count(FindingKind::kQuarantinedHostRouted), 1) << dump(r);
+  ASSERT_EQ(r.count(FindingKind::kUnacceptedHostRouted), 1) << dump(r);
   bool named = false;
   for (const auto& f : r.findings)
-    named = named || (f.kind == FindingKind::kQuarantinedHostRouted &&
+    named = named || (f.kind == FindingKind::kUnacceptedHostRouted &&
                       f.source == fabric.nodes[emb.switch_node[1][2]].name);
   EXPECT_TRUE(named) << dump(r);
   EXPECT_EQ(to_json(r)["counts"]["quarantined-host-routed"], 1);

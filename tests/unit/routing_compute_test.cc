@@ -348,7 +348,7 @@ TEST(RoutingCompute, ManagementAndGating) {
   EXPECT_EQ(m.port(1, 3, 24), kNoRoute);
   // Leaf 7 holds the management host: it reaches everyone.
   EXPECT_NE(m.port(1, 7, 0), kNoRoute);
-  // Free hosts (leaves 5..7) are quarantined: no leaf without management routes to
+  // The free pool is closed (free hosts on leaves 5..7): no leaf without management routes to
   // a free host elsewhere; the management leaf and the spines do.
   EXPECT_EQ(m.port(1, 5, 24), kNoRoute);
   EXPECT_NE(m.port(1, 7, 24), kNoRoute);

@@ -149,7 +149,7 @@ TEST_F(Sl2VlFixture, AuditCatchesOneWrongPair) {
   EXPECT_GT(r.count(FindingKind::kCrossTenantSurvives), 0) << dump(r);
 }
 
-// Free hosts are quarantined. Leaf 3 holds c (24-27) and free hosts 28-31: c's
+// The free pool is closed. Leaf 3 holds c (24-27) and free hosts 28-31: c's
 // hosts and the other free hosts are dropped at the free port; leaves without management have
 // no route to a free host elsewhere; management reaches them all.
 TEST_F(Sl2VlFixture, FreeHostsAreReachedFromManagementOnly) {

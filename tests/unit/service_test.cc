@@ -154,7 +154,7 @@ TEST_F(ServiceTest, ReplacedHostKeepsItsSlot) {
   for (const auto& t : list)
     EXPECT_EQ(t["state"], t["name"] == "x" ? "degraded" : "routed") << list.dump();
   EXPECT_EQ(slurp(dir.path + "/state.json").find("0x000000000000dead"), std::string::npos);
-  EXPECT_EQ(fresh->snapshot().quarantined.size(), 1u);
+  EXPECT_EQ(fresh->snapshot().unaccepted.size(), 1u);
   bool logged = false;
   for (const auto& m : seen) logged = logged || m.find("holds 0x000000000000dead") != m.npos;
   EXPECT_TRUE(logged);

@@ -1,6 +1,6 @@
 // Host states, as a scheduler's node states: free, allocated, drained, draining, down,
-// management and quarantined (another port GUID than the tenant's in its slot); the socket's
-// `host list/show/drain/resume/accept` (service/host_states.cc).
+// management and unaccepted (another port GUID than the tenant's in its slot); the socket's
+// `host list/show/drain/resume/accept` (service/host_manager.cc).
 //
 // One of the types the tenant service is made of: it works on the service's shared state
 // (service/service_state.h) under its one lock, commits its changes through the service's
@@ -23,6 +23,11 @@ namespace laas::service {
 
 class LinkMonitor;
 
+// An unaccepted host's `state` in host list and show still reads its name of the release before:
+// the field holds one value, and the scripts of that release match it (docs/glossary.md, "Names
+// kept for one release"). `--state` and the counts take both names.
+inline constexpr const char* kUnacceptedStateJson = "quarantined";
+
 class HostManager {
  public:
   HostManager(ServiceState& st, ChangeCommitter& lifecycle, const LinkMonitor& links)
@@ -40,9 +45,9 @@ class HostManager {
   nlohmann::json host_show(const nlohmann::json& params) const;               // takes mu
   nlohmann::json drain(const nlohmann::json& params, const Caller& caller);   // takes mu
   nlohmann::json resume(const nlohmann::json& params, const Caller& caller);  // takes mu
-  // A quarantined slot by model host (nullptr: none), and `host accept`, which records the
+  // An unaccepted slot by model host (nullptr: none), and `host accept`, which records the
   // port GUID seen in tenants' slots as their host's.
-  const QuarantinedHost* quarantine_of(topology::HostId h) const;
+  const UnacceptedHost* unaccepted_of(topology::HostId h) const;
   nlohmann::json accept(const nlohmann::json& params, const Caller& caller);  // takes mu
 
  private:

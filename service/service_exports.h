@@ -1,4 +1,4 @@
-// The tenant service and the rest of the cluster (service/exports.cc): the managed
+// The tenant service and the rest of the cluster (service/service_exports.cc): the managed
 // partitions.conf (generated from the tenants, written atomically, applied by OpenSM) and the
 // export formats of `laasctl export` (partitions, routing chains, Slurm, OpenStack).
 //

@@ -4,7 +4,7 @@
 // management. Drains are kept in state.json by port GUID, so they survive restarts and SM
 // failover; a drained host is reserved in the allocator (never placed) and, being no tenant's,
 // routed as a free host (reached from management only).
-#include "service/host_states.h"
+#include "service/host_manager.h"
 
 #include <algorithm>
 #include <ctime>
@@ -121,12 +121,12 @@ json HostManager::host_json(topology::HostId h,
             {"port", id.port},
             {"down", down}};
   if (st_.servers.multi_port()) j["server"] = st_.servers.names[st_.servers.server_of[h]];
-  const auto* quarantined = quarantine_of(h);
+  const auto* unaccepted = unaccepted_of(h);
   std::string state;
   if (management)
     state = "management";
-  else if (quarantined)
-    state = "quarantined";  // another port GUID than the tenant's in its slot
+  else if (unaccepted)
+    state = kUnacceptedStateJson;
   else if (tenant != tenants.end())
     state = drained || leaf_drained ? "draining" : "allocated";
   else if (drained || leaf_drained)
@@ -143,25 +143,32 @@ json HostManager::host_json(topology::HostId h,
                   {"by", leaf_drained->by},
                   {"at", leaf_drained->at},
                   {"switch", leaf_drained->name}};
-  if (quarantined)
-    j["recorded"] = {{"guid", guid_hex(quarantined->recorded_guid)},
-                     {"name", quarantined->recorded_name}};
+  if (unaccepted)
+    j["recorded"] = {{"guid", guid_hex(unaccepted->recorded_guid)},
+                     {"name", unaccepted->recorded_name}};
   return j;
 }
 
 json HostManager::host_states() const {
-  json counts = {{"free", 0}, {"allocated", 0},  {"drained", 0},    {"draining", 0},
-                 {"down", 0}, {"management", 0}, {"quarantined", 0}};
-  if (!st_.view) return counts;
+  json counts = {{"free", 0}, {"allocated", 0},  {"drained", 0},   {"draining", 0},
+                 {"down", 0}, {"management", 0}, {"unaccepted", 0}};
+  // The old name's count beside the new one's: status readers and the metric's old label value.
+  const auto with_old_name = [](json c) {
+    c[kUnacceptedStateJson] = c["unaccepted"];
+    return c;
+  };
+  if (!st_.view) return with_old_name(counts);
   std::map<allocator::TenantIndex, std::string> tenants;
   if (st_.cluster)
     for (const auto& [name, t] : st_.cluster->tenants()) tenants[t.index] = name;
   for (topology::HostId h = 0; h < st_.view->tree.num_hosts(); ++h)
     if (st_.view->host_guid(h)) {
-      auto& n = counts[host_json(h, tenants)["state"].get<std::string>()];
+      auto state = host_json(h, tenants)["state"].get<std::string>();
+      if (state == kUnacceptedStateJson) state = "unaccepted";
+      auto& n = counts[state];
       n = n.get<int>() + 1;
     }
-  return counts;
+  return with_old_name(counts);
 }
 
 json HostManager::host_list(const json& params) const {
@@ -169,12 +176,14 @@ json HostManager::host_list(const json& params) const {
   require_topology(st_);
   std::string only;
   if (params.contains("state")) only = get_string(params, "state");
-  static const std::set<std::string> states = {"free", "allocated",  "drained",    "draining",
-                                               "down", "management", "quarantined"};
-  if (!only.empty() && !states.count(only))
+  static const std::set<std::string> states = {"free", "allocated",  "drained",   "draining",
+                                               "down", "management", "unaccepted"};
+  if (only == "unaccepted" || only == kUnacceptedStateJson)
+    only = kUnacceptedStateJson;  // both names select the one state
+  else if (!only.empty() && !states.count(only))
     fail(error::kBadRequest,
          "field 'state' must be one of free, allocated, drained, draining, "
-         "down, management, quarantined");
+         "down, management, unaccepted (or quarantined, its old name)");
   std::map<allocator::TenantIndex, std::string> tenants;
   if (st_.cluster)
     for (const auto& [name, t] : st_.cluster->tenants()) tenants[t.index] = name;
@@ -322,8 +331,8 @@ json HostManager::resume(const json& params, const Caller& caller) {
 
 // ---- Identity is the host, not the slot -------------------------------------
 
-const QuarantinedHost* HostManager::quarantine_of(topology::HostId h) const {
-  for (const auto& q : st_.quarantine)
+const UnacceptedHost* HostManager::unaccepted_of(topology::HostId h) const {
+  for (const auto& q : st_.unaccepted)
     if (q.host == h) return &q;
   return nullptr;
 }
@@ -360,7 +369,7 @@ std::vector<topology::HostId> HostManager::resolve_slots(const json& names) cons
     std::optional<topology::HostId> recorded;  // a tenant's host by the GUID recorded for it
     try {
       const auto g = parse_guid(text);
-      for (const auto& q : st_.quarantine)
+      for (const auto& q : st_.unaccepted)
         if (q.recorded_guid == g) recorded = q.host;
     } catch (const std::invalid_argument&) {
     }
@@ -374,7 +383,7 @@ std::vector<topology::HostId> HostManager::resolve_slots(const json& names) cons
   return out;
 }
 
-// Records the port GUID seen in quarantined slots as their tenant's host: saved (with the
+// Records the port GUID seen in unaccepted slots as their tenant's host: saved (with the
 // tenant's partitions.conf) before the reply, then re-routed.
 json HostManager::accept(const json& params, const Caller& caller) {
   const bool dry_run = get_bool(params, "dry_run", false);
@@ -385,9 +394,9 @@ json HostManager::accept(const json& params, const Caller& caller) {
                                  " may read but not accept hosts (root or the laas group)");
   require_topology(st_);
   if (!params.contains("hosts")) fail(error::kBadRequest, "missing field 'hosts'");
-  std::vector<QuarantinedHost> chosen;
+  std::vector<UnacceptedHost> chosen;
   for (auto h : whole_servers(st_, resolve_slots(params["hosts"]))) {
-    const auto* q = quarantine_of(h);
+    const auto* q = unaccepted_of(h);
     if (!q) continue;
     if (std::find(chosen.begin(), chosen.end(), *q) == chosen.end()) chosen.push_back(*q);
   }
@@ -395,9 +404,10 @@ json HostManager::accept(const json& params, const Caller& caller) {
     std::string names;
     for (const auto& item : params["hosts"])
       names += (names.empty() ? "" : ", ") + item.get<std::string>();
-    fail(error::kRefused, "not quarantined: " + names +
+    // "not quarantined" stays at the front for the scripts that match the old message.
+    fail(error::kRefused, "not quarantined (no unaccepted port GUID): " + names +
                               " (no tenant's slot there holds another port GUID than the one "
-                              "recorded; `laasctl host list --state quarantined` lists them)");
+                              "recorded; `laasctl host list --state unaccepted` lists them)");
   }
   // One port GUID is one tenant's host: a GUID recorded in another slot stays there.
   for (const auto& q : chosen)
@@ -418,7 +428,7 @@ json HostManager::accept(const json& params, const Caller& caller) {
                         {"was", {{"guid", guid_hex(q.recorded_guid)}, {"name", q.recorded_name}}}});
   if (dry_run) return {{"accepted", accepted}, {"dry_run", true}};
   const auto saved = st_.persisted.tenants;
-  const auto saved_quarantine = st_.quarantine;
+  const auto saved_unaccepted = st_.unaccepted;
   for (const auto& q : chosen)
     for (auto& t : st_.persisted.tenants)
       if (t.name == q.tenant)
@@ -427,12 +437,12 @@ json HostManager::accept(const json& params, const Caller& caller) {
             was.guid = q.seen_guid;
             was.name = q.seen_name;
           }
-  st_.quarantine.erase(std::remove_if(st_.quarantine.begin(), st_.quarantine.end(),
-                                      [&](const QuarantinedHost& q) {
+  st_.unaccepted.erase(std::remove_if(st_.unaccepted.begin(), st_.unaccepted.end(),
+                                      [&](const UnacceptedHost& q) {
                                         return std::find(chosen.begin(), chosen.end(), q) !=
                                                chosen.end();
                                       }),
-                       st_.quarantine.end());
+                       st_.unaccepted.end());
   ++st_.persisted.generation;
   bool partitions_changed = false;
   std::string not_durable;
@@ -440,7 +450,7 @@ json HostManager::accept(const json& params, const Caller& caller) {
     partitions_changed = lifecycle_.commit(&not_durable);
   } catch (const RequestError& e) {
     st_.persisted.tenants = saved;
-    st_.quarantine = saved_quarantine;
+    st_.unaccepted = saved_unaccepted;
     --st_.persisted.generation;
     fail(e.code.c_str(), "hosts not accepted: " + e.message);
   }

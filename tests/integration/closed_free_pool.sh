@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# quarantine.sh: free hosts are reached from management only, with the real OpenSM
+# closed_free_pool.sh: free hosts are reached from management only, with the real OpenSM
 # (qos TRUE), ibsim and infiniband-diags. The lab tree pgft(2;8,4;1,4;1,2) with OpenSM on a
 # host (comp-1: a management leaf shared with tenants); tenants a, b, c added with laasctl, then
 # b removed and d added (the churn that left 54 routes from tenants to free hosts), then a cable
@@ -11,7 +11,7 @@
 # fresh fabric with the same tenants (a second OpenSM started on the final state).
 source "$(dirname "$0")/lib.sh"
 laas_enter_namespace "$@"
-laas_setup quarantine
+laas_setup closed_free_pool
 export SIM_HOST=comp-1 QOS=1
 "$LAAS_TOPOGEN" "pgft(2;8,4;1,4;1,2)" -o fabric.net
 start_fabric_console fabric.net
@@ -19,9 +19,9 @@ start_opensm
 wait_log 'laas: forwarding tables applied' 1 45
 ctl() { "$LAASCTL" -s "$WORK/laas.sock" --timeout 30 "$@"; }
 
-# quarantined TAG: audit the tables read back; every non-management host to free host pair is
+# closed TAG: audit the tables read back; every non-management host to free host pair is
 # dropped at its first switch, and there are such pairs (so the check means something).
-quarantined() {
+closed() {
   local tag=$1 pairs dropped
   audit_layout "$tag"
   for kind in free-host-reachable cross-route; do
@@ -37,10 +37,10 @@ quarantined() {
 for spec in a:8 b:10 c:5; do
   ctl tenant add "${spec%%:*}" --hosts "${spec##*:}" >/dev/null || die "tenant add $spec failed"
 done
-quarantined fresh
+closed fresh
 ctl tenant remove b >/dev/null || die "tenant remove b failed"
 ctl tenant add d --hosts 4 >/dev/null || die "tenant add d failed"
-quarantined churn
+closed churn
 
 # A cable of a leaf holding tenant and free hosts goes down and comes back.
 guid=$(jq -r '.tenants[] | select(.name == "d") | .hosts[0].slot.switch' state/allocations.json)
@@ -49,10 +49,10 @@ leaf=$(grep -m1 "^Switch.*\"S-${guid#0x}\"" disc.churn | sed 's/.*# "\([^"]*\)".
 console "Unlink \"$leaf\"[1]"
 heavy_sweep "unlink $leaf[1]"
 grep -q "laas: fault: link .*$leaf" osm.log || die "the plugin did not see $leaf[1] go down: $(grep 'laas: fault' osm.log | tail -2)"
-quarantined fault
+closed fault
 console "Relink \"$leaf\"[1]"
 heavy_sweep "relink $leaf[1]"
-quarantined repaired
+closed repaired
 
 # The tables after all that are those of a fresh fabric with the same tenants: OpenSM restarted
 # on the saved state routes a fresh sweep; every LFT entry read back is the same.
@@ -64,4 +64,4 @@ audit_layout restarted
 sort lfts.restarted >lfts.after
 cmp -s lfts.before lfts.after ||
   die "the tables after churn differ from a fresh start's: $(diff lfts.before lfts.after | head -6)"
-log "PASS quarantine: fresh, churn, fault and repair all quarantined; tables equal a fresh start's"
+log "PASS closed_free_pool: fresh, churn, fault and repair all closed; tables equal a fresh start's"

@@ -1,6 +1,6 @@
 // The tenant service and the rest of the cluster: the managed partitions.conf (generated from the
 // tenants, written atomically, applied by OpenSM) and the export formats (`laasctl export`).
-#include "service/exports.h"
+#include "service/service_exports.h"
 
 #include <unistd.h>
 
@@ -45,7 +45,7 @@ exports::SlurmOptions slurm_options_of(const ExportConfig& cfg, const json& para
 }  // namespace
 
 // The master's: its tenants as routed (the GUID recorded for a slot whose host is down or
-// quarantined, as `tenant show` says), straight from memory.
+// unaccepted, as `tenant show` says), straight from memory.
 std::string ServiceExports::partitions_text() const {
   std::vector<exports::TenantRecord> records;
   if (st_.cluster) {
