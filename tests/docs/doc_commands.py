@@ -451,17 +451,43 @@ def is_usage_error(tool, rc, err):
 
 # Files an example names on an SM host, and the shipped file that stands in for each here.
 SHIPPED = {"/etc/laas/laas.yaml": "conf/laas.yaml"}
+# Directories the shipped files name, kept out of the machine's own: an example such as
+# `laasctl state init --config /etc/laas/laas.yaml` writes its state into scratch, never into
+# /var/lib/laas (whose existence makes the package test refuse to run).
+HOST_DIRS = {"/var/lib/laas": "state", "/run/opensm": "run"}
 
 
-def sandboxed(argv, root, scratch):
-    """argv with each file an SM host would have replaced by the shipped one, and each output
-    path outside the working directory (-o /etc/slurm/topology.conf) moved into scratch."""
+def scratch_copies(root, scratch):
+    """Each shipped file copied into scratch with the host directories it names moved there
+    too: {path on an SM host: the copy to use here}."""
+    copies = {}
+    for host_path, shipped in SHIPPED.items():
+        if os.path.isabs(shipped):  # the live test's own file, used as it is
+            copies[host_path] = shipped
+            continue
+        with open(os.path.join(root, shipped)) as f:
+            text = f.read()
+        for host_dir, sub in HOST_DIRS.items():
+            os.makedirs(os.path.join(scratch, sub), exist_ok=True)
+            text = text.replace(host_dir, os.path.join(scratch, sub))
+        copy = os.path.join(scratch, "shipped", os.path.basename(shipped))
+        os.makedirs(os.path.dirname(copy), exist_ok=True)
+        with open(copy, "w") as f:
+            f.write(text)
+        copies[host_path] = copy
+    return copies
+
+
+def sandboxed(argv, copies, scratch):
+    """argv with each file an SM host would have replaced by its scratch copy of the shipped
+    one, and each output path outside the working directory (-o /etc/slurm/topology.conf)
+    moved into scratch."""
     out, output_next = [], False
     for a in argv:
         if output_next and a.startswith("/"):
             a = os.path.join(scratch, os.path.basename(a))
-        elif a in SHIPPED:
-            a = os.path.join(root, SHIPPED[a])
+        elif a in copies:
+            a = copies[a]
         output_next = a in ("-o", "--output")
         out.append(a)
     return out
@@ -487,10 +513,11 @@ class Runner:
     def __init__(self, bins, root, verbose):
         self.bins, self.root, self.verbose = bins, root, verbose
         self.scratch = tempfile.mkdtemp(prefix="laas-doc-examples.")
+        self.copies = scratch_copies(root, self.scratch)
 
     def run(self, argv, timeout, socket):
         tool = argv[0]
-        argv = sandboxed(argv, self.root, self.scratch)
+        argv = sandboxed(argv, self.copies, self.scratch)
         cmd = [self.bins[tool]] + argv[1:]
         env = dict(os.environ)
         if tool == "laasctl":
