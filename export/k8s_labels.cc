@@ -11,7 +11,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kFormat = "Kubernetes labels";
+constexpr const char* kK8sLabelsFormat = "Kubernetes labels";
 constexpr std::size_t kMaxName = 63;        // a label's name and value
 constexpr std::size_t kMaxSubdomain = 253;  // a key's prefix, a node's name
 
@@ -55,7 +55,7 @@ std::string pkey_text(std::uint16_t pkey) {
 // A label's value, or ExportError naming whose it is.
 json value(const std::string& v, const std::string& subject) {
   if (const auto problem = k8s_label_value_problem(v); !problem.empty())
-    throw ExportError(kFormat, subject, problem);
+    throw ExportError(kK8sLabelsFormat, subject, problem);
   return v;
 }
 
@@ -90,14 +90,14 @@ std::string generate_k8s_labels(const std::vector<K8sNode>& nodes, const K8sOpti
   const auto keys = k8s_label_keys(options);
   for (const auto* k : {&keys.tenant, &keys.pkey, &keys.pod, &keys.rail_group, &keys.leaf})
     if (const auto problem = k8s_label_key_problem(*k); !problem.empty())
-      throw ExportError(kFormat, "option prefix", problem);
+      throw ExportError(kK8sLabelsFormat, "option prefix", problem);
   json items = json::array();
   std::set<std::string> seen;
   for (const auto& n : nodes) {
     const std::string subject = "node '" + n.name + "'";
     if (const auto problem = k8s_node_name_problem(n.name); !problem.empty())
-      throw ExportError(kFormat, subject, problem);
-    if (!seen.insert(n.name).second) throw ExportError(kFormat, subject, "listed twice");
+      throw ExportError(kK8sLabelsFormat, subject, problem);
+    if (!seen.insert(n.name).second) throw ExportError(kK8sLabelsFormat, subject, "listed twice");
     json labels = {{keys.pod, value("pod-" + std::to_string(n.pod), subject)},
                    {keys.rail_group, value("rg-" + std::to_string(n.rail_group), subject)},
                    {keys.leaf, value(options.leaf_prefix + guid_hex(n.leaf).substr(2), subject)},

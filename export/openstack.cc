@@ -17,7 +17,7 @@ const char* const kNovaSchedulerSettings =
 
 namespace {
 
-constexpr const char* kFormat = "OpenStack";
+constexpr const char* kOpenStackFormat = "OpenStack";
 
 struct Names {
   std::string aggregate;
@@ -29,13 +29,14 @@ Names names(const TenantRecord& t, const OpenStackOptions& o) {
   const std::string subject = "tenant '" + t.name + "'";
   Names n;
   n.aggregate = o.aggregate_prefix + t.name;
-  check_name(n.aggregate, kMaxOpenStackName, kFormat, subject,
+  check_name(n.aggregate, kMaxOpenStackName, kOpenStackFormat, subject,
              "aggregate name '" + n.aggregate + "'");
   n.project = t.openstack_project;
   if (n.project.empty())
     if (auto it = o.projects.find(t.name); it != o.projects.end()) n.project = it->second;
   if (!n.project.empty())
-    check_name(n.project, kMaxProjectId, kFormat, subject, "project ID '" + n.project + "'");
+    check_name(n.project, kMaxProjectId, kOpenStackFormat, subject,
+               "project ID '" + n.project + "'");
   std::set<std::string> seen;
   for (const auto& h : t.hosts) {
     std::string host;
@@ -44,7 +45,7 @@ Names names(const TenantRecord& t, const OpenStackOptions& o) {
     else
       host = mapped(o.host_names, host_of_description(h.name));
     check_name(
-        host, kMaxOpenStackName, kFormat, subject + " host '" + h.name + "'",
+        host, kMaxOpenStackName, kOpenStackFormat, subject + " host '" + h.name + "'",
         host == host_of_description(h.name) ? "host name" : "mapped host name '" + host + "'");
     // Two HCAs of one machine ("comp-1 mlx5_0", "comp-1 mlx5_1") are one compute host.
     if (seen.insert(host).second) n.hosts.push_back(host);
@@ -96,7 +97,7 @@ std::string generate_openstack_add(const std::vector<TenantRecord>& tenants,
   std::set<std::string> seen;
   for (const auto& t : tenants) {
     if (!seen.insert(t.name).second)
-      throw ExportError(kFormat, "tenant '" + t.name + "'", "listed twice");
+      throw ExportError(kOpenStackFormat, "tenant '" + t.name + "'", "listed twice");
     const auto n = names(t, options);
     out += "\n# tenant " + t.name + "\n";
     std::string project = q(n.project);

@@ -12,7 +12,7 @@ namespace laas::exports {
 
 namespace {
 
-constexpr const char* kFormat = "partitions.conf";
+constexpr const char* kPartitionsFormat = "partitions.conf";
 
 using util::trim;
 
@@ -397,13 +397,13 @@ std::vector<std::uint16_t> assign_pkeys(const std::vector<TenantRecord>& tenants
     char buf[8];
     std::snprintf(buf, sizeof buf, "0x%04x", pk);
     if (pk < 1 || pk > 0x7ffe)
-      throw ExportError(kFormat, subject,
+      throw ExportError(kPartitionsFormat, subject,
                         std::string("P_Key ") + buf + " is outside 0x0001..0x7ffe");
     if (reserved.count(pk))
-      throw ExportError(kFormat, subject,
+      throw ExportError(kPartitionsFormat, subject,
                         std::string("P_Key ") + buf + " is already used by the base file");
     if (auto it = taken.find(pk); it != taken.end())
-      throw ExportError(kFormat, subject,
+      throw ExportError(kPartitionsFormat, subject,
                         std::string("P_Key ") + buf + " is also tenant '" + it->second + "''s");
     taken[pk] = t.name;
     out[i] = pk;
@@ -413,7 +413,8 @@ std::vector<std::uint16_t> assign_pkeys(const std::vector<TenantRecord>& tenants
     std::uint16_t pk = pkey_hash(tenants[i].name);
     for (int tries = 0; reserved.count(pk) || taken.count(pk); ++tries) {
       if (tries >= 0x7ffe)
-        throw ExportError(kFormat, "tenant '" + tenants[i].name + "'", "no free P_Key is left");
+        throw ExportError(kPartitionsFormat, "tenant '" + tenants[i].name + "'",
+                          "no free P_Key is left");
       pk = static_cast<std::uint16_t>(pk % 0x7ffe + 1);
     }
     taken[pk] = tenants[i].name;
@@ -438,13 +439,13 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
     bool keep = false, comment = false;
     if (t.rfind(kBeginMarker, 0) == 0) {
       if (inside)
-        throw ExportError(kFormat, base_name + ":" + std::to_string(n),
+        throw ExportError(kPartitionsFormat, base_name + ":" + std::to_string(n),
                           "second LaaS BEGIN marker inside a generated block");
       inside = true;
       begin_line = n;
     } else if (t.rfind(kEndMarker, 0) == 0) {
       if (!inside)
-        throw ExportError(kFormat, base_name + ":" + std::to_string(n),
+        throw ExportError(kPartitionsFormat, base_name + ":" + std::to_string(n),
                           "LaaS END marker without a BEGIN marker");
       inside = false;
     } else if (!inside && t.rfind(kDefaultComment, 0) == 0) {
@@ -467,7 +468,7 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
       out += "\n";
   }
   if (inside)
-    throw ExportError(kFormat, base_name + ":" + std::to_string(begin_line),
+    throw ExportError(kPartitionsFormat, base_name + ":" + std::to_string(begin_line),
                       "LaaS BEGIN marker without an END marker");
   while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
   return out;
@@ -476,13 +477,14 @@ std::string strip_generated(const std::string& base, const std::string& base_nam
 std::string member_port(const ManagementMember& m) {
   const std::string subject = "management port '" + m.port + "'";
   if (m.port == "ALL_SWITCHES" && m.membership != Membership::kLimited)
-    throw ExportError(kFormat, subject,
+    throw ExportError(kPartitionsFormat, subject,
                       "would make every switch's management port a full member of every tenant "
                       "partition");
   if (m.port == "SELF" || m.port == "ALL_SWITCHES" || m.port == "ALL_ROUTERS") return m.port;
   if (m.port == "ALL" || m.port == "ALL_CAS")
-    throw ExportError(kFormat, subject, "would make every host a member of every tenant partition");
-  return guid_hex(parse_guid(m.port, kFormat, subject));
+    throw ExportError(kPartitionsFormat, subject,
+                      "would make every host a member of every tenant partition");
+  return guid_hex(parse_guid(m.port, kPartitionsFormat, subject));
 }
 
 }  // namespace
@@ -492,7 +494,8 @@ std::set<std::uint16_t> base_reserved_pkeys(std::string_view base_text,
   const std::string base = strip_generated(std::string(base_text), base_name, true);
   const auto check = validate_partitions(base);
   for (const auto& d : check.diagnostics)
-    if (d.error) throw ExportError(kFormat, base_name + ":" + std::to_string(d.line), d.message);
+    if (d.error)
+      throw ExportError(kPartitionsFormat, base_name + ":" + std::to_string(d.line), d.message);
   std::set<std::uint16_t> reserved = {0x7fff};
   std::set<std::string> unnumbered;
   std::size_t anonymous = 0;
@@ -534,22 +537,22 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
     const std::string subject = "tenant '" + t.name + "'";
     const std::size_t room =
         kMaxPartitionName - std::min(kMaxPartitionName, options.name_prefix.size());
-    check_name(t.name, std::max<std::size_t>(room, 1), kFormat, subject,
+    check_name(t.name, std::max<std::size_t>(room, 1), kPartitionsFormat, subject,
                "tenant name (after the prefix '" + options.name_prefix + "')");
-    check_name(options.name_prefix + t.name, kMaxPartitionName, kFormat, subject,
+    check_name(options.name_prefix + t.name, kMaxPartitionName, kPartitionsFormat, subject,
                "partition name '" + options.name_prefix + t.name + "'");
     if (base_names.count(options.name_prefix + t.name))
       throw ExportError(
-          kFormat, subject,
+          kPartitionsFormat, subject,
           "partition name '" + options.name_prefix + t.name + "' is also in " + options.base_name);
-    if (!names.insert(t.name).second) throw ExportError(kFormat, subject, "listed twice");
+    if (!names.insert(t.name).second) throw ExportError(kPartitionsFormat, subject, "listed twice");
     for (const auto& h : t.hosts) {
       if (h.guid == 0)
-        throw ExportError(kFormat, subject + " host '" + h.name + "'", "port GUID is 0");
+        throw ExportError(kPartitionsFormat, subject + " host '" + h.name + "'", "port GUID is 0");
       auto [it, fresh] = owner.emplace(h.guid, t.name);
       if (!fresh)
         throw ExportError(
-            kFormat, subject + " host '" + h.name + "'",
+            kPartitionsFormat, subject + " host '" + h.name + "'",
             "port GUID " + guid_hex(h.guid) + " is also in tenant '" + it->second + "'");
     }
   }
@@ -603,7 +606,8 @@ std::string generate_partitions(const std::vector<TenantRecord>& tenants,
   out += "\n";
   const auto check = validate_partitions(out);
   if (!check.ok())
-    throw ExportError(kFormat, "generated text", "does not validate:\n" + check.report("output"));
+    throw ExportError(kPartitionsFormat, "generated text",
+                      "does not validate:\n" + check.report("output"));
   return out;
 }
 

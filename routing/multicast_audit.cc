@@ -44,8 +44,8 @@ long McastAuditReport::count(McastFindingKind kind) const {
 
 namespace {
 
-constexpr int kFree = -1;
-constexpr int kManagement = -2;
+constexpr int kFreeOwner = -1;
+constexpr int kManagementOwner = -2;
 
 class McastAuditor {
  public:
@@ -98,8 +98,8 @@ class McastAuditor {
       const int port = emb_.port_map[0][ref.index][ref.port];
       if (port >= 0 && port < static_cast<int>(port_host_[node].size())) port_host_[node][port] = h;
     }
-    owner_.assign(t_.total_links(), kFree);
-    host_class_.assign(t_.num_hosts(), kFree);
+    owner_.assign(t_.total_links(), kFreeOwner);
+    host_class_.assign(t_.num_hosts(), kFreeOwner);
     for (int ti = 0; ti < static_cast<int>(in_.tenants.size()); ++ti) {
       for (LinkId l : in_.tenants[ti].placement.links)
         if (l >= 0 && l < t_.total_links()) owner_[l] = ti;
@@ -107,10 +107,10 @@ class McastAuditor {
         if (h >= 0 && h < t_.num_hosts()) host_class_[h] = ti;
     }
     for (HostId h : in_.management_hosts)
-      if (h >= 0 && h < t_.num_hosts()) host_class_[h] = kManagement;
+      if (h >= 0 && h < t_.num_hosts()) host_class_[h] = kManagementOwner;
     for (int node : in_.management_nodes) {
       const auto [level, index] = emb_.node_model.at(node);
-      if (level == 0) host_class_[index] = kManagement;
+      if (level == 0) host_class_[index] = kManagementOwner;
     }
   }
 
@@ -132,7 +132,7 @@ class McastAuditor {
   }
 
   std::string link_owner_name(LinkId l) const {
-    return owner_[l] == kFree ? "free" : "tenant " + in_.tenants[owner_[l]].name;
+    return owner_[l] == kFreeOwner ? "free" : "tenant " + in_.tenants[owner_[l]].name;
   }
 
   void group(std::uint16_t mlid) {
@@ -157,8 +157,8 @@ class McastAuditor {
     bool free_rx = false, mgmt_rx = false;
     for (HostId h : receivers) {
       if (host_class_[h] >= 0) tenants.insert(host_class_[h]);
-      free_rx |= host_class_[h] == kFree;
-      mgmt_rx |= host_class_[h] == kManagement;
+      free_rx |= host_class_[h] == kFreeOwner;
+      mgmt_rx |= host_class_[h] == kManagementOwner;
     }
     const bool one_tenant = tenants.size() == 1 && !free_rx;
     if (one_tenant) {
@@ -177,14 +177,14 @@ class McastAuditor {
       if (one_tenant) {
         const int ti = *tenants.begin();
         if (o == ti) continue;
-        if (o == kFree && mgmt_rx) {
+        if (o == kFreeOwner && mgmt_rx) {
           add(McastFindingKind::kExemption, mlid, g.tenant, where(node, port),
               "tenant " + g.tenant + "'s group reaches a management host over a free link");
           continue;
         }
         add(McastFindingKind::kEscapes, mlid, g.tenant, where(node, port),
             "tenant " + g.tenant + "'s group is forwarded onto a " + link_owner_name(l) + " link");
-      } else if (o != kFree) {
+      } else if (o != kFreeOwner) {
         if (tenants.count(o))
           add(McastFindingKind::kExemption, mlid, in_.tenants[o].name, where(node, port),
               g.cls + " group on a link of member tenant " + in_.tenants[o].name);

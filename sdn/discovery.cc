@@ -14,7 +14,7 @@ namespace laas::sdn {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& argv) {
+std::string joined_command(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
   return out;
@@ -68,7 +68,7 @@ topology::Fabric discover_fabric(const std::vector<std::string>& argv,
                                  std::chrono::milliseconds timeout) {
   const ReloadResult r = run_command(argv, timeout);
   const std::string said = last_line(r.err);
-  const std::string command = "'" + joined(argv) + "'";
+  const std::string command = "'" + joined_command(argv) + "'";
   if (!r.ok())
     throw DiscoveryError("discovery " + command + " failed: " + r.error +
                          (said.empty() ? "" : "; stderr: " + said));

@@ -58,7 +58,7 @@ struct SocketServer::Shared {
 
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_message() { return std::strerror(errno); }
 
 int ms_until(Clock::time_point deadline) {
   const auto left =
@@ -241,7 +241,7 @@ void SocketServer::start() {
     throw std::runtime_error("socket path " + config.path + " is too long");
   std::strncpy(addr.sun_path, config.path.c_str(), sizeof(addr.sun_path) - 1);
   listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0) throw std::runtime_error("cannot create a Unix socket: " + errno_text());
+  if (listen_fd_ < 0) throw std::runtime_error("cannot create a Unix socket: " + errno_message());
   // A stale socket file from a previous run would make bind fail; a live one answers connect.
   {
     const int probe = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -251,16 +251,16 @@ void SocketServer::start() {
     ::unlink(config.path.c_str());
   }
   if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    throw std::runtime_error("cannot bind " + config.path + ": " + errno_text());
+    throw std::runtime_error("cannot bind " + config.path + ": " + errno_message());
   if (::chmod(config.path.c_str(), config.mode) != 0)
-    throw std::runtime_error("cannot chmod " + config.path + ": " + errno_text());
+    throw std::runtime_error("cannot chmod " + config.path + ": " + errno_message());
   if (s.group_gid && ::chown(config.path.c_str(), -1, *s.group_gid) != 0)
-    s.log(LogLevel::kWarning,
-          "laas: cannot give " + config.path + " to group " + config.group + ": " + errno_text());
+    s.log(LogLevel::kWarning, "laas: cannot give " + config.path + " to group " + config.group +
+                                  ": " + errno_message());
   if (::listen(listen_fd_, 128) != 0)
-    throw std::runtime_error("cannot listen on " + config.path + ": " + errno_text());
+    throw std::runtime_error("cannot listen on " + config.path + ": " + errno_message());
   if (::pipe2(s.wake_pipe, O_CLOEXEC) != 0)
-    throw std::runtime_error("cannot create a pipe: " + errno_text());
+    throw std::runtime_error("cannot create a pipe: " + errno_message());
   s.stopping = false;
   try {
     acceptor_ = std::thread([this] {
@@ -333,7 +333,7 @@ void SocketServer::accept_loop() {
     pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {s.wake_pipe[0], POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
-      s.log(LogLevel::kError, "laas: control socket poll failed: " + errno_text());
+      s.log(LogLevel::kError, "laas: control socket poll failed: " + errno_message());
       return;
     }
     if (fds[1].revents) return;

@@ -16,14 +16,14 @@ using laas::core::Controller;
 
 namespace {
 
-core::Config config_in(const test::TempDir& dir) {
+core::Config adapter_config_in(const test::TempDir& dir) {
   core::Config c;
   c.state_dir = dir.path;
   c.managed_partitions_file = dir.path + "/partitions.conf";
   return c;
 }
 
-service::Logger quiet() {
+service::Logger quiet_logger() {
   return [](service::LogLevel, const std::string&) {};
 }
 
@@ -38,7 +38,7 @@ core::FabricSnapshot demo_snapshot() {
   return snap;
 }
 
-const service::Caller kRoot{0, true};
+const service::Caller kAdapterRoot{0, true};
 
 }  // namespace
 
@@ -46,7 +46,7 @@ const service::Caller kRoot{0, true};
 // for an SM that programs them (laas-sdn's `file` engine does not).
 TEST(Adapter, ASnapshotIsRoutedLikeTheFabricItCarries) {
   test::TempDir dir("laas-adapter");
-  Controller controller(config_in(dir), quiet());
+  Controller controller(adapter_config_in(dir), quiet_logger());
   auto snap = demo_snapshot();
   const auto plain = core::routed(controller, snap.fabric, snap.sm_port_guid);
   ASSERT_TRUE(plain.ok) << plain.error;
@@ -67,7 +67,7 @@ TEST(Adapter, ASnapshotIsRoutedLikeTheFabricItCarries) {
 // audit runs the adapter's, and a role that is not master refuses changes.
 TEST(Adapter, TheServiceCallsTheHooksTheAdapterConnected) {
   test::TempDir dir("laas-adapter");
-  Controller controller(config_in(dir), quiet());
+  Controller controller(adapter_config_in(dir), quiet_logger());
   int reroutes = 0, partitions = 0, audits = 0;
   service::SmRole role;
   core::AdapterHooks hooks;
@@ -81,16 +81,17 @@ TEST(Adapter, TheServiceCallsTheHooksTheAdapterConnected) {
   controller.connect(std::move(hooks));
   ASSERT_TRUE(core::routed(controller, demo_snapshot()).ok);
   const int before = partitions;  // the first view writes the file (the members beyond tenants)
-  const auto added = controller.service().add_tenant("A", 4, {}, kRoot);
+  const auto added = controller.service().add_tenant("A", 4, {}, kAdapterRoot);
   ASSERT_TRUE(added.ok) << added.message;
   EXPECT_EQ(partitions, before + 1);
   EXPECT_EQ(reroutes, 1);
   const auto reply = controller.service().handle(
-      {{"v", 1}, {"id", "t"}, {"method", "audit"}, {"params", nlohmann::json::object()}}, kRoot);
+      {{"v", 1}, {"id", "t"}, {"method", "audit"}, {"params", nlohmann::json::object()}},
+      kAdapterRoot);
   EXPECT_EQ(audits, 1);
   EXPECT_EQ(reply["result"]["from"], "the adapter") << reply.dump();
   role.state = service::SmState::kStandby;
-  const auto refused = controller.service().add_tenant("B", 4, {}, kRoot);
+  const auto refused = controller.service().add_tenant("B", 4, {}, kAdapterRoot);
   EXPECT_FALSE(refused.ok);
   EXPECT_EQ(partitions, before + 1);
 }

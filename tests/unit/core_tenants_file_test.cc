@@ -19,14 +19,14 @@ using laas::core::TenantsFile;
 
 namespace {
 
-struct Fixture {
+struct TenantsFileFixture {
   test::TempDir dir{"laas-tenants-file"};
   core::Config config;
   std::unique_ptr<service::TenantService> service;
   std::unique_ptr<TenantsFile> file;
   std::vector<std::string> info, warnings;
 
-  Fixture() {
+  TenantsFileFixture() {
     config.state_dir = dir.path;
     service::ServiceConfig sc;
     sc.state_dir = dir.path;
@@ -59,7 +59,7 @@ bool mentions(const std::vector<std::string>& lines, const std::string& what) {
 }  // namespace
 
 TEST(TenantsFile, ListedTenantsAreAddedAndDroppedOnesRemoved) {
-  Fixture f;
+  TenantsFileFixture f;
   f.write("- name: A\n  hosts: 4\n- name: B\n  hosts: 2\n");
   f.feed();
   EXPECT_TRUE(mentions(f.info, "read 2 tenant(s)"));
@@ -74,7 +74,7 @@ TEST(TenantsFile, ListedTenantsAreAddedAndDroppedOnesRemoved) {
 
 // A tenant added over the socket is not the file's: a file that never listed it leaves it.
 TEST(TenantsFile, TenantsAddedElsewhereAreLeftAlone) {
-  Fixture f;
+  TenantsFileFixture f;
   ASSERT_TRUE(f.service->add_tenant("S", 2, {}, service::Caller{0, true}).ok);
   f.write("[]\n");
   f.feed();
@@ -83,7 +83,7 @@ TEST(TenantsFile, TenantsAddedElsewhereAreLeftAlone) {
 
 // An empty, cut-off or vanished file that listed tenants is no list at all.
 TEST(TenantsFile, AnUntrustworthyFileKeepsTheTenantsItListed) {
-  Fixture f;
+  TenantsFileFixture f;
   f.write("- name: A\n  hosts: 4\n");
   f.feed();
   ASSERT_EQ(f.tenants(), std::vector<std::string>{"A"});
@@ -105,7 +105,7 @@ TEST(TenantsFile, AnUntrustworthyFileKeepsTheTenantsItListed) {
 // The list last applied comes from tenants.yaml.applied: a tenant dropped from the file while
 // the SM was down is released at the next start, and the new list is recorded.
 TEST(TenantsFile, TheAppliedListReleasesTenantsDroppedMeanwhile) {
-  Fixture f;
+  TenantsFileFixture f;
   ASSERT_TRUE(f.service->add_tenant("A", 4, {}, service::Caller{0, true}).ok);
   f.file->adopt_applied({"A"});
   f.write("- name: B\n  hosts: 2\n");
@@ -121,7 +121,7 @@ TEST(TenantsFile, TheAppliedListReleasesTenantsDroppedMeanwhile) {
 // The watcher asks for a re-route once per version of the file, and only after a first
 // routing run (which reads the file anyway).
 TEST(TenantsFile, AChangeIsClaimedOncePerVersion) {
-  Fixture f;
+  TenantsFileFixture f;
   f.write("- name: A\n  hosts: 4\n");
   EXPECT_FALSE(f.file->claim_change(/*routed_once=*/false));
   EXPECT_FALSE(f.file->changed(false));

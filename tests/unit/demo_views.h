@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "service/caller.h"
 #include "service/topology_view.h"
 #include "topology/embedding.h"
 
@@ -16,5 +17,10 @@ inline std::shared_ptr<const service::TopologyView> demo_view(
   auto [fabric, emb] = topology::build_model_fabric(tree);
   return std::make_shared<service::TopologyView>(tree, fabric, emb);
 }
+
+// The two callers the service's tests ask as: root, who may change tenants and hosts, and
+// an unprivileged user, who may only read.
+inline const service::Caller kAdmin{0, true};
+inline const service::Caller kReader{1000, false};
 
 }  // namespace laas::test

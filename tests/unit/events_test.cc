@@ -22,8 +22,8 @@ using nlohmann::json;
 
 namespace {
 
-PersistedTenant tenant(const std::string& name, std::uint16_t pkey,
-                       std::vector<std::string> hosts) {
+PersistedTenant persisted_tenant(const std::string& name, std::uint16_t pkey,
+                                 std::vector<std::string> hosts) {
   PersistedTenant t;
   t.name = name;
   t.pkey = pkey;
@@ -52,8 +52,10 @@ std::vector<std::string> types(const std::vector<json>& events) {
 }  // namespace
 
 TEST(StateEvents, TenantsAddedRemovedAndChanged) {
-  const auto before = at(1, {tenant("a", 0x8001, {"h1"}), tenant("b", 0x8002, {"h2"})});
-  const auto after = at(2, {tenant("b", 0x8002, {"h2", "h3"}), tenant("c", 0x8003, {"h4"})});
+  const auto before =
+      at(1, {persisted_tenant("a", 0x8001, {"h1"}), persisted_tenant("b", 0x8002, {"h2"})});
+  const auto after =
+      at(2, {persisted_tenant("b", 0x8002, {"h2", "h3"}), persisted_tenant("c", 0x8003, {"h4"})});
   const auto events = state_events(before, after);
   EXPECT_EQ(types(events),
             (std::vector<std::string>{"tenant.removed", "tenant.added", "tenant.changed"}));
@@ -83,13 +85,13 @@ TEST(StateEvents, DrainsAndResumesOfHostsLinksAndSwitches) {
 
 TEST(EventLog, NumbersEventsFromTheGenerationAndStartsSilently) {
   EventLog log(100, fixed_time());
-  log.observe(at(7, {tenant("a", 0x8001, {"h1"})}));  // the start: no event
+  log.observe(at(7, {persisted_tenant("a", 0x8001, {"h1"})}));  // the start: no event
   EXPECT_EQ(log.position(), 7999u);
   auto b = log.read(std::nullopt, 0);
   EXPECT_TRUE(b.events.empty());
   EXPECT_FALSE(b.lost);
   EXPECT_EQ(b.next, 7999u);
-  log.observe(at(8, {tenant("b", 0x8002, {"h2"})}));
+  log.observe(at(8, {persisted_tenant("b", 0x8002, {"h2"})}));
   b = log.read(7999, 0);
   ASSERT_EQ(b.events.size(), 2u);
   EXPECT_EQ(b.events[0]["seq"], 8000u);
@@ -104,7 +106,7 @@ TEST(EventLog, NumbersEventsFromTheGenerationAndStartsSilently) {
   // Omitted since: from now on, the past is not replayed.
   EXPECT_TRUE(log.read(std::nullopt, 0).events.empty());
   // A generation with no event moves the position on: seq stays strictly increasing.
-  log.observe(at(9, {tenant("b", 0x8002, {"h2"})}));
+  log.observe(at(9, {persisted_tenant("b", 0x8002, {"h2"})}));
   EXPECT_EQ(log.position(), 9999u);
   log.observe(at(10, {}));
   b = log.read(9999, 0);
@@ -116,10 +118,11 @@ TEST(EventLog, ABoundedRingSaysLostOnceEventsWereDropped) {
   EventLog log(2, fixed_time());
   log.observe(at(1));
   const std::uint64_t start = log.position();
-  log.observe(at(2, {tenant("a", 1, {"h1"})}));
-  log.observe(at(3, {tenant("a", 1, {"h1"}), tenant("b", 2, {"h2"})}));
+  log.observe(at(2, {persisted_tenant("a", 1, {"h1"})}));
+  log.observe(at(3, {persisted_tenant("a", 1, {"h1"}), persisted_tenant("b", 2, {"h2"})}));
   EXPECT_FALSE(log.read(start, 0).lost);
-  log.observe(at(4, {tenant("a", 1, {"h1"}), tenant("b", 2, {"h2"}), tenant("c", 3, {"h3"})}));
+  log.observe(at(4, {persisted_tenant("a", 1, {"h1"}), persisted_tenant("b", 2, {"h2"}),
+                     persisted_tenant("c", 3, {"h3"})}));
   auto b = log.read(start, 0);  // a's event was dropped
   EXPECT_TRUE(b.lost);
   EXPECT_EQ(b.next, 4999u);
@@ -129,11 +132,11 @@ TEST(EventLog, ABoundedRingSaysLostOnceEventsWereDropped) {
 TEST(EventLog, ARestartedServiceResumesAtTheSameGenerationAndLosesOlderPositions) {
   EventLog before(100, fixed_time());
   before.observe(at(3));
-  before.observe(at(4, {tenant("a", 1, {"h1"})}));
+  before.observe(at(4, {persisted_tenant("a", 1, {"h1"})}));
   const std::uint64_t next = before.read(2999, 0).next;
   // The restart loads generation 4: a client that saw everything goes on, one behind is told.
   EventLog after(100, fixed_time());
-  after.observe(at(4, {tenant("a", 1, {"h1"})}));
+  after.observe(at(4, {persisted_tenant("a", 1, {"h1"})}));
   EXPECT_FALSE(after.read(next, 0).lost);
   EXPECT_TRUE(after.read(2999, 0).lost);
   EXPECT_TRUE(after.read(next + 5000, 0).lost);  // another numbering (a state restored)
@@ -148,7 +151,7 @@ TEST(EventLog, ALongPollReturnsWithTheEventOrAtTheTimeoutOrWhenInterrupted) {
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(20));
   auto waiting = std::async(std::launch::async, [&log] { return log.read(1999, 30000); });
   // The poll waits for the next event: observe until it is taken (no fixed sleep).
-  log.observe(at(2, {tenant("a", 1, {"h1"})}));
+  log.observe(at(2, {persisted_tenant("a", 1, {"h1"})}));
   ASSERT_EQ(waiting.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(types(waiting.get().events), std::vector<std::string>{"tenant.added"});
   auto stopped = std::async(std::launch::async, [&log] { return log.read(std::nullopt, 30000); });
@@ -159,8 +162,8 @@ TEST(EventLog, ALongPollReturnsWithTheEventOrAtTheTimeoutOrWhenInterrupted) {
 
 namespace {
 
-const Caller kAdmin{0, true};
-const Caller kReader{1000, false};
+using laas::test::kAdmin;
+using laas::test::kReader;
 
 json request(const std::string& method, json params) {
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};

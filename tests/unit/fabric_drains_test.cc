@@ -27,8 +27,8 @@ using nlohmann::json;
 
 namespace {
 
-const Caller kAdmin{0, true};
-const Caller kReader{1000, false};
+using laas::test::kAdmin;
+using laas::test::kReader;
 
 // The demo tree (8 leaves of 4 hosts, 4 spines) with a recorded layout, so that switches can
 // be named by their recorded names; comp-1 a management host when asked.

@@ -37,7 +37,7 @@ json req(const std::string& method, json params = json::object()) {
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
 }
 
-const Caller kAdmin{0, true};
+using laas::test::kAdmin;
 
 SmIdentity sm(std::uint64_t guid, const std::string& name, std::uint16_t lid) {
   SmIdentity id;

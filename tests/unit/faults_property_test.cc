@@ -43,7 +43,7 @@ struct Case {
   const char* algorithm;
 };
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+std::string fault_case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string s = std::string(info.param.algorithm) + "_" + info.param.spec;
   for (auto& ch : s)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
@@ -57,22 +57,7 @@ long operations() {
 
 using test::views;
 
-check::StateClaims claims(const Cluster& c) {
-  std::map<allocator::TenantIndex, std::string> names;
-  for (const auto& [name, t] : c.tenants()) names[t.index] = name;
-  auto name = [&](allocator::TenantIndex i) -> std::string {
-    if (i == allocator::kFree) return "";
-    if (i == allocator::kReserved) return "@management";
-    auto it = names.find(i);
-    return it == names.end() ? "@unknown" : it->second;
-  };
-  check::StateClaims s;
-  for (HostId h = 0; h < c.tree().num_hosts(); ++h)
-    s.host_owner.push_back(name(c.state().host_owner(h)));
-  for (LinkId l = 0; l < c.tree().total_links(); ++l)
-    s.link_owner.push_back(name(c.state().link_owner(l)));
-  return s;
-}
+using test::claims;
 
 // Everything observable of a cluster's allocation, to compare a reload with the original.
 std::string dump(const Cluster& c) {
@@ -270,7 +255,7 @@ INSTANTIATE_TEST_SUITE_P(Trees, FaultProperty,
                                            Case{"pgft(3;4,4,3;1,2,2;1,2,2)", "laas"},
                                            Case{"pgft(3;4,4,3;1,2,2;1,2,2)", "simple"},
                                            Case{"pgft(3;4,4,3;1,2,2;1,2,2)", "unconstrained"}),
-                         case_name);
+                         fault_case_name);
 
 }  // namespace
 
@@ -280,12 +265,12 @@ INSTANTIATE_TEST_SUITE_P(Trees, FaultProperty,
 // tenants, and every few operations a restart must show exactly the same tenants and health.
 namespace {
 
-struct TempDir : test::TempDir {
-  TempDir() : test::TempDir("laas-fprop") {}
+struct FpropDir : test::TempDir {
+  FpropDir() : test::TempDir("laas-fprop") {}
 };
 
-nlohmann::json call(service::TenantService& s, const std::string& method,
-                    nlohmann::json params = nlohmann::json::object()) {
+nlohmann::json call_service(service::TenantService& s, const std::string& method,
+                            nlohmann::json params = nlohmann::json::object()) {
   params["wait"] = false;
   return s.handle({{"v", 1}, {"id", 1}, {"method", method}, {"params", params}},
                   service::Caller{0, true});
@@ -295,7 +280,7 @@ nlohmann::json call(service::TenantService& s, const std::string& method,
 
 TEST(FaultPropertyService, RequestsFaultsAndRestarts) {
   const FatTree tree = FatTree::parse("pgft(3;4,4,3;1,2,2;1,2,2)");
-  TempDir dir;
+  FpropDir dir;
   service::ServiceConfig config;
   config.state_dir = dir.path;
   config.default_wait_ms = 0;
@@ -335,14 +320,14 @@ TEST(FaultPropertyService, RequestsFaultsAndRestarts) {
     const int roll = static_cast<int>(rng() % 100);
     if (roll < 35 || expected.empty()) {
       const std::string name = "t" + std::to_string(next++);
-      const auto r = call(*s, "tenant.add", {{"name", name}, {"hosts", 1 + rng() % 10}});
+      const auto r = call_service(*s, "tenant.add", {{"name", name}, {"hosts", 1 + rng() % 10}});
       if (r["ok"].get<bool>()) {
         expected.insert(name);
         for (const auto& h : r["result"]["hosts"]) ASSERT_FALSE(h.value("down", false));
       }
     } else if (roll < 55) {
       auto it = std::next(expected.begin(), rng() % expected.size());
-      ASSERT_TRUE(call(*s, "tenant.remove", {{"name", *it}})["ok"]);
+      ASSERT_TRUE(call_service(*s, "tenant.remove", {{"name", *it}})["ok"]);
       expected.erase(it);
     } else {
       if (roll < 65 && hosts_down.size() < 6)
@@ -362,7 +347,7 @@ TEST(FaultPropertyService, RequestsFaultsAndRestarts) {
       s->on_topology(view());
     }
     const std::string where = "op " + std::to_string(op);
-    const auto list = call(*s, "tenant.list")["result"];
+    const auto list = call_service(*s, "tenant.list")["result"];
     std::set<std::string> listed;
     for (const auto& t : list) {
       listed.insert(t["name"].get<std::string>());
@@ -372,7 +357,7 @@ TEST(FaultPropertyService, RequestsFaultsAndRestarts) {
     std::set<std::string> hosts_seen;
     std::string health;
     for (const auto& name : expected) {
-      const auto t = call(*s, "tenant.get", {{"name", name}})["result"];
+      const auto t = call_service(*s, "tenant.get", {{"name", name}})["result"];
       for (const auto& h : t["hosts"])
         ASSERT_TRUE(hosts_seen.insert(h["leaf"].dump()).second) << where << ": host held twice";
       health += t.dump();
@@ -382,7 +367,7 @@ TEST(FaultPropertyService, RequestsFaultsAndRestarts) {
       s->on_topology(view());
       std::string again;
       for (const auto& name : expected)
-        again += call(*s, "tenant.get", {{"name", name}})["result"].dump();
+        again += call_service(*s, "tenant.get", {{"name", name}})["result"].dump();
       ASSERT_EQ(again, health) << where << ": a restart changed the tenants";
     }
   }

@@ -59,21 +59,7 @@ std::vector<LinkId> faulty_links(const Cluster& c) {
   return out;
 }
 
-check::StateClaims claims(const Cluster& c) {
-  std::map<allocator::TenantIndex, std::string> names;
-  for (const auto& [name, t] : c.tenants()) names[t.index] = name;
-  check::StateClaims s;
-  auto name = [&](allocator::TenantIndex i) -> std::string {
-    if (i == allocator::kFree) return "";
-    if (i == allocator::kReserved) return "@management";
-    return names.count(i) ? names[i] : "@unknown";
-  };
-  for (HostId h = 0; h < c.tree().num_hosts(); ++h)
-    s.host_owner.push_back(name(c.state().host_owner(h)));
-  for (LinkId l = 0; l < c.tree().total_links(); ++l)
-    s.link_owner.push_back(name(c.state().link_owner(l)));
-  return s;
-}
+using test::claims;
 
 std::vector<check::Violation> all_violations(const Cluster& c) {
   auto v = check::check_all(c.tree(), views(c), faulty_links(c));
@@ -88,7 +74,7 @@ std::string text(const std::vector<check::Violation>& v) {
   return s;
 }
 
-bool has_rule(const std::vector<check::Violation>& v, const std::string& rule) {
+bool reports_rule(const std::vector<check::Violation>& v, const std::string& rule) {
   return std::any_of(v.begin(), v.end(), [&](const auto& x) { return x.rule == rule; });
 }
 
@@ -299,31 +285,31 @@ class FaultCheckerCatches : public ::testing::Test {
 
 TEST_F(FaultCheckerCatches, ReservedLinkReleased) {
   s.link_owner[tree.l1_link(1, 0)] = "";  // a's idle column shown free
-  EXPECT_TRUE(has_rule(check::check_claims(tree, v, s), "reserved-released"));
+  EXPECT_TRUE(reports_rule(check::check_claims(tree, v, s), "reserved-released"));
 }
 
 TEST_F(FaultCheckerCatches, DownHostGivenToAnother) {
   s.host_owner[0] = "b";
-  EXPECT_TRUE(has_rule(check::check_claims(tree, v, s), "reserved-released"));
+  EXPECT_TRUE(reports_rule(check::check_claims(tree, v, s), "reserved-released"));
 }
 
 TEST_F(FaultCheckerCatches, StateHoldsWhatNoTenantLists) {
   s.link_owner[tree.l1_link(3, 7)] = "a";
-  EXPECT_TRUE(has_rule(check::check_claims(tree, v, s), "state-phantom"));
+  EXPECT_TRUE(reports_rule(check::check_claims(tree, v, s), "state-phantom"));
 }
 
 TEST_F(FaultCheckerCatches, StaleRepair) {
-  EXPECT_TRUE(has_rule(check::check_all(tree, v, {}), "repair-stale"));
+  EXPECT_TRUE(reports_rule(check::check_all(tree, v, {}), "repair-stale"));
 }
 
 TEST_F(FaultCheckerCatches, RepairOntoAnotherSwitch) {
   a().repairs[0].added[0] = tree.l1_link(2, 2);
-  EXPECT_TRUE(has_rule(check::check_all(tree, v, faulty), "repair-mismatch"));
+  EXPECT_TRUE(reports_rule(check::check_all(tree, v, faulty), "repair-mismatch"));
 }
 
 TEST_F(FaultCheckerCatches, IdleLinkWithoutRepair) {
   a().repairs.clear();
-  EXPECT_TRUE(has_rule(check::check_all(tree, v, faulty), "idle-mismatch"));
+  EXPECT_TRUE(reports_rule(check::check_all(tree, v, faulty), "idle-mismatch"));
 }
 
 TEST_F(FaultCheckerCatches, RepairBreakingTheorem2) {
@@ -334,12 +320,12 @@ TEST_F(FaultCheckerCatches, RepairBreakingTheorem2) {
   std::sort(t.links.begin(), t.links.end());
   t.idle = {tree.l1_link(0, 0)};
   t.repairs[0] = {{tree.l1_link(0, 0)}, {tree.l1_link(0, 2)}};
-  EXPECT_TRUE(has_rule(check::check_all(tree, v, faulty), "theorem2"));
+  EXPECT_TRUE(reports_rule(check::check_all(tree, v, faulty), "theorem2"));
 }
 
 TEST_F(FaultCheckerCatches, IdleLinkHeldTwice) {
   v[1].idle.push_back(tree.l1_link(1, 0));
-  EXPECT_TRUE(has_rule(check::check_all(tree, v, faulty), "link-shared"));
+  EXPECT_TRUE(reports_rule(check::check_all(tree, v, faulty), "link-shared"));
 }
 
 // ---- the service: identities, faults, restarts --------------------------------------------
@@ -352,8 +338,8 @@ using service::Caller;
 using service::TenantService;
 using service::TopologyView;
 
-struct Dir : test::TempDir {
-  Dir() : test::TempDir("laas-faults") {}
+struct FaultsDir : test::TempDir {
+  FaultsDir() : test::TempDir("laas-faults") {}
 };
 
 const Caller kRoot{0, true};
@@ -401,7 +387,7 @@ class ServiceFaults : public ::testing::Test {
                        [&](const std::string& m) { return m.find(what) != m.npos; });
   }
   FatTree tree = FatTree::parse("pgft(2;4,4;1,4;1,2)");
-  Dir dir;
+  FaultsDir dir;
   std::vector<std::string> logs;
 };
 

@@ -11,12 +11,12 @@
 
 namespace {
 
-struct Case {
+struct GuidCase {
   const char* text;
   std::optional<std::uint64_t> guid;
 };
 
-const Case kCases[] = {
+const GuidCase kCases[] = {
     {"0x0002c903000a1b2c", 0x0002c903000a1b2cULL},
     {"0X0002C903000A1B2C", 0x0002c903000a1b2cULL},
     {"0002c903000a1b2c", 0x0002c903000a1b2cULL},

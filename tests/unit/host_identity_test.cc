@@ -20,16 +20,11 @@ using nlohmann::json;
 
 namespace {
 
-const Caller kAdmin{0, true};
-const Caller kReader{1000, false};
+using laas::test::kAdmin;
+using laas::test::kReader;
 constexpr laas::topology::Guid kNewcomer = 0xdead;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using laas::test::slurp;
 
 // The demo tree with host `h`'s port replaced by another GUID and name.
 std::shared_ptr<const TopologyView> swapped_view(laas::topology::HostId h) {

@@ -18,8 +18,8 @@ namespace {
 
 using laas::test::demo_view;
 
-const Caller kAdmin{0, true};
-const Caller kReader{1000, false};
+using laas::test::kAdmin;
+using laas::test::kReader;
 
 class HostStates : public ::testing::Test {
  protected:

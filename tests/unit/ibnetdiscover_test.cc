@@ -44,7 +44,7 @@ Fabric parse(const std::string& text) {
   return read_ibnetdiscover(in, "t.out");
 }
 
-std::string error_of(const std::string& text) {
+std::string ibnet_error_of(const std::string& text) {
   try {
     parse(text);
   } catch (const ParseError& e) {
@@ -86,15 +86,18 @@ TEST(IbnetdiscoverReader, IbsimNetFileWithOneSidedCables) {
 }
 
 TEST(IbnetdiscoverReader, ErrorsNameTheLine) {
-  EXPECT_NE(error_of("Switch 4 \"sw\"\n[1] \"nobody\"[1]\n").find("t.out:2:"), std::string::npos);
-  EXPECT_NE(error_of("Switch 4 \"sw\"\n[9] \"h\"[1]\n").find("t.out:2: port 9"), std::string::npos);
-  EXPECT_NE(error_of("Switch 4 \"sw\"\n\nSwitch 4 \"sw\"\n").find("t.out:3:"), std::string::npos);
-  EXPECT_NE(error_of("hello world\n").find("t.out:1: unrecognized"), std::string::npos);
-  EXPECT_NE(error_of("[1] \"a\"[1]\n").find("t.out:1:"), std::string::npos);
-  EXPECT_NE(error_of("Switch 4 \"sw\n").find("unterminated"), std::string::npos);
-  EXPECT_NE(error_of("").find("no Switch"), std::string::npos);
+  EXPECT_NE(ibnet_error_of("Switch 4 \"sw\"\n[1] \"nobody\"[1]\n").find("t.out:2:"),
+            std::string::npos);
+  EXPECT_NE(ibnet_error_of("Switch 4 \"sw\"\n[9] \"h\"[1]\n").find("t.out:2: port 9"),
+            std::string::npos);
+  EXPECT_NE(ibnet_error_of("Switch 4 \"sw\"\n\nSwitch 4 \"sw\"\n").find("t.out:3:"),
+            std::string::npos);
+  EXPECT_NE(ibnet_error_of("hello world\n").find("t.out:1: unrecognized"), std::string::npos);
+  EXPECT_NE(ibnet_error_of("[1] \"a\"[1]\n").find("t.out:1:"), std::string::npos);
+  EXPECT_NE(ibnet_error_of("Switch 4 \"sw\n").find("unterminated"), std::string::npos);
+  EXPECT_NE(ibnet_error_of("").find("no Switch"), std::string::npos);
   // Two sides disagree.
-  EXPECT_NE(
-      error_of("Switch 4 \"a\"\n[1] \"b\"[1]\n\nSwitch 4 \"b\"\n[1] \"a\"[2]\n").find("t.out:5:"),
-      std::string::npos);
+  EXPECT_NE(ibnet_error_of("Switch 4 \"a\"\n[1] \"b\"[1]\n\nSwitch 4 \"b\"\n[1] \"a\"[2]\n")
+                .find("t.out:5:"),
+            std::string::npos);
 }

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 namespace {
 
-const Caller kAdmin{0, true};
+using laas::test::kAdmin;
 
 SmIdentity sm(std::uint64_t guid, const std::string& name, std::uint16_t lid, int priority) {
   SmIdentity id;
@@ -32,8 +32,8 @@ SmSeen seen(const SmIdentity& id, SmState role) {
 }
 
 // One SM's service with its OpenSM role set by the test, and the log it writes.
-struct Service {
-  explicit Service(std::string keys = "") {
+struct TrustedService {
+  explicit TrustedService(std::string keys = "") {
     ServiceConfig c;
     c.state_dir = dir.path;
     c.default_wait_ms = 100;
@@ -82,8 +82,9 @@ struct Service {
 }  // namespace
 
 TEST(MasterTrust, OursAsMasterIsTrusted) {
-  Service s;
-  s.look({seen(Service::kOurs, SmState::kMaster), seen(Service::kListed, SmState::kStandby)});
+  TrustedService s;
+  s.look({seen(TrustedService::kOurs, SmState::kMaster),
+          seen(TrustedService::kListed, SmState::kStandby)});
   EXPECT_EQ(s.metric("laas_master_trusted"), 1);
   EXPECT_EQ(s.metric("laas_unaccepted_subnet_managers"), 0);
   const json status = s.call("status");
@@ -97,11 +98,12 @@ TEST(MasterTrust, OursAsMasterIsTrusted) {
 // The election hands the fabric to a tenant's SM at priority 15: this SM is standby and
 // follows it. Nothing routes, yet every view says so at the next look.
 TEST(MasterTrust, ATenantsSmThatWinsTheElectionIsNamedEverywhere) {
-  Service s;
-  s.look({seen(Service::kOurs, SmState::kMaster)});
+  TrustedService s;
+  s.look({seen(TrustedService::kOurs, SmState::kMaster)});
   s.role.state = SmState::kStandby;
-  s.role.master = Service::kRogue;
-  s.look({seen(Service::kOurs, SmState::kStandby), seen(Service::kRogue, SmState::kMaster)});
+  s.role.master = TrustedService::kRogue;
+  s.look({seen(TrustedService::kOurs, SmState::kStandby),
+          seen(TrustedService::kRogue, SmState::kMaster)});
   EXPECT_EQ(s.metric("laas_master_trusted"), 0);
   EXPECT_EQ(s.metric("laas_unaccepted_subnet_managers"), 1);
   const json status = s.call("status");
@@ -117,8 +119,8 @@ TEST(MasterTrust, ATenantsSmThatWinsTheElectionIsNamedEverywhere) {
 
   // It leaves; ours is master again: trusted, said once.
   s.role.state = SmState::kMaster;
-  s.role.master = Service::kOurs;
-  s.look({seen(Service::kOurs, SmState::kMaster)});
+  s.role.master = TrustedService::kOurs;
+  s.look({seen(TrustedService::kOurs, SmState::kMaster)});
   EXPECT_EQ(s.metric("laas_master_trusted"), 1);
   EXPECT_EQ(s.metric("laas_unaccepted_subnet_managers"), 0);
   EXPECT_EQ(s.sm_entry(0x99), nullptr);
@@ -126,32 +128,32 @@ TEST(MasterTrust, ATenantsSmThatWinsTheElectionIsNamedEverywhere) {
 
 // A standby that polls a master it cannot name the trust of (none known) is not trusted either.
 TEST(MasterTrust, NoMasterKnownIsNotATrustedMaster) {
-  Service s;
+  TrustedService s;
   s.role.state = SmState::kStandby;
   s.role.master.reset();
-  s.look({seen(Service::kOurs, SmState::kStandby)});
+  s.look({seen(TrustedService::kOurs, SmState::kStandby)});
   EXPECT_EQ(s.metric("laas_master_trusted"), 0);
   EXPECT_FALSE(s.call("status")["sm"]["master_trusted"]);
 }
 
 // A listed SM or one accepted with `sm accept` that is master is trusted.
 TEST(MasterTrust, AnAcceptedMasterIsTrusted) {
-  Service s;
+  TrustedService s;
   const SmIdentity other = sm(0x55, "sm-c", 9, 15);
   s.role.state = SmState::kStandby;
   s.role.master = other;
-  s.look({seen(Service::kOurs, SmState::kStandby), seen(other, SmState::kMaster)});
+  s.look({seen(TrustedService::kOurs, SmState::kStandby), seen(other, SmState::kMaster)});
   EXPECT_EQ(s.metric("laas_master_trusted"), 0);
   s.role.state = SmState::kMaster;  // sm accept is a change: only a master makes it
   s.call("sm.accept", {{"guid", guid_hex(0x55)}});
   s.role.state = SmState::kStandby;
-  s.look({seen(Service::kOurs, SmState::kStandby), seen(other, SmState::kMaster)});
+  s.look({seen(TrustedService::kOurs, SmState::kStandby), seen(other, SmState::kMaster)});
   EXPECT_EQ(s.metric("laas_master_trusted"), 1);
   EXPECT_EQ(s.sm_entry(0x55)["trusted"], true);
 }
 
 TEST(WeakKeys, StatusMetricsAndEveryChangeSayIt) {
-  Service weak("sm_key 1, OpenSM's default,");
+  TrustedService weak("sm_key 1, OpenSM's default,");
   EXPECT_EQ(weak.metric("laas_weak_keys"), 1);
   EXPECT_EQ(weak.call("status")["weak_keys"], "sm_key 1, OpenSM's default,");
   const json added = weak.call("tenant.add", {{"name", "bank"}, {"hosts", 4}});
@@ -160,7 +162,7 @@ TEST(WeakKeys, StatusMetricsAndEveryChangeSayIt) {
   const json removed = weak.call("tenant.remove", {{"name", "bank"}});
   EXPECT_TRUE(removed.contains("warnings")) << removed.dump();
 
-  Service strong;
+  TrustedService strong;
   EXPECT_EQ(strong.metric("laas_weak_keys"), 0);
   EXPECT_FALSE(strong.call("status").contains("weak_keys"));
   EXPECT_FALSE(strong.call("tenant.add", {{"name", "bank"}, {"hosts", 4}}).contains("warnings"));

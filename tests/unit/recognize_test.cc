@@ -58,7 +58,7 @@ Fabric shuffle(const Fabric& f, std::mt19937& rng, bool rename) {
   return out;
 }
 
-void disconnect(Fabric& f, int node, int port) {
+void disconnect_port(Fabric& f, int node, int port) {
   auto& p = f.nodes[node].ports[port];
   auto& q = f.nodes[p.peer_node].ports[p.peer_port];
   q.peer_node = -1;
@@ -109,7 +109,7 @@ TEST_P(RecognizeSpecs, RemovedCableIsAMissingLink) {
   if (tree.height() == 3) removed.push_back(tree.num_links(1) + 3);
   for (LinkId l : removed) {
     const PortRef lo = tree.link_lower(l);
-    disconnect(fabric, emb.switch_node[lo.level - 1][lo.index], lo.port);
+    disconnect_port(fabric, emb.switch_node[lo.level - 1][lo.index], lo.port);
   }
   std::mt19937 rng(7);
   const Fabric shuffled = shuffle(fabric, rng, false);
@@ -147,8 +147,8 @@ TEST(Recognize, LeafToLeafCableIsOutsideTheTree) {
   const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = build_model_fabric(tree);
   // Swap a leaf's up-link for a cable to another leaf (a miscabled port).
-  disconnect(fabric, emb.switch_node[0][0], 1);
-  disconnect(fabric, emb.switch_node[0][1], 1);
+  disconnect_port(fabric, emb.switch_node[0][0], 1);
+  disconnect_port(fabric, emb.switch_node[0][1], 1);
   fabric.connect(emb.switch_node[0][0], 1, emb.switch_node[0][1], 1);
   const Recognition r = recognize(fabric);
   ASSERT_TRUE(r.ok()) << r.error;
@@ -185,7 +185,7 @@ TEST(Recognize, LoopCableIsRefused) {
 TEST(Recognize, MissingHostIsAbsentNotARefusal) {
   const FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = build_model_fabric(tree);
-  disconnect(fabric, emb.host_node[31], 1);
+  disconnect_port(fabric, emb.host_node[31], 1);
   const Recognition r = recognize(fabric);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.tree->spec().text(), tree.spec().text());
@@ -248,7 +248,7 @@ TEST(Recognize, RejectsSpineCrossWiredAcrossPods) {
   const LinkId l = tree.l2_link(0, 0);
   const PortRef lo = tree.link_lower(l);
   const int node = emb.switch_node[1][lo.index];
-  disconnect(fabric, node, lo.port);
+  disconnect_port(fabric, node, lo.port);
   const PortRef other = tree.link_upper(tree.l2_link(1, 0));  // plane b2 = 1
   const int top = emb.switch_node[2][other.index];
   auto& ports = fabric.nodes[top].ports;
@@ -297,7 +297,7 @@ namespace {
 // Every cable of one switch removed (the switch is down: OpenSM may still list it).
 void unplug_switch(Fabric& f, int node) {
   for (size_t p = 1; p < f.nodes[node].ports.size(); ++p)
-    if (f.nodes[node].ports[p].peer_node >= 0) disconnect(f, node, static_cast<int>(p));
+    if (f.nodes[node].ports[p].peer_node >= 0) disconnect_port(f, node, static_cast<int>(p));
 }
 
 struct Fault {
@@ -312,12 +312,12 @@ struct Fault {
 Fault apply(const std::string& kind, const FatTree& tree, const Embedding& emb, Fabric& f) {
   Fault out{kind, {}, {}, {}, true};
   if (kind == "host") {
-    disconnect(f, emb.host_node[5], emb.host_port[5]);
+    disconnect_port(f, emb.host_node[5], emb.host_port[5]);
     out.hosts = {5};
   } else if (kind == "leaf-uplinks") {
     // Leaf 1 loses every up-link: it and its hosts stay in the tree, its links are down.
     for (int c = 0; c < tree.up_columns(1); ++c) {
-      disconnect(f, emb.switch_node[0][1], emb.port_map[0][1][tree.up_port(1, c)]);
+      disconnect_port(f, emb.switch_node[0][1], emb.port_map[0][1][tree.up_port(1, c)]);
       out.links.push_back(tree.l1_link(1, c));
     }
   } else if (kind == "level2") {
@@ -341,7 +341,7 @@ Fault apply(const std::string& kind, const FatTree& tree, const Embedding& emb, 
     }
   } else if (kind == "parallel") {
     // The first of a parallel pair; the second must keep its identity.
-    disconnect(f, emb.switch_node[0][2], emb.port_map[0][2][tree.up_port(1, 0)]);
+    disconnect_port(f, emb.switch_node[0][2], emb.port_map[0][2][tree.up_port(1, 0)]);
     out.links = {tree.l1_link(2, 0)};
   }
   std::sort(out.links.begin(), out.links.end());
@@ -456,7 +456,7 @@ TEST(Recognize, ParallelPairKeepsIdentityWithoutARecord) {
   const FatTree tree = FatTree::parse("pgft(2;8,4;1,4;1,2)");
   auto [fabric, emb] = build_model_fabric(tree);
   // Leaf 3's first cable to spine 0 goes; the second (physical port 2) stays link column 1.
-  disconnect(fabric, emb.switch_node[0][3], tree.up_port(1, 0));
+  disconnect_port(fabric, emb.switch_node[0][3], tree.up_port(1, 0));
   const Recognition r = recognize(fabric);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.embedding.missing_links, std::vector<LinkId>{tree.l1_link(3, 0)});
@@ -518,7 +518,8 @@ TEST(Recognize, LeafWithAllHostsDownStaysALeaf) {
   for (const char* spec : {"xgft(2;4,8;1,4)", "xgft(3;4,4,3;1,4,2)"}) {
     const FatTree tree = FatTree::parse(spec);
     auto [fabric, emb] = build_model_fabric(tree);
-    for (int s = 0; s < tree.m(1); ++s) disconnect(fabric, emb.host_node[tree.host_at(1, s)], 1);
+    for (int s = 0; s < tree.m(1); ++s)
+      disconnect_port(fabric, emb.host_node[tree.host_at(1, s)], 1);
     const Recognition r = recognize(fabric);
     ASSERT_TRUE(r.ok()) << spec << ": " << r.error;
     EXPECT_EQ(r.tree->spec().text(), tree.spec().text());
@@ -672,8 +673,8 @@ TEST(RecognizeGrowth, ARecablingIsNotAGrowth) {
   const int a = g.model.switch_node[0][0], b = g.model.switch_node[0][4];
   for (int p = 1; p <= 2; ++p) {
     const auto pa = f.nodes[a].ports[p], pb = f.nodes[b].ports[p];
-    disconnect(f, a, p);
-    disconnect(f, b, p);
+    disconnect_port(f, a, p);
+    disconnect_port(f, b, p);
     f.connect(a, p, pb.peer_node, pb.peer_port);
     f.connect(b, p, pa.peer_node, pa.peer_port);
   }
@@ -693,14 +694,14 @@ TEST(Recognize, UnevenUplinksAreUncabledNotDown) {
   auto [fabric, emb] = build_model_fabric(tree);
   for (int leaf = 0; leaf < tree.num_leaves(); ++leaf)
     for (int c : {1, 3})
-      disconnect(fabric, emb.switch_node[0][leaf], emb.port_map[0][leaf][tree.up_port(1, c)]);
+      disconnect_port(fabric, emb.switch_node[0][leaf], emb.port_map[0][leaf][tree.up_port(1, c)]);
   Recognition r = recognize(fabric);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.tree->spec().text(), tree.spec().text());
   EXPECT_EQ(r.embedding.missing_links.size(), 8u);
   EXPECT_EQ(r.embedding.uncabled, r.embedding.missing_links);
   // One more cable gone on leaf 0 only: a fault, not the design.
-  disconnect(fabric, emb.switch_node[0][0], emb.port_map[0][0][tree.up_port(1, 4)]);
+  disconnect_port(fabric, emb.switch_node[0][0], emb.port_map[0][0][tree.up_port(1, 4)]);
   r = recognize(fabric);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.embedding.missing_links.size(), 9u);
@@ -710,7 +711,7 @@ TEST(Recognize, UnevenUplinksAreUncabledNotDown) {
   // A column cabled on one leaf is not uncabled by design anywhere.
   auto [full, femb] = build_model_fabric(tree);
   for (int leaf = 1; leaf < tree.num_leaves(); ++leaf)
-    disconnect(full, femb.switch_node[0][leaf], femb.port_map[0][leaf][tree.up_port(1, 1)]);
+    disconnect_port(full, femb.switch_node[0][leaf], femb.port_map[0][leaf][tree.up_port(1, 1)]);
   r = recognize(full);
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.embedding.missing_links.size(), 3u);

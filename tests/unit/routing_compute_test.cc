@@ -24,7 +24,7 @@ Placement make_placement(const FatTree& t, HostId first, HostId last, const test
 }
 
 // The paper's demo: tenant "4" = 2x4+2, tenant "1" = 1x2 + 2x4 sharing leaf 2.
-struct Demo {
+struct ComputeDemo {
   FatTree tree = FatTree::parse("xgft(2;4,8;1,4)");
   TenantRoutes a{"4",
                  make_placement(tree, 0, 9, {{0, {0, 1, 2, 3}}, {1, {0, 1, 2, 3}}, {2, {0, 1}}})};
@@ -78,7 +78,7 @@ Sl2VlPlan plan_for(const FatTree& tree, const Audited& a, const std::vector<Tena
 }
 
 TEST(RoutingCompute, DemoTenantsAreIsolatedAndBalanced) {
-  Demo demo;
+  ComputeDemo demo;
   const Audited a = route_and_audit(demo.tree, {demo.a, demo.b});
   const AuditReport& r = a.report;
   EXPECT_TRUE(r.ok()) << dump(r);
@@ -98,7 +98,7 @@ TEST(RoutingCompute, DemoTenantsAreIsolatedAndBalanced) {
 }
 
 TEST(RoutingCompute, IntraTenantRoutesUseOnlyTheTenantsLinksInModelSpace) {
-  Demo demo;
+  ComputeDemo demo;
   const RoutingResult r = compute(demo.tree, {demo.a, demo.b}, {}, {});
   const ModelTables& m = r.tables;
   const FatTree& t = demo.tree;
@@ -146,7 +146,7 @@ TEST(RoutingCompute, FullShapeTenantIsCongestionFree) {
 
 // Entries for a tenant's destinations do not depend on other tenants.
 TEST(RoutingCompute, NoChurnWhenOtherTenantsComeAndGo) {
-  Demo demo;
+  ComputeDemo demo;
   const ModelTables alone = compute(demo.tree, {demo.a}, {}, {}).tables;
   const ModelTables both = compute(demo.tree, {demo.a, demo.b}, {}, {}).tables;
   const ModelTables reordered = compute(demo.tree, {demo.b, demo.a}, {}, {}).tables;
@@ -230,7 +230,7 @@ TEST(RoutingCompute, ParallelLinks) {
 }
 
 TEST(RoutingCompute, FaultyLinksAreAvoided) {
-  Demo demo;
+  ComputeDemo demo;
   const FatTree& t = demo.tree;
   // A free link (leaf 6, column 2) and one tenant "4" holds (leaf 0, column 1).
   const std::vector<LinkId> faulty = {t.l1_link(6, 2), t.l1_link(0, 1)};
@@ -316,7 +316,7 @@ TEST(RoutingCompute, ManagementCutByAFaultIsNotedButABrokenRouteIsCaught) {
 }
 
 TEST(RoutingCompute, RefusesInconsistentInput) {
-  Demo demo;
+  ComputeDemo demo;
   TenantRoutes overlap = demo.b;
   overlap.placement.hosts.push_back(9);  // held by "4"
   EXPECT_THROW(compute(demo.tree, {demo.a, overlap}, {}, {}), RoutingError);
@@ -328,7 +328,7 @@ TEST(RoutingCompute, RefusesInconsistentInput) {
 }
 
 TEST(RoutingCompute, ManagementAndGating) {
-  Demo demo;
+  ComputeDemo demo;
   const FatTree& t = demo.tree;
   const HostId mgmt = 31;  // last host of leaf 7
   const RoutingResult r = compute(t, {demo.a, demo.b}, {mgmt}, {});

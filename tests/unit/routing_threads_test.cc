@@ -16,7 +16,7 @@ namespace {
 using topology::FatTree;
 
 // The first switch and endpoint where two tables differ, or "" when identical.
-std::string first_difference(const ModelTables& a, const ModelTables& b) {
+std::string first_table_difference(const ModelTables& a, const ModelTables& b) {
   for (int sw = 0; sw < a.num_switches(); ++sw)
     for (int e = 0; e < a.num_endpoints(); ++e)
       if (a.row(sw)[e] != b.row(sw)[e])
@@ -52,7 +52,7 @@ TEST(RoutingThreads, TablesDoNotDependOnTheThreadCount) {
     for (int threads : {2, 3, kMaxThreads}) {
       req.threads = threads;
       const RoutingResult many = compute(tree, req);
-      EXPECT_EQ(first_difference(one.tables, many.tables), "")
+      EXPECT_EQ(first_table_difference(one.tables, many.tables), "")
           << spec << ", " << threads << " threads";
       EXPECT_EQ(one.warnings, many.warnings) << spec << ", " << threads << " threads";
     }
@@ -66,7 +66,7 @@ TEST(RoutingThreads, ComparisonCatchesOneEntry) {
   RoutingResult b = a;
   const int e = b.tables.endpoint_of_host(3);
   b.tables.set_port(2, 1, e, static_cast<std::uint8_t>(b.tables.port(2, 1, e) + 1));
-  EXPECT_NE(first_difference(a.tables, b.tables), "");
+  EXPECT_NE(first_table_difference(a.tables, b.tables), "");
 }
 
 }  // namespace

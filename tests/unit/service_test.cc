@@ -30,8 +30,8 @@ ServiceConfig test_config(const std::string& dir) {
   return c;
 }
 
-const Caller kAdmin{0, true};
-const Caller kReader{1000, false};
+using laas::test::kAdmin;
+using laas::test::kReader;
 
 json req(const std::string& method, json params = json::object()) {
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};

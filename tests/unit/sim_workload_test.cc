@@ -11,7 +11,7 @@ using laas::sim::read_swf;
 
 namespace {
 
-std::string error_of(const std::string& text) {
+std::string workload_error_of(const std::string& text) {
   std::istringstream in(text);
   try {
     read_csv(in, "jobs.csv");
@@ -34,14 +34,17 @@ TEST(SimWorkload, ReadsReleaseCsv) {
 }
 
 TEST(SimWorkload, ErrorsNameFileAndLine) {
-  EXPECT_EQ(error_of("1,3,0,10\n2,3,0\n"),
+  EXPECT_EQ(workload_error_of("1,3,0,10\n2,3,0\n"),
             "jobs.csv:2: expected 4 fields id,size,arrival,runtime, got 3");
-  EXPECT_EQ(error_of("1,3,0,10\n\n# c\n2,-4,0,10\n"), "jobs.csv:4: size must be positive, got -4");
-  EXPECT_EQ(error_of("1,abc,0,10\n"), "jobs.csv:1: bad size 'abc' (an integer number of hosts)");
-  EXPECT_EQ(error_of("1,3,0,0\n"), "jobs.csv:1: runtime must be > 0, got 0");
-  EXPECT_EQ(error_of("1,3,-1,5\n"), "jobs.csv:1: arrival must be >= 0, got -1");
-  EXPECT_EQ(error_of("7,3,0,5\n7,1,0,5\n"), "jobs.csv:2: duplicate tenant id 7");
-  EXPECT_EQ(error_of("1,3,0,5,\n"), "jobs.csv:1: expected 4 fields id,size,arrival,runtime, got 5");
+  EXPECT_EQ(workload_error_of("1,3,0,10\n\n# c\n2,-4,0,10\n"),
+            "jobs.csv:4: size must be positive, got -4");
+  EXPECT_EQ(workload_error_of("1,abc,0,10\n"),
+            "jobs.csv:1: bad size 'abc' (an integer number of hosts)");
+  EXPECT_EQ(workload_error_of("1,3,0,0\n"), "jobs.csv:1: runtime must be > 0, got 0");
+  EXPECT_EQ(workload_error_of("1,3,-1,5\n"), "jobs.csv:1: arrival must be >= 0, got -1");
+  EXPECT_EQ(workload_error_of("7,3,0,5\n7,1,0,5\n"), "jobs.csv:2: duplicate tenant id 7");
+  EXPECT_EQ(workload_error_of("1,3,0,5,\n"),
+            "jobs.csv:1: expected 4 fields id,size,arrival,runtime, got 5");
   std::istringstream in("1,2.5,0,4\n");
   try {
     read_csv(in, "f.csv");

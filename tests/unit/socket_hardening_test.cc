@@ -39,17 +39,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  TempDir() {
+struct OpenDir {
+  OpenDir() {
     char tmpl[] = "/tmp/laas-hardening-XXXXXX";
     path = ::mkdtemp(tmpl);
     fs::permissions(path, fs::perms::all);  // uid 65534 connects to the socket inside
   }
-  ~TempDir() { fs::remove_all(path); }
+  ~OpenDir() { fs::remove_all(path); }
   std::string path;
 };
 
-std::shared_ptr<const TopologyView> demo_view(const std::string& shared_name = "") {
+std::shared_ptr<const TopologyView> named_view(const std::string& shared_name = "") {
   auto tree = laas::topology::FatTree::parse("xgft(2;4,8;1,4)");
   auto [fabric, emb] = laas::topology::build_model_fabric(tree);
   // Hosts 1 and 2 give themselves host 0's node description (a host's root can do that).
@@ -125,7 +125,7 @@ class Hardening : public ::testing::Test {
     c.state_dir = dir.path + "/state";
     c.default_wait_ms = 100;
     service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
-    service->on_topology(demo_view());
+    service->on_topology(named_view());
     sc.path = dir.path + "/laas.sock";
     sc.group = "";
     // The children below act with gid 65534 (as_user): readers.
@@ -138,7 +138,7 @@ class Hardening : public ::testing::Test {
   }
   std::string state_json() const { return slurp(dir.path + "/state/state.json"); }
 
-  TempDir dir;
+  OpenDir dir;
   std::unique_ptr<TenantService> service;
   SocketConfig sc;
 };
@@ -425,7 +425,7 @@ TEST_F(Hardening, StopDuringAResumeCheckKillsTheCheckAndJoinsTheWorker) {
   c.resume_check = check;
   c.resume_check_timeout_ms = 120000;
   service = std::make_unique<TenantService>(c, [](LogLevel, const std::string&) {});
-  service->on_topology(demo_view());
+  service->on_topology(named_view());
   ASSERT_TRUE(call("host.drain", {{"hosts", {"comp-3"}}, {"reason", "burn-in"}})["ok"]);
   auto server = std::make_unique<SocketServer>(sc, *service, [](LogLevel, const std::string&) {});
   server->start();
@@ -763,14 +763,14 @@ TEST_F(Hardening, RepliesTellTheTruthAboutWhatIsOnDisk) {
   ServiceConfig c;
   c.state_dir = dir.path + "/state";
   TenantService again(c, [](LogLevel, const std::string&) {});
-  again.on_topology(demo_view());
+  again.on_topology(named_view());
   EXPECT_TRUE(again.tenant_names().empty());
 }
 
 // Two hosts with one node description: the last one used to win silently, so a host could
 // pose as another for placement by name.
 TEST_F(Hardening, SharedNodeDescriptionsAreRefusedForNamesAndReported) {
-  service->on_topology(demo_view("comp-1"));
+  service->on_topology(named_view("comp-1"));
   const json by_name = call("tenant.add", {{"name", "n"}, {"host_list", {"comp-1"}}});
   EXPECT_EQ(by_name["error"]["code"], "refused") << by_name.dump();
   const std::string message = by_name["error"]["message"].get<std::string>();
@@ -804,7 +804,7 @@ TEST(HardeningLaasctl, ExitCodesAndTimeouts) {
   EXPECT_EQ(server_wait_ms(500), 0);
   EXPECT_EQ(server_wait_ms(86400000), kMaxWaitMs);
   // No reply in time is its own code, not "unreachable".
-  TempDir dir;
+  OpenDir dir;
   const std::string path = dir.path + "/silent.sock";
   const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
   sockaddr_un addr{};
@@ -831,7 +831,7 @@ TEST(HardeningLaasctl, ExitCodesAndTimeouts) {
 // setgid root:laas (conf/tmpfiles.d-laas.conf): files saved there get the group.
 TEST(HardeningState, StateFileIsReadableByTheStateDirectorysGroup) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to chown";
-  TempDir dir;
+  OpenDir dir;
   const std::string state = dir.path + "/state";
   ASSERT_EQ(::mkdir(state.c_str(), 0750), 0);
   ASSERT_EQ(::chown(state.c_str(), 0, 4242), 0);
@@ -850,7 +850,7 @@ TEST(HardeningState, StateFileIsReadableByTheStateDirectorysGroup) {
 // Found by fuzzing (tests/fuzz/regressions/state_json): a number too large for a double makes
 // the JSON parser throw out_of_range, not parse_error; it escaped StateStore::load().
 TEST(HardeningState, NumbersTooLargeAreUntrustedStateAndBadRequests) {
-  TempDir dir;
+  OpenDir dir;
   std::ofstream(dir.path + "/state.json") << R"({"format":"laas-state","version":1e999})";
   try {
     StateStore(dir.path).load();
