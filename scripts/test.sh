@@ -20,7 +20,8 @@ bash scripts/deps.sh
 phase "installing the dependencies"
 # Line tables only (-g1): backtraces and sanitizer reports keep their file:line, and the
 # compiler spends a third less time on the test files than with full debug information.
-bash scripts/build.sh -DLAAS_WERROR=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+# Unity builds (cmake/laas.cmake's LAAS_UNITY_BUILD): each header parsed once for eight files.
+bash scripts/build.sh -DLAAS_WERROR=ON -DLAAS_UNITY_BUILD=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
 phase "the build"
 # The previous release, for the upgrade test (built here, before the tests, so that its
 # compilation does not slow the fabric tests running beside it).
@@ -40,7 +41,7 @@ if [ -z "${LAAS_SKIP_SANITIZERS:-}" ]; then
   # e2e) and the fuzz targets; the other programs run in the fabric tests only, on the first
   # build.
   CC=clang CXX=clang++ LAAS_BUILD_DIR="$asan" LAAS_BUILD_TARGETS="laas_unit_tests laas-sim fuzz_all" \
-    bash scripts/build.sh -DLAAS_WERROR=ON \
+    bash scripts/build.sh -DLAAS_WERROR=ON -DLAAS_UNITY_BUILD=ON \
     -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1" -DLAAS_NO_SANITIZE=vptr \
     -DLAAS_SANITIZE=address,undefined -DLAAS_BUILD_FUZZ=ON -DLAAS_BUILD_BENCH=OFF \
     -DLAAS_BUILD_PLUGIN=OFF
@@ -56,7 +57,7 @@ if [ -z "${LAAS_SKIP_TSAN:-}" ]; then
   tsan="${LAAS_BUILD_DIR:-build}-tsan"
   threaded="service;ticker;socket_hardening;resume_check;host_states;failover;metrics;routing_threads;state_io;core_adapter;core_controller;core_multicast;core_tenants_file"
   LAAS_BUILD_DIR="$tsan" LAAS_BUILD_TARGETS="laas_unit_tests" \
-    bash scripts/build.sh -DLAAS_WERROR=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
+    bash scripts/build.sh -DLAAS_WERROR=ON -DLAAS_UNITY_BUILD=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
     -DLAAS_SANITIZE=thread -DLAAS_BUILD_BENCH=OFF -DLAAS_BUILD_PLUGIN=OFF \
     "-DLAAS_UNIT_TESTS_ONLY=$threaded"
   supp="$PWD/tests/tsan.supp"  # known false positives, each explained in the file
