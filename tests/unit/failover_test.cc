@@ -32,7 +32,7 @@ namespace {
 
 using laas::test::demo_view;
 
-json req(const std::string& method, json params = json::object()) {
+json failover_request(const std::string& method, json params = json::object()) {
   params["wait"] = false;
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
 }
@@ -78,7 +78,7 @@ struct Sm {
   }
   std::shared_ptr<const TopologyView> view = demo_view();
   json call(const std::string& method, json params = json::object()) {
-    return service->handle(req(method, std::move(params)), kAdmin);
+    return service->handle(failover_request(method, std::move(params)), kAdmin);
   }
   SmIdentity self;
   std::optional<SmIdentity> master;

@@ -33,7 +33,7 @@ ServiceConfig test_config(const std::string& dir) {
 using laas::test::kAdmin;
 using laas::test::kReader;
 
-json req(const std::string& method, json params = json::object()) {
+json service_request(const std::string& method, json params = json::object()) {
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
 }
 
@@ -50,7 +50,7 @@ class ServiceTest : public ::testing::Test {
   }
   json call(const std::string& method, json params = json::object(), Caller c = kAdmin) {
     params["wait"] = false;
-    return service->handle(req(method, params), c);
+    return service->handle(service_request(method, params), c);
   }
   // A routing run the test plays on a thread of its own (OpenSM's sweeper), joined before the
   // service it calls into is destroyed: a detached one could still be inside on_routing_done
@@ -149,7 +149,7 @@ TEST_F(ServiceTest, ReplacedHostKeepsItsSlot) {
   auto fresh = std::make_unique<TenantService>(
       test_config(dir.path), [&](LogLevel, const std::string& m) { seen.push_back(m); });
   fresh->on_topology(std::make_shared<TopologyView>(tree, fabric, emb));
-  auto list = fresh->handle(req("tenant.list"), kAdmin)["result"];
+  auto list = fresh->handle(service_request("tenant.list"), kAdmin)["result"];
   ASSERT_EQ(list.size(), 2u);
   for (const auto& t : list)
     EXPECT_EQ(t["state"], t["name"] == "x" ? "degraded" : "routed") << list.dump();
@@ -170,8 +170,8 @@ TEST_F(ServiceTest, NoFatTreeRefusesWithTheReason) {
 TEST_F(ServiceTest, WaitReturnsOnceRoutingIsDone) {
   service->set_reroute_hook(
       [this] { sweep([this] { service->on_routing_done(service->snapshot().generation); }); });
-  auto r = service->handle(req("tenant.add", {{"name", "w"}, {"hosts", 3}, {"timeout_ms", 5000}}),
-                           kAdmin);
+  auto r = service->handle(
+      service_request("tenant.add", {{"name", "w"}, {"hosts", 3}, {"timeout_ms", 5000}}), kAdmin);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_TRUE(r["result"]["routed"].get<bool>());
 }
@@ -185,8 +185,8 @@ TEST_F(ServiceTest, AFailedApplicationIsNotReportedRouted) {
       service->on_routing_done(service->snapshot().generation, "P_Key tables not answered");
     });
   });
-  auto r = service->handle(req("tenant.add", {{"name", "f"}, {"hosts", 3}, {"timeout_ms", 300}}),
-                           kAdmin);
+  auto r = service->handle(
+      service_request("tenant.add", {{"name", "f"}, {"hosts", 3}, {"timeout_ms", 300}}), kAdmin);
   ASSERT_FALSE(r["ok"]) << r.dump();
   EXPECT_EQ(r["error"]["code"], "internal");
   const std::string message = r["error"]["message"];
@@ -199,8 +199,8 @@ TEST_F(ServiceTest, AFailedApplicationIsNotReportedRouted) {
       service->on_routing_done(generation);
     });
   });
-  r = service->handle(req("tenant.add", {{"name", "g"}, {"hosts", 2}, {"timeout_ms", 5000}}),
-                      kAdmin);
+  r = service->handle(
+      service_request("tenant.add", {{"name", "g"}, {"hosts", 2}, {"timeout_ms", 5000}}), kAdmin);
   ASSERT_TRUE(r["ok"]) << r.dump();
   EXPECT_TRUE(r["result"]["routed"].get<bool>());
 }
@@ -247,19 +247,20 @@ TEST_F(ServiceTest, SocketServesConcurrentClientsAndSurvivesGarbage) {
       for (int i = 0; i < 25; ++i) {
         const std::string name = "c" + std::to_string(c) + "-" + std::to_string(i % 5);
         const bool adding = i % 2 == 0;
-        json r = json::parse(
-            roundtrip(sc.path, req(adding ? "tenant.add" : "tenant.remove",
-                                   adding ? json{{"name", name}, {"hosts", 1}, {"wait", false}}
-                                          : json{{"name", name}, {"wait", false}})
-                                       .dump() +
-                                   "\n"));
+        json r = json::parse(roundtrip(
+            sc.path, service_request(adding ? "tenant.add" : "tenant.remove",
+                                     adding ? json{{"name", name}, {"hosts", 1}, {"wait", false}}
+                                            : json{{"name", name}, {"wait", false}})
+                             .dump() +
+                         "\n"));
         if (adding && r["ok"]) ++added;
         if (!adding && r["ok"]) --added;
       }
     });
   for (auto& t : clients) t.join();
   EXPECT_EQ(static_cast<int>(service->tenant_names().size()), added.load());
-  EXPECT_NE(roundtrip(sc.path, req("status").dump() + "\n").find("\"ok\":true"), std::string::npos);
+  EXPECT_NE(roundtrip(sc.path, service_request("status").dump() + "\n").find("\"ok\":true"),
+            std::string::npos);
   server.stop();
 }
 

@@ -58,7 +58,7 @@ std::shared_ptr<const TopologyView> named_view(const std::string& shared_name = 
   return std::make_shared<TopologyView>(tree, fabric, emb);
 }
 
-json req(const std::string& method, json params = json::object()) {
+json hardening_request(const std::string& method, json params = json::object()) {
   return {{"v", 1}, {"id", "t"}, {"method", method}, {"params", std::move(params)}};
 }
 
@@ -134,7 +134,7 @@ class Hardening : public ::testing::Test {
   }
   void TearDown() override { set_fsync_for_tests(nullptr); }
   json call(const std::string& method, json params, Caller c = {0, true}) {
-    return service->handle(req(method, std::move(params)), c);
+    return service->handle(hardening_request(method, std::move(params)), c);
   }
   std::string state_json() const { return slurp(dir.path + "/state/state.json"); }
 
@@ -342,7 +342,7 @@ TEST_F(Hardening, AClientThatNeverReadsDoesNotBlockStop) {
   server->start();
   const int fd = connect_to(sc.path);
   ASSERT_GE(fd, 0);
-  const std::string topo = req("topology").dump() + "\n";
+  const std::string topo = hardening_request("topology").dump() + "\n";
   std::string burst;
   for (int i = 0; i < 200; ++i) burst += topo;
   // Send until the socket buffers are full both ways.
@@ -366,7 +366,7 @@ TEST_F(Hardening, SendTimeoutDropsAClientThatDoesNotRead) {
   SocketServer server(sc, *service, [](LogLevel, const std::string&) {});
   server.start();
   const int fd = connect_to(sc.path);
-  const std::string topo = req("topology").dump() + "\n";
+  const std::string topo = hardening_request("topology").dump() + "\n";
   std::string burst;
   for (int i = 0; i < 400; ++i) burst += topo;
   const auto t0 = Clock::now();
@@ -394,7 +394,9 @@ TEST_F(Hardening, AWaitingRequestDoesNotBlockStop) {
   std::thread client([&] {
     reply =
         ask(sc.path,
-            req("tenant.add", {{"name", "w"}, {"hosts", 2}, {"timeout_ms", 600000}}).dump() + "\n",
+            hardening_request("tenant.add", {{"name", "w"}, {"hosts", 2}, {"timeout_ms", 600000}})
+                    .dump() +
+                "\n",
             10000);
   });
   ::usleep(300000);
@@ -431,7 +433,8 @@ TEST_F(Hardening, StopDuringAResumeCheckKillsTheCheckAndJoinsTheWorker) {
   server->start();
   std::string reply;
   std::thread client([&] {
-    reply = ask(sc.path, req("host.resume", {{"hosts", {"comp-3"}}}).dump() + "\n", 30000);
+    reply = ask(sc.path, hardening_request("host.resume", {{"hosts", {"comp-3"}}}).dump() + "\n",
+                30000);
   });
   std::string pid;
   for (int i = 0; i < 1000 && pid.empty(); ++i) {
@@ -544,9 +547,9 @@ TEST_F(Hardening, PeerCredentialsGrantReadOrWriteOrNothing) {
   ASSERT_EQ(::stat(sc.path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0666u);  // both groups connect; the credentials decide
   const std::string add_r =
-      req("tenant.add", {{"name", "r"}, {"hosts", 1}, {"wait", false}}).dump();
+      hardening_request("tenant.add", {{"name", "r"}, {"hosts", 1}, {"wait", false}}).dump();
   const std::string add_w =
-      req("tenant.add", {{"name", "w"}, {"hosts", 1}, {"wait", false}}).dump();
+      hardening_request("tenant.add", {{"name", "w"}, {"hosts", 1}, {"wait", false}}).dump();
 
   std::string reply = ask_as(kNoUser, kReaderGid, sc.path, kStatus);
   EXPECT_NE(reply.find("\"ok\":true"), std::string::npos) << reply;
