@@ -32,8 +32,9 @@ endfunction()
 # functions compiled once a batch instead of once a file. n, a target's own UNITY, applies
 # whatever the option. Off by default: a developer's incremental build recompiles one file, not
 # its batch, and the Debian package builds per file. Measured on the 2-core machine, from
-# scratch without ccache, with scripts/test.sh's gcc flags: 297 s wall, 505 s user + 61 s sys
-# (the per-file build: about 900 CPU-seconds, not yet measured beside it on the same day).
+# scratch without ccache, with scripts/test.sh's gcc flags: 297 s wall, 505 s user + 61 s sys;
+# the per-file build the same day, with other builds beside it: 496 s wall, 935 CPU-seconds
+# (a fresh-clone test.sh's unity build: 295 s, the last per-file one 414 s).
 # Under it, names at file scope (anonymous namespaces and static functions included) must
 # differ from one file of a target to the next.
 option(LAAS_UNITY_BUILD "Compile each target's files several to a translation unit" OFF)

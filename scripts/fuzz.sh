@@ -8,6 +8,7 @@
 # leak or a hang (over 30 s on one input: generous, CI machines may be loaded) fails the run;
 # the input is kept as
 # <build>/fuzz-artifacts/<target>/crash-* (make it a regression test: see tests/fuzz/README.md).
+# Targets run LAAS_FUZZ_JOBS at a time (default: one a core).
 # Prints one line per target: executions, exec/s, coverage (edges), features, corpus size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
