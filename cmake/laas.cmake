@@ -145,7 +145,10 @@ endfunction()
 # laas_add_unit_test(NAME SOURCES src... [LINK lib...] [DEFINITIONS def...])
 # A GoogleTest executable whose tests ctest discovers one by one after the build, each under
 # its GoogleTest name with the label unit. GoogleTest, GoogleMock and nlohmann/json are
-# precompiled under clang: nearly every test file includes them.
+# precompiled under clang: nearly every test file includes them. LAAS_TEST_FILE_FLAGS are added
+# to the test files' own flags, not to the code they test (scripts/test.sh's -O1 and -O0: the
+# libraries under test keep the build's optimization).
+set(LAAS_TEST_FILE_FLAGS "" CACHE STRING "Extra compiler flags for the unit tests' own files, e.g. -O0")
 function(laas_add_unit_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LINK;DEFINITIONS" ${ARGN})
   find_package(GTest REQUIRED)
@@ -153,5 +156,7 @@ function(laas_add_unit_test name)
   laas_add_executable(${name} SOURCES ${ARG_SOURCES} LINK ${ARG_LINK} GTest::gtest_main GTest::gmock
                       PRECOMPILE <gtest/gtest.h> <gmock/gmock.h> <nlohmann/json.hpp>)
   target_compile_definitions(${name} PRIVATE ${ARG_DEFINITIONS})
+  separate_arguments(test_file_flags UNIX_COMMAND "${LAAS_TEST_FILE_FLAGS}")
+  target_compile_options(${name} PRIVATE ${test_file_flags})
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
 endfunction()
