@@ -34,8 +34,7 @@ git archive "$release" | tar -x -C "$out/src"
 started=$SECONDS
 # Only what the upgrade test runs (no tests or benchmarks of the old release), at -O0: it is
 # compiled in every CI run, and the test needs no speed from it (-O1 141 s, -O0 133 s on the
-# 2-core machine). Not as a unity build: that
-# release's files repeat names at file scope.
+# 2-core machine). Not as a unity build: that release's files repeat names at file scope.
 launcher=()
 if command -v ccache >/dev/null && [ -n "${CCACHE_DIR:-}" ]; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
