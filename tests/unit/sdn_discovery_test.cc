@@ -131,8 +131,8 @@ TEST(SdnDiscovery, AFailureNamesTheCommandItsStatusAndStderrsLastLine) {
 
 // laas-sdn --check: the ibnetdiscover discovery would run, started with --version; a problem
 // names the path tried (or where the name was looked for).
-std::string check(const std::string& program, const std::string& path_env, std::string* found,
-                  std::string* said) {
+std::string discovery_check(const std::string& program, const std::string& path_env,
+                            std::string* found, std::string* said) {
   return laas::sdn::ibnetdiscover_problem(program, path_env, milliseconds(5000), found, said);
 }
 
@@ -145,35 +145,35 @@ TEST(SdnDiscovery, CheckRunsTheIbnetdiscoverFoundAndNamesItsPath) {
   laas::test::TempDir dir("laas-check");
   std::string found, said;
   write_tool(dir.path + "/ibnetdiscover", "echo 'ibnetdiscover BUILD VERSION: 44.0' >&2");
-  EXPECT_EQ(check("", "/nonexistent:" + dir.path, &found, &said), "");
+  EXPECT_EQ(discovery_check("", "/nonexistent:" + dir.path, &found, &said), "");
   EXPECT_EQ(found, dir.path + "/ibnetdiscover");
   EXPECT_EQ(said, "ibnetdiscover BUILD VERSION: 44.0");
   // A path named in sdn.ibnetdiscover, and its arguments: --version reads no fabric.
   write_tool(dir.path + "/diags", "echo \"$@\"");
-  EXPECT_EQ(check(dir.path + "/diags", "", &found, &said), "");
+  EXPECT_EQ(discovery_check(dir.path + "/diags", "", &found, &said), "");
   EXPECT_EQ(said, "--version");
 }
 
 TEST(SdnDiscovery, CheckSaysWhichPathItTriedWhenItCannotRun) {
   laas::test::TempDir dir("laas-check");
   std::string found, said;
-  auto e = check("laas-no-such-ibnetdiscover", dir.path, &found, &said);
+  auto e = discovery_check("laas-no-such-ibnetdiscover", dir.path, &found, &said);
   EXPECT_NE(
       e.find("'laas-no-such-ibnetdiscover' is not on PATH (" + dir.path + ") nor in /usr/sbin"),
       std::string::npos)
       << e;
-  e = check(dir.path + "/missing", dir.path, &found, &said);
+  e = discovery_check(dir.path + "/missing", dir.path, &found, &said);
   EXPECT_NE(e.find("'" + dir.path + "/missing --version' failed: cannot run " + dir.path +
                    "/missing: No such file"),
             std::string::npos)
       << e;
   write_tool(dir.path + "/readonly", "exit 0", 0644);
-  e = check(dir.path + "/readonly", "", &found, &said);
+  e = discovery_check(dir.path + "/readonly", "", &found, &said);
   EXPECT_NE(e.find("cannot run " + dir.path + "/readonly: Permission denied"), std::string::npos)
       << e;
   write_tool(dir.path + "/broken",
              "echo 'libibumad.so.3: cannot open shared object' >&2; exit 127");
-  e = check(dir.path + "/broken", "", &found, &said);
+  e = discovery_check(dir.path + "/broken", "", &found, &said);
   EXPECT_NE(e.find("'" + dir.path + "/broken --version' failed: exit status 127; stderr: " +
                    "libibumad.so.3: cannot open shared object"),
             std::string::npos)
