@@ -148,6 +148,7 @@ log "3: SM 1 routes a b c with identical tables, audit clean; SM 2's partitions.
 
 # --- 4. kill -9 of the master in the middle of 'tenant add d'. ------------------------------------
 from2=$(log_lines 2)
+ha_quiesce 1 # the standby's pause before the kill, so that D_DELAY is the add's own
 ctl 1 tenant add d --hosts 3 --no-wait >add.d.out 2>&1 &
 CLIENT=$!
 sleep "${D_DELAY:-0.05}"

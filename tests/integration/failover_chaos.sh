@@ -148,6 +148,7 @@ for i in $(seq 1 "$FAILOVERS"); do
   from=$(log_lines "$other")
   had=$(acked_names) # the tables must stay bit-identical unless an add in flight is kept
   PENDING=""
+  ha_quiesce "$CUR" # the standby's pause before the kill, taken before an add in flight starts
   if [ $((RANDOM % 3)) = 0 ]; then
     # An add in flight when the master dies.
     PENDING=t$((++next)) PENDING_HOSTS=$((1 + RANDOM % 3))

@@ -11,7 +11,7 @@
 # PLUGIN_DIR_N (the directory of SM N's libosmlaas.so, default LAAS_PLUGIN_DIR: another release's),
 # HA_ENGINE (routing_engine, default laas,ftree; one without laas runs OpenSM without the plugin),
 # HA_APPLIED (the log line wait_master waits for after "Entering MASTER state"),
-# HA_KILL_QUIESCE_S (kill_sm pauses the other SM around the kill: see there).
+# HA_KILL_QUIESCE_S (how long kill_sm pauses the other SM before the kill: see ha_quiesce).
 # Per SM N (read through eval): OSM_PID_N, SM_FROM_N (osmN.log's line count when SM N was last
 # started: OpenSM appends to its log across restarts), SM_NODE_N, SM_PRIO_N (its sm_priority).
 # shellcheck disable=SC2034
@@ -26,6 +26,8 @@ ha_setup() {
 
 ha_teardown() {
   local rc=$? n
+  # An SM paused by ha_quiesce ends on SIGTERM like the other.
+  case $HA_QUIESCED in "" | none) ;; *) kill -CONT "$HA_QUIESCED" 2>/dev/null || true ;; esac
   stop_sm 1
   stop_sm 2
   if [ $rc -ne 0 ]; then
@@ -122,38 +124,50 @@ ha_pair_up() {
   wait_standby 2 60
 }
 
-# kill_sm N: kill -9 (sets KILL_AT, the time of the kill, date +%s.%N).
-# HA_KILL_QUIESCE_S=S (default 0: off): the other SM is paused (SIGSTOP) S seconds before the
-# kill and resumed once N is gone (reaped: its sockets closed), so that none of its requests is
-# inside N when N dies. Under ibsim a request delivered to an SM that is then killed is never
-# answered (umad2sim emulates no send timeout, where the kernel's MAD layer would time it out),
-# and OpenSM waits for every outstanding SMP before it goes on with a sweep: a standby whose
-# SMInfo poll was inside the killed master enters DISCOVERING and waits there forever
-# (bench/plugin_routing_results.md, "DISCOVERING stall"). Such a poll is one the master had
-# not answered yet, or one sent after the kill while the master was still exiting (a process
-# killed with SIGKILL frees its memory before it closes its sockets: 0.3 s for 4 GiB).
-# S must cover the time the master takes to answer a poll.
+# kill_sm N: kill -9 (sets KILL_AT, the time of the kill, date +%s.%N), with the other SM paused
+# around it (ha_quiesce, unless the caller did that already) and resumed once N is gone (reaped:
+# its sockets closed), so that none of the other SM's requests is inside N when N dies. Under
+# ibsim a request delivered to an SM that is then killed is never answered (umad2sim emulates no
+# send timeout, where the kernel's MAD layer would time it out), and OpenSM waits for every
+# outstanding SMP before it goes on with a sweep: a standby whose SMInfo poll was inside the
+# killed master enters DISCOVERING and waits there forever (bench/plugin_routing_results.md,
+# "DISCOVERING stall"; a fresh-clone CI run met it in integration.etcd_chaos when the pause was
+# off by default). Such a poll is one the master had not answered yet, or one sent after the
+# kill while the master was still exiting (a process killed with SIGKILL frees its memory before
+# it closes its sockets: 0.3 s for 4 GiB).
 # No fork between the caller's last step and the kill (a caller may time the kill to the
 # microsecond): the PIDs are read by indirection, the time from bash's own clock.
 kill_sm() {
-  local var="OSM_PID_$1" other_var="OSM_PID_$((3 - $1))" pid other=""
+  local var="OSM_PID_$1" pid
   pid=${!var}
   [ -n "$pid" ] || die "SM $1 is not running"
-  if [ "${HA_KILL_QUIESCE_S:-0}" != 0 ]; then
-    other=${!other_var}
-    [ -z "$other" ] || kill -STOP "$other" 2>/dev/null || true
-    sleep "$HA_KILL_QUIESCE_S"
-  fi
+  [ -n "$HA_QUIESCED" ] || ha_quiesce "$1"
   # shellcheck disable=SC2034 # for the caller
   KILL_AT=$EPOCHREALTIME
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  if [ -n "$other" ]; then
+  if [ "$HA_QUIESCED" != none ]; then
     # (not a child of this shell: until it is gone)
     while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
-    kill -CONT "$other" 2>/dev/null || true
+    kill -CONT "$HA_QUIESCED" 2>/dev/null || true
   fi
+  HA_QUIESCED=""
   eval "OSM_PID_$1=''"
+}
+
+# ha_quiesce N: before a kill_sm N whose moment the caller times (a kill in the middle of a
+# request): pauses the other SM (SIGSTOP) and waits HA_KILL_QUIESCE_S seconds (default 0.5; it
+# must cover the time N takes to answer a poll; 0: no pause, to show the stall) so that N answers
+# the polls it holds. kill_sm resumes it.
+HA_QUIESCED=""
+ha_quiesce() {
+  local other_var="OSM_PID_$((3 - $1))" other
+  other=${!other_var}
+  HA_QUIESCED=none
+  [ "${HA_KILL_QUIESCE_S:-0.5}" != 0 ] && [ -n "$other" ] || return 0
+  kill -STOP "$other" 2>/dev/null || return 0
+  HA_QUIESCED=$other
+  sleep "${HA_KILL_QUIESCE_S:-0.5}"
 }
 
 # stop_sm N: SIGTERM, SIGKILL after 5 s (lib.sh's stop_opensm for SM N).
