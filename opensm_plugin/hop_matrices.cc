@@ -97,18 +97,49 @@ long fill_hop_rows(const std::vector<osm_switch_t*>& sws, const laas::routing::H
   return failed ? -1 : rows.load();
 }
 
-// OpenSM's min-hop matrices (sw->hops), which only its dumps (opensm-lid-matrix.dump,
-// opensm.fdbs) and the fallback engines' min-hop rules read with `laas`: our multicast trees
-// come from mcast_build_stree and the SA's path records walk the LFTs. OpenSM's own pass
-// (osm_ucast_mgr_build_lid_matrices) relaxes neighbours round after round, seconds on big
-// trees; the same values are breadth-first distances (routing/switch_hops.h), so fill them
-// here. Returns 1 (OpenSM's pass) where that pass would weigh hops differently -- a hop
-// weights file, an unhealthy or half-known switch link -- or when LAAS_OPENSM_HOPS is set
-// (to compare both in tests).
+// An environment variable set to anything but "" or "0".
+bool env_set(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+// Whether OpenSM writes its routing dumps after this run (osm_dump_all: OSM_LOG_ROUTING in
+// log_flags, or in the per-file flags of osm_dump.c), the one reader of the hop matrices left
+// when laas routes.
+bool routing_dumps_on(const osm_opensm_t* osm) {
+  if (osm_log_is_active(&osm->log, OSM_LOG_ROUTING)) return true;
+  for (const osm_log_level_t flags : osm->log.per_mod_log_tbl)
+    if (flags & OSM_LOG_ROUTING) return true;
+  return false;
+}
+
+// OpenSM's min-hop matrices (sw->hops). With `laas` routing only OpenSM's dumps
+// (opensm-lid-matrix.dump, opensm.fdbs) read them: our multicast trees come from
+// mcast_build_stree, the SA's path records walk the LFTs, and an engine after laas (when laas
+// declines) or OpenSM's default routing builds its own (ucast_mgr_route runs the next
+// engine's build_lid_matrices or OpenSM's pass; ftree sets its own hops). So with the dumps
+// off they are left as OpenSM cleared them (osm_switch_clear_hops, before every routing run):
+// no fabric-wide fill for a tenant change, and rows never allocated cost OpenSM's clear
+// nothing either. With the dumps on, the same values as OpenSM's own pass
+// (osm_ucast_mgr_build_lid_matrices, which relaxes neighbours round after round, seconds on
+// big trees) are filled from breadth-first distances (routing/switch_hops.h). Returns 1
+// (OpenSM's pass) where that pass would weigh hops differently -- a hop weights file, an
+// unhealthy or half-known switch link -- or when LAAS_OPENSM_HOPS is set (to compare both in
+// tests). LAAS_FILL_HOP_MATRICES fills them with the dumps off too (the "before" of
+// scripts/bench-routing.sh's "-hops" rounds).
 int fill_lid_matrices(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
-  const char* opensm_hops = std::getenv("LAAS_OPENSM_HOPS");
-  if (opensm_hops && *opensm_hops && std::strcmp(opensm_hops, "0") != 0) return 1;
+  if (env_set("LAAS_OPENSM_HOPS")) return 1;
+  if (!routing_dumps_on(osm) && !env_set("LAAS_FILL_HOP_MATRICES")) {
+    if (plugin->hop_matrices_filled || !plugin->hop_matrices_skip_logged)
+      log_line(osm, OSM_LOG_INFO,
+               "hop matrices not filled: nothing reads them while laas routes and OpenSM's "
+               "routing dumps are off (log_flags without 0x40)");
+    plugin->hop_matrices_filled = false;
+    plugin->hop_matrices_skip_logged = true;
+    return 0;
+  }
+  plugin->hop_matrices_filled = true;
   const auto own = [osm](const std::string& why) {
     log_line(osm, OSM_LOG_INFO, "hop matrices left to OpenSM: " + why);
     return 1;

@@ -46,6 +46,10 @@ struct Plugin {
   // The switch graph of the last build_lid_matrices and its distances (sweeper thread only).
   routing::SwitchGraph hop_graph;
   std::unique_ptr<routing::HopMatrix> hop_matrix;
+  // Whether the last run filled OpenSM's hop matrices (its routing dumps were on), and whether
+  // a run that left them unfilled said so (once, and again after a run that filled them).
+  bool hop_matrices_filled = false;
+  bool hop_matrices_skip_logged = false;
   // OpenSM's partition manager (see apply_partitions), null when a partitions change takes a
   // heavy sweep; and whether partitions.conf changed since it last ran.
   int (*pkey_mgr)(osm_opensm_t*) = nullptr;

@@ -12,6 +12,9 @@
 #    (switch_check_interval LAAS_BENCH_CHECK_S, default 300; every other round has it off): its
 #    tenant changes run while the check reads, and after them the check's read rate is sampled
 #    for LAAS_BENCH_CHECK_SAMPLE_S seconds (default 60), giving a full pass's time;
+#  - a round named ROUND-hops (e.g. "managed-hops") is ROUND with OpenSM's hop matrices filled
+#    at every routing run (LAAS_FILL_HOP_MATRICES), as before the plugin left them unfilled
+#    when OpenSM's routing dumps are off: "managed-hops managed" is before and after in one run;
 #  - with LAAS_BENCH_FAILOVER=1, then a failover on the same fabric: two OpenSMs with the plugin
 #    (tests/integration/lib_ha.sh: a master at SW_L2_0, a standby at SW_L2_1, one state
 #    directory), a tenant of the largest size added, kill -9 of the master; the time from the
@@ -197,8 +200,13 @@ for round in $ROUNDS; do
   [ "$round" != none ] || continue
   echo "== laas ($round partitions)"
   base_extra=$YAML_EXTRA
-  mode=${round%-check} check=0
-  [ "$mode" = "$round" ] || check=${LAAS_BENCH_CHECK_S:-300}
+  # "-hops": the plugin fills OpenSM's hop matrices at every run, as it did before it left them
+  # unfilled with OpenSM's routing dumps off (LAAS_FILL_HOP_MATRICES; the "before" beside a
+  # round without it).
+  mode=${round%-hops}
+  if [ "$mode" != "$round" ]; then export LAAS_FILL_HOP_MATRICES=1; else unset LAAS_FILL_HOP_MATRICES; fi
+  base=$mode mode=${mode%-check} check=0
+  [ "$mode" = "$base" ] || check=${LAAS_BENCH_CHECK_S:-300}
   YAML_EXTRA=$(printf '%s\nswitch_check_interval: %s' "$YAML_EXTRA" "$check")
   [ "$mode" != unmanaged ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
   if [ "$mode" = heavy ]; then export LAAS_PARTITIONS_HEAVY_SWEEP=1; else unset LAAS_PARTITIONS_HEAVY_SWEEP; fi
