@@ -70,6 +70,8 @@ struct RouteOutcome {
   // none could be read; such switches get nothing).
   std::shared_ptr<const routing::SavedTables> saved_tables;
   double ms_total = 0, ms_recognize = 0, ms_place = 0, ms_compute = 0, ms_tables = 0, ms_save = 0;
+  // The fabric, layout, declared spec and SM port were the last run's: its recognition again.
+  bool recognition_reused = false;
 };
 
 // What the tenant service asks of the fabric side between routing runs. Each may be left

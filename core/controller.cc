@@ -297,8 +297,10 @@ void Controller::take_over(RoutingRun& run) {
 // aside, or else every switch keeps the tables it holds. False: nothing more to do this run.
 bool Controller::recognize(RoutingRun& run) {
   auto& out = run.out;
-  run.rec = recognize_now(run.fabric, run.sm_port_guid);
+  bool reused = false;
+  run.rec = recognize_now(run.fabric, run.sm_port_guid, /*set_aside_loops=*/false, &reused);
   out.ms_recognize = ms_since(run.t0);
+  out.recognition_reused = reused;
   if (!run.rec.ok()) {
     const std::string error = run.rec.error;
     if (files_.layout() && routes_closed()) {
@@ -845,15 +847,12 @@ void Controller::keep_given_back_tables(std::shared_ptr<const routing::SavedTabl
 }
 
 topology::Recognition Controller::recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
-                                                bool set_aside_loops) const {
-  // Held until recognize() returns (the recognition keeps no pointer into it).
-  const auto layout = files_.layout();
+                                                bool set_aside_loops, bool* reused) {
   topology::RecognizeOptions options;
   options.set_aside_loops = set_aside_loops;
   options.sm_port_guid = sm_port_guid;
-  options.layout = layout.get();
   options.declared = config_.topology;
-  return topology::recognize(fabric, options);
+  return recognitions_.recognize(fabric, options, files_.layout(), reused);
 }
 
 void Controller::keep_layout(const topology::Recognition& rec, const topology::Fabric& fabric,

@@ -34,6 +34,7 @@
 #include "service/topology_view.h"
 #include "topology/fabric.h"
 #include "topology/layout.h"
+#include "topology/recognition_cache.h"
 #include "topology/recognize.h"
 
 namespace laas::core {
@@ -114,9 +115,10 @@ class Controller {
   // within `deadline`; false (memory kept) when the directory does not answer.
   bool read_shared_files(std::chrono::milliseconds deadline);
   bool routed_once() const;
-  // Recognition against the recorded layout / the declared spec / the cabling.
+  // Recognition against the recorded layout / the declared spec / the cabling; the last one
+  // again when nothing it depends on changed (`reused`).
   topology::Recognition recognize_now(const topology::Fabric& fabric, Guid sm_port_guid,
-                                      bool set_aside_loops = false) const;
+                                      bool set_aside_loops = false, bool* reused = nullptr);
   // The phases of route() (controller.cc), in order.
   void take_over(RoutingRun& run);
   bool recognize(RoutingRun& run);
@@ -167,6 +169,7 @@ class Controller {
   std::function<void()> reroute_;
   std::shared_ptr<const service::TopologyView> view_;  // the last one given to the service
   std::string last_source_note_;                       // logged when it changes
+  topology::RecognitionCache recognitions_;            // the last recognition (own lock)
   int lmc_ = 0;
   std::string last_outside_;  // what is outside the tree, logged
   std::string fail_closed_;   // why the last run failed closed (routing thread only)

@@ -257,12 +257,13 @@ int route_fabric(Plugin* plugin) {
   const auto t_end = std::chrono::steady_clock::now();
   char timing[400];
   std::snprintf(timing, sizeof timing,
-                "routing done in %.1f ms (snapshot %.1f, recognize %.1f, place %.1f, compute %.1f, "
-                "tables %.1f, save %.1f, fill %.1f) on %zu switches; %zu LFT blocks to send to %zu "
-                "switches",
-                ms(t_end - t0).count(), ms_snapshot, outcome.ms_recognize, outcome.ms_place,
-                outcome.ms_compute, outcome.ms_tables, outcome.ms_save, ms(t_end - t_fill).count(),
-                filled, sent.blocks, sent.switches);
+                "routing done in %.1f ms (snapshot %.1f, recognize %.1f%s, place %.1f, compute "
+                "%.1f, tables %.1f, save %.1f, fill %.1f) on %zu switches; %zu LFT blocks to send "
+                "to %zu switches",
+                ms(t_end - t0).count(), ms_snapshot, outcome.ms_recognize,
+                outcome.recognition_reused ? " kept" : "", outcome.ms_place, outcome.ms_compute,
+                outcome.ms_tables, outcome.ms_save, ms(t_end - t_fill).count(), filled, sent.blocks,
+                sent.switches);
   log_line(osm, OSM_LOG_INFO, timing);
   plugin->engine->record_routing_run(ms(t_end - t0).count() / 1000.0,
                                      static_cast<long>(sent.blocks));

@@ -39,4 +39,16 @@ int split_multiport_cas(Fabric& fabric) {
   return split;
 }
 
+bool operator==(const FabricPort& a, const FabricPort& b) {
+  return a.peer_node == b.peer_node && a.peer_port == b.peer_port && a.lid == b.lid &&
+         a.guid == b.guid;
+}
+
+bool operator==(const FabricNode& a, const FabricNode& b) {
+  return a.guid == b.guid && a.port_guid == b.port_guid && a.is_switch == b.is_switch &&
+         a.ca_guid == b.ca_guid && a.name == b.name && a.ports == b.ports;
+}
+
+bool operator==(const Fabric& a, const Fabric& b) { return a.nodes == b.nodes; }
+
 }  // namespace laas::topology

@@ -69,4 +69,10 @@ struct Fabric {
 // were split.
 int split_multiport_cas(Fabric& fabric);
 
+// Field for field: the same nodes in the same order, names, GUIDs, LIDs and cables.
+bool operator==(const FabricPort& a, const FabricPort& b);
+bool operator==(const FabricNode& a, const FabricNode& b);
+bool operator==(const Fabric& a, const Fabric& b);
+inline bool operator!=(const Fabric& a, const Fabric& b) { return !(a == b); }
+
 }  // namespace laas::topology
