@@ -173,9 +173,12 @@ size_t fill_new_lfts(const std::vector<osm_switch_t*>& switches,
   for (size_t i = 0; i < switches.size() && i < tables.size(); ++i) {
     osm_switch_t* sw = switches[i];
     const auto& table = tables[i];
-    if (!sw || table.empty()) continue;
-    const size_t top = std::min<size_t>(sw->max_lid_ho, table.size() - 1);
-    for (size_t lid = 1; lid <= top && lid < sw->lft_size; ++lid) sw->new_lft[lid] = table[lid];
+    if (!sw || table.empty() || sw->lft_size == 0) continue;
+    // LIDs 1..top: every switch's whole table each run (OpenSM cleared new_lft), 200 MB at the
+    // LID limit, so one memcpy a switch rather than a byte at a time.
+    const size_t top = std::min<size_t>({static_cast<size_t>(sw->max_lid_ho), table.size() - 1,
+                                         static_cast<size_t>(sw->lft_size) - 1});
+    if (top >= 1) std::memcpy(sw->new_lft + 1, table.data() + 1, top);
     ++filled;
   }
   return filled;
