@@ -68,7 +68,7 @@ awk -v f="$FTREE" -v l="$LAAS" -v w="$WITH_FTREE" 'BEGIN { exit !((f > 0 || w ==
 FIRST_BLOCKS=$(sed -n 's/^  laas plugin, first run: .*; \([0-9]*\) LFT blocks to send.*/\1/p' "$OUT")
 [ "${FIRST_BLOCKS:-0}" -gt 0 ] || fail "laas's first run sent no LFT block: it routed nothing"
 # Change rows: "add N (managed)  wall service sweep hops plugin lft-queue upload to-reply runs blocks".
-ROWS=$(grep -E '^(add|remove) [0-9]+ \(managed(-check)?(-hops)?\)' "$OUT" || true)
+ROWS=$(grep -E '^(add|remove) [0-9]+ \(managed(-check)?(-hops)?(-lids)?\)' "$OUT" || true)
 [ "$(grep -c . <<<"$ROWS")" -eq $((2 * $(wc -w <<<"$SIZES") * $(wc -w <<<"$ROUNDS"))) ] ||
   fail "expected an add and a remove row per size ($SIZES) and round ($ROUNDS): $(grep -E '^(add|remove) ' "$OUT")"
 if [ "${LAAS_LID_CHECK:-1}" != 0 ]; then

@@ -12,6 +12,9 @@
 #    (switch_check_interval LAAS_BENCH_CHECK_S, default 300; every other round has it off): its
 #    tenant changes run while the check reads, and after them the check's read rate is sampled
 #    for LAAS_BENCH_CHECK_SAMPLE_S seconds (default 60), giving a full pass's time;
+#  - a round named ROUND-lids (e.g. "managed-lids") is ROUND with OpenSM started on the LIDs of
+#    laas-lid-order (numbered leaf by leaf, from ibnetdiscover): "managed managed-lids" gives
+#    the LFT blocks a change sends with OpenSM's numbering and with the leaf order;
 #  - a round named ROUND-hops (e.g. "managed-hops") is ROUND with OpenSM's hop matrices filled
 #    at every routing run (LAAS_FILL_HOP_MATRICES), as before the plugin left them unfilled
 #    when OpenSM's routing dumps are off: "managed-hops managed" is before and after in one run;
@@ -203,10 +206,26 @@ for round in $ROUNDS; do
   # "-hops": the plugin fills OpenSM's hop matrices at every run, as it did before it left them
   # unfilled with OpenSM's routing dumps off (LAAS_FILL_HOP_MATRICES; the "before" beside a
   # round without it).
-  mode=${round%-hops}
-  if [ "$mode" != "$round" ]; then export LAAS_FILL_HOP_MATRICES=1; else unset LAAS_FILL_HOP_MATRICES; fi
-  base=$mode mode=${mode%-check} check=0
-  [ "$mode" = "$base" ] || check=${LAAS_BENCH_CHECK_S:-300}
+  # "-lids": OpenSM starts with laas-lid-order's guid2lid (the LIDs leaf by leaf) in its cache;
+  # the guid2lid of OpenSM's own numbering comes back after the round.
+  name=$round
+  if [ "${name%-lids}" != "$name" ]; then
+    name=${name%-lids}
+    [ -f cache/guid2lid.opensm ] || cp cache/guid2lid cache/guid2lid.opensm
+    SIM_HOST=$SIM_HOST LD_PRELOAD="$UMAD2SIM" ibnetdiscover >ibnetdiscover.out 2>ibnetdiscover.err ||
+      { echo "ibnetdiscover failed: $(tail -3 ibnetdiscover.err)" >&2; exit 1; }
+    "$BUILD/tools/laas-lid-order" ibnetdiscover.out -o cache/guid2lid
+  elif [ -f cache/guid2lid.opensm ]; then
+    mv cache/guid2lid.opensm cache/guid2lid
+  fi
+  if [ "${name%-hops}" != "$name" ]; then
+    name=${name%-hops}
+    export LAAS_FILL_HOP_MATRICES=1
+  else
+    unset LAAS_FILL_HOP_MATRICES
+  fi
+  mode=${name%-check} check=0
+  [ "$mode" = "$name" ] || check=${LAAS_BENCH_CHECK_S:-300}
   YAML_EXTRA=$(printf '%s\nswitch_check_interval: %s' "$YAML_EXTRA" "$check")
   [ "$mode" != unmanaged ] || YAML_EXTRA=$(printf '%s\nmanage_partitions: false' "$YAML_EXTRA")
   if [ "$mode" = heavy ]; then export LAAS_PARTITIONS_HEAVY_SWEEP=1; else unset LAAS_PARTITIONS_HEAVY_SWEEP; fi
