@@ -76,7 +76,9 @@ std::string format_guid2lid(const std::vector<LidAssignment>& lids) {
   std::string out;
   char line[64];
   for (const auto& a : lids) {
-    std::snprintf(line, sizeof line, "0x%016" PRIx64 " 0x%04x 0x%04x\n", a.port_guid, a.base,
+    // A blank line after each entry: OpenSM's reader (osm_db_restore) adds every following
+    // non-empty line to the value of the entry before it.
+    std::snprintf(line, sizeof line, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", a.port_guid, a.base,
                   a.last);
     out += line;
   }

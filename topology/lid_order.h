@@ -30,7 +30,7 @@ struct LidAssignment {
 std::vector<LidAssignment> leaf_ordered_lids(const Fabric& fabric, const FatTree& tree,
                                              const Embedding& embedding, int lmc);
 
-// OpenSM's guid2lid format: "0x<port GUID> 0x<first LID> 0x<last LID>" a line.
+// OpenSM's guid2lid format: "0x<port GUID> 0x<first LID> 0x<last LID>", a blank line after each.
 std::string format_guid2lid(const std::vector<LidAssignment>& lids);
 
 }  // namespace laas::topology

@@ -46,7 +46,7 @@ TEST(LidOrder, HostsLeafByLeafThenSwitchesEveryPortOnce) {
   }
   EXPECT_EQ(lids[d.tree.num_hosts()].port_guid, d.fabric.nodes[d.emb.switch_node[0][0]].port_guid);
   EXPECT_EQ(format_guid2lid({{0x1000, 1, 1}, {0x2c9000000abcdef, 0x40, 0x43}}),
-            "0x0000000000001000 0x0001 0x0001\n0x02c9000000abcdef 0x0040 0x0043\n");
+            "0x0000000000001000 0x0001 0x0001\n\n0x02c9000000abcdef 0x0040 0x0043\n\n");
 }
 
 TEST(LidOrder, RecognizedFabricGivesTheSameOrderAsTheModel) {
