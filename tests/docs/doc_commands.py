@@ -71,8 +71,8 @@ import subprocess
 import sys
 import tempfile
 
-TOOLS = ("laasctl", "laas-audit", "laas-topogen", "laas-sim", "laas-plan", "laas-sl2vl-dump",
-         "laas-api", "laas-slurm")
+TOOLS = ("laasctl", "laas-audit", "laas-topogen", "laas-lid-order", "laas-sim", "laas-plan",
+         "laas-sl2vl-dump", "laas-api", "laas-slurm")
 # Commands an example may pipe into or chain with besides the tools: what a reader has on an SM
 # host or a development machine.
 SHELL_WORDS = {
