@@ -211,7 +211,8 @@ for round in $ROUNDS; do
   name=$round
   if [ "${name%-lids}" != "$name" ]; then
     name=${name%-lids}
-    [ -f cache/guid2lid.opensm ] || cp cache/guid2lid cache/guid2lid.opensm
+    # (none before OpenSM's first start here: the later rounds then keep the leaf order too)
+    [ -f cache/guid2lid.opensm ] || [ ! -f cache/guid2lid ] || cp cache/guid2lid cache/guid2lid.opensm
     SIM_HOST=$SIM_HOST LD_PRELOAD="$UMAD2SIM" ibnetdiscover >ibnetdiscover.out 2>ibnetdiscover.err ||
       { echo "ibnetdiscover failed: $(tail -3 ibnetdiscover.err)" >&2; exit 1; }
     "$BUILD/tools/laas-lid-order" ibnetdiscover.out -o cache/guid2lid
