@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "opensm_plugin/options.h"
 #include "opensm_plugin/plugin.h"
 #include "routing/switch_hops.h"
 #include "util/threads.h"
@@ -97,12 +98,6 @@ long fill_hop_rows(const std::vector<osm_switch_t*>& sws, const laas::routing::H
   return failed ? -1 : rows.load();
 }
 
-// An environment variable set to anything but "" or "0".
-bool env_set(const char* name) {
-  const char* value = std::getenv(name);
-  return value && *value && std::strcmp(value, "0") != 0;
-}
-
 // Whether OpenSM writes its routing dumps after this run (osm_dump_all: OSM_LOG_ROUTING in
 // log_flags, or in the per-file flags of osm_dump.c), the one reader of the hop matrices left
 // when laas routes.
@@ -129,8 +124,8 @@ bool routing_dumps_on(const osm_opensm_t* osm) {
 // scripts/bench-routing.sh's "-hops" rounds).
 int fill_lid_matrices(Plugin* plugin) {
   osm_opensm_t* osm = plugin->osm;
-  if (env_set("LAAS_OPENSM_HOPS")) return 1;
-  if (!routing_dumps_on(osm) && !env_set("LAAS_FILL_HOP_MATRICES")) {
+  if (env_switch_on("LAAS_OPENSM_HOPS")) return 1;
+  if (!routing_dumps_on(osm) && !env_switch_on("LAAS_FILL_HOP_MATRICES")) {
     if (plugin->hop_matrices_filled || !plugin->hop_matrices_skip_logged)
       log_line(osm, OSM_LOG_INFO,
                "hop matrices not filled: nothing reads them while laas routes and OpenSM's "

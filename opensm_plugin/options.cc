@@ -1,5 +1,7 @@
 #include "opensm_plugin/options.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace laas::plugin {
@@ -106,6 +108,11 @@ void note_lmc(Plugin* plugin) {
                  "one path per destination)");
     plugin->lmc_logged = true;
   }
+}
+
+bool env_switch_on(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value && std::strcmp(value, "0") != 0;
 }
 
 }  // namespace laas::plugin

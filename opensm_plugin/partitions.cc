@@ -8,13 +8,14 @@
 #include <cstring>
 #include <thread>
 
+#include "opensm_plugin/options.h"
+
 namespace laas::plugin {
 
 // LAAS_PARTITIONS_HEAVY_SWEEP=1, or an OpenSM without the partition manager's symbol: a
 // changed partitions.conf is read by OpenSM at the start of a heavy sweep.
 PartitionManager find_partition_manager() {
-  const char* heavy = std::getenv("LAAS_PARTITIONS_HEAVY_SWEEP");
-  if (heavy && *heavy && std::strcmp(heavy, "0") != 0) return nullptr;
+  if (env_switch_on("LAAS_PARTITIONS_HEAVY_SWEEP")) return nullptr;
   return reinterpret_cast<PartitionManager>(dlsym(RTLD_DEFAULT, "osm_pkey_mgr_process"));
 }
 
