@@ -18,6 +18,9 @@
 #  - a round named ROUND-hops (e.g. "managed-hops") is ROUND with OpenSM's hop matrices filled
 #    at every routing run (LAAS_FILL_HOP_MATRICES), as before the plugin left them unfilled
 #    when OpenSM's routing dumps are off: "managed-hops managed" is before and after in one run;
+#  - a round named ROUND-noenforce (e.g. "managed-lids-noenforce") is ROUND with OpenSM's
+#    part_enforce off: under ibsim, which keeps no enforcement bit, the cost of a change on
+#    switches that keep them (see the round loop below);
 #  - with LAAS_BENCH_FAILOVER=1, then a failover on the same fabric: two OpenSMs with the plugin
 #    (tests/integration/lib_ha.sh: a master at SW_L2_0, a standby at SW_L2_1, one state
 #    directory), a tenant of the largest size added, kill -9 of the master; the time from the
@@ -128,6 +131,7 @@ $YAML_EXTRA
 EOC
   printf 'event_plugin_name osmlaas\nevent_plugin_options %s/laas.yaml\nrouting_engine %s\nforce_log_flush TRUE\nsweep_interval 0\npartition_config_file %s/partitions.conf\n' \
     "$WORK" "$2" "$WORK" >opensm.conf
+  [ -z "${OSM_CONF_EXTRA:-}" ] || echo "$OSM_CONF_EXTRA" >>opensm.conf
   # Its own guid2lid cache (the system's holds other fabrics' LIDs, sparse in this one).
   OSM_CACHE_DIR="$WORK/cache" LD_LIBRARY_PATH="$BUILD/opensm_plugin" LD_PRELOAD="$UMAD2SIM" \
     opensm -F "$WORK/opensm.conf" -D 0x07 -f "$WORK/$1" </dev/null >"$1.out" 2>&1 &
@@ -208,7 +212,17 @@ for round in $ROUNDS; do
   # round without it).
   # "-lids": OpenSM starts with laas-lid-order's guid2lid (the LIDs leaf by leaf) in its cache;
   # the guid2lid of OpenSM's own numbering comes back after the round.
-  name=$round
+  # "-noenforce" (the last suffix): OpenSM's part_enforce off. ibsim keeps no partition
+  # enforcement bit a PortInfo Set gives a switch port, so with part_enforce on (OpenSM's
+  # default) every partition run sets them again on every host-facing switch port, one SMP each
+  # (the plugin's "partitions.conf applied" line counts them); a switch that keeps them gets
+  # none after the first. Under ibsim this round is that switch's cost: ibsim filters no P_Key
+  # either way.
+  name=$round OSM_CONF_EXTRA=""
+  if [ "${name%-noenforce}" != "$name" ]; then
+    name=${name%-noenforce}
+    OSM_CONF_EXTRA="part_enforce off"
+  fi
   if [ "${name%-lids}" != "$name" ]; then
     name=${name%-lids}
     # (none before OpenSM's first start here: the later rounds then keep the leaf order too)
